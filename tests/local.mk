@@ -1,0 +1,23 @@
+# make check: Catch2 unit tests (TAP, one result per test case) and shell tests
+# against the real programs (ibsim, ibnetdiscover, slurmctld), also TAP.
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+TEST_EXTENSIONS = .sh
+SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+AM_TESTS_ENVIRONMENT = ATOLL_SRCDIR='$(abs_top_srcdir)' ATOLL_BUILDDIR='$(abs_top_builddir)'; export ATOLL_SRCDIR ATOLL_BUILDDIR;
+
+if HAVE_CATCH2
+check_PROGRAMS += tests/unit/atoll-unit
+tests_unit_atoll_unit_SOURCES = tests/unit/main.cpp tests/unit/testdata.hpp \
+	tests/unit/test_ibnetdiscover.cpp tests/unit/test_topology.cpp tests/unit/test_check.cpp \
+	tests/unit/test_json.cpp tests/unit/test_slurm.cpp tests/unit/test_generate.cpp
+tests_unit_atoll_unit_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CATCH2_CFLAGS) -DATOLL_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_atoll_unit_LDADD = topology/libatoll-topology.la
+TESTS += tests/unit/atoll-unit
+endif
+
+# tests/unit/atoll-unit speaks TAP when asked
+AM_TESTS_FD_REDIRECT =
+LOG_COMPILER = $(top_srcdir)/tests/run-unit
+
+TESTS += tests/cli/errors.sh tests/cli/golden.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh
+EXTRA_DIST += tests/run-unit tests/lib.sh tests/cli tests/integration tests/data tests/unit/testdata.hpp

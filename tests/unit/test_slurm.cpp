@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "testdata.hpp"
+#include "topology/generate.hpp"
+#include "topology/hostlist.hpp"
+#include "topology/slurm.hpp"
+
+using namespace atl;
+
+TEST_CASE("hostlists compress and expand as Slurm writes them", "[slurm][hostlist]")
+{
+    CHECK(compress_hostlist({"dgx03", "dgx01", "dgx02", "dgx07", "login"}) == "dgx[01-03,07],login");
+    CHECK(compress_hostlist({"n9", "n10", "n11"}) == "n9,n[10-11]");
+    CHECK(expand_hostlist("dgx[01-03,07],login") == std::vector<std::string>{"dgx01", "dgx02", "dgx03", "dgx07", "login"});
+    CHECK(expand_hostlist("a[8-10]-ib") == std::vector<std::string>{"a8-ib", "a9-ib", "a10-ib"});
+    CHECK_THROWS_WITH(expand_hostlist("a[1-"), Catch::Contains("without ']'"));
+    CHECK_THROWS_WITH(expand_hostlist("a[3-1]"), Catch::Contains("rising range"));
+}
+
+TEST_CASE("topology.conf for a 2-level tree (checked by hand)", "[slurm]")
+{
+    Topology t = analyse(load_fabric(test_data("ibsim/fattree_4x8_2s/ibnetdiscover.txt")));
+    std::ostringstream o;
+    write_topology_tree(o, t);
+    std::string s = o.str();
+    CHECK_THAT(s, Catch::Contains("\nSwitchName=ib-leaf01 Nodes=gpu[001-008]\n"));
+    CHECK_THAT(s, Catch::Contains("\nSwitchName=ib-leaf04 Nodes=gpu[025-032]\n"));
+    CHECK_THAT(s, Catch::EndsWith("\nSwitchName=pod-ib-leaf01 Switches=ib-leaf01,ib-leaf02,ib-leaf03,ib-leaf04\n"));
+}
+
+TEST_CASE("rail-optimised fabrics list every host under exactly one switch", "[slurm]")
+{
+    GenSpec g;
+    g.rails = 4;
+    g.groups_per_pod = 2;
+    g.pods = 2;
+    Topology t = analyse(generate(g));
+    std::ostringstream o;
+    write_topology_tree(o, t);
+    CHECK(o.str().substr(o.str().find("\nSwitchName")) ==
+          "\nSwitchName=grp-ib-leaf01 Nodes=node[001-008]\n"
+          "SwitchName=grp-ib-leaf05 Nodes=node[009-016]\n"
+          "SwitchName=grp-ib-leaf09 Nodes=node[017-024]\n"
+          "SwitchName=grp-ib-leaf13 Nodes=node[025-032]\n"
+          "SwitchName=pod-ib-leaf01 Switches=grp-ib-leaf01,grp-ib-leaf05\n"
+          "SwitchName=pod-ib-leaf09 Switches=grp-ib-leaf09,grp-ib-leaf13\n"
+          "SwitchName=fabric Switches=pod-ib-leaf01,pod-ib-leaf09\n");
+    std::ostringstream b;
+    write_topology_block(b, t);
+    CHECK_THAT(b.str(), Catch::Contains("\nBlockName=grp-ib-leaf09 Nodes=node[017-024]\n"));
+}
+
+TEST_CASE("island features: a slurm.conf include and scontrol lines keeping other features", "[slurm]")
+{
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 2;
+    g.pods = 2;
+    Topology t = analyse(generate(g));
+    std::ostringstream f;
+    write_features_conf(f, t, "CPUs=2");
+    CHECK_THAT(f.str(), Catch::Contains("\nNodeName=node[001-002] Features=ib-leaf01,pod-ib-leaf01 CPUs=2\n"));
+    std::istringstream cur("NodeName=node001 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=gpu,ib-leaf04,grp-old ActiveFeatures=gpu\n"
+                           "NodeName=node003 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null)\n");
+    auto nodes = parse_scontrol_nodes(cur, "scontrol");
+    std::ostringstream u;
+    write_scontrol_updates(u, t, nodes);
+    CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,ib-leaf01,pod-ib-leaf01 ActiveFeatures=gpu,ib-leaf01,pod-ib-leaf01\n"
+                     "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,pod-ib-leaf01\n");
+    std::istringstream bad("garbage\n");
+    CHECK_THROWS_WITH(parse_scontrol_nodes(bad, "s"), Catch::StartsWith("s:1:"));
+}

@@ -1,0 +1,155 @@
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "testdata.hpp"
+#include "topology/topology.hpp"
+
+using namespace atl;
+
+namespace {
+std::map<int, int> tiers(const Topology &t)
+{
+    std::map<int, int> m;
+    for (const auto &s : t.switches)
+        m[s.tier]++;
+    return m;
+}
+}  // namespace
+
+TEST_CASE("Selene compute: tiers, hosts, rails and islands match a hand count", "[topology]")
+{
+    Topology t = analyse(load_fabric(selene_path()));
+    // 200 LG leaves + 4 MLG management leaves (one of them empty), 320 CSPINE + 2 MSPINE, 140 CCORE
+    CHECK(tiers(t) == std::map<int, int>{{0, 204}, {1, 322}, {2, 140}});
+    CHECK(t.hosts.size() == 469);
+    std::size_t compute = 0, eight = 0, single = 0;
+    for (const auto &h : t.hosts) {
+        compute += h.compute;
+        eight += h.ports.size() == 8;
+        single += h.ports.size() == 1;
+    }
+    CHECK(compute == 458);
+    CHECK(eight == 458);
+    CHECK(single == 11);
+    CHECK(t.rails == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_6", "mlx5_7", "mlx5_8", "mlx5_9"});
+    CHECK(t.rail_optimised);
+    std::size_t sharp = 0;
+    for (const auto &s : t.switches)
+        sharp += s.sharp;
+    CHECK(sharp == 666);
+    // 25 scalable units of 8 rail leaves (LG19-21 absent), in 4 pods of 7, 7, 4 and 7 units
+    std::size_t su = 0;
+    for (int g : t.islands_at(Level::Group)) {
+        const Island &is = t.islands[static_cast<std::size_t>(g)];
+        if (is.name.rfind("grp-LG", 0) == 0) {
+            ++su;
+            CHECK(is.leaves.size() == 8);
+            CHECK(is.hosts.size() <= 20);
+        }
+    }
+    CHECK(su == 25);
+    std::multiset<std::size_t> pod_leaves;
+    for (int p : t.islands_at(Level::Pod))
+        if (t.islands[static_cast<std::size_t>(p)].name.rfind("pod-LG", 0) == 0)
+            pod_leaves.insert(t.islands[static_cast<std::size_t>(p)].leaves.size());
+    CHECK(pod_leaves == std::multiset<std::size_t>{32, 56, 56, 56});
+    // each DGX's 8 HCAs sit on 8 different leaves, one rail each, all in one group
+    const Host &h = t.hosts[static_cast<std::size_t>(t.host_index.at(t.hosts[100].name))];
+    std::set<int> leaves, rails;
+    for (const auto &p : h.ports) {
+        leaves.insert(p.sw);
+        rails.insert(p.rail);
+        CHECK(t.sw(p.sw).rail == p.rail);
+    }
+    CHECK(leaves.size() == 8);
+    CHECK(rails.size() == 8);
+    CHECK(t.island_of(t.host_index.at(h.name), Level::Leaf) == h.leaf_island);
+    CHECK(t.islands[static_cast<std::size_t>(h.leaf_island)].name == t.islands[static_cast<std::size_t>(h.group)].name);
+}
+
+TEST_CASE("a 2-level fat tree has one leaf island per leaf and one pod", "[topology]")
+{
+    Topology t = analyse(load_fabric(test_data("ibsim/fattree_4x8_2s/ibnetdiscover.txt")));
+    CHECK(tiers(t) == std::map<int, int>{{0, 4}, {1, 2}});
+    CHECK(t.hosts.size() == 32);
+    CHECK_FALSE(t.rail_optimised);
+    auto leaves = t.islands_at(Level::Leaf);
+    REQUIRE(leaves.size() == 4);
+    for (int i : leaves)
+        CHECK(t.islands[static_cast<std::size_t>(i)].hosts.size() == 8);
+    CHECK(t.islands[static_cast<std::size_t>(leaves[0])].name == "ib-leaf01");
+    CHECK(t.islands_at(Level::Pod).size() == 1);
+    CHECK(t.islands_at(Level::Fabric).size() == 1);
+    for (const auto &s : t.switches)
+        if (s.tier == 0)
+            CHECK(s.uplinks == 8);  // 4 cables to each of 2 spines
+}
+
+TEST_CASE("rail-optimised fabrics: one rail group serves every rail of its hosts", "[topology]")
+{
+    Topology t = analyse(load_fabric(test_data("ibsim/fattree_ndr_rails8_8dgx_ibsim012/ibnetdiscover.txt")));
+    CHECK(t.rail_optimised);
+    CHECK(t.rails.size() == 8);
+    REQUIRE(t.islands_at(Level::Group).size() == 1);
+    const Island &g = t.islands[static_cast<std::size_t>(t.islands_at(Level::Group)[0])];
+    CHECK(g.leaves.size() == 8);
+    CHECK(g.hosts.size() == 8);
+    for (const auto &s : t.switches)
+        if (s.tier == 0)
+            CHECK(s.rail >= 0);
+}
+
+TEST_CASE("CA descriptions: hosts, SHARP aggregation nodes and firmware defaults", "[topology]")
+{
+    CHECK(classify_ca("dgx01 mlx5_0") == CaKind::Host);
+    CHECK(classify_ca("selene-cache-02 mlx5_1 ") == CaKind::Host);
+    CHECK(classify_ca("Mellanox Technologies Aggregation Node") == CaKind::Sharp);
+    CHECK(classify_ca("MT4129 ConnectX7 Mellanox Technologies") == CaKind::Default);
+    CHECK(classify_ca("MT25408 ConnectX Mellanox Technologies") == CaKind::Default);
+    CHECK(classify_ca("localhost HCA-1") == CaKind::Default);
+    CHECK(classify_ca("") == CaKind::Default);
+    CHECK(split_ca_desc("selene-cache-02 mlx5_1 ") == std::make_pair(std::string("selene-cache-02"), std::string("mlx5_1")));
+    CHECK(hca_dev_index("mlx5_9") == 9);
+    CHECK(hca_dev_index("HCA-1") == 0);
+    CHECK(hca_dev_index("HCA-2") == 1);
+    CHECK(hca_dev_index("qib0") == 0);
+    CHECK(hca_dev_index("eth") == -1);
+    CHECK(switch_base_name("MF0;ib-leaf01:MQM8700/U1") == "ib-leaf01");
+    CHECK(switch_base_name("Voltaire 4036 # hoibp0013") == "Voltaire-4036-hoibp0013");
+}
+
+TEST_CASE("firmware default descriptions are reported, never silently dropped", "[topology]")
+{
+    Topology t = analyse(load_fabric(test_data("ibnetdiscover/hpc_toolset_X5_voltaire_qdr.topofile")));
+    CHECK(t.hosts.empty());
+    CHECK(t.unnamed.size() == 89);
+}
+
+TEST_CASE("no leaf is placed above a spine and switch names are unique", "[topology]")
+{
+    for (const char *f : {"ibnetdiscover/ufm_selene_storage_hdr.txt", "ibnetdiscover/hpc_toolset_X5_voltaire_qdr.topofile",
+                          "ibnetdiscover/ufm_small_topo_mixed_fdr_edr_hdr.txt", "ibnetdiscover/ibtopotool_test3.topo"}) {
+        SECTION(f)
+        {
+            Topology t = analyse(load_fabric(test_data(f)));
+            std::set<std::string> names;
+            for (const auto &s : t.switches) {
+                CHECK(names.insert(s.name).second);
+                if (s.host_ports > 0)
+                    CHECK(s.tier == 0);
+            }
+            // every edge joins tiers at most one apart (a tree, as Slurm needs it, comes from the islands)
+            auto es = boost::edges(t.graph);
+            for (auto it = es.first; it != es.second; ++it) {
+                int a = t.switches[boost::source(*it, t.graph)].tier, b = t.switches[boost::target(*it, t.graph)].tier;
+                CHECK(std::abs(a - b) <= 1);
+            }
+            // islands form a tree: every island but the fabric has a parent one level up
+            for (const auto &is : t.islands)
+                if (is.level != Level::Fabric) {
+                    REQUIRE(is.parent >= 0);
+                    CHECK(static_cast<int>(t.islands[static_cast<std::size_t>(is.parent)].level) == static_cast<int>(is.level) + 1);
+                }
+        }
+    }
+}

@@ -1,0 +1,405 @@
+// atoll-topo: map an InfiniBand fabric, check it, and write what Slurm reads.
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "topology/check.hpp"
+#include "topology/dot.hpp"
+#include "topology/generate.hpp"
+#include "topology/io.hpp"
+#include "topology/json.hpp"
+#include "topology/slurm.hpp"
+
+using namespace atl;
+
+namespace {
+
+const char *usage_text =
+    "usage: atoll-topo COMMAND [OPTIONS] [INPUT...]\n"
+    "\n"
+    "commands:\n"
+    "  discover  read inputs (ibnetdiscover text, -p report, --cache file, fabric.json)\n"
+    "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
+    "  show      summarise a fabric                        [--json] [--links]\n"
+    "  check     report the fabric's health                [--json]\n"
+    "  slurm     write Slurm files                         [--format tree|block|features|scontrol]\n"
+    "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
+    "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
+    "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
+    "\n"
+    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache), -h, --version\n"
+    "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
+    "  check: 3 warnings found, 4 errors found\n";
+
+struct Usage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Options: "--name value", "--name=value", flags; the rest are operands.
+struct Args {
+    std::map<std::string, std::vector<std::string>> opts;
+    std::vector<std::string> operands;
+
+    bool flag(const std::string &n) const { return opts.count(n) > 0; }
+    std::string get(const std::string &n, const std::string &def = "") const
+    {
+        auto it = opts.find(n);
+        return it == opts.end() ? def : it->second.back();
+    }
+    const std::vector<std::string> &all(const std::string &n) const
+    {
+        static const std::vector<std::string> none;
+        auto it = opts.find(n);
+        return it == opts.end() ? none : it->second;
+    }
+};
+
+Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,
+                const std::vector<std::string> &flags)
+{
+    Args a;
+    auto known = [](const std::vector<std::string> &v, const std::string &n) {
+        return std::find(v.begin(), v.end(), n) != v.end();
+    };
+    for (int i = first; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s == "-o")
+            s = "--output";
+        if (s.size() > 2 && s.compare(0, 2, "--") == 0) {
+            std::string name = s.substr(2), value;
+            std::size_t eq = name.find('=');
+            bool has_eq = eq != std::string::npos;
+            if (has_eq) {
+                value = name.substr(eq + 1);
+                name = name.substr(0, eq);
+            }
+            if (known(with_value, name)) {
+                if (!has_eq) {
+                    if (i + 1 >= argc)
+                        throw Usage("--" + name + ": argument required");
+                    value = argv[++i];
+                }
+                a.opts[name].push_back(value);
+            } else if (known(flags, name)) {
+                if (has_eq)
+                    throw Usage("--" + name + " takes no argument");
+                a.opts[name].push_back("");
+            } else {
+                throw Usage("unknown option --" + name);
+            }
+        } else if (s.size() > 1 && s[0] == '-' && s != "-") {
+            throw Usage("unknown option " + s);
+        } else {
+            a.operands.push_back(s);
+        }
+    }
+    return a;
+}
+
+InputFormat input_format(const Args &a)
+{
+    std::string f = a.get("format", "auto");
+    if (f == "auto") return InputFormat::Auto;
+    if (f == "text") return InputFormat::Text;
+    if (f == "json") return InputFormat::Json;
+    if (f == "cache") return InputFormat::Cache;
+    throw Usage("--format: \"" + f + "\", expected auto, text, json or cache");
+}
+
+// All inputs merged into one fabric, the node name map applied.
+Fabric load_inputs(const Args &a, bool allow_live)
+{
+    std::vector<Fabric> parts;
+    InputFormat fmt = input_format(a);
+    for (const auto &p : a.operands)
+        parts.push_back(load_fabric(p, fmt));
+    for (const auto &p : a.all("ib-cache"))
+        parts.push_back(load_fabric(p, InputFormat::Cache));
+    if (allow_live && a.flag("ib"))
+        parts.push_back(discover_ib(a.get("ib-ca"), std::atoi(a.get("ib-port", "0").c_str()), a.flag("progress")));
+    if (parts.empty())
+        throw Usage("no input: give an ibnetdiscover output, a cache file (--ib-cache) or a fabric.json");
+    Fabric f = std::move(parts[0]);
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        f.source += "+" + parts[i].source;
+        for (auto &n : parts[i].nodes)
+            if (!f.find(n.guid))
+                f.nodes.push_back(n);
+        f.links.insert(f.links.end(), parts[i].links.begin(), parts[i].links.end());
+        normalise(f);
+    }
+    if (a.flag("node-name-map")) {
+        std::string p = a.get("node-name-map");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open the node name map");
+        apply_node_name_map(f, parse_node_name_map(in, p));
+    }
+    return f;
+}
+
+const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output"};
+
+void print_summary(std::ostream &o, const Topology &t)
+{
+    nlohmann::json s = summary_json(t);
+    o << "fabric:    " << t.fabric.source << "\n";
+    o << "switches:  " << s["switches"].get<int>() << " (";
+    bool first = true;
+    for (auto it = s["tiers"].begin(); it != s["tiers"].end(); ++it) {
+        o << (first ? "" : ", ") << it.key() << " " << it.value().get<int>();
+        first = false;
+    }
+    o << "), " << s["sharp_switches"].get<int>() << " with SHARP\n";
+    o << "hosts:     " << s["hosts"].get<int>() << " (" << s["compute_hosts"].get<int>() << " compute), "
+      << s["hcas"].get<int>() << " host HCAs, " << s["cas"].get<int>() << " CAs in all\n";
+    o << "links:     " << s["links"].get<int>() << " (";
+    first = true;
+    for (auto it = s["link_speeds"].begin(); it != s["link_speeds"].end(); ++it) {
+        o << (first ? "" : ", ") << it.value().get<int>() << " " << it.key();
+        first = false;
+    }
+    o << ")\n";
+    o << "rails:     " << t.rails.size();
+    if (!t.rails.empty()) {
+        o << " (";
+        for (std::size_t i = 0; i < t.rails.size(); ++i)
+            o << (i ? " " : "") << t.rails[i];
+        o << ")" << (t.rail_optimised ? ", rail-optimised" : "");
+    }
+    o << "\n";
+    o << "islands:  ";
+    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+        auto &lv = s["islands"][to_string(l)];
+        o << " " << to_string(l) << " " << lv["count"].get<int>() << " (largest " << lv["largest"].get<int>() << ")"
+          << (l == Level::Fabric ? "" : ",");
+    }
+    o << "\n";
+    if (!t.unnamed.empty())
+        o << "unnamed:   " << t.unnamed.size() << " CAs with firmware default descriptions (see check)\n";
+}
+
+int cmd_discover(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port"},
+                        {"ib", "progress"});
+    Topology t = analyse(load_inputs(a, true));
+    std::string out = a.get("output", "-");
+    write_file_atomically(out, [&](std::ostream &o) { save_fabric_json(o, t); });
+    if (out != "-")
+        std::cerr << "atoll-topo: wrote " << out << ": " << t.switches.size() << " switches, " << t.hosts.size()
+                  << " hosts, " << t.fabric.links.size() << " links\n";
+    return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, common_values, {"json", "links"});
+    Topology t = analyse(load_inputs(a, false));
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        if (a.flag("links")) {
+            for (const Link &l : t.fabric.links)
+                o << link_name(t, l) << " " << l.width << "x" << to_string(l.speed) << "\n";
+        } else if (a.flag("json")) {
+            o << summary_json(t).dump(2) << "\n";
+        } else {
+            print_summary(o, t);
+        }
+    });
+    return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, common_values, {"json"});
+    Topology t = analyse(load_inputs(a, false));
+    auto findings = check(t);
+    std::size_t errors = 0;
+    for (const auto &f : findings)
+        errors += f.severity == Severity::Error;
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        if (a.flag("json")) {
+            o << findings_json(findings).dump(2) << "\n";
+            return;
+        }
+        for (const auto &f : findings)
+            o << to_string(f.severity) << ": " << f.code << ": " << f.subject << ": " << f.message << "\n";
+        o << findings.size() << " findings: " << errors << " errors, " << findings.size() - errors
+          << " warnings\n";
+    });
+    return errors ? 4 : findings.empty() ? 0 : 3;
+}
+
+int cmd_slurm(int argc, char **argv)
+{
+    std::vector<std::string> vals = common_values;
+    vals.insert(vals.end(), {"slurm-format", "node-params", "scontrol-nodes"});
+    // --format names the input format elsewhere; here --slurm-format or a
+    // value of --format that is a Slurm format selects the output.
+    Args a = parse_args(argc, argv, 2, vals, {});
+    std::string what = a.get("slurm-format", "tree");
+    std::string f = a.get("format", "");
+    if (f == "tree" || f == "block" || f == "features" || f == "scontrol") {
+        what = f;
+        a.opts.erase("format");
+    }
+    if (what != "tree" && what != "block" && what != "features" && what != "scontrol")
+        throw Usage("--format: \"" + what + "\", expected tree, block, features or scontrol");
+    Topology t = analyse(load_inputs(a, false));
+    std::map<std::string, std::vector<std::string>> current;
+    if (what == "scontrol" && a.flag("scontrol-nodes")) {
+        std::string p = a.get("scontrol-nodes");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open");
+        current = parse_scontrol_nodes(in, p);
+    }
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        if (what == "tree")
+            write_topology_tree(o, t);
+        else if (what == "block")
+            write_topology_block(o, t);
+        else if (what == "features")
+            write_features_conf(o, t, a.get("node-params"));
+        else
+            write_scontrol_updates(o, t, current);
+    });
+    return 0;
+}
+
+int cmd_dot(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, common_values, {"hosts"});
+    Topology t = analyse(load_inputs(a, false));
+    DotOptions opt;
+    opt.hosts = a.flag("hosts");
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) { write_dot(o, t, opt); });
+    return 0;
+}
+
+int to_int(const std::string &opt, const std::string &v)
+{
+    char *end = nullptr;
+    long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || n < 0 || n > 100000)
+        throw Usage("--" + opt + ": \"" + v + "\", expected a whole number");
+    return static_cast<int>(n);
+}
+
+std::vector<std::string> split(const std::string &s, char c)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    std::istringstream ss(s);
+    while (std::getline(ss, cur, c))
+        out.push_back(cur);
+    return out;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"pods", "groups", "rails", "hosts", "spines", "cores", "oversub", "speed", "host-prefix",
+                         "swap-rails", "degrade", "drop-leaf", "default-desc", "output", "format"},
+                        {"sharp"});
+    if (!a.operands.empty())
+        throw Usage("generate takes no operands");
+    GenSpec s;
+    if (a.flag("pods")) s.pods = to_int("pods", a.get("pods"));
+    if (a.flag("groups")) s.groups_per_pod = to_int("groups", a.get("groups"));
+    if (a.flag("rails")) s.rails = to_int("rails", a.get("rails"));
+    if (a.flag("hosts")) s.hosts_per_group = to_int("hosts", a.get("hosts"));
+    if (a.flag("spines")) s.spines_per_pod = to_int("spines", a.get("spines"));
+    if (a.flag("cores")) s.cores = to_int("cores", a.get("cores"));
+    if (a.flag("oversub")) {
+        char *end = nullptr;
+        s.oversub = std::strtod(a.get("oversub").c_str(), &end);
+        if (*end || !(s.oversub > 0))
+            throw Usage("--oversub: \"" + a.get("oversub") + "\", expected a ratio such as 2 (for 2:1)");
+    }
+    if (a.flag("speed")) {
+        s.speed = speed_from_string(a.get("speed"));
+        if (s.speed == Speed::Unknown)
+            throw Usage("--speed: \"" + a.get("speed") + "\", expected SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR");
+    }
+    s.sharp = a.flag("sharp");
+    if (a.flag("host-prefix")) s.host_prefix = a.get("host-prefix");
+    for (const auto &v : a.all("swap-rails")) {
+        auto p = split(v, ':');
+        if (p.size() != 3)
+            throw Usage("--swap-rails: \"" + v + "\", expected HOST:RAIL:RAIL");
+        s.swap_rails.push_back({p[0], to_int("swap-rails", p[1]), to_int("swap-rails", p[2])});
+    }
+    auto host_rail = [&](const char *opt, std::vector<GenSpec::HostRail> &dst) {
+        for (const auto &v : a.all(opt)) {
+            auto p = split(v, ':');
+            if (p.size() != 2)
+                throw Usage(std::string("--") + opt + ": \"" + v + "\", expected HOST:RAIL");
+            dst.push_back({p[0], to_int(opt, p[1])});
+        }
+    };
+    host_rail("degrade", s.degrade);
+    host_rail("default-desc", s.default_desc);
+    s.drop_leaves = a.all("drop-leaf");
+    std::string fmt = a.get("format", "net");
+    if (fmt != "net" && fmt != "json")
+        throw Usage("--format: \"" + fmt + "\", expected net or json");
+    Fabric f;
+    try {
+        f = generate(s);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(e.what());
+    }
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        if (fmt == "net")
+            write_ibnetdiscover(o, f);
+        else
+            save_fabric_json(o, analyse(f));
+    });
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    std::ios::sync_with_stdio(false);
+    if (argc < 2) {
+        std::cerr << usage_text;
+        return 2;
+    }
+    std::string cmd = argv[1];
+    try {
+        if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+            std::cout << usage_text;
+            return 0;
+        }
+        if (cmd == "--version") {
+            std::cout << "atoll-topo " << PACKAGE_VERSION << "\n";
+            return 0;
+        }
+        if (cmd == "discover") return cmd_discover(argc, argv);
+        if (cmd == "show") return cmd_show(argc, argv);
+        if (cmd == "check") return cmd_check(argc, argv);
+        if (cmd == "slurm") return cmd_slurm(argc, argv);
+        if (cmd == "dot") return cmd_dot(argc, argv);
+        if (cmd == "generate") return cmd_generate(argc, argv);
+        throw Usage("unknown command \"" + cmd + "\"");
+    } catch (const Usage &e) {
+        std::cerr << "atoll-topo: " << e.what() << "\n" << usage_text;
+        return 2;
+    } catch (const std::exception &e) {
+        std::cerr << "atoll-topo: " << e.what() << "\n";
+        return 1;
+    } catch (...) {
+        std::cerr << "atoll-topo: unexpected error\n";
+        return 1;
+    }
+}

@@ -1,0 +1,618 @@
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include "topology/topology.hpp"
+
+namespace atl {
+
+const char *to_string(Level l)
+{
+    switch (l) {
+    case Level::Leaf: return "leaf";
+    case Level::Group: return "group";
+    case Level::Pod: return "pod";
+    case Level::Fabric: return "fabric";
+    }
+    return "?";
+}
+
+bool level_from_string(const std::string &s, Level &out)
+{
+    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+        if (s == to_string(l)) {
+            out = l;
+            return true;
+        }
+    return false;
+}
+
+std::vector<int> Topology::islands_at(Level l) const
+{
+    std::vector<int> out;
+    for (std::size_t i = 0; i < islands.size(); ++i)
+        if (islands[i].level == l)
+            out.push_back(static_cast<int>(i));
+    return out;
+}
+
+int Topology::island_of(int host, Level l) const
+{
+    const Host &h = hosts.at(static_cast<std::size_t>(host));
+    int i = h.leaf_island;
+    while (i >= 0 && islands[static_cast<std::size_t>(i)].level != l)
+        i = islands[static_cast<std::size_t>(i)].parent;
+    return i;
+}
+
+namespace {
+
+std::string trim(const std::string &s)
+{
+    std::size_t b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+        return "";
+    std::size_t e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+
+bool starts_with(const std::string &s, const char *p) { return s.rfind(p, 0) == 0; }
+
+struct UnionFind {
+    std::vector<int> p;
+    explicit UnionFind(std::size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+    int find(int x)
+    {
+        while (p[static_cast<std::size_t>(x)] != x) {
+            p[static_cast<std::size_t>(x)] = p[static_cast<std::size_t>(p[static_cast<std::size_t>(x)])];
+            x = p[static_cast<std::size_t>(x)];
+        }
+        return x;
+    }
+    void unite(int a, int b)
+    {
+        a = find(a);
+        b = find(b);
+        if (a != b)
+            p[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+    }
+};
+
+template <class T> T mode_of(const std::vector<T> &v, T fallback)
+{
+    std::map<T, int> count;
+    for (const T &x : v)
+        ++count[x];
+    T best = fallback;
+    int n = 0;
+    for (const auto &kv : count)
+        if (kv.second >= n) {  // ties go to the larger value
+            best = kv.first;
+            n = kv.second;
+        }
+    return best;
+}
+
+}  // namespace
+
+CaKind classify_ca(const std::string &desc)
+{
+    std::string d = trim(desc);
+    if (d.find("Aggregation Node") != std::string::npos)
+        return CaKind::Sharp;
+    if (d.empty() || d.find("Mellanox Technologies") != std::string::npos ||
+        (starts_with(d, "MT") && d.size() > 2 && std::isdigit(static_cast<unsigned char>(d[2]))))
+        return CaKind::Default;
+    std::string host = split_ca_desc(d).first;
+    if (host == "localhost" || host == "localhost.localdomain" || host == "(none)")
+        return CaKind::Default;
+    return CaKind::Host;
+}
+
+std::pair<std::string, std::string> split_ca_desc(const std::string &desc)
+{
+    std::string d = trim(desc);
+    std::size_t sp = d.find_first_of(" \t");
+    if (sp == std::string::npos)
+        return {d, ""};
+    return {d.substr(0, sp), trim(d.substr(sp + 1))};
+}
+
+int hca_dev_index(const std::string &hca)
+{
+    std::size_t e = hca.size();
+    std::size_t b = e;
+    while (b > 0 && std::isdigit(static_cast<unsigned char>(hca[b - 1])))
+        --b;
+    if (b == e || e - b > 6)
+        return -1;
+    int n = std::stoi(hca.substr(b));
+    if (starts_with(hca, "HCA-") || starts_with(hca, "HCA"))
+        return n - 1;  // HCA-1 is the first adapter, mlx5_0
+    return n;
+}
+
+std::string sanitise_name(const std::string &s)
+{
+    std::string out;
+    for (char c : s) {
+        bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        if (ok)
+            out += c;
+        else if (!out.empty() && out.back() != '-')
+            out += '-';
+    }
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
+    return out;
+}
+
+std::string switch_base_name(const std::string &desc)
+{
+    std::string d = trim(desc);
+    // Mellanox/NVIDIA: "MF0;<name>:<model>/<slot>/U1"
+    std::size_t semi = d.find(';');
+    if (semi != std::string::npos) {
+        std::size_t colon = d.find(':', semi);
+        std::string name = d.substr(semi + 1, colon == std::string::npos ? std::string::npos
+                                                                         : colon - semi - 1);
+        return sanitise_name(name);
+    }
+    return sanitise_name(d);
+}
+
+namespace {
+
+bool default_switch_desc(const std::string &desc)
+{
+    std::string d = trim(desc);
+    return d.empty() || d.find("Mellanox Technologies") != std::string::npos ||
+           (starts_with(d, "MT") && d.size() > 2 && std::isdigit(static_cast<unsigned char>(d[2])));
+}
+
+// "MF0;core1:CS7500/L05/U1" -> "L05-U1", used to tell apart the ASICs of one chassis
+std::string slot_suffix(const std::string &desc)
+{
+    std::size_t colon = desc.find(':', desc.find(';') == std::string::npos ? 0 : desc.find(';'));
+    if (colon == std::string::npos)
+        return "";
+    std::size_t slash = desc.find('/', colon);
+    if (slash == std::string::npos)
+        return "";
+    return sanitise_name(desc.substr(slash + 1));
+}
+
+void name_switches(Topology &t)
+{
+    std::map<std::string, std::vector<int>> by_base;
+    for (std::size_t i = 0; i < t.switches.size(); ++i) {
+        const Node *n = t.fabric.find(t.switches[i].guid);
+        std::string base = default_switch_desc(n->desc) ? "" : switch_base_name(n->desc);
+        by_base[base].push_back(static_cast<int>(i));
+    }
+    std::set<std::string> used;
+    for (auto &kv : by_base) {
+        for (int i : kv.second) {
+            Switch &s = t.switches[static_cast<std::size_t>(i)];
+            const Node *n = t.fabric.find(s.guid);
+            std::string name = kv.first;
+            if (!name.empty() && kv.second.size() > 1) {
+                std::string slot = slot_suffix(n->desc);
+                name = slot.empty() ? "" : name + "-" + slot;
+            }
+            if (name.empty() || used.count(name)) {
+                char buf[24];
+                std::snprintf(buf, sizeof buf, "sw-%012llx",
+                              static_cast<unsigned long long>(s.guid & 0xffffffffffffULL));
+                name = kv.first.empty() ? std::string(buf) : kv.first + "-" + (buf + 3);
+            }
+            used.insert(name);
+            s.name = name;
+        }
+    }
+}
+
+struct RailKey {
+    int dev;
+    int port;
+    bool operator<(const RailKey &o) const { return std::tie(dev, port) < std::tie(o.dev, o.port); }
+    bool operator==(const RailKey &o) const { return dev == o.dev && port == o.port; }
+};
+
+}  // namespace
+
+Topology analyse(Fabric fabric)
+{
+    Topology t;
+    t.fabric = std::move(fabric);
+    const Fabric &f = t.fabric;
+
+    // Switches and the switch graph.
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Switch) {
+            Switch s;
+            s.guid = n.guid;
+            t.switch_index[n.guid] = static_cast<int>(t.switches.size());
+            t.switches.push_back(s);
+        }
+    if (t.switches.empty())
+        throw InputError(f.source + ": the fabric has no switch: nothing to place jobs on");
+    t.graph = SwitchGraph(t.switches.size());
+    for (std::size_t i = 0; i < t.switches.size(); ++i)
+        t.graph[i].guid = t.switches[i].guid;
+    name_switches(t);
+
+    // Hosts from CA descriptions.
+    std::map<std::string, Host> hosts;
+    std::vector<RailKey> keys_unused;
+    for (std::size_t li = 0; li < f.links.size(); ++li) {
+        const Link &l = f.links[li];
+        auto sa = t.switch_index.find(l.a.guid), sb = t.switch_index.find(l.b.guid);
+        bool a_sw = sa != t.switch_index.end(), b_sw = sb != t.switch_index.end();
+        if (a_sw && b_sw) {
+            if (sa->second == sb->second)
+                continue;  // a cable looped back into the same switch
+            auto e = boost::edge(static_cast<SwitchId>(sa->second), static_cast<SwitchId>(sb->second), t.graph);
+            if (!e.second)
+                e = boost::add_edge(static_cast<SwitchId>(sa->second), static_cast<SwitchId>(sb->second), t.graph);
+            t.graph[e.first].multiplicity += 1;
+            t.graph[e.first].gbps += l.gbps();
+            continue;
+        }
+        if (!a_sw && !b_sw)
+            continue;  // CA to CA back-to-back: no switch to place on
+        const LinkEnd &ca = a_sw ? l.b : l.a;
+        const LinkEnd &sw = a_sw ? l.a : l.b;
+        int swi = a_sw ? sa->second : sb->second;
+        const Node *cn = f.find(ca.guid);
+        switch (classify_ca(cn->desc)) {
+        case CaKind::Sharp:
+            t.switches[static_cast<std::size_t>(swi)].sharp = true;
+            t.sharp_nodes.push_back(ca.guid);
+            break;
+        case CaKind::Default:
+            t.unnamed.push_back({ca.guid, cn->desc, swi, sw.port});
+            t.switches[static_cast<std::size_t>(swi)].host_ports++;
+            break;
+        case CaKind::Host: {
+            auto hd = split_ca_desc(cn->desc);
+            Host &h = hosts[hd.first];
+            h.name = hd.first;
+            HostPort hp;
+            hp.ca_guid = ca.guid;
+            hp.port = ca.port;
+            hp.hca = hd.second;
+            hp.dev_index = hca_dev_index(hd.second);
+            hp.link = li;
+            hp.sw = swi;
+            h.ports.push_back(hp);
+            t.switches[static_cast<std::size_t>(swi)].host_ports++;
+            break;
+        }
+        }
+    }
+    for (auto &kv : hosts) {
+        Host &h = kv.second;
+        // Adapters without a number in their name are ordered by GUID.
+        std::vector<std::uint64_t> guids;
+        for (auto &p : h.ports)
+            if (p.dev_index < 0)
+                guids.push_back(p.ca_guid);
+        std::sort(guids.begin(), guids.end());
+        guids.erase(std::unique(guids.begin(), guids.end()), guids.end());
+        for (auto &p : h.ports)
+            if (p.dev_index < 0)
+                p.dev_index = static_cast<int>(std::lower_bound(guids.begin(), guids.end(), p.ca_guid) - guids.begin());
+        std::sort(h.ports.begin(), h.ports.end(), [](const HostPort &x, const HostPort &y) {
+            return std::tie(x.dev_index, x.port, x.ca_guid) < std::tie(y.dev_index, y.port, y.ca_guid);
+        });
+        t.host_index[h.name] = static_cast<int>(t.hosts.size());
+        t.hosts.push_back(std::move(h));
+    }
+
+    // Compute hosts: those with at least half the usual port count.
+    std::vector<int> counts;
+    for (const Host &h : t.hosts)
+        counts.push_back(static_cast<int>(h.ports.size()));
+    int usual = mode_of(counts, 1);
+    for (Host &h : t.hosts)
+        h.compute = usual <= 1 ? !h.ports.empty() : 2 * static_cast<int>(h.ports.size()) >= usual;
+
+    // Rails: port keys carried by at least half of the compute hosts.
+    std::map<RailKey, int> key_hosts;
+    std::map<RailKey, std::map<std::string, int>> key_names;
+    int ncompute = 0;
+    for (const Host &h : t.hosts) {
+        if (!h.compute)
+            continue;
+        ++ncompute;
+        std::set<RailKey> seen;
+        for (const HostPort &p : h.ports) {
+            RailKey k{p.dev_index, p.port};
+            if (seen.insert(k).second)
+                key_hosts[k]++;
+            key_names[k][p.hca]++;
+        }
+    }
+    std::map<RailKey, int> rail_of;
+    std::map<int, int> dev_ports;  // ports per adapter among rails, to name them
+    for (const auto &kv : key_hosts)
+        if (2 * kv.second >= ncompute)
+            dev_ports[kv.first.dev]++;
+    for (const auto &kv : key_hosts) {
+        if (2 * kv.second < ncompute)
+            continue;
+        rail_of[kv.first] = static_cast<int>(t.rails.size());
+        std::string name = mode_of(std::vector<std::string>{}, std::string());
+        int best = -1;
+        for (const auto &nm : key_names[kv.first])
+            if (nm.second > best) {
+                best = nm.second;
+                name = nm.first;
+            }
+        if (name.empty())
+            name = "hca" + std::to_string(kv.first.dev);
+        if (dev_ports[kv.first.dev] > 1)
+            name += "/" + std::to_string(kv.first.port);
+        t.rails.push_back(name);
+    }
+    for (Host &h : t.hosts)
+        for (HostPort &p : h.ports) {
+            auto it = rail_of.find({p.dev_index, p.port});
+            p.rail = (h.compute && it != rail_of.end()) ? it->second : -1;
+        }
+
+    // Tiers: hop distance from the nearest leaf (a switch with hosts).
+    // A switch cabled to one other switch only is a leaf with no host (yet):
+    // an empty management leaf must not rank above the spines.
+    std::deque<int> q;
+    for (std::size_t i = 0; i < t.switches.size(); ++i)
+        if (t.switches[i].host_ports > 0 || boost::out_degree(static_cast<SwitchId>(i), t.graph) <= 1) {
+            t.switches[i].tier = 0;
+            q.push_back(static_cast<int>(i));
+        }
+    while (!q.empty()) {
+        int v = q.front();
+        q.pop_front();
+        auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
+        for (auto it = adj.first; it != adj.second; ++it) {
+            Switch &w = t.switches[*it];
+            if (w.tier < 0) {
+                w.tier = t.switches[static_cast<std::size_t>(v)].tier + 1;
+                q.push_back(static_cast<int>(*it));
+            }
+        }
+    }
+    for (const Switch &s : t.switches)
+        t.max_tier = std::max(t.max_tier, s.tier);
+    for (std::size_t i = 0; i < t.switches.size(); ++i) {
+        Switch &s = t.switches[i];
+        auto oe = boost::out_edges(static_cast<SwitchId>(i), t.graph);
+        for (auto it = oe.first; it != oe.second; ++it) {
+            const Switch &o = t.switches[boost::target(*it, t.graph)];
+            if (o.tier > s.tier)
+                s.uplinks += t.graph[*it].multiplicity;
+        }
+    }
+
+    // Leaf rails: the rail most of a leaf's compute host ports carry.
+    std::vector<std::map<int, int>> leaf_rails(t.switches.size());
+    std::size_t multi_leaf_hosts = 0;
+    for (const Host &h : t.hosts) {
+        std::set<int> leaves;
+        for (const HostPort &p : h.ports) {
+            leaves.insert(p.sw);
+            if (p.rail >= 0)
+                leaf_rails[static_cast<std::size_t>(p.sw)][p.rail]++;
+        }
+        if (h.compute && leaves.size() > 1)
+            ++multi_leaf_hosts;
+    }
+    t.rail_optimised = t.rails.size() > 1 && ncompute > 0 &&
+                       2 * multi_leaf_hosts > static_cast<std::size_t>(ncompute);
+    if (t.rail_optimised)
+        for (std::size_t i = 0; i < t.switches.size(); ++i) {
+            int best = -1, n = 0, total = 0;
+            for (const auto &kv : leaf_rails[i]) {
+                total += kv.second;
+                if (kv.second > n) {
+                    n = kv.second;
+                    best = kv.first;
+                }
+            }
+            if (total > 0 && 2 * n > total)
+                t.switches[i].rail = best;
+        }
+
+    // Rail groups: leaves joined by the hosts they share (ports on the wrong
+    // rail's leaf do not join: a swapped cable must not merge two groups).
+    UnionFind uf(t.switches.size());
+    for (const Host &h : t.hosts) {
+        int first = -1;
+        for (const HostPort &p : h.ports) {
+            const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
+            if (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail)
+                continue;
+            if (first < 0)
+                first = p.sw;
+            else
+                uf.unite(first, p.sw);
+        }
+    }
+    std::map<int, std::vector<int>> group_leaves;  // root -> leaves
+    for (std::size_t i = 0; i < t.switches.size(); ++i)
+        if (t.switches[i].tier == 0)
+            group_leaves[uf.find(static_cast<int>(i))].push_back(static_cast<int>(i));
+    auto leaf_name_less = [&](int a, int b) {
+        return t.switches[static_cast<std::size_t>(a)].name < t.switches[static_cast<std::size_t>(b)].name;
+    };
+    std::vector<std::vector<int>> groups;
+    for (auto &kv : group_leaves) {
+        std::sort(kv.second.begin(), kv.second.end(), leaf_name_less);
+        groups.push_back(kv.second);
+    }
+    std::sort(groups.begin(), groups.end(),
+              [&](const std::vector<int> &a, const std::vector<int> &b) { return leaf_name_less(a[0], b[0]); });
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (int l : groups[g])
+            t.switches[static_cast<std::size_t>(l)].group = static_cast<int>(g);
+
+    // A host's home group: the group of its first correctly wired port.
+    std::vector<int> host_group(t.hosts.size(), -1);
+    std::vector<bool> group_compute(groups.size(), false);
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const Host &h = t.hosts[hi];
+        for (const HostPort &p : h.ports) {
+            const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
+            if (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail)
+                continue;
+            host_group[hi] = s.group;
+            break;
+        }
+        if (host_group[hi] < 0 && !h.ports.empty())
+            host_group[hi] = t.switches[static_cast<std::size_t>(h.ports[0].sw)].group;
+        if (h.compute && host_group[hi] >= 0)
+            group_compute[static_cast<std::size_t>(host_group[hi])] = true;
+    }
+
+    // Pods: groups joined through the tier-1 switches above them. Compute and
+    // service groups are joined separately (a management leaf cabled to every
+    // spine must not make the whole fabric one pod).
+    UnionFind pf(groups.size());
+    if (t.max_tier >= 2) {
+        std::map<std::pair<SwitchId, bool>, int> spine_group;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (int l : groups[g]) {
+                auto adj = boost::adjacent_vertices(static_cast<SwitchId>(l), t.graph);
+                for (auto it = adj.first; it != adj.second; ++it) {
+                    if (t.switches[*it].tier != 1)
+                        continue;
+                    auto r = spine_group.emplace(std::make_pair(*it, bool(group_compute[g])), static_cast<int>(g));
+                    if (!r.second)
+                        pf.unite(r.first->second, static_cast<int>(g));
+                }
+            }
+    } else {
+        for (std::size_t g = 1; g < groups.size(); ++g)
+            pf.unite(0, static_cast<int>(g));
+    }
+    std::map<int, std::vector<int>> pod_groups;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        pod_groups[pf.find(static_cast<int>(g))].push_back(static_cast<int>(g));
+
+    // Islands, bottom up. Hosts whose ports sit on one leaf form that leaf's
+    // island; hosts spread over the leaves of a rail group form the group's.
+    std::map<std::pair<int, int>, std::vector<int>> leaf_key_hosts;  // (leaf or -1, group) -> hosts
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const Host &h = t.hosts[hi];
+        if (h.ports.empty() || host_group[hi] < 0)
+            continue;
+        std::set<int> leaves;
+        for (const HostPort &p : h.ports)
+            leaves.insert(p.sw);
+        int leaf = leaves.size() == 1 ? *leaves.begin() : -1;
+        leaf_key_hosts[{leaf, host_group[hi]}].push_back(static_cast<int>(hi));
+    }
+    // fabric
+    Island fab;
+    fab.level = Level::Fabric;
+    fab.name = "fabric";
+    // pods, named after their first leaf
+    std::vector<int> pod_of_group(groups.size(), -1);
+    std::vector<Island> pods;
+    for (auto &kv : pod_groups) {
+        Island p;
+        p.level = Level::Pod;
+        for (int g : kv.second) {
+            pod_of_group[static_cast<std::size_t>(g)] = static_cast<int>(pods.size());
+            for (int l : groups[static_cast<std::size_t>(g)])
+                p.leaves.push_back(l);
+        }
+        std::sort(p.leaves.begin(), p.leaves.end(), leaf_name_less);
+        p.name = "pod-" + t.switches[static_cast<std::size_t>(p.leaves[0])].name;
+        pods.push_back(p);
+    }
+    std::vector<Island> grp_islands;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        Island gi;
+        gi.level = Level::Group;
+        gi.leaves = groups[g];
+        gi.name = "grp-" + t.switches[static_cast<std::size_t>(groups[g][0])].name;
+        grp_islands.push_back(gi);
+    }
+    std::vector<Island> leaf_islands;
+    for (auto &kv : leaf_key_hosts) {
+        Island li;
+        li.level = Level::Leaf;
+        int g = kv.first.second;
+        if (kv.first.first >= 0) {
+            li.leaves = {kv.first.first};
+            li.name = t.switches[static_cast<std::size_t>(kv.first.first)].name;
+        } else {
+            li.leaves = groups[static_cast<std::size_t>(g)];
+            li.name = grp_islands[static_cast<std::size_t>(g)].name;
+        }
+        li.hosts = kv.second;
+        li.parent = g;  // fixed up below
+        leaf_islands.push_back(li);
+    }
+    std::sort(leaf_islands.begin(), leaf_islands.end(),
+              [](const Island &a, const Island &b) { return a.name < b.name; });
+    // Assemble: leaves [0, L), groups [L, L+G), pods, fabric.
+    std::size_t L = leaf_islands.size(), G = grp_islands.size(), P = pods.size();
+    // drop groups and pods that hold no host
+    std::vector<int> group_index(G, -1), pod_index(P, -1);
+    for (auto &li : leaf_islands)
+        group_index[static_cast<std::size_t>(li.parent)] = 0;
+    for (std::size_t g = 0; g < G; ++g)
+        if (group_index[g] == 0)
+            pod_index[static_cast<std::size_t>(pod_of_group[g])] = 0;
+    int next = static_cast<int>(L);
+    for (std::size_t g = 0; g < G; ++g)
+        if (group_index[g] == 0)
+            group_index[g] = next++;
+    for (std::size_t p = 0; p < P; ++p)
+        if (pod_index[p] == 0)
+            pod_index[p] = next++;
+    int fabric_index = next;
+    t.islands.resize(static_cast<std::size_t>(fabric_index) + 1);
+    for (std::size_t i = 0; i < L; ++i) {
+        Island &li = leaf_islands[i];
+        int g = li.parent;
+        li.parent = group_index[static_cast<std::size_t>(g)];
+        std::sort(li.hosts.begin(), li.hosts.end());
+        for (int h : li.hosts) {
+            Host &host = t.hosts[static_cast<std::size_t>(h)];
+            host.leaf_island = static_cast<int>(i);
+            host.group = li.parent;
+            host.pod = pod_index[static_cast<std::size_t>(pod_of_group[static_cast<std::size_t>(g)])];
+            t.islands[static_cast<std::size_t>(li.parent)].hosts.push_back(h);
+            t.islands[static_cast<std::size_t>(host.pod)].hosts.push_back(h);
+            fab.hosts.push_back(h);
+        }
+        t.islands[i] = li;
+    }
+    for (std::size_t g = 0; g < G; ++g)
+        if (group_index[g] >= 0) {
+            Island &dst = t.islands[static_cast<std::size_t>(group_index[g])];
+            grp_islands[g].hosts = std::move(dst.hosts);
+            grp_islands[g].parent = pod_index[static_cast<std::size_t>(pod_of_group[g])];
+            dst = grp_islands[g];
+        }
+    for (std::size_t p = 0; p < P; ++p)
+        if (pod_index[p] >= 0) {
+            Island &dst = t.islands[static_cast<std::size_t>(pod_index[p])];
+            pods[p].hosts = std::move(dst.hosts);
+            pods[p].parent = fabric_index;
+            dst = pods[p];
+        }
+    t.islands[static_cast<std::size_t>(fabric_index)] = fab;
+    for (auto &is : t.islands)
+        std::sort(is.hosts.begin(), is.hosts.end());
+    return t;
+}
+
+}  // namespace atl

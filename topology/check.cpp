@@ -1,0 +1,294 @@
+#include "topology/check.hpp"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+namespace atl {
+
+const char *to_string(Severity s) { return s == Severity::Error ? "error" : "warning"; }
+
+namespace {
+
+std::string end_name(const Topology &t, const LinkEnd &e)
+{
+    auto it = t.switch_index.find(e.guid);
+    std::string n;
+    if (it != t.switch_index.end()) {
+        n = t.sw(it->second).name;
+    } else {
+        const Node *node = t.fabric.find(e.guid);
+        n = node && !node->desc.empty() ? node->desc : guid_str(e.guid);
+        while (!n.empty() && n.back() == ' ')
+            n.pop_back();
+    }
+    return n + "[" + std::to_string(e.port) + "]";
+}
+
+struct Rate {
+    int width;
+    Speed speed;
+    bool operator<(const Rate &o) const { return std::tie(width, speed) < std::tie(o.width, o.speed); }
+};
+
+std::string rate_str(int width, Speed s) { return std::to_string(width) + "x" + to_string(s); }
+
+}  // namespace
+
+std::string link_name(const Topology &t, const Link &l)
+{
+    // the switch end first, the higher tier first
+    auto tier = [&](const LinkEnd &e) {
+        auto it = t.switch_index.find(e.guid);
+        return it == t.switch_index.end() ? -2 : t.sw(it->second).tier;
+    };
+    const LinkEnd *x = &l.a, *y = &l.b;
+    if (tier(*y) > tier(*x) || (tier(*y) == tier(*x) && end_name(t, *y) < end_name(t, *x)))
+        std::swap(x, y);
+    return end_name(t, *x) + " - " + end_name(t, *y);
+}
+
+std::vector<std::string> degraded_reasons(const Topology &t)
+{
+    const Fabric &f = t.fabric;
+    std::vector<std::string> reasons(f.links.size());
+    // --- degraded links: below what both ends support, or below the norm of
+    // their class (switch links by tier pair; compute host links together).
+    std::vector<int> link_class(f.links.size(), -1);  // -1: no norm applies
+    std::map<std::pair<int, int>, int> class_ids;
+    for (std::size_t i = 0; i < f.links.size(); ++i) {
+        const Link &l = f.links[i];
+        auto sa = t.switch_index.find(l.a.guid), sb = t.switch_index.find(l.b.guid);
+        if (sa != t.switch_index.end() && sb != t.switch_index.end() && sa->second != sb->second) {
+            int ta = t.sw(sa->second).tier, tb = t.sw(sb->second).tier;
+            auto key = std::make_pair(std::min(ta, tb), std::max(ta, tb));
+            link_class[i] = class_ids.emplace(key, static_cast<int>(class_ids.size())).first->second;
+        }
+    }
+    int host_class = static_cast<int>(class_ids.size());
+    for (const Host &h : t.hosts)
+        if (h.compute)
+            for (const HostPort &p : h.ports)
+                link_class[p.link] = host_class;
+    std::vector<std::map<Rate, int>> class_rates(static_cast<std::size_t>(host_class) + 1);
+    for (std::size_t i = 0; i < f.links.size(); ++i)
+        if (link_class[i] >= 0)
+            class_rates[static_cast<std::size_t>(link_class[i])][{f.links[i].width, f.links[i].speed}]++;
+    std::vector<Rate> norm(class_rates.size(), Rate{0, Speed::Unknown});
+    for (std::size_t c = 0; c < class_rates.size(); ++c) {
+        int n = 0;
+        for (const auto &kv : class_rates[c])
+            if (kv.second >= n) {
+                n = kv.second;
+                norm[c] = kv.first;
+            }
+    }
+    for (std::size_t i = 0; i < f.links.size(); ++i) {
+        const Link &l = f.links[i];
+        std::string why;
+        if (l.supported_speed != Speed::Unknown && l.speed != Speed::Unknown && l.speed < l.supported_speed)
+            why = "runs at " + rate_str(l.width, l.speed) + " where both ends support " +
+                  to_string(l.supported_speed);
+        else if (l.supported_width && l.width && l.width < std::min(4, l.supported_width))
+            why = "runs at " + rate_str(l.width, l.speed) + " where both ends support " +
+                  std::to_string(l.supported_width) + "x";
+        else if (link_class[i] >= 0) {
+            const Rate &r = norm[static_cast<std::size_t>(link_class[i])];
+            if ((l.width && l.width < r.width) || (l.speed != Speed::Unknown && l.speed < r.speed))
+                why = "runs at " + rate_str(l.width, l.speed) + ", below the " +
+                      rate_str(r.width, r.speed) + " of its peers";
+        }
+        reasons[i] = why;
+    }
+
+    return reasons;
+}
+
+std::vector<Finding> check(const Topology &t)
+{
+    std::vector<Finding> out;
+    auto add = [&](const char *code, Severity sev, std::string subject, std::string msg) {
+        out.push_back({code, sev, std::move(subject), std::move(msg)});
+    };
+    const Fabric &f = t.fabric;
+
+    auto reasons = degraded_reasons(t);
+    for (std::size_t i = 0; i < f.links.size(); ++i)
+        if (!reasons[i].empty())
+            add("degraded-link", Severity::Error, link_name(t, f.links[i]), "link " + reasons[i]);
+
+    // --- descriptions
+    std::map<std::string, std::vector<std::uint64_t>> by_desc;
+    for (const Node &n : f.nodes)
+        if (n.type != NodeType::Switch && classify_ca(n.desc) == CaKind::Host)
+            by_desc[n.desc].push_back(n.guid);
+    for (const auto &kv : by_desc)
+        if (kv.second.size() > 1) {
+            std::string guids;
+            for (auto g : kv.second)
+                guids += (guids.empty() ? "" : ", ") + guid_str(g);
+            add("duplicate-description", Severity::Warning, kv.first,
+                std::to_string(kv.second.size()) + " adapters share this description: " + guids);
+        }
+
+    // --- rails: hosts missing one, ports on another rail's leaf
+    std::map<std::pair<int, int>, std::vector<int>> group_missing;  // (group island, rail) -> hosts
+    std::map<int, std::set<int>> missing_of_host;
+    std::size_t nrails = t.rails.size();
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const Host &h = t.hosts[hi];
+        if (!h.compute || nrails == 0)
+            continue;
+        std::vector<int> have(nrails, 0);
+        for (const HostPort &p : h.ports) {
+            if (p.rail < 0)
+                continue;
+            have[static_cast<std::size_t>(p.rail)]++;
+            const Switch &s = t.sw(p.sw);
+            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail)
+                add("miswired-rail", Severity::Error, h.name + " " + p.hca,
+                    "rail " + t.rails[static_cast<std::size_t>(p.rail)] + " adapter is cabled to " +
+                        s.name + "[" + std::to_string(f.links[p.link].a.guid == s.guid ? f.links[p.link].a.port : f.links[p.link].b.port) +
+                        "], a leaf of rail " + t.rails[static_cast<std::size_t>(s.rail)]);
+        }
+        for (std::size_t r = 0; r < nrails; ++r)
+            if (!have[r]) {
+                group_missing[{h.group, static_cast<int>(r)}].push_back(static_cast<int>(hi));
+                missing_of_host[static_cast<int>(hi)].insert(static_cast<int>(r));
+            }
+    }
+
+    // --- rail groups with fewer leaves than their peers (a missing leaf)
+    std::set<std::pair<int, int>> explained;  // (group island, rail) explained by a missing leaf
+    if (t.rail_optimised) {
+        std::vector<int> sizes;
+        auto groups = t.islands_at(Level::Group);
+        std::map<int, std::set<int>> group_rails;
+        for (int g : groups) {
+            const Island &is = t.islands[static_cast<std::size_t>(g)];
+            bool compute = false;
+            for (int h : is.hosts)
+                compute |= t.hosts[static_cast<std::size_t>(h)].compute;
+            if (!compute)
+                continue;
+            for (int l : is.leaves)
+                if (t.sw(l).rail >= 0)
+                    group_rails[g].insert(t.sw(l).rail);
+            sizes.push_back(static_cast<int>(is.leaves.size()));
+        }
+        std::map<int, int> cnt;
+        for (int s : sizes)
+            cnt[s]++;
+        int usual = 0, n = 0;
+        for (auto &kv : cnt)
+            if (kv.second >= n) {
+                n = kv.second;
+                usual = kv.first;
+            }
+        for (auto &kv : group_rails) {
+            const Island &is = t.islands[static_cast<std::size_t>(kv.first)];
+            if (static_cast<int>(is.leaves.size()) >= usual)
+                continue;
+            std::string missing;
+            for (std::size_t r = 0; r < nrails; ++r)
+                if (!kv.second.count(static_cast<int>(r))) {
+                    missing += (missing.empty() ? "" : ", ") + t.rails[r];
+                    explained.insert({kv.first, static_cast<int>(r)});
+                }
+            add("small-rail-group", Severity::Error, is.name,
+                "rail group has " + std::to_string(is.leaves.size()) + " leaves where its peers have " +
+                    std::to_string(usual) + (missing.empty() ? "" : "; no leaf for rail " + missing));
+        }
+    }
+
+    // --- default descriptions; attribute each to the host that lacks that rail
+    std::set<std::pair<int, int>> attributed;  // (host, rail)
+    for (const UnnamedCa &u : t.unnamed) {
+        const Switch &s = t.sw(u.sw);
+        std::string guess;
+        if (s.rail >= 0) {
+            std::vector<int> cands;
+            for (const auto &kv : missing_of_host) {
+                const Host &h = t.hosts[static_cast<std::size_t>(kv.first)];
+                if (kv.second.count(s.rail) && h.group >= 0 &&
+                    std::find(t.islands[static_cast<std::size_t>(h.group)].leaves.begin(),
+                              t.islands[static_cast<std::size_t>(h.group)].leaves.end(),
+                              u.sw) != t.islands[static_cast<std::size_t>(h.group)].leaves.end())
+                    cands.push_back(kv.first);
+            }
+            if (cands.size() == 1) {
+                attributed.insert({cands[0], s.rail});
+                guess = "; probably " + t.hosts[static_cast<std::size_t>(cands[0])].name +
+                        "'s rail " + t.rails[static_cast<std::size_t>(s.rail)] + " adapter";
+            }
+        }
+        add("default-description", Severity::Warning, guid_str(u.guid),
+            "adapter on " + s.name + "[" + std::to_string(u.port) + "] has the firmware default description \"" +
+                u.desc + "\": set its node description or give a --node-name-map" + guess);
+    }
+    for (const auto &kv : group_missing) {
+        if (explained.count(kv.first))
+            continue;
+        for (int hi : kv.second) {
+            if (attributed.count({hi, kv.first.second}))
+                continue;
+            const Host &h = t.hosts[static_cast<std::size_t>(hi)];
+            add("missing-rail", Severity::Error, h.name,
+                "host has no adapter on rail " + t.rails[static_cast<std::size_t>(kv.first.second)]);
+        }
+    }
+
+    // --- leaves with fewer uplinks than their peers; non-compute hosts on compute leaves
+    std::vector<int> compute_leaf(t.switches.size(), 0);
+    for (const Host &h : t.hosts)
+        for (const HostPort &p : h.ports)
+            if (h.compute)
+                compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
+    std::map<int, int> up;
+    for (std::size_t i = 0; i < t.switches.size(); ++i)
+        if (compute_leaf[i] && t.max_tier > 0)
+            up[t.switches[i].uplinks]++;
+    int usual_up = 0, n = 0;
+    for (auto &kv : up)
+        if (kv.second >= n) {
+            n = kv.second;
+            usual_up = kv.first;
+        }
+    for (std::size_t i = 0; i < t.switches.size(); ++i)
+        if (compute_leaf[i] && t.max_tier > 0 && t.switches[i].uplinks < usual_up)
+            add("missing-uplinks", Severity::Warning, t.switches[i].name,
+                "leaf has " + std::to_string(t.switches[i].uplinks) + " uplinks where its peers have " +
+                    std::to_string(usual_up));
+    for (const Host &h : t.hosts) {
+        if (h.compute)
+            continue;
+        for (const HostPort &p : h.ports)
+            if (compute_leaf[static_cast<std::size_t>(p.sw)]) {
+                add("non-compute-host", Severity::Warning, h.name,
+                    "host with " + std::to_string(h.ports.size()) + " adapter port(s) sits on compute leaf " +
+                        t.sw(p.sw).name);
+                break;
+            }
+    }
+
+    std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
+        return std::tie(a.code, a.subject, a.message) < std::tie(b.code, b.subject, b.message);
+    });
+    return out;
+}
+
+nlohmann::json findings_json(const std::vector<Finding> &fs)
+{
+    nlohmann::json arr = nlohmann::json::array();
+    std::size_t errors = 0;
+    for (const Finding &f : fs) {
+        errors += f.severity == Severity::Error;
+        arr.push_back({{"code", f.code}, {"severity", to_string(f.severity)}, {"subject", f.subject},
+                       {"message", f.message}});
+    }
+    return {{"findings", arr}, {"errors", errors}, {"warnings", fs.size() - errors}};
+}
+
+}  // namespace atl

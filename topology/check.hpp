@@ -1,0 +1,38 @@
+// The fabric's health, as an admin would check it before trusting it for placement.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace atl {
+
+enum class Severity : std::uint8_t { Warning, Error };
+const char *to_string(Severity s);
+
+struct Finding {
+    std::string code;      // degraded-link, default-description, ... (see atoll-topo(8))
+    Severity severity = Severity::Warning;
+    std::string subject;   // what it is about: a link, a host, a switch, a group
+    std::string message;   // one sentence for a human
+
+    bool operator==(const Finding &o) const
+    {
+        return code == o.code && severity == o.severity && subject == o.subject && message == o.message;
+    }
+};
+
+// Per link (Fabric::links order): why it is degraded, or "" when it is not.
+std::vector<std::string> degraded_reasons(const Topology &t);
+
+// Every finding, sorted by code then subject.
+std::vector<Finding> check(const Topology &t);
+
+// "ib-leaf01[3] - dgx01 mlx5_0[1]": a link as an admin finds it.
+std::string link_name(const Topology &t, const Link &l);
+
+nlohmann::json findings_json(const std::vector<Finding> &f);
+
+}  // namespace atl

@@ -1,0 +1,180 @@
+#include "topology/fabric.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace atl {
+
+const char *to_string(NodeType t)
+{
+    switch (t) {
+    case NodeType::Switch: return "switch";
+    case NodeType::Ca: return "ca";
+    case NodeType::Router: return "router";
+    }
+    return "?";
+}
+
+namespace {
+struct SpeedName {
+    Speed speed;
+    const char *name;
+    double lane_gbps;  // the rate the industry quotes: 4xHDR = 200 Gb/s
+};
+constexpr SpeedName speed_names[] = {
+    {Speed::SDR, "SDR", 2.5},  {Speed::DDR, "DDR", 5},   {Speed::QDR, "QDR", 10},
+    {Speed::FDR10, "FDR10", 10}, {Speed::FDR, "FDR", 14}, {Speed::EDR, "EDR", 25},
+    {Speed::HDR, "HDR", 50},  {Speed::NDR, "NDR", 100}, {Speed::XDR, "XDR", 200},
+};
+}  // namespace
+
+const char *to_string(Speed s)
+{
+    for (const auto &n : speed_names)
+        if (n.speed == s)
+            return n.name;
+    return "unknown";
+}
+
+Speed speed_from_string(const std::string &s)
+{
+    for (const auto &n : speed_names)
+        if (s == n.name)
+            return n.speed;
+    return Speed::Unknown;
+}
+
+double lane_gbps(Speed s)
+{
+    for (const auto &n : speed_names)
+        if (n.speed == s)
+            return n.lane_gbps;
+    return 0;
+}
+
+double link_gbps(int width, Speed s) { return width * lane_gbps(s); }
+
+bool Node::operator==(const Node &o) const
+{
+    return std::tie(type, guid, sysimg_guid, num_ports, desc, lid, vendor_id, device_id) ==
+           std::tie(o.type, o.guid, o.sysimg_guid, o.num_ports, o.desc, o.lid, o.vendor_id,
+                    o.device_id);
+}
+
+bool LinkEnd::operator==(const LinkEnd &o) const
+{
+    return std::tie(guid, port, port_guid, lid) == std::tie(o.guid, o.port, o.port_guid, o.lid);
+}
+
+bool LinkEnd::operator<(const LinkEnd &o) const
+{
+    return std::tie(guid, port) < std::tie(o.guid, o.port);
+}
+
+bool Link::operator==(const Link &o) const
+{
+    return std::tie(a, b, width, speed, supported_width, supported_speed) ==
+           std::tie(o.a, o.b, o.width, o.speed, o.supported_width, o.supported_speed);
+}
+
+bool Fabric::operator==(const Fabric &o) const
+{
+    return source == o.source && nodes == o.nodes && links == o.links;
+}
+
+const Node *Fabric::find(std::uint64_t guid) const
+{
+    auto it = std::lower_bound(nodes.begin(), nodes.end(), guid,
+                               [](const Node &n, std::uint64_t g) { return n.guid < g; });
+    return (it != nodes.end() && it->guid == guid) ? &*it : nullptr;
+}
+
+void normalise(Fabric &f)
+{
+    std::sort(f.nodes.begin(), f.nodes.end(),
+              [](const Node &x, const Node &y) { return x.guid < y.guid; });
+    for (std::size_t i = 1; i < f.nodes.size(); ++i)
+        if (f.nodes[i].guid == f.nodes[i - 1].guid)
+            throw InputError(f.source + ": node " + guid_str(f.nodes[i].guid) +
+                             " appears twice");
+    for (auto &l : f.links) {
+        if (l.b < l.a)
+            std::swap(l.a, l.b);
+    }
+    std::sort(f.links.begin(), f.links.end(), [](const Link &x, const Link &y) {
+        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+    });
+    // Drop the second sighting of each cable, merging what each end knew.
+    std::vector<Link> out;
+    out.reserve(f.links.size());
+    for (auto &l : f.links) {
+        if (!out.empty() && !(out.back().a < l.a) && !(l.a < out.back().a) &&
+            !(out.back().b < l.b) && !(l.b < out.back().b)) {
+            Link &m = out.back();
+            if (!m.a.port_guid) m.a.port_guid = l.a.port_guid;
+            if (!m.b.port_guid) m.b.port_guid = l.b.port_guid;
+            if (!m.a.lid) m.a.lid = l.a.lid;
+            if (!m.b.lid) m.b.lid = l.b.lid;
+            if (!m.width) m.width = l.width;
+            if (m.speed == Speed::Unknown) m.speed = l.speed;
+            if (!m.supported_width) m.supported_width = l.supported_width;
+            if (m.supported_speed == Speed::Unknown) m.supported_speed = l.supported_speed;
+            continue;
+        }
+        out.push_back(l);
+    }
+    f.links.swap(out);
+    // A port has one cable.
+    std::map<std::pair<std::uint64_t, int>, const Link *> seen;
+    for (const auto &l : f.links) {
+        for (const LinkEnd *e : {&l.a, &l.b}) {
+            if (!f.find(e->guid))
+                throw InputError(f.source + ": a link names node " + guid_str(e->guid) +
+                                 ", which the input never describes");
+            if (&l.a != e && l.a.guid == l.b.guid && l.a.port == l.b.port)
+                continue;
+            auto r = seen.emplace(std::make_pair(e->guid, e->port), &l);
+            if (!r.second)
+                throw InputError(f.source + ": port " + std::to_string(e->port) + " of " +
+                                 guid_str(e->guid) + " is cabled to two peers");
+        }
+    }
+}
+
+InputError::InputError(const std::string &file, std::size_t line, const std::string &what)
+    : std::runtime_error(file + ":" + std::to_string(line) + ": " + what)
+{
+}
+
+std::string guid_str(std::uint64_t guid)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
+    return buf;
+}
+
+bool parse_guid(const std::string &s, std::uint64_t &out)
+{
+    std::size_t i = 0;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        i = 2;
+    if (i == s.size() || s.size() - i > 16)
+        return false;
+    std::uint64_t v = 0;
+    for (; i < s.size(); ++i) {
+        char c = s[i];
+        int d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return false;
+        v = (v << 4) | static_cast<std::uint64_t>(d);
+    }
+    out = v;
+    return true;
+}
+
+}  // namespace atl

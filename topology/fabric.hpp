@@ -1,0 +1,92 @@
+// atoll: the fabric as discovered, as plain value types.
+//
+// A Fabric is what a discovery source saw: nodes (switches, channel adapters,
+// routers) and the cables between their ports. Everything derived from it
+// (switch graph, tiers, rails, islands) lives in topology.hpp.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace atl {
+
+enum class NodeType : std::uint8_t { Switch, Ca, Router };
+
+// Per-lane signalling rate, as InfiniBand names it.
+enum class Speed : std::uint8_t { Unknown, SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR };
+
+const char *to_string(NodeType t);
+const char *to_string(Speed s);
+// "HDR" -> Speed::HDR; unknown names (including "???") -> Speed::Unknown.
+Speed speed_from_string(const std::string &s);
+// Data rate of one lane in Gb/s (after encoding), e.g. HDR 50, EDR 25, FDR10 10.
+double lane_gbps(Speed s);
+// Width in lanes times lane rate: 4xHDR -> 200.
+double link_gbps(int width, Speed s);
+
+struct Node {
+    NodeType type = NodeType::Ca;
+    std::uint64_t guid = 0;
+    std::uint64_t sysimg_guid = 0;  // shared by the ASICs of one director chassis
+    int num_ports = 0;
+    std::string desc;               // node description, as the node reports it
+    int lid = 0;                    // switch: port 0 LID; CA: base LID of its lowest port seen
+    std::uint32_t vendor_id = 0;
+    std::uint32_t device_id = 0;
+
+    bool operator==(const Node &o) const;
+    bool operator!=(const Node &o) const { return !(*this == o); }
+};
+
+struct LinkEnd {
+    std::uint64_t guid = 0;       // node GUID
+    int port = 0;                 // port number on that node
+    std::uint64_t port_guid = 0;  // CA ports have their own GUID; switch ports 0
+    int lid = 0;                  // CA port base LID; 0 for switches
+
+    bool operator==(const LinkEnd &o) const;
+    bool operator!=(const LinkEnd &o) const { return !(*this == o); }
+    bool operator<(const LinkEnd &o) const;
+};
+
+struct Link {
+    LinkEnd a, b;                    // a < b
+    int width = 0;                   // active lanes: 1, 2, 4, 8, 12; 0 unknown
+    Speed speed = Speed::Unknown;    // active lane speed
+    int supported_width = 0;         // widest both ends support, 0 unknown
+    Speed supported_speed = Speed::Unknown;  // fastest both ends support
+
+    double gbps() const { return link_gbps(width, speed); }
+    bool operator==(const Link &o) const;
+    bool operator!=(const Link &o) const { return !(*this == o); }
+};
+
+struct Fabric {
+    std::string source;          // where it came from (file name, "ibnetdisc", ...)
+    std::vector<Node> nodes;     // sorted by GUID
+    std::vector<Link> links;     // sorted by a, then b
+
+    bool operator==(const Fabric &o) const;
+    bool operator!=(const Fabric &o) const { return !(*this == o); }
+
+    const Node *find(std::uint64_t guid) const;  // binary search; nullptr when absent
+};
+
+// Sort nodes and links, orient links (a < b) and drop exact duplicate links
+// (ibnetdiscover prints each cable from both ends). Throws InputError when a
+// port is cabled to two different peers or a link names an unknown node.
+void normalise(Fabric &f);
+
+// An error in an input: "FILE:LINE: what was found, what was expected".
+class InputError : public std::runtime_error {
+public:
+    InputError(const std::string &file, std::size_t line, const std::string &what);
+    explicit InputError(const std::string &what) : std::runtime_error(what) {}
+};
+
+std::string guid_str(std::uint64_t guid);                // "0x0002c90300a1b2c3"
+bool parse_guid(const std::string &s, std::uint64_t &out);  // "0x..." or bare hex
+
+}  // namespace atl

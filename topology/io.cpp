@@ -1,0 +1,98 @@
+#include "topology/io.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cctype>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "topology/json.hpp"
+
+namespace atl {
+
+Fabric load_fabric(const std::string &path, InputFormat fmt)
+{
+    if (fmt == InputFormat::Cache)
+        return load_ibnetdiscover_cache(path);
+    std::ifstream file;
+    std::istringstream piped;
+    std::istream *in = &piped;
+    std::string name = path == "-" ? "<stdin>" : path;
+    if (path == "-") {
+        std::ostringstream all;
+        all << std::cin.rdbuf();
+        piped.str(all.str());
+    } else {
+        file.open(path, std::ios::binary);
+        if (!file)
+            throw InputError(path + ": cannot open: " + std::strerror(errno));
+        in = &file;
+    }
+    if (fmt == InputFormat::Auto) {
+        // Look at the first bytes: '{' is JSON, a NUL byte a binary cache file.
+        char head[256];
+        in->read(head, sizeof head);
+        std::streamsize n = in->gcount();
+        in->clear();
+        in->seekg(0);
+        std::size_t i = 0;
+        while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
+            ++i;
+        if (i < static_cast<std::size_t>(n) && head[i] == '{')
+            fmt = InputFormat::Json;
+        else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
+            return load_ibnetdiscover_cache(path);
+        else
+            fmt = InputFormat::Text;
+    }
+    return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
+}
+
+void write_file_atomically(const std::string &path, const std::function<void(std::ostream &)> &write)
+{
+    if (path == "-") {
+        write(std::cout);
+        std::cout.flush();
+        if (!std::cout)
+            throw std::runtime_error("writing standard output failed");
+        return;
+    }
+    std::ostringstream buf;
+    write(buf);
+    std::string data = buf.str();
+    std::string tmp = path + ".tmp.XXXXXX";
+    int fd = mkstemp(&tmp[0]);
+    if (fd < 0)
+        throw std::runtime_error(path + ": cannot create a temporary file beside it: " + std::strerror(errno));
+    std::size_t off = 0;
+    while (off < data.size()) {
+        ssize_t w = ::write(fd, data.data() + off, data.size() - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw std::runtime_error(path + ": write failed: " + std::strerror(e));
+        }
+        off += static_cast<std::size_t>(w);
+    }
+    fchmod(fd, 0644);
+    if (fsync(fd) != 0 || ::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error(path + ": write failed: " + std::strerror(e));
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error(path + ": cannot rename the new file into place: " + std::strerror(e));
+    }
+}
+
+}  // namespace atl

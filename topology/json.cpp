@@ -1,0 +1,251 @@
+#include "topology/json.hpp"
+
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace atl {
+namespace {
+
+using nlohmann::json;
+
+std::uint64_t guid_at(const json &j, const char *key, const std::string &where)
+{
+    const json &v = j.at(key);
+    std::uint64_t g;
+    if (!v.is_string() || !parse_guid(v.get<std::string>(), g))
+        throw InputError(where + ": \"" + key + "\" is " + v.dump() +
+                         ", expected a GUID string such as \"0x0002c903000e0b72\"");
+    return g;
+}
+
+json end_json(const LinkEnd &e)
+{
+    json j = {{"guid", guid_str(e.guid)}, {"port", e.port}};
+    if (e.port_guid)
+        j["port_guid"] = guid_str(e.port_guid);
+    if (e.lid)
+        j["lid"] = e.lid;
+    return j;
+}
+
+LinkEnd end_from(const json &j, const std::string &where)
+{
+    LinkEnd e;
+    e.guid = guid_at(j, "guid", where);
+    e.port = j.at("port").get<int>();
+    if (j.contains("port_guid"))
+        e.port_guid = guid_at(j, "port_guid", where);
+    e.lid = j.value("lid", 0);
+    return e;
+}
+
+NodeType type_from(const std::string &s, const std::string &where)
+{
+    for (NodeType t : {NodeType::Switch, NodeType::Ca, NodeType::Router})
+        if (s == to_string(t))
+            return t;
+    throw InputError(where + ": node type \"" + s + "\", expected switch, ca or router");
+}
+
+Speed speed_from(const json &j, const char *key, const std::string &where)
+{
+    if (!j.contains(key))
+        return Speed::Unknown;
+    std::string s = j.at(key).get<std::string>();
+    Speed sp = speed_from_string(s);
+    if (sp == Speed::Unknown && s != "unknown")
+        throw InputError(where + ": speed \"" + s + "\", expected SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR or unknown");
+    return sp;
+}
+
+}  // namespace
+
+json fabric_to_json(const Topology &t)
+{
+    const Fabric &f = t.fabric;
+    json nodes = json::array();
+    for (const Node &n : f.nodes) {
+        json j = {{"guid", guid_str(n.guid)}, {"type", to_string(n.type)}, {"ports", n.num_ports},
+                  {"desc", n.desc}, {"lid", n.lid}};
+        if (n.sysimg_guid)
+            j["sysimgguid"] = guid_str(n.sysimg_guid);
+        if (n.vendor_id)
+            j["vendid"] = n.vendor_id;
+        if (n.device_id)
+            j["devid"] = n.device_id;
+        nodes.push_back(std::move(j));
+    }
+    json links = json::array();
+    for (const Link &l : f.links) {
+        json j = {{"a", end_json(l.a)}, {"b", end_json(l.b)}, {"width", l.width},
+                  {"speed", to_string(l.speed)}};
+        if (l.supported_width)
+            j["supported_width"] = l.supported_width;
+        if (l.supported_speed != Speed::Unknown)
+            j["supported_speed"] = to_string(l.supported_speed);
+        links.push_back(std::move(j));
+    }
+    json sw = json::array();
+    for (const Switch &s : t.switches) {
+        json j = {{"guid", guid_str(s.guid)}, {"name", s.name}, {"tier", s.tier},
+                  {"sharp", s.sharp}, {"uplinks", s.uplinks}, {"host_ports", s.host_ports}};
+        if (s.group >= 0)
+            j["group"] = s.group;
+        if (s.rail >= 0)
+            j["rail"] = s.rail;
+        sw.push_back(std::move(j));
+    }
+    json hosts = json::array();
+    for (const Host &h : t.hosts) {
+        json ports = json::array();
+        for (const HostPort &p : h.ports)
+            ports.push_back({{"hca", p.hca}, {"guid", guid_str(p.ca_guid)}, {"port", p.port},
+                             {"rail", p.rail}, {"switch", t.sw(p.sw).name},
+                             {"gbps", f.links[p.link].gbps()}});
+        hosts.push_back({{"name", h.name}, {"compute", h.compute}, {"ports", ports},
+                         {"leaf", h.leaf_island >= 0 ? t.islands[static_cast<std::size_t>(h.leaf_island)].name : ""},
+                         {"group", h.group >= 0 ? t.islands[static_cast<std::size_t>(h.group)].name : ""},
+                         {"pod", h.pod >= 0 ? t.islands[static_cast<std::size_t>(h.pod)].name : ""}});
+    }
+    json islands = json::array();
+    for (const Island &is : t.islands) {
+        json hs = json::array(), ls = json::array();
+        for (int h : is.hosts)
+            hs.push_back(t.hosts[static_cast<std::size_t>(h)].name);
+        for (int l : is.leaves)
+            ls.push_back(t.sw(l).name);
+        islands.push_back({{"level", to_string(is.level)}, {"name", is.name}, {"hosts", hs},
+                           {"leaves", ls}, {"parent", is.parent}});
+    }
+    return {{"format", "atoll-fabric"},
+            {"version", fabric_json_version},
+            {"source", f.source},
+            {"nodes", nodes},
+            {"links", links},
+            {"analysis",
+             {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
+              {"switches", sw}, {"hosts", hosts}, {"islands", islands}}}};
+}
+
+Fabric fabric_from_json(const json &j, const std::string &source)
+{
+    try {
+        if (!j.is_object() || j.value("format", "") != "atoll-fabric")
+            throw InputError(source + ": not an atoll fabric file: expected {\"format\": \"atoll-fabric\", ...}");
+        int v = j.at("version").get<int>();
+        if (v != fabric_json_version)
+            throw InputError(source + ": fabric format version " + std::to_string(v) +
+                             ", expected version " + std::to_string(fabric_json_version));
+        Fabric f;
+        f.source = j.at("source").get<std::string>();
+        std::size_t i = 0;
+        for (const json &n : j.at("nodes")) {
+            std::string where = source + ": nodes[" + std::to_string(i++) + "]";
+            Node node;
+            node.guid = guid_at(n, "guid", where);
+            node.type = type_from(n.at("type").get<std::string>(), where);
+            node.num_ports = n.at("ports").get<int>();
+            node.desc = n.at("desc").get<std::string>();
+            node.lid = n.value("lid", 0);
+            if (n.contains("sysimgguid"))
+                node.sysimg_guid = guid_at(n, "sysimgguid", where);
+            node.vendor_id = n.value("vendid", 0u);
+            node.device_id = n.value("devid", 0u);
+            f.nodes.push_back(std::move(node));
+        }
+        i = 0;
+        for (const json &l : j.at("links")) {
+            std::string where = source + ": links[" + std::to_string(i++) + "]";
+            Link link;
+            link.a = end_from(l.at("a"), where);
+            link.b = end_from(l.at("b"), where);
+            link.width = l.at("width").get<int>();
+            link.speed = speed_from(l, "speed", where);
+            link.supported_width = l.value("supported_width", 0);
+            link.supported_speed = speed_from(l, "supported_speed", where);
+            f.links.push_back(link);
+        }
+        Fabric g = f;
+        normalise(g);
+        return g;
+    } catch (const json::exception &e) {
+        throw InputError(source + ": " + e.what());
+    }
+}
+
+void save_fabric_json(std::ostream &out, const Topology &t) { out << fabric_to_json(t).dump(1) << '\n'; }
+
+Fabric load_fabric_json(std::istream &in, const std::string &source)
+{
+    json j;
+    try {
+        j = json::parse(in);
+    } catch (const json::parse_error &e) {
+        // e.byte is an offset; say the line as the house style asks
+        throw InputError(source + ": " + e.what());
+    }
+    return fabric_from_json(j, source);
+}
+
+json summary_json(const Topology &t)
+{
+    std::size_t hcas = 0, cas = 0;
+    for (const Node &n : t.fabric.nodes)
+        if (n.type != NodeType::Switch)
+            ++cas;
+    std::map<std::uint64_t, bool> seen;
+    for (const Host &h : t.hosts)
+        for (const HostPort &p : h.ports)
+            seen[p.ca_guid] = true;
+    hcas = seen.size();
+    std::size_t compute = 0;
+    for (const Host &h : t.hosts)
+        compute += h.compute;
+    json tiers = json::object();
+    std::map<int, int> tier_count;
+    for (const Switch &s : t.switches)
+        tier_count[s.tier]++;
+    auto tier_name = [](int tier) -> std::string {
+        switch (tier) {
+        case -1: return "unreachable";
+        case 0: return "leaf";
+        case 1: return "spine";
+        case 2: return "core";
+        }
+        return "tier" + std::to_string(tier);
+    };
+    for (const auto &kv : tier_count)
+        tiers[tier_name(kv.first)] = kv.second;
+    json levels = json::object();
+    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+        auto ids = t.islands_at(l);
+        std::size_t largest = 0;
+        for (int i : ids)
+            largest = std::max(largest, t.islands[static_cast<std::size_t>(i)].hosts.size());
+        levels[to_string(l)] = {{"count", ids.size()}, {"largest", largest}};
+    }
+    std::map<std::string, int> speeds;
+    for (const Link &l : t.fabric.links)
+        speeds[std::to_string(l.width) + "x" + to_string(l.speed)]++;
+    std::size_t sharp = 0;
+    for (const Switch &s : t.switches)
+        sharp += s.sharp;
+    return {{"source", t.fabric.source},
+            {"switches", t.switches.size()},
+            {"cas", cas},
+            {"hosts", t.hosts.size()},
+            {"compute_hosts", compute},
+            {"hcas", hcas},
+            {"links", t.fabric.links.size()},
+            {"tiers", tiers},
+            {"rails", t.rails.size()},
+            {"rail_names", t.rails},
+            {"rail_optimised", t.rail_optimised},
+            {"sharp_switches", sharp},
+            {"unnamed_cas", t.unnamed.size()},
+            {"islands", levels},
+            {"link_speeds", speeds}};
+}
+
+}  // namespace atl

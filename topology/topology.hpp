@@ -1,0 +1,114 @@
+// atoll: what a Fabric means for scheduling. The switch graph (Boost.Graph),
+// tiers, hosts and their rails, rail groups, pods and the island hierarchy
+// leaf -> group -> pod -> fabric that placement and the plugin use.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topology/fabric.hpp"
+
+namespace atl {
+
+struct SwitchVertex {
+    std::uint64_t guid = 0;
+};
+struct SwitchEdge {
+    int multiplicity = 0;  // parallel cables between the two switches
+    double gbps = 0;       // their total bandwidth
+};
+// The switch graph: one vertex per switch (same order as Topology::switches),
+// one edge per connected pair of switches.
+using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                          SwitchVertex, SwitchEdge>;
+using SwitchId = SwitchGraph::vertex_descriptor;
+
+enum class Level : std::uint8_t { Leaf, Group, Pod, Fabric };
+const char *to_string(Level l);
+bool level_from_string(const std::string &s, Level &out);
+
+struct Switch {
+    std::uint64_t guid = 0;
+    std::string name;        // stable name from its description (or GUID)
+    int tier = -1;           // 0 leaf, 1 spine, 2 core, ...; -1 unreachable from any leaf
+    bool sharp = false;      // has a SHARP aggregation node
+    int group = -1;          // rail group (leaves only)
+    int rail = -1;           // the rail most of its host ports carry (leaves only)
+    int host_ports = 0;      // host HCA ports cabled to it
+    int uplinks = 0;         // cables to switches of a higher tier
+};
+
+struct HostPort {
+    std::uint64_t ca_guid = 0;
+    int port = 0;
+    std::string hca;         // "mlx5_0", "HCA-1", "" when the description names none
+    int dev_index = -1;      // mlx5_N -> N, HCA-N -> N-1
+    int rail = -1;           // index into Topology::rails; -1 when not a fabric rail
+    std::size_t link = 0;    // index into Fabric::links
+    int sw = -1;             // switch it is cabled to (index into switches)
+};
+
+struct Host {
+    std::string name;
+    std::vector<HostPort> ports;  // sorted by rail key
+    bool compute = false;         // has the fabric's usual HCA count (see analyse())
+    int leaf_island = -1, group = -1, pod = -1;
+};
+
+struct Island {
+    Level level = Level::Leaf;
+    std::string name;
+    std::vector<int> hosts;      // indices into Topology::hosts, sorted by host name
+    std::vector<int> leaves;     // switch indices
+    int parent = -1;             // island index one level up; -1 for the fabric
+};
+
+// A CA whose description is a firmware default: not a host until a node name
+// map names it.
+struct UnnamedCa {
+    std::uint64_t guid = 0;
+    std::string desc;
+    int sw = -1;
+    int port = 0;                // port of that switch
+};
+
+struct Topology {
+    Fabric fabric;
+    SwitchGraph graph;
+    std::vector<Switch> switches;           // vertex i of graph is switches[i]
+    std::map<std::uint64_t, int> switch_index;
+    std::vector<Host> hosts;                 // sorted by name
+    std::map<std::string, int> host_index;
+    std::vector<std::string> rails;         // rail names ("mlx5_0", "mlx5_0/2" for port 2)
+    bool rail_optimised = false;            // hosts' rails land on different leaves
+    int max_tier = 0;
+    std::vector<Island> islands;            // leaves, then groups, pods, fabric
+    std::vector<UnnamedCa> unnamed;
+    std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
+
+    std::vector<int> islands_at(Level l) const;
+    int island_of(int host, Level l) const;  // -1 when none
+    const Switch &sw(int i) const { return switches.at(static_cast<std::size_t>(i)); }
+};
+
+// Classify a CA description: a host "name hca", a SHARP aggregation node, or a
+// firmware default ("MT4129 ConnectX7 Mellanox Technologies", "", "localhost").
+enum class CaKind : std::uint8_t { Host, Sharp, Default };
+CaKind classify_ca(const std::string &desc);
+// "dgx01 mlx5_3 " -> {"dgx01", "mlx5_3"}
+std::pair<std::string, std::string> split_ca_desc(const std::string &desc);
+// mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number
+int hca_dev_index(const std::string &hca);
+// A switch description's stable name: "MF0;ib-leaf01:MQM8700/U1" -> "ib-leaf01"
+std::string switch_base_name(const std::string &desc);
+// Only [A-Za-z0-9._-]; anything else becomes '-'.
+std::string sanitise_name(const std::string &s);
+
+// Build everything above from a fabric. Never throws on a strange but valid
+// fabric; throws InputError when the fabric holds no switch.
+Topology analyse(Fabric fabric);
+
+}  // namespace atl
