@@ -13,8 +13,8 @@ std::string q(const std::string &s)
 {
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
+        if (c == '"')
+            out += '\\';  // labels keep their \n line breaks
         out += c;
     }
     return out + "\"";

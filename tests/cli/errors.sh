@@ -1,3 +1,49 @@
 #!/bin/sh
-echo "1..1"
-echo "ok 1 # SKIP not written yet"
+# Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
+# an existing topology.conf survives a failed run. Usage errors exit 2.
+. "$(dirname "$0")/../lib.sh"
+plan 12
+work=$(tmpdir)
+good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
+
+# expect_error NAME INPUT-FILE PATTERN: exit 1, message matching PATTERN, no output file
+expect_error() {
+    rm -f "$work/out.json"
+    "$TOPO" discover "$2" -o "$work/out.json" 2>"$work/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q -- "$3" "$work/err" && [ ! -e "$work/out.json" ] &&
+       [ -z "$(ls "$work" | grep '\.tmp\.')" ]; then
+        ok "$1"
+    else
+        not_ok "$1"
+        diag "exit $rc" "$(cat "$work/err")"
+    fi
+}
+head -c 300 "$good" >"$work/truncated.txt"
+expect_error "a truncated file names file and line" "$work/truncated.txt" "truncated.txt:[0-9]*: found .*expected"
+sed 's/^switchguid=0x\([0-9a-f]*\)/switchguid=0xQQ\1/' "$good" >"$work/badguid.txt"
+expect_error "a bad GUID names file and line" "$work/badguid.txt" "badguid.txt:9: found '0xQQ.*expected a node GUID"
+sed '12s/^\[/Bridge [/' "$good" >"$work/unknown.txt"
+expect_error "an unknown record names file and line" "$work/unknown.txt" "unknown.txt:12: found 'Bridge.*expected a node record"
+head -c 4096 /bin/ls >"$work/junk.bin"
+expect_error "binary junk is refused" "$work/junk.bin" "junk.bin"
+printf '{"format": "atoll-fabric", "version": 1, "nodes": [' >"$work/cut.json"
+expect_error "a truncated fabric.json is refused" "$work/cut.json" "cut.json"
+expect_error "a missing file is an error" "$work/nope.txt" "nope.txt: cannot open"
+
+# an existing topology.conf is never lost to a failed run
+echo "SwitchName=keep Nodes=n1" >"$work/topology.conf"
+"$TOPO" slurm "$work/truncated.txt" -o "$work/topology.conf" 2>/dev/null
+rc=$?
+check "a failed slurm run exits 1 and keeps topology.conf" [ $rc -eq 1 ] && grep -q keep "$work/topology.conf"
+"$TOPO" slurm "$good" -o "$work/topology.conf"
+check "a good run replaces it" grep -q "SwitchName=ib-leaf01 Nodes=gpu\[001-008\]" "$work/topology.conf"
+
+"$TOPO" show --bogus "$good" >/dev/null 2>"$work/err"
+check "an unknown option exits 2 and names it" [ $? -eq 2 ] && grep -q "unknown option --bogus" "$work/err"
+"$TOPO" frobnicate >/dev/null 2>&1
+check "an unknown command exits 2" [ $? -eq 2 ]
+"$TOPO" generate --rails x >/dev/null 2>"$work/err"
+check "a bad number names the flag" [ $? -eq 2 ] && grep -q -- '--rails: "x"' "$work/err"
+"$TOPO" show --format text - <"$good" | grep -q "hosts:     32"
+check "standard input works as an input" [ $? -eq 0 ]

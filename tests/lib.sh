@@ -1,0 +1,27 @@
+# Shared helpers for the shell tests: TAP output, temporary directories, cleanup.
+# Each test script sources this, calls plan N, then ok/not_ok/skip per check.
+: "${ATOLL_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${ATOLL_BUILDDIR:=$ATOLL_SRCDIR/build}"
+TOPO="$ATOLL_BUILDDIR/tools/atoll-topo"
+DATA="$ATOLL_SRCDIR/tests/data"
+_n=0
+_cleanups=
+plan() { echo "1..$1"; }
+ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+not_ok() { _n=$((_n + 1)); echo "not ok $_n - $1"; }
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# check NAME COMMAND...: ok when the command succeeds
+check() {
+    _what=$1
+    shift
+    if "$@"; then ok "$_what"; else not_ok "$_what"; fi
+}
+at_exit() { _cleanups="$1; $_cleanups"; }
+trap 'eval "$_cleanups"' EXIT
+trap 'exit 130' INT TERM
+tmpdir() {
+    d=$(mktemp -d "${TMPDIR:-/tmp}/atoll-test.XXXXXX")
+    at_exit "rm -rf '$d'"
+    echo "$d"
+}
