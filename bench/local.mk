@@ -1,0 +1,6 @@
+# Benchmarks: programs that print figures (run bench/bench-topo.sh); not tests.
+noinst_PROGRAMS += bench/atoll-bench-topo
+bench_atoll_bench_topo_SOURCES = bench/bench-topo.cpp
+bench_atoll_bench_topo_LDADD = topology/libatoll-topology.la
+bench_atoll_bench_topo_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+EXTRA_DIST += bench/bench-topo.sh bench/data
