@@ -3,9 +3,9 @@
 # accepted without errors, and no "multiple leaf switches contain nodes" warning
 # for a rail-optimised fabric, where listing each leaf with its hosts does warn.
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 if ! command -v slurmctld >/dev/null || ! command -v scontrol >/dev/null; then
-    for i in 1 2 3 4 5 6; do skip "slurmctld $i" "slurmctld or slurm-client not installed"; done
+    for i in 1 2 3 4 5 6 7; do skip "slurmctld $i" "slurmctld or slurm-client not installed"; done
     exit 0
 fi
 work=$(tmpdir)
@@ -37,7 +37,7 @@ MailProg=/bin/true
 MpiDefault=none
 PlugStackConfig=$d/plugstack.conf
 TopologyPlugin=topology/tree
-NodeName=$3 CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1
+$3
 PartitionName=all Nodes=ALL Default=YES State=UP
 CONF
     : >"$d/plugstack.conf"
@@ -54,6 +54,7 @@ CONF
         sleep 0.2
     done
     SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show topology >"$d/topology.out" 2>&1
+    SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show node node010 >"$d/node.out" 2>&1
     kill $ctld 2>/dev/null
     wait $ctld 2>/dev/null
     port=$((port + 2))
@@ -61,7 +62,7 @@ CONF
 
 "$TOPO" generate --rails 4 --groups 2 --pods 2 --hosts 4 -o "$work/rails.net"
 "$TOPO" slurm "$work/rails.net" -o "$work/rails.conf"
-run_ctld rails "$work/rails.conf" "node[001-016]"
+run_ctld rails "$work/rails.conf" "NodeName=node[001-016] CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
 check "slurmctld loads atoll's topology.conf for a rail-optimised 3-level fabric" \
     grep -q "SwitchName=fabric Level=2" "$work/rails/topology.out"
 check "every node sits under one leaf switch" \
@@ -76,14 +77,14 @@ fi
 # the naive file (each rail leaf with its hosts) is what Slurm warns about
 for l in 1 2 3 4; do echo "SwitchName=leaf$l Nodes=node[001-004]"; done >"$work/naive.conf"
 echo "SwitchName=top Switches=leaf[1-4]" >>"$work/naive.conf"
-run_ctld naive "$work/naive.conf" "node[001-004]"
+run_ctld naive "$work/naive.conf" "NodeName=node[001-004] CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
 check "slurmctld warns about the naive rail layout (the check above can fail)" \
     grep -qi "multiple leaf switches" "$work/naive/slurmctld.log"
 
 # Selene, as the demo writes it
 "$TOPO" slurm "$ATOLL_SRCDIR/data/fabrics/selene-compute.ibnetdiscover" -o "$work/selene.conf"
 nodes=$(grep -o 'Nodes=[^ ]*' "$work/selene.conf" | sed 's/Nodes=//' | paste -sd, -)
-run_ctld selene "$work/selene.conf" "$nodes"
+run_ctld selene "$work/selene.conf" "NodeName=$nodes CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
 check "slurmctld loads Selene's topology.conf" grep -q "SwitchName=pod-LG01-01 Level=1" "$work/selene/topology.out"
 if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/selene/slurmctld.log"; then
     not_ok "no warning or error for Selene"
@@ -91,3 +92,10 @@ if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/s
 else
     ok "no warning or error for Selene"
 fi
+
+# the features include, with --node-params, defines the nodes with their island features
+"$TOPO" slurm --format features --node-params "CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1" \
+    "$work/rails.net" -o "$work/features.conf"
+run_ctld features "$work/rails.conf" "Include $work/features.conf"
+grep -q "AvailableFeatures=grp-ib-leaf09,pod-ib-leaf09" "$work/features/node.out"
+check "slurmctld reads the features include: node010 has its island features" [ $? -eq 0 ]
