@@ -247,7 +247,6 @@ Topology analyse(Fabric fabric)
 
     // Hosts from CA descriptions.
     std::map<std::string, Host> hosts;
-    std::vector<RailKey> keys_unused;
     for (std::size_t li = 0; li < f.links.size(); ++li) {
         const Link &l = f.links[li];
         auto sa = t.switch_index.find(l.a.guid), sb = t.switch_index.find(l.b.guid);
@@ -346,7 +345,7 @@ Topology analyse(Fabric fabric)
         if (2 * kv.second < ncompute)
             continue;
         rail_of[kv.first] = static_cast<int>(t.rails.size());
-        std::string name = mode_of(std::vector<std::string>{}, std::string());
+        std::string name;
         int best = -1;
         for (const auto &nm : key_names[kv.first])
             if (nm.second > best) {
