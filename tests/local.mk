@@ -20,4 +20,5 @@ AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
 TESTS += tests/cli/errors.sh tests/cli/golden.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh
-EXTRA_DIST += tests/run-unit tests/lib.sh tests/cli tests/integration tests/data tests/unit/testdata.hpp
+# TESTS are distributed by automake; whole directories would pick up build-tree logs
+EXTRA_DIST += tests/run-unit tests/lib.sh tests/cli/golden tests/data tests/unit/testdata.hpp
