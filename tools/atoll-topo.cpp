@@ -240,18 +240,19 @@ int cmd_check(int argc, char **argv)
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"slurm-format", "node-params", "scontrol-nodes"});
-    // --format names the input format elsewhere; here --slurm-format or a
-    // value of --format that is a Slurm format selects the output.
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes"});
+    // --format names the input format elsewhere; here a Slurm format name
+    // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {});
-    std::string what = a.get("slurm-format", "tree");
+    std::string what = "tree";
     std::string f = a.get("format", "");
     if (f == "tree" || f == "block" || f == "features" || f == "scontrol") {
         what = f;
         a.opts.erase("format");
     }
-    if (what != "tree" && what != "block" && what != "features" && what != "scontrol")
-        throw Usage("--format: \"" + what + "\", expected tree, block, features or scontrol");
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache")
+        throw Usage("--format: \"" + f + "\", expected tree, block, features or scontrol "
+                    "(or an input format: auto, text, json, cache)");
     Topology t = analyse(load_inputs(a, false));
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {

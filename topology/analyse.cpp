@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "topology/tally.hpp"
 #include "topology/topology.hpp"
 
 namespace atl {
@@ -80,21 +81,6 @@ struct UnionFind {
             p[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
     }
 };
-
-template <class T> T mode_of(const std::vector<T> &v, T fallback)
-{
-    std::map<T, int> count;
-    for (const T &x : v)
-        ++count[x];
-    T best = fallback;
-    int n = 0;
-    for (const auto &kv : count)
-        if (kv.second >= n) {  // ties go to the larger value
-            best = kv.first;
-            n = kv.second;
-        }
-    return best;
-}
 
 }  // namespace
 
@@ -316,7 +302,7 @@ Topology analyse(Fabric fabric)
     std::vector<int> counts;
     for (const Host &h : t.hosts)
         counts.push_back(static_cast<int>(h.ports.size()));
-    int usual = mode_of(counts, 1);
+    int usual = most_common(counts, 1);
     for (Host &h : t.hosts)
         h.compute = usual <= 1 ? !h.ports.empty() : 2 * static_cast<int>(h.ports.size()) >= usual;
 

@@ -1,4 +1,5 @@
 #include "topology/check.hpp"
+#include "topology/tally.hpp"
 
 #include <algorithm>
 #include <map>
@@ -76,15 +77,9 @@ std::vector<std::string> degraded_reasons(const Topology &t)
     for (std::size_t i = 0; i < f.links.size(); ++i)
         if (link_class[i] >= 0)
             class_rates[static_cast<std::size_t>(link_class[i])][{f.links[i].width, f.links[i].speed}]++;
-    std::vector<Rate> norm(class_rates.size(), Rate{0, Speed::Unknown});
-    for (std::size_t c = 0; c < class_rates.size(); ++c) {
-        int n = 0;
-        for (const auto &kv : class_rates[c])
-            if (kv.second >= n) {
-                n = kv.second;
-                norm[c] = kv.first;
-            }
-    }
+    std::vector<Rate> norm;
+    for (const auto &rates : class_rates)
+        norm.push_back(most_common(rates, Rate{0, Speed::Unknown}));
     for (std::size_t i = 0; i < f.links.size(); ++i) {
         const Link &l = f.links[i];
         std::string why;
@@ -178,15 +173,7 @@ std::vector<Finding> check(const Topology &t)
                     group_rails[g].insert(t.sw(l).rail);
             sizes.push_back(static_cast<int>(is.leaves.size()));
         }
-        std::map<int, int> cnt;
-        for (int s : sizes)
-            cnt[s]++;
-        int usual = 0, n = 0;
-        for (auto &kv : cnt)
-            if (kv.second >= n) {
-                n = kv.second;
-                usual = kv.first;
-            }
+        int usual = most_common(sizes, 0);
         for (auto &kv : group_rails) {
             const Island &is = t.islands[static_cast<std::size_t>(kv.first)];
             if (static_cast<int>(is.leaves.size()) >= usual)
@@ -250,12 +237,7 @@ std::vector<Finding> check(const Topology &t)
     for (std::size_t i = 0; i < t.switches.size(); ++i)
         if (compute_leaf[i] && t.max_tier > 0)
             up[t.switches[i].uplinks]++;
-    int usual_up = 0, n = 0;
-    for (auto &kv : up)
-        if (kv.second >= n) {
-            n = kv.second;
-            usual_up = kv.first;
-        }
+    int usual_up = most_common(up, 0);
     for (std::size_t i = 0; i < t.switches.size(); ++i)
         if (compute_leaf[i] && t.max_tier > 0 && t.switches[i].uplinks < usual_up)
             add("missing-uplinks", Severity::Warning, t.switches[i].name,

@@ -3,7 +3,7 @@ noinst_LTLIBRARIES += topology/libatoll-topology.la
 topology_libatoll_topology_la_SOURCES = \
 	topology/fabric.hpp topology/fabric.cpp \
 	topology/ibnetdiscover.hpp topology/ibnetdiscover.cpp topology/ibnetdisc.cpp \
-	topology/topology.hpp topology/analyse.cpp \
+	topology/topology.hpp topology/tally.hpp topology/analyse.cpp \
 	topology/json.hpp topology/json.cpp topology/check.hpp topology/check.cpp \
 	topology/hostlist.hpp topology/hostlist.cpp topology/slurm.hpp topology/slurm.cpp \
 	topology/dot.hpp topology/dot.cpp topology/io.hpp topology/io.cpp topology/generate.hpp topology/generate.cpp
