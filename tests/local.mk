@@ -19,6 +19,7 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-TESTS += tests/cli/errors.sh tests/cli/golden.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh
-# TESTS are distributed by automake; whole directories would pick up build-tree logs
-EXTRA_DIST += tests/run-unit tests/lib.sh tests/cli/golden tests/data tests/unit/testdata.hpp
+SHELL_TESTS = tests/cli/errors.sh tests/cli/golden.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh
+TESTS += $(SHELL_TESTS)
+# Files, not whole directories: a directory in the build tree would bring its logs along.
+EXTRA_DIST += $(SHELL_TESTS) tests/run-unit tests/lib.sh tests/cli/golden tests/data tests/unit/testdata.hpp

@@ -9,7 +9,7 @@ using namespace atl;
 
 TEST_CASE("fabric.json: load(save(x)) == x for every fixture", "[json]")
 {
-    for (const std::string f : {test_data("ibsim/fattree_dualport_degraded/ibnetdiscover.cache"),
+    for (const std::string &f : {test_data("ibsim/fattree_dualport_degraded/ibnetdiscover.cache"),
                                 test_data("ibsim/fattree_rails4_8hosts/ibnetdiscover_p.txt"),
                                 test_data("ibnetdiscover/ufm_small_topo_mixed_fdr_edr_hdr.txt"),
                                 test_data("ibnetdiscover/hpc_toolset_X5_voltaire_qdr.topofile"), selene_path()}) {
