@@ -3,6 +3,7 @@
 : "${ATOLL_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${ATOLL_BUILDDIR:=$ATOLL_SRCDIR/build}"
 TOPO="$ATOLL_BUILDDIR/tools/atoll-topo"
+PLACE="$ATOLL_BUILDDIR/tools/atoll-place"
 DATA="$ATOLL_SRCDIR/tests/data"
 _n=0
 _cleanups=

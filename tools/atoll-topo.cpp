@@ -16,6 +16,7 @@
 #include "topology/io.hpp"
 #include "topology/json.hpp"
 #include "topology/slurm.hpp"
+#include "tools/args.hpp"
 
 using namespace atl;
 
@@ -25,7 +26,8 @@ const char *usage_text =
     "usage: atoll-topo COMMAND [OPTIONS] [INPUT...]\n"
     "\n"
     "commands:\n"
-    "  discover  read inputs (ibnetdiscover text, -p report, --cache file, fabric.json)\n"
+    "  discover  read inputs (ibnetdiscover text, -p report, --cache file, fabric.json,\n"
+    "            host,leaf,pod,core CSV [--csv-columns ROLE=COLUMN,...])\n"
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json]\n"
@@ -34,92 +36,18 @@ const char *usage_text =
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
-    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache), -h, --version\n"
+    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found\n";
-
-struct Usage : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Options: "--name value", "--name=value", flags; the rest are operands.
-struct Args {
-    std::map<std::string, std::vector<std::string>> opts;
-    std::vector<std::string> operands;
-
-    bool flag(const std::string &n) const { return opts.count(n) > 0; }
-    std::string get(const std::string &n, const std::string &def = "") const
-    {
-        auto it = opts.find(n);
-        return it == opts.end() ? def : it->second.back();
-    }
-    const std::vector<std::string> &all(const std::string &n) const
-    {
-        static const std::vector<std::string> none;
-        auto it = opts.find(n);
-        return it == opts.end() ? none : it->second;
-    }
-};
-
-Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,
-                const std::vector<std::string> &flags)
-{
-    Args a;
-    auto known = [](const std::vector<std::string> &v, const std::string &n) {
-        return std::find(v.begin(), v.end(), n) != v.end();
-    };
-    for (int i = first; i < argc; ++i) {
-        std::string s = argv[i];
-        if (s == "-o")
-            s = "--output";
-        if (s.size() > 2 && s.compare(0, 2, "--") == 0) {
-            std::string name = s.substr(2), value;
-            std::size_t eq = name.find('=');
-            bool has_eq = eq != std::string::npos;
-            if (has_eq) {
-                value = name.substr(eq + 1);
-                name = name.substr(0, eq);
-            }
-            if (known(with_value, name)) {
-                if (!has_eq) {
-                    if (i + 1 >= argc)
-                        throw Usage("--" + name + ": argument required");
-                    value = argv[++i];
-                }
-                a.opts[name].push_back(value);
-            } else if (known(flags, name)) {
-                if (has_eq)
-                    throw Usage("--" + name + " takes no argument");
-                a.opts[name].push_back("");
-            } else {
-                throw Usage("unknown option --" + name);
-            }
-        } else if (s.size() > 1 && s[0] == '-' && s != "-") {
-            throw Usage("unknown option " + s);
-        } else {
-            a.operands.push_back(s);
-        }
-    }
-    return a;
-}
-
-InputFormat input_format(const Args &a)
-{
-    std::string f = a.get("format", "auto");
-    if (f == "auto") return InputFormat::Auto;
-    if (f == "text") return InputFormat::Text;
-    if (f == "json") return InputFormat::Json;
-    if (f == "cache") return InputFormat::Cache;
-    throw Usage("--format: \"" + f + "\", expected auto, text, json or cache");
-}
 
 // All inputs merged into one fabric, the node name map applied.
 Fabric load_inputs(const Args &a, bool allow_live)
 {
     std::vector<Fabric> parts;
     InputFormat fmt = input_format(a);
+    CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
     for (const auto &p : a.operands)
-        parts.push_back(load_fabric(p, fmt));
+        parts.push_back(load_fabric(p, fmt, cols));
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))
@@ -145,7 +73,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
     return f;
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output"};
+const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output", "csv-columns"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {
@@ -188,7 +116,7 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port"},
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns"},
                         {"ib", "progress"});
     Topology t = analyse(load_inputs(a, true));
     std::string out = a.get("output", "-");
@@ -250,9 +178,9 @@ int cmd_slurm(int argc, char **argv)
         what = f;
         a.opts.erase("format");
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache")
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv")
         throw Usage("--format: \"" + f + "\", expected tree, block, features or scontrol "
-                    "(or an input format: auto, text, json, cache)");
+                    "(or an input format: auto, text, json, cache, csv)");
     Topology t = analyse(load_inputs(a, false));
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
@@ -371,21 +299,7 @@ int cmd_generate(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    std::ios::sync_with_stdio(false);
-    if (argc < 2) {
-        std::cerr << usage_text;
-        return 2;
-    }
-    std::string cmd = argv[1];
-    try {
-        if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-            std::cout << usage_text;
-            return 0;
-        }
-        if (cmd == "--version") {
-            std::cout << "atoll-topo " << PACKAGE_VERSION << "\n";
-            return 0;
-        }
+    return run_tool("atoll-topo", usage_text, argc, argv, [&](const std::string &cmd) {
         if (cmd == "discover") return cmd_discover(argc, argv);
         if (cmd == "show") return cmd_show(argc, argv);
         if (cmd == "check") return cmd_check(argc, argv);
@@ -393,14 +307,5 @@ int main(int argc, char **argv)
         if (cmd == "dot") return cmd_dot(argc, argv);
         if (cmd == "generate") return cmd_generate(argc, argv);
         throw Usage("unknown command \"" + cmd + "\"");
-    } catch (const Usage &e) {
-        std::cerr << "atoll-topo: " << e.what() << "\n" << usage_text;
-        return 2;
-    } catch (const std::exception &e) {
-        std::cerr << "atoll-topo: " << e.what() << "\n";
-        return 1;
-    } catch (...) {
-        std::cerr << "atoll-topo: unexpected error\n";
-        return 1;
-    }
+    });
 }

@@ -14,8 +14,13 @@
 #include "topology/json.hpp"
 
 namespace atl {
+namespace {
 
-Fabric load_fabric(const std::string &path, InputFormat fmt)
+std::string first_line(const std::string &s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns)
 {
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
@@ -47,9 +52,13 @@ Fabric load_fabric(const std::string &path, InputFormat fmt)
             fmt = InputFormat::Json;
         else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
             return load_ibnetdiscover_cache(path);
+        else if (looks_like_topology_csv(first_line(std::string(head + i, static_cast<std::size_t>(n) - i))))
+            fmt = InputFormat::Csv;
         else
             fmt = InputFormat::Text;
     }
+    if (fmt == InputFormat::Csv)
+        return parse_topology_csv(*in, name, columns);
     return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
 }
 

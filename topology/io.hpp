@@ -5,16 +5,18 @@
 #include <iosfwd>
 #include <string>
 
+#include "topology/csv.hpp"
 #include "topology/fabric.hpp"
 #include "topology/ibnetdiscover.hpp"
 
 namespace atl {
 
-enum class InputFormat { Auto, Text, Cache, Json };
+enum class InputFormat { Auto, Text, Cache, Json, Csv };
 
 // Reads a fabric from a file ("-" is standard input): fabric.json, an
-// `ibnetdiscover --cache` file, or ibnetdiscover text (plain, -g, -f, -p).
-Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto);
+// `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p) or a
+// host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns).
+Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {});
 
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.

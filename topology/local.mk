@@ -6,6 +6,6 @@ topology_libatoll_topology_la_SOURCES = \
 	topology/topology.hpp topology/tally.hpp topology/analyse.cpp \
 	topology/json.hpp topology/json.cpp topology/check.hpp topology/check.cpp \
 	topology/hostlist.hpp topology/hostlist.cpp topology/slurm.hpp topology/slurm.cpp \
-	topology/dot.hpp topology/dot.cpp topology/io.hpp topology/io.cpp topology/generate.hpp topology/generate.cpp
+	topology/csv.hpp topology/csv.cpp topology/dot.hpp topology/dot.cpp topology/io.hpp topology/io.cpp topology/generate.hpp topology/generate.cpp
 topology_libatoll_topology_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(IBNETDISC_CFLAGS)
 topology_libatoll_topology_la_LIBADD = $(IBNETDISC_LIBS) -libmad

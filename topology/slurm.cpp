@@ -30,20 +30,14 @@ std::string join(const std::vector<std::string> &v, const char *sep = ",")
 
 }  // namespace
 
-void write_topology_tree(std::ostream &out, const Topology &t)
+std::vector<TreeSwitch> slurm_tree(const Topology &t)
 {
-    out << "# topology.conf for topology/tree, written by atoll-topo from " << t.fabric.source << "\n"
-        << "# " << t.switches.size() << " switches, " << t.hosts.size() << " hosts; leaf switches hold the"
-        << " nodes, atoll islands (grp-*, pod-*, fabric) stand above them.\n";
-    // Children per island; an island is written when it is a leaf island, the
+    // Children per island; an island is a switch when it is a leaf island, the
     // root, or has two children or more. Others pass their children up.
     std::vector<std::vector<int>> children(t.islands.size());
     for (std::size_t i = 0; i < t.islands.size(); ++i)
         if (t.islands[i].parent >= 0)
             children[static_cast<std::size_t>(t.islands[i].parent)].push_back(static_cast<int>(i));
-    std::vector<int> leaf_ids = t.islands_at(Level::Leaf);
-    std::set<std::string> written;
-    // effective children after skipping single-child levels
     std::function<std::vector<int>(int)> shown_children = [&](int i) {
         std::vector<int> res;
         for (int c : children[static_cast<std::size_t>(i)]) {
@@ -57,10 +51,11 @@ void write_topology_tree(std::ostream &out, const Topology &t)
         }
         return res;
     };
-    for (int i : leaf_ids) {
-        const Island &is = t.islands[static_cast<std::size_t>(i)];
-        out << "SwitchName=" << is.name << " Nodes=" << host_list(t, is.hosts) << "\n";
-        written.insert(is.name);
+    std::vector<TreeSwitch> out;
+    std::set<std::string> written;
+    for (int i : t.islands_at(Level::Leaf)) {
+        out.push_back(TreeSwitch{i, {}});
+        written.insert(t.islands[static_cast<std::size_t>(i)].name);
     }
     for (Level l : {Level::Group, Level::Pod, Level::Fabric}) {
         for (int i : t.islands_at(l)) {
@@ -73,12 +68,28 @@ void write_topology_tree(std::ostream &out, const Topology &t)
                 continue;  // a single child is the top already
             if (written.count(is.name))
                 continue;
-            std::vector<std::string> names;
-            for (int k : kids)
-                names.push_back(t.islands[static_cast<std::size_t>(k)].name);
-            out << "SwitchName=" << is.name << " Switches=" << join(names) << "\n";
+            out.push_back(TreeSwitch{i, kids});
             written.insert(is.name);
         }
+    }
+    return out;
+}
+
+void write_topology_tree(std::ostream &out, const Topology &t)
+{
+    out << "# topology.conf for topology/tree, written by atoll-topo from " << t.fabric.source << "\n"
+        << "# " << t.switches.size() << " switches, " << t.hosts.size() << " hosts; leaf switches hold the"
+        << " nodes, atoll islands (grp-*, pod-*, fabric) stand above them.\n";
+    for (const TreeSwitch &sw : slurm_tree(t)) {
+        const Island &is = t.islands[static_cast<std::size_t>(sw.island)];
+        if (is.level == Level::Leaf) {
+            out << "SwitchName=" << is.name << " Nodes=" << host_list(t, is.hosts) << "\n";
+            continue;
+        }
+        std::vector<std::string> names;
+        for (int k : sw.children)
+            names.push_back(t.islands[static_cast<std::size_t>(k)].name);
+        out << "SwitchName=" << is.name << " Switches=" << join(names) << "\n";
     }
 }
 

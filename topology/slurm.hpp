@@ -11,6 +11,15 @@
 
 namespace atl {
 
+// The switches of the topology/tree file: every leaf island, then each group,
+// pod and the fabric that has two children or more (a level with a single
+// child is skipped, its children passed up). Children are island indices.
+struct TreeSwitch {
+    int island = -1;
+    std::vector<int> children;  // empty for a leaf island (it holds the nodes)
+};
+std::vector<TreeSwitch> slurm_tree(const Topology &t);
+
 // topology/tree: leaf islands hold the nodes, then rail groups, pods and the
 // fabric as switches above them (a level with a single child is skipped), so a
 // host is under exactly one switch even in a rail-optimised fabric.

@@ -1,0 +1,283 @@
+#include "placement/cluster.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+
+#include "topology/check.hpp"
+#include "topology/slurm.hpp"
+#include "topology/tally.hpp"
+
+namespace atl {
+
+const char *to_string(FabricKind k)
+{
+    switch (k) {
+    case FabricKind::InfiniBand: return "infiniband";
+    case FabricKind::RoCE: return "roce";
+    case FabricKind::Cloud: return "cloud";
+    }
+    return "?";
+}
+
+bool fabric_kind_from_string(const std::string &s, FabricKind &out)
+{
+    if (s == "infiniband" || s == "ib")
+        out = FabricKind::InfiniBand;
+    else if (s == "roce" || s == "ethernet")
+        out = FabricKind::RoCE;
+    else if (s == "cloud")
+        out = FabricKind::Cloud;
+    else
+        return false;
+    return true;
+}
+
+namespace {
+
+// Hop distances from a set of sources over an adjacency list.
+std::vector<int> bfs(const std::vector<std::vector<int>> &adj, const std::vector<int> &sources)
+{
+    std::vector<int> d(adj.size(), std::numeric_limits<int>::max());
+    std::deque<int> q;
+    for (int s : sources) {
+        d[static_cast<std::size_t>(s)] = 0;
+        q.push_back(s);
+    }
+    while (!q.empty()) {
+        int v = q.front();
+        q.pop_front();
+        for (int w : adj[static_cast<std::size_t>(v)])
+            if (d[static_cast<std::size_t>(w)] == std::numeric_limits<int>::max()) {
+                d[static_cast<std::size_t>(w)] = d[static_cast<std::size_t>(v)] + 1;
+                q.push_back(w);
+            }
+    }
+    return d;
+}
+
+}  // namespace
+
+Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fabric.source)
+{
+    rails_ = static_cast<int>(t.rails.size());
+    std::size_t H = t.hosts.size(), I = t.islands.size();
+    names_.reserve(H);
+    leaf_of_.assign(H, -1);
+    island_of_.assign(H, {-1, -1, -1, -1});
+    for (std::size_t h = 0; h < H; ++h) {
+        const Host &host = t.hosts[h];
+        names_.push_back(host.name);
+        if (host.compute && host.leaf_island >= 0) {
+            leaf_of_[h] = host.leaf_island;
+            ++pool_;
+            for (int i = host.leaf_island; i >= 0; i = t.islands[static_cast<std::size_t>(i)].parent)
+                island_of_[h][static_cast<std::size_t>(t.islands[static_cast<std::size_t>(i)].level)] = i;
+        }
+    }
+    islands_.resize(I);
+    for (std::size_t i = 0; i < I; ++i) {
+        const Island &src = t.islands[i];
+        PlaceIsland &dst = islands_[i];
+        dst.level = src.level;
+        dst.name = src.name;
+        dst.parent = src.parent;
+        for (int h : src.hosts)
+            if (in_pool(h))
+                dst.hosts.push_back(h);
+        if (src.parent >= 0)
+            islands_[static_cast<std::size_t>(src.parent)].children.push_back(static_cast<int>(i));
+        else
+            root_ = static_cast<int>(i);
+        by_level_[static_cast<std::size_t>(src.level)].push_back(static_cast<int>(i));
+    }
+    for (int l : by_level_[0])
+        for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
+            islands_[static_cast<std::size_t>(i)].leaf_islands.push_back(l);
+
+    // Health: a degraded link on a leaf switch makes its leaf islands, and the
+    // islands above them, unhealthy.
+    std::vector<std::string> why = degraded_reasons(t);
+    std::vector<bool> sick_switch(t.switches.size(), false);
+    for (std::size_t k = 0; k < t.fabric.links.size(); ++k) {
+        if (why[k].empty())
+            continue;
+        for (std::uint64_t g : {t.fabric.links[k].a.guid, t.fabric.links[k].b.guid}) {
+            auto it = t.switch_index.find(g);
+            if (it != t.switch_index.end() && t.sw(it->second).tier == 0)
+                sick_switch[static_cast<std::size_t>(it->second)] = true;
+        }
+    }
+    for (int l : by_level_[0])
+        for (int s : t.islands[static_cast<std::size_t>(l)].leaves)
+            if (sick_switch[static_cast<std::size_t>(s)])
+                for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
+                    islands_[static_cast<std::size_t>(i)].healthy = false;
+
+    // Bandwidth: a host's links, each leaf's uplinks, the spines' uplinks.
+    std::vector<double> host_bw(H, 0), leaf_down(t.switches.size(), 0), up(t.switches.size(), 0),
+        down(t.switches.size(), 0);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const HostPort &p : t.hosts[h].ports) {
+            double g = t.fabric.links[p.link].gbps();
+            host_bw[h] += g;
+            leaf_down[static_cast<std::size_t>(p.sw)] += g;
+        }
+    auto edges = boost::edges(t.graph);
+    for (auto it = edges.first; it != edges.second; ++it) {
+        auto a = boost::source(*it, t.graph), b = boost::target(*it, t.graph);
+        if (t.switches[a].tier > t.switches[b].tier)
+            std::swap(a, b);
+        if (t.switches[a].tier < t.switches[b].tier) {
+            up[a] += t.graph[*it].gbps;
+            down[b] += t.graph[*it].gbps;
+        }
+    }
+    double spine_os = 1;
+    for (std::size_t s = 0; s < t.switches.size(); ++s)
+        if (t.switches[s].tier == 1 && up[s] > 0 && down[s] > up[s])
+            spine_os = std::max(spine_os, down[s] / up[s]);
+    for (int l : by_level_[0]) {
+        PlaceIsland &is = islands_[static_cast<std::size_t>(l)];
+        std::vector<double> bws;
+        for (int h : is.hosts)
+            bws.push_back(host_bw[static_cast<std::size_t>(h)]);
+        is.host_gbps = most_common(bws, 0.0);
+        double d = 0, u = 0;
+        for (int s : t.islands[static_cast<std::size_t>(l)].leaves) {
+            d += leaf_down[static_cast<std::size_t>(s)];
+            u += up[static_cast<std::size_t>(s)];
+        }
+        is.oversub = 1;  // traffic inside a leaf island crosses no uplink
+        if (u > 0 && d > u)
+            for (int i = is.parent; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
+                islands_[static_cast<std::size_t>(i)].oversub =
+                    std::max(islands_[static_cast<std::size_t>(i)].oversub, d / u);
+        for (int i = is.parent; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent) {
+            PlaceIsland &up_is = islands_[static_cast<std::size_t>(i)];
+            up_is.host_gbps = up_is.host_gbps == 0 ? is.host_gbps : std::min(up_is.host_gbps, is.host_gbps);
+        }
+    }
+    if (root_ >= 0 && by_level_[static_cast<std::size_t>(Level::Pod)].size() > 1)
+        islands_[static_cast<std::size_t>(root_)].oversub *= spine_os;
+
+    // Hops between leaf islands over the switch graph.
+    std::vector<std::vector<int>> adj(t.switches.size());
+    auto vs = boost::vertices(t.graph);
+    for (auto v = vs.first; v != vs.second; ++v) {
+        auto av = boost::adjacent_vertices(*v, t.graph);
+        for (auto w = av.first; w != av.second; ++w)
+            adj[*v].push_back(static_cast<int>(*w));
+    }
+    const auto &leaves = by_level_[0];
+    std::size_t L = leaves.size();
+    leaf_pos_.assign(I, -1);
+    for (std::size_t k = 0; k < L; ++k)
+        leaf_pos_[static_cast<std::size_t>(leaves[k])] = static_cast<int>(k);
+    hop_matrix_.assign(L * L, 0);
+    for (std::size_t a = 0; a < L; ++a) {
+        auto d = bfs(adj, t.islands[static_cast<std::size_t>(leaves[a])].leaves);
+        for (std::size_t b = 0; b < L; ++b) {
+            int best = std::numeric_limits<int>::max();
+            for (int s : t.islands[static_cast<std::size_t>(leaves[b])].leaves)
+                best = std::min(best, d[static_cast<std::size_t>(s)]);
+            hop_matrix_[a * L + b] = best == std::numeric_limits<int>::max() ? -1 : best + 2;
+        }
+    }
+
+    // Fewest leaves for n hosts.
+    std::vector<int> caps;
+    for (int l : leaves)
+        caps.push_back(capacity(l));
+    std::sort(caps.rbegin(), caps.rend());
+    min_leaves_.assign(static_cast<std::size_t>(pool_) + 1, 0);
+    int k = 0, sum = 0;
+    for (int n = 1; n <= pool_; ++n) {
+        while (sum < n) {
+            sum += caps[static_cast<std::size_t>(k)];
+            ++k;
+        }
+        min_leaves_[static_cast<std::size_t>(n)] = k;
+    }
+
+    // Slurm's view: the switches of the topology.conf atoll-topo writes.
+    std::vector<TreeSwitch> ts = slurm_tree(t);
+    std::map<int, int> record_of;
+    for (std::size_t r = 0; r < ts.size(); ++r)
+        record_of[ts[r].island] = static_cast<int>(r);
+    tree_.resize(ts.size());
+    for (std::size_t r = 0; r < ts.size(); ++r) {
+        TreeRecord &rec = tree_[r];
+        rec.island = ts[r].island;
+        rec.hosts = islands_[static_cast<std::size_t>(rec.island)].hosts;
+        for (int c : ts[r].children) {
+            int cr = record_of.at(c);
+            rec.children.push_back(cr);
+            tree_[static_cast<std::size_t>(cr)].parent = static_cast<int>(r);
+            rec.level = std::max(rec.level, tree_[static_cast<std::size_t>(cr)].level + 1);
+        }
+    }
+    std::vector<std::vector<int>> tadj(tree_.size());
+    for (std::size_t r = 0; r < tree_.size(); ++r)
+        for (int c : tree_[r].children) {
+            tadj[r].push_back(c);
+            tadj[static_cast<std::size_t>(c)].push_back(static_cast<int>(r));
+        }
+    for (std::size_t r = 0; r < tree_.size(); ++r)
+        tree_[r].dist = bfs(tadj, {static_cast<int>(r)});
+}
+
+int Cluster::find_host(const std::string &name) const
+{
+    auto it = std::lower_bound(names_.begin(), names_.end(), name);
+    return it != names_.end() && *it == name ? static_cast<int>(it - names_.begin()) : -1;
+}
+
+int Cluster::island_of(int h, Level l) const
+{
+    return island_of_[static_cast<std::size_t>(h)][static_cast<std::size_t>(l)];
+}
+
+int Cluster::largest(Level l) const
+{
+    int m = 0;
+    for (int i : at(l))
+        m = std::max(m, capacity(i));
+    return m;
+}
+
+int Cluster::hops(int leaf_a, int leaf_b) const
+{
+    std::size_t L = by_level_[0].size();
+    return hop_matrix_[static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_a)]) * L +
+                       static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_b)])];
+}
+
+int Cluster::min_leaves(int n) const
+{
+    if (n <= 0 || n > pool_)
+        return 0;
+    return min_leaves_[static_cast<std::size_t>(n)];
+}
+
+FreeState::FreeState(const Cluster &c, bool all_free)
+    : c_(&c), free_(c.host_count(), 0), count_(c.islands().size(), 0)
+{
+    if (all_free)
+        for (std::size_t h = 0; h < c.host_count(); ++h)
+            if (c.in_pool(static_cast<int>(h)))
+                set(static_cast<int>(h), true);
+}
+
+void FreeState::set(int h, bool free)
+{
+    char &f = free_[static_cast<std::size_t>(h)];
+    if (!c_->in_pool(h) || (f != 0) == free)
+        return;
+    f = free ? 1 : 0;
+    for (int i = c_->leaf_of(h); i >= 0; i = c_->island(i).parent)
+        count_[static_cast<std::size_t>(i)] += free ? 1 : -1;
+}
+
+}  // namespace atl

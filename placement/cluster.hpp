@@ -1,0 +1,107 @@
+// atoll placement: the view of a fabric that placement needs, built once from
+// a Topology. Hosts are the unit (a host's rails go with it); islands are the
+// Topology's (leaf -> group -> pod -> fabric), restricted to the hosts that
+// can run jobs: compute hosts in a leaf island ("the pool").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace atl {
+
+enum class FabricKind : std::uint8_t { InfiniBand, RoCE, Cloud };
+const char *to_string(FabricKind k);
+bool fabric_kind_from_string(const std::string &s, FabricKind &out);
+
+struct PlaceIsland {
+    Level level = Level::Leaf;
+    std::string name;
+    int parent = -1;                 // island index; -1 for the root
+    std::vector<int> children;       // island indices one level down
+    std::vector<int> hosts;          // pool hosts, ascending
+    std::vector<int> leaf_islands;   // leaf islands under it (itself for a leaf)
+    bool healthy = true;             // no degraded link on its leaves (see check)
+    double host_gbps = 0;            // a host's bandwidth into the fabric (sum of its links)
+    double oversub = 1;              // leaf tier: host bandwidth / uplink bandwidth (>= 1)
+};
+
+// One switch of Slurm's topology/tree view of this fabric (what atoll-topo
+// slurm writes), as slurmctld builds its switch_record_table from it.
+struct TreeRecord {
+    int island = -1;
+    int level = 0;                   // 0 for leaf switches, 1 + max(children)
+    int parent = -1;
+    std::vector<int> children;       // record indices
+    std::vector<int> hosts;          // pool hosts under it, ascending
+    std::vector<int> dist;           // hop distance to every record (tree edges)
+};
+
+class Cluster {
+public:
+    explicit Cluster(const Topology &t, FabricKind kind = FabricKind::InfiniBand);
+
+    std::size_t host_count() const { return names_.size(); }  // every host of the Topology
+    const std::string &host_name(int h) const { return names_[static_cast<std::size_t>(h)]; }
+    int find_host(const std::string &name) const;           // -1 when unknown
+    bool in_pool(int h) const { return leaf_of_[static_cast<std::size_t>(h)] >= 0; }
+    int pool_size() const { return pool_; }
+    int leaf_of(int h) const { return leaf_of_[static_cast<std::size_t>(h)]; }
+    int island_of(int h, Level l) const;
+
+    const std::vector<PlaceIsland> &islands() const { return islands_; }
+    const PlaceIsland &island(int i) const { return islands_[static_cast<std::size_t>(i)]; }
+    const std::vector<int> &at(Level l) const { return by_level_[static_cast<std::size_t>(l)]; }
+    int root() const { return root_; }
+    int capacity(int island) const { return static_cast<int>(island_(island).hosts.size()); }
+    int largest(Level l) const;                             // capacity of the largest island at l
+    // Cables on the longest host-to-host path between two leaf islands (2 within one).
+    int hops(int leaf_a, int leaf_b) const;
+    // Fewest leaf islands whose capacities hold n hosts (0 when the pool cannot).
+    int min_leaves(int n) const;
+
+    const std::vector<TreeRecord> &tree() const { return tree_; }
+    FabricKind kind() const { return kind_; }
+    const std::string &source() const { return source_; }
+    int rails() const { return rails_; }
+
+private:
+    const PlaceIsland &island_(int i) const { return islands_[static_cast<std::size_t>(i)]; }
+
+    std::vector<std::string> names_;
+    std::vector<int> leaf_of_;
+    std::vector<std::array<int, 4>> island_of_;
+    std::vector<PlaceIsland> islands_;
+    std::array<std::vector<int>, 4> by_level_;
+    std::vector<int> leaf_pos_;       // island -> position among leaf islands
+    std::vector<int> hop_matrix_;     // leaf pos x leaf pos
+    std::vector<int> min_leaves_;     // n -> fewest leaves
+    std::vector<TreeRecord> tree_;
+    int root_ = -1, pool_ = 0, rails_ = 0;
+    FabricKind kind_;
+    std::string source_;
+};
+
+// Which hosts are free, with free counts per island kept as hosts come and go.
+class FreeState {
+public:
+    explicit FreeState(const Cluster &c, bool all_free = true);
+
+    const Cluster &cluster() const { return *c_; }
+    bool is_free(int h) const { return free_[static_cast<std::size_t>(h)] != 0; }
+    int free_in(int island) const { return count_[static_cast<std::size_t>(island)]; }
+    int total() const { return c_->root() >= 0 ? free_in(c_->root()) : 0; }
+    void set(int h, bool free);                       // pool hosts only
+    void take(const std::vector<int> &hosts) { for (int h : hosts) set(h, false); }
+    void give(const std::vector<int> &hosts) { for (int h : hosts) set(h, true); }
+
+private:
+    const Cluster *c_;
+    std::vector<char> free_;
+    std::vector<int> count_;
+};
+
+}  // namespace atl

@@ -1,0 +1,177 @@
+#include "placement/policy.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "placement/policies.hpp"
+
+namespace atl {
+
+const char *to_string(Fit f)
+{
+    switch (f) {
+    case Fit::Auto: return "auto";
+    case Fit::Preferred: return "preferred";
+    case Fit::Required: return "required";
+    }
+    return "?";
+}
+
+const char *to_string(Split s) { return s == Split::Even ? "even" : "pack"; }
+
+void describe(const Cluster &c, Placement &p)
+{
+    p.per_leaf.clear();
+    if (p.hosts.empty())
+        return;
+    std::map<int, int> per_leaf;
+    std::set<int> groups, pods;
+    for (int h : p.hosts) {
+        per_leaf[c.leaf_of(h)]++;
+        groups.insert(c.island_of(h, Level::Group));
+        pods.insert(c.island_of(h, Level::Pod));
+    }
+    p.per_leaf.assign(per_leaf.begin(), per_leaf.end());
+    p.leaves = static_cast<int>(per_leaf.size());
+    p.groups = static_cast<int>(groups.size());
+    p.pods = static_cast<int>(pods.size());
+    p.island = -1;
+    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+        int first = c.island_of(p.hosts[0], l);
+        bool same = first >= 0;
+        for (int h : p.hosts)
+            same = same && c.island_of(h, l) == first;
+        if (same) {
+            p.island = first;
+            p.level = l;
+            break;
+        }
+    }
+    p.hops = p.hosts.size() > 1 ? 2 : 0;
+    for (std::size_t a = 0; a < p.per_leaf.size(); ++a)
+        for (std::size_t b = a + 1; b < p.per_leaf.size(); ++b)
+            p.hops = std::max(p.hops, c.hops(p.per_leaf[a].first, p.per_leaf[b].first));
+}
+
+Placement Policy::place(const FreeState &free, const Request &req)
+{
+    const Cluster &c = free.cluster();
+    Placement p;
+    if (req.nodes < 1) {
+        p.error = "a job needs at least one node";
+        return p;
+    }
+    if (req.nodes > c.pool_size()) {
+        p.error = "asks for " + std::to_string(req.nodes) + " nodes; the fabric has " +
+                  std::to_string(c.pool_size()) + " compute hosts";
+        return p;
+    }
+    if (req.fit == Fit::Required && req.nodes > c.largest(req.level)) {
+        p.error = "asks for " + std::to_string(req.nodes) + " nodes in one " + to_string(req.level) +
+                  "; the largest " + to_string(req.level) + " holds " + std::to_string(c.largest(req.level));
+        return p;
+    }
+    if (req.nodes > free.total()) {
+        p.error = "asks for " + std::to_string(req.nodes) + " nodes; " + std::to_string(free.total()) + " are free";
+        return p;
+    }
+    p = choose(free, req);
+    if (!p.ok)
+        return p;
+    std::sort(p.hosts.begin(), p.hosts.end());
+    describe(c, p);
+    if (req.fit == Fit::Required && p.level > req.level) {
+        p.ok = false;
+        p.error = "no " + std::string(to_string(req.level)) + " has " + std::to_string(req.nodes) +
+                  " free nodes (" + name() + " found hosts across a " + to_string(p.level) + ")";
+        p.hosts.clear();
+    }
+    if (p.ok && req.max_per_leaf > 0)
+        for (const auto &pl : p.per_leaf)
+            if (pl.second > req.max_per_leaf) {
+                p.ok = false;
+                p.error = std::string(name()) + " put " + std::to_string(pl.second) + " nodes on leaf " +
+                          c.island(pl.first).name + ", more than the spread limit of " +
+                          std::to_string(req.max_per_leaf);
+                p.hosts.clear();
+                break;
+            }
+    return p;
+}
+
+namespace {
+
+// Slurm without a topology plugin: the lowest-numbered free nodes.
+class FirstFit : public Policy {
+public:
+    const char *name() const override { return "first-fit"; }
+
+protected:
+    Placement choose(const FreeState &free, const Request &req) override
+    {
+        Placement p;
+        const Cluster &c = free.cluster();
+        for (std::size_t h = 0; h < c.host_count() && static_cast<int>(p.hosts.size()) < req.nodes; ++h)
+            if (free.is_free(static_cast<int>(h)))
+                p.hosts.push_back(static_cast<int>(h));
+        p.ok = true;
+        p.notes.push_back("first-fit: the " + std::to_string(req.nodes) + " lowest-numbered free hosts");
+        return p;
+    }
+};
+
+// Any free hosts, uniformly at random (a cloud scheduler that knows nothing).
+class Random : public Policy {
+public:
+    explicit Random(std::uint64_t seed) : rng_(seed) {}
+    const char *name() const override { return "random"; }
+
+protected:
+    Placement choose(const FreeState &free, const Request &req) override
+    {
+        Placement p;
+        const Cluster &c = free.cluster();
+        std::vector<int> pool;
+        pool.reserve(static_cast<std::size_t>(free.total()));
+        for (std::size_t h = 0; h < c.host_count(); ++h)
+            if (free.is_free(static_cast<int>(h)))
+                pool.push_back(static_cast<int>(h));
+        for (int i = 0; i < req.nodes; ++i) {
+            std::uniform_int_distribution<std::size_t> pick(static_cast<std::size_t>(i), pool.size() - 1);
+            std::swap(pool[static_cast<std::size_t>(i)], pool[pick(rng_)]);
+            p.hosts.push_back(pool[static_cast<std::size_t>(i)]);
+        }
+        p.ok = true;
+        p.notes.push_back("random: " + std::to_string(req.nodes) + " free hosts drawn uniformly");
+        return p;
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+const std::vector<std::string> &policy_names()
+{
+    static const std::vector<std::string> names = {"atoll", "slurm-tree", "first-fit", "random"};
+    return names;
+}
+
+std::unique_ptr<Policy> make_policy(const std::string &name, const Cluster &c, std::uint64_t seed)
+{
+    (void)c;
+    if (name == "atoll")
+        return make_atoll_policy();
+    if (name == "slurm-tree")
+        return make_slurm_tree_policy();
+    if (name == "first-fit")
+        return std::make_unique<FirstFit>();
+    if (name == "random")
+        return std::make_unique<Random>(seed);
+    return nullptr;
+}
+
+}  // namespace atl

@@ -1,0 +1,76 @@
+// atoll placement policies: which free hosts a multi-node job gets. The same
+// code serves atoll-place, the simulator and the SPANK plugin.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "placement/cluster.hpp"
+
+namespace atl {
+
+// How strictly a job wants one island of `level`:
+//   Auto:      the smallest island that can hold it, any level.
+//   Preferred: one island of `level` or smaller when one has room, else Auto
+//              (the caller may wait a bounded time before asking again).
+//   Required:  one island of `level` or smaller, or no placement.
+enum class Fit : std::uint8_t { Auto, Preferred, Required };
+const char *to_string(Fit f);
+
+// How a job that spans leaves is divided: Even balances the leaves (12 over
+// two leaves with 10 free: 6+6), Pack fills the fullest first (10+2) so that
+// what is left stays together for the next job.
+enum class Split : std::uint8_t { Even, Pack };
+const char *to_string(Split s);
+
+struct Request {
+    int nodes = 1;
+    Level level = Level::Fabric;
+    Fit fit = Fit::Auto;
+    int max_per_leaf = 0;  // spread: at most this many hosts per leaf island (0: no limit)
+    Split split = Split::Even;
+};
+
+struct Candidate {           // an island weighed by the policy, for --explain
+    int island = -1;
+    int free = 0;
+    std::string verdict;     // "chosen", "fits, 3 left over", "too small", ...
+};
+
+struct Placement {
+    bool ok = false;
+    std::vector<int> hosts;         // ascending host indices
+    std::string error;              // why not, when !ok
+    // filled by describe():
+    int island = -1;                // smallest island holding every host
+    Level level = Level::Leaf;
+    int leaves = 0, groups = 0, pods = 0;  // islands spanned at each level
+    int hops = 0;                   // cables on the longest host-to-host path
+    std::vector<std::pair<int, int>> per_leaf;  // (leaf island, hosts), by leaf
+    // the policy's reasoning, for --explain:
+    std::vector<std::string> notes;
+    std::vector<Candidate> considered;
+};
+
+// Fill island, level, spans, hops and per_leaf from hosts.
+void describe(const Cluster &c, Placement &p);
+
+class Policy {
+public:
+    virtual ~Policy() = default;
+    virtual const char *name() const = 0;
+    // A what-if: decides without changing `free`. Never throws for a request
+    // that cannot be met; returns ok == false with an error instead.
+    Placement place(const FreeState &free, const Request &req);
+
+protected:
+    virtual Placement choose(const FreeState &free, const Request &req) = 0;
+};
+
+// "atoll", "slurm-tree", "first-fit", "random" (seeded).
+std::unique_ptr<Policy> make_policy(const std::string &name, const Cluster &c, std::uint64_t seed = 1);
+const std::vector<std::string> &policy_names();
+
+}  // namespace atl

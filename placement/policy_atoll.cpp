@@ -1,0 +1,227 @@
+// atoll: the smallest island level that can hold the job; among its islands
+// the best fit (least left over), healthy islands first, ties to the island
+// whose parent is busiest so that whole islands stay whole for large jobs.
+// A job that must span takes the fewest pods, then the fewest leaves, picked
+// to leave as little as possible over, and is split evenly across them
+// (Split::Pack fills the fullest first instead).
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "placement/policies.hpp"
+
+namespace atl {
+namespace {
+
+struct Item {
+    int id = -1;
+    int cap = 0;
+};
+
+// The fewest items whose capacities hold n, then swapped for smaller ones
+// while they still hold n. Items must hold n together.
+std::vector<Item> fewest_that_fit(std::vector<Item> items, int n)
+{
+    std::sort(items.begin(), items.end(),
+              [](const Item &a, const Item &b) { return a.cap != b.cap ? a.cap > b.cap : a.id < b.id; });
+    std::size_t k = 0;
+    int sum = 0;
+    while (k < items.size() && sum < n)
+        sum += items[k++].cap;
+    std::vector<Item> chosen(items.begin(), items.begin() + static_cast<long>(k));
+    std::set<std::pair<int, int>> rest;  // (cap, id)
+    for (std::size_t i = k; i < items.size(); ++i)
+        if (items[i].cap > 0)
+            rest.insert({items[i].cap, items[i].id});
+    for (Item &ch : chosen) {
+        int need = n - (sum - ch.cap);
+        auto it = rest.lower_bound({need, -1});
+        if (it != rest.end() && it->first < ch.cap) {
+            Item repl{it->second, it->first};
+            rest.erase(it);
+            rest.insert({ch.cap, ch.id});
+            sum += repl.cap - ch.cap;
+            ch = repl;
+        }
+    }
+    return chosen;
+}
+
+// n split as evenly as the capacities allow (water filling).
+std::vector<int> even_split(const std::vector<Item> &items, int n)
+{
+    std::vector<std::size_t> order(items.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return items[a].cap != items[b].cap ? items[a].cap < items[b].cap : items[a].id < items[b].id;
+    });
+    std::vector<int> give(items.size(), 0);
+    int rem = n;
+    int left = static_cast<int>(items.size());
+    for (std::size_t i : order) {
+        int share = (rem + left - 1) / left;
+        give[i] = std::min(items[i].cap, share);
+        rem -= give[i];
+        --left;
+    }
+    return give;
+}
+
+// n filling the fullest leaves first: leftovers gather in one leaf.
+std::vector<int> pack_split(std::vector<Item> &items, int n)
+{
+    std::sort(items.begin(), items.end(),
+              [](const Item &a, const Item &b) { return a.cap != b.cap ? a.cap > b.cap : a.id < b.id; });
+    std::vector<int> give(items.size(), 0);
+    int rem = n;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        give[i] = std::min(rem, items[i].cap);
+        rem -= give[i];
+    }
+    return give;
+}
+
+class Atoll : public Policy {
+public:
+    const char *name() const override { return "atoll"; }
+
+protected:
+    Placement choose(const FreeState &free, const Request &req) override;
+
+private:
+    int usable(const FreeState &free, int island, int cap) const;
+};
+
+int Atoll::usable(const FreeState &free, int island, int cap) const
+{
+    if (cap <= 0)
+        return free.free_in(island);
+    int u = 0;
+    for (int l : free.cluster().island(island).leaf_islands)
+        u += std::min(free.free_in(l), cap);
+    return u;
+}
+
+Placement Atoll::choose(const FreeState &free, const Request &req)
+{
+    const Cluster &c = free.cluster();
+    const int n = req.nodes, cap = req.max_per_leaf;
+    Placement p;
+    Level last = req.fit == Fit::Auto ? Level::Fabric : req.level;
+    int chosen = -1;
+    for (int pass = 0; pass < 2 && chosen < 0; ++pass) {
+        Level from = pass == 0 ? Level::Leaf : static_cast<Level>(static_cast<int>(last) + 1);
+        Level to = pass == 0 ? last : Level::Fabric;
+        if (pass == 1 && (req.fit != Fit::Preferred || last == Level::Fabric))
+            break;
+        if (pass == 1)
+            p.notes.push_back("no " + std::string(to_string(last)) + " has room: preferred, so widening");
+        for (int lv = static_cast<int>(from); lv <= static_cast<int>(to) && chosen < 0; ++lv) {
+            Level L = static_cast<Level>(lv);
+            using Key = std::tuple<int, int, int, int>;  // unhealthy, left over, parent free, index
+            std::vector<std::pair<Key, int>> fits;
+            int most = 0;
+            for (int i : c.at(L)) {
+                int u = usable(free, i, cap);
+                most = std::max(most, u);
+                if (u < n || (L == Level::Leaf && cap > 0 && n > cap))
+                    continue;
+                const PlaceIsland &is = c.island(i);
+                // the first island above with more hosts (a group may equal its leaf)
+                int up = is.parent;
+                while (up >= 0 && c.capacity(up) == c.capacity(i))
+                    up = c.island(up).parent;
+                fits.push_back({Key{is.healthy ? 0 : 1, u - n, up >= 0 ? free.free_in(up) : 0, i}, i});
+            }
+            if (fits.empty()) {
+                p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
+                                  " has " + std::to_string(n) + " free (most: " + std::to_string(most) + ")");
+                continue;
+            }
+            std::sort(fits.begin(), fits.end());
+            chosen = fits[0].second;
+            std::ostringstream note;
+            note << to_string(L) << ": " << fits.size() << " of " << c.at(L).size() << " have room; best fit "
+                 << c.island(chosen).name << " leaves " << std::get<1>(fits[0].first) << " free";
+            p.notes.push_back(note.str());
+            for (std::size_t k = 0; k < fits.size() && k < 5; ++k) {
+                Candidate cand;
+                cand.island = fits[k].second;
+                cand.free = usable(free, cand.island, cap);
+                cand.verdict = k == 0 ? "chosen" : "fits, " + std::to_string(std::get<1>(fits[k].first)) + " left over";
+                if (std::get<0>(fits[k].first))
+                    cand.verdict += ", degraded links";
+                p.considered.push_back(cand);
+            }
+        }
+    }
+    if (chosen < 0) {
+        p.error = "no " + std::string(to_string(last)) + " has " + std::to_string(n) + " free nodes";
+        return p;
+    }
+    const PlaceIsland &is = c.island(chosen);
+    auto take_from_leaf = [&](int leaf, int k) {
+        for (int h : c.island(leaf).hosts) {
+            if (k == 0)
+                break;
+            if (free.is_free(h)) {
+                p.hosts.push_back(h);
+                --k;
+            }
+        }
+    };
+    if (is.level == Level::Leaf) {
+        take_from_leaf(chosen, n);
+        p.ok = true;
+        return p;
+    }
+    // Spanning: fewest pods (when the fabric is the island), then fewest leaves.
+    std::vector<int> leaves;
+    if (is.level == Level::Fabric && c.at(Level::Pod).size() > 1) {
+        std::vector<Item> pods;
+        for (int pod : c.at(Level::Pod))
+            pods.push_back({pod, usable(free, pod, cap)});
+        auto chosen_pods = fewest_that_fit(pods, n);
+        for (const Item &pd : chosen_pods)
+            for (int l : c.island(pd.id).leaf_islands)
+                leaves.push_back(l);
+        p.notes.push_back("spans " + std::to_string(chosen_pods.size()) + " pods (fewest that hold " +
+                          std::to_string(n) + ")");
+    } else {
+        leaves = is.leaf_islands;
+    }
+    std::vector<Item> healthy, all;
+    int healthy_cap = 0;
+    for (int l : leaves) {
+        int u = cap > 0 ? std::min(free.free_in(l), cap) : free.free_in(l);
+        if (u == 0)
+            continue;
+        all.push_back({l, u});
+        if (c.island(l).healthy) {
+            healthy.push_back({l, u});
+            healthy_cap += u;
+        }
+    }
+    auto picked = fewest_that_fit(healthy_cap >= n ? healthy : all, n);
+    auto give = req.split == Split::Even ? even_split(picked, n) : pack_split(picked, n);
+    std::ostringstream note;
+    note << (req.split == Split::Even ? "split " : "packed ") << n << " over " << picked.size() << " leaves (fewest possible" << (healthy_cap >= n ? ", healthy" : "")
+         << "):";
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+        take_from_leaf(picked[i].id, give[i]);
+        note << " " << c.island(picked[i].id).name << "=" << give[i] << "/" << picked[i].cap;
+    }
+    p.notes.push_back(note.str());
+    p.ok = static_cast<int>(p.hosts.size()) == n;
+    if (!p.ok)
+        p.error = "atoll: could not split the job over the chosen leaves";
+    return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> make_atoll_policy() { return std::make_unique<Atoll>(); }
+
+}  // namespace atl

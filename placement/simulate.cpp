@@ -1,0 +1,272 @@
+#include "placement/simulate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <random>
+#include <set>
+
+namespace atl {
+namespace {
+
+struct Live {
+    double submit = 0, duration = 0, start = -1;
+    int nodes = 0;
+    double wait_from = -1;  // first time it could have started by node count
+    std::vector<int> hosts;
+    Level min_level = Level::Fabric;
+};
+
+}  // namespace
+
+SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &policy, const SimOptions &opt)
+{
+    SimMetrics m;
+    m.policy = policy.name();
+    m.seed = opt.seed;
+    const int pool = c.pool_size();
+    std::vector<Live> jobs;
+    std::vector<Job> sorted = trace;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Job &a, const Job &b) { return a.submit < b.submit; });
+    for (const Job &j : sorted) {
+        if (j.nodes > pool) {
+            ++m.skipped;
+            continue;
+        }
+        if (opt.max_jobs && jobs.size() >= opt.max_jobs)
+            break;
+        Live l;
+        l.submit = j.submit;
+        l.duration = j.duration;
+        l.nodes = j.nodes;
+        for (Level lv : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+            if (c.largest(lv) >= j.nodes) {
+                l.min_level = lv;
+                break;
+            }
+        jobs.push_back(l);
+    }
+    m.jobs = static_cast<int>(jobs.size());
+    if (jobs.empty())
+        return m;
+
+    // Arrivals: jitter the gaps, then scale them to the offered load asked for.
+    std::mt19937_64 rng(opt.seed);
+    if (opt.jitter > 0 && jobs.size() > 1) {
+        std::uniform_real_distribution<double> u(1 - opt.jitter, 1 + opt.jitter);
+        double prev_orig = jobs[0].submit, t = jobs[0].submit;
+        for (std::size_t i = 1; i < jobs.size(); ++i) {
+            double gap = jobs[i].submit - prev_orig;
+            prev_orig = jobs[i].submit;
+            t += gap * u(rng);
+            jobs[i].submit = t;
+        }
+    }
+    double t0 = jobs.front().submit, span = jobs.back().submit - t0, work = 0;
+    for (const Live &l : jobs)
+        work += l.nodes * l.duration;
+    if (span > 0) {
+        double offered = work / (pool * span);
+        if (opt.load > 0) {
+            double f = offered / opt.load;
+            for (Live &l : jobs)
+                l.submit = t0 + (l.submit - t0) * f;
+            span *= f;
+        }
+        m.offered_load = work / (pool * span);
+    }
+
+    FreeState free(c);
+    using End = std::pair<double, int>;
+    std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
+    std::multiset<End> running;  // for EASY's shadow time
+    std::priority_queue<double, std::vector<double>, std::greater<double>> wakeups;
+    std::deque<int> queue;
+    std::size_t next = 0;
+    double now = t0, last_end = t0, frag_area = 0;
+    double busy = 0, wait_sum = 0, bsld_sum = 0, excess_sum = 0, hops_sum = 0;
+
+    // The request a job makes at time t: its smallest island while its island
+    // wait runs, anything after.
+    auto request_for = [&](const Live &j, double t) {
+        Request req;
+        req.nodes = j.nodes;
+        req.split = opt.split;
+        if (opt.island_wait > 0 && (j.wait_from < 0 || t < j.wait_from + opt.island_wait)) {
+            req.level = j.min_level;
+            req.fit = Fit::Required;
+        }
+        return req;
+    };
+    auto start = [&](int ji, Placement &p, FreeState *also) {
+        Live &j = jobs[static_cast<std::size_t>(ji)];
+        if (opt.island_wait > 0 && p.level > j.min_level)
+            ++m.widened;
+        free.take(p.hosts);
+        if (also)
+            also->take(p.hosts);
+        j.start = now;
+        j.hosts = std::move(p.hosts);
+        ends.push({now + j.duration, ji});
+        running.insert({now + j.duration, ji});
+        double wait = now - j.submit;
+        wait_sum += wait;
+        bsld_sum += std::max(1.0, (wait + j.duration) / std::max(j.duration, 10.0));
+        busy += j.nodes * j.duration;
+        last_end = std::max(last_end, now + j.duration);
+        if (j.nodes >= 2) {
+            ++m.multi;
+            excess_sum += p.leaves - c.min_leaves(j.nodes);
+            hops_sum += p.hops;
+            m.max_hops = std::max(m.max_hops, p.hops);
+            if (j.nodes <= c.largest(Level::Leaf)) {
+                ++m.leaf_fit;
+                m.leaf_fit_one += p.leaves == 1;
+            } else if (j.nodes <= c.largest(Level::Pod)) {
+                ++m.pod_fit;
+                m.pod_fit_one += p.pods == 1;
+            }
+        }
+    };
+    // Try to start a job now on `state` (free hosts, or free minus a reservation).
+    auto try_start = [&](int ji, const FreeState &state, FreeState *also) {
+        Live &j = jobs[static_cast<std::size_t>(ji)];
+        if (j.nodes > state.total())
+            return false;
+        if (opt.island_wait > 0 && j.wait_from < 0) {
+            // like Slurm's wait4switch_start: the clock starts at the first try
+            j.wait_from = now;
+            wakeups.push(now + opt.island_wait);
+        }
+        Placement p = policy.place(state, request_for(j, now));
+        if (!p.ok)
+            return false;
+        start(ji, p, also);
+        return true;
+    };
+
+    // FCFS, then backfill around a host-level reservation for the queue's
+    // head, as Slurm's backfill plans one: the hosts the same policy would
+    // give the head when enough running jobs have ended. A backfilled job
+    // that would still run at that time must not use those hosts.
+    auto schedule = [&]() {
+        while (!queue.empty() && try_start(queue.front(), free, nullptr))
+            queue.pop_front();
+        if (queue.empty())
+            return;
+        const Live &head = jobs[static_cast<std::size_t>(queue.front())];
+        FreeState future = free;
+        double shadow = std::numeric_limits<double>::infinity();
+        std::vector<int> reserved;
+        for (const End &e : running) {
+            future.give(jobs[static_cast<std::size_t>(e.second)].hosts);
+            if (future.total() < head.nodes)
+                continue;
+            Placement r = policy.place(future, request_for(head, e.first));
+            if (r.ok) {
+                shadow = e.first;
+                reserved = std::move(r.hosts);
+                break;
+            }
+        }
+        FreeState outside = free;  // free hosts not reserved for the head
+        for (int h : reserved)
+            outside.set(h, false);
+        int looked = 0;
+        for (auto it = queue.begin() + 1; it != queue.end() && looked < opt.bf_depth;) {
+            const Live &j = jobs[static_cast<std::size_t>(*it)];
+            ++looked;
+            bool before_shadow = now + j.duration <= shadow;
+            if (j.nodes <= free.total() &&
+                (before_shadow ? try_start(*it, free, &outside) : try_start(*it, outside, nullptr)))
+                it = queue.erase(it);
+            else
+                ++it;
+        }
+    };
+
+    auto stranded = [&]() {
+        if (queue.empty())
+            return 0;
+        int smallest = std::numeric_limits<int>::max();
+        int looked = 0;
+        for (int ji : queue) {
+            smallest = std::min(smallest, jobs[static_cast<std::size_t>(ji)].nodes);
+            if (++looked >= opt.bf_depth)
+                break;
+        }
+        int s = 0;
+        for (int l : c.at(Level::Leaf))
+            if (free.free_in(l) < smallest)
+                s += free.free_in(l);
+        return s;
+    };
+
+    const double inf = std::numeric_limits<double>::infinity();
+    while (next < jobs.size() || !ends.empty()) {
+        double t_arr = next < jobs.size() ? jobs[next].submit : inf;
+        double t_end = ends.empty() ? inf : ends.top().first;
+        double t_wake = wakeups.empty() ? inf : wakeups.top();
+        double t = std::min({t_arr, t_end, t_wake});
+        if (t == inf)
+            break;  // jobs left in the queue can never start (cannot happen: each fits the pool)
+        frag_area += stranded() * (t - now);
+        now = t;
+        while (!ends.empty() && ends.top().first <= now) {
+            int ji = ends.top().second;
+            ends.pop();
+            running.erase(running.find({jobs[static_cast<std::size_t>(ji)].start + jobs[static_cast<std::size_t>(ji)].duration, ji}));
+            free.give(jobs[static_cast<std::size_t>(ji)].hosts);
+        }
+        while (!wakeups.empty() && wakeups.top() <= now)
+            wakeups.pop();
+        while (next < jobs.size() && jobs[next].submit <= now) {
+            queue.push_back(static_cast<int>(next));
+            ++next;
+        }
+        schedule();
+    }
+    if (!queue.empty())
+        m.skipped += static_cast<int>(queue.size());
+
+    int started = m.jobs - static_cast<int>(queue.size());
+    m.makespan = last_end - t0;
+    m.utilisation = m.makespan > 0 ? busy / (pool * m.makespan) : 0;
+    m.mean_wait = started ? wait_sum / started : 0;
+    m.bounded_slowdown = started ? bsld_sum / started : 0;
+    m.fragmentation = m.makespan > 0 ? frag_area / (pool * m.makespan) : 0;
+    m.excess_leaves = m.multi ? excess_sum / m.multi : 0;
+    m.mean_hops = m.multi ? hops_sum / m.multi : 0;
+    m.leaf_pct = m.leaf_fit ? 100.0 * m.leaf_fit_one / m.leaf_fit : 100;
+    m.pod_pct = m.pod_fit ? 100.0 * m.pod_fit_one / m.pod_fit : 100;
+    return m;
+}
+
+Stat stat_of(const std::vector<double> &v)
+{
+    Stat s;
+    if (v.empty())
+        return s;
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    s.mean = sum / static_cast<double>(v.size());
+    if (v.size() < 2)
+        return s;
+    double ss = 0;
+    for (double x : v)
+        ss += (x - s.mean) * (x - s.mean);
+    double sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+    // two-sided 95 % Student t quantiles for 1..30 degrees of freedom
+    static const double t95[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    std::size_t df = v.size() - 1;
+    double t = df <= 30 ? t95[df - 1] : 1.96;
+    s.ci = t * sd / std::sqrt(static_cast<double>(v.size()));
+    return s;
+}
+
+}  // namespace atl

@@ -1,0 +1,50 @@
+// Trace replay: an event-driven cluster with FCFS and EASY backfill, the same
+// for every policy, so the policies differ only in which hosts a job gets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "placement/policy.hpp"
+#include "placement/trace.hpp"
+
+namespace atl {
+
+struct SimOptions {
+    double load = 0;           // offered load to scale arrivals to (0: as in the trace)
+    double jitter = 0;         // each inter-arrival gap times U(1-j, 1+j), drawn from seed
+    std::uint64_t seed = 0;
+    double island_wait = 0;    // a job waits up to this long for its smallest island (like --switches=1@time)
+    int bf_depth = 500;        // queued jobs looked at per backfill pass (Slurm's bf_max_job_test)
+    std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
+    Split split = Split::Even; // how spanning jobs are divided (policies that choose)
+};
+
+struct SimMetrics {
+    std::string policy;
+    std::uint64_t seed = 0;
+    int jobs = 0, skipped = 0, multi = 0;   // replayed; larger than the pool; multi-node
+    int leaf_fit = 0, leaf_fit_one = 0;     // multi-node jobs a leaf island can hold; those in one
+    int pod_fit = 0, pod_fit_one = 0;       // jobs larger than a leaf that a pod can hold; those in one
+    int widened = 0;                        // jobs that gave up waiting for their island
+    double leaf_pct = 0, pod_pct = 0;       // 100 when there was no such job
+    double excess_leaves = 0;               // per multi-node job, over the fewest possible
+    int max_hops = 0;
+    double mean_hops = 0;                   // multi-node jobs
+    double utilisation = 0;                 // busy host-seconds / (pool x makespan)
+    double mean_wait = 0, bounded_slowdown = 0;
+    double fragmentation = 0;               // time-mean share of the pool free but unusable in one leaf
+    double offered_load = 0;                // after scaling
+    double makespan = 0;
+};
+
+SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &policy, const SimOptions &opt);
+
+// Mean and 95 % confidence half-width (Student t) of a sample.
+struct Stat {
+    double mean = 0, ci = 0;
+};
+Stat stat_of(const std::vector<double> &v);
+
+}  // namespace atl

@@ -1,0 +1,108 @@
+#include "placement/trace.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "topology/csv.hpp"
+
+namespace atl {
+namespace {
+
+const char *const kRoles[] = {"id", "submit", "duration", "nodes"};
+
+const std::vector<std::string> &usual_names(const std::string &role)
+{
+    static const std::map<std::string, std::vector<std::string>> names = {
+        {"id", {"id", "job_id", "jobid"}},
+        {"submit", {"submit", "submit_s", "submit_time_s", "arrival_s"}},
+        {"duration", {"duration", "duration_s", "run_s", "runtime", "runtime_s"}},
+        {"nodes", {"nodes", "num_nodes", "nnodes", "nodes_min_8gpu"}},
+    };
+    return names.at(role);
+}
+
+}  // namespace
+
+TraceColumns parse_trace_columns(const std::string &spec)
+{
+    return parse_role_columns(spec, {std::begin(kRoles), std::end(kRoles)}, "--columns");
+}
+
+std::vector<Job> read_trace(std::istream &in, const std::string &source, const TraceColumns &columns)
+{
+    std::string line;
+    std::size_t lineno = 0;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#')
+            continue;
+        header = split_csv_line(line);
+        break;
+    }
+    if (header.empty())
+        throw InputError(source, lineno, "found no header, expected a CSV header naming submit, duration and nodes");
+    std::map<std::string, std::size_t> col;
+    for (const char *role : kRoles) {
+        auto given = columns.find(role);
+        for (std::size_t i = 0; i < header.size() && !col.count(role); ++i) {
+            bool match = given != columns.end() ? header[i] == given->second
+                                                : std::find(usual_names(role).begin(), usual_names(role).end(),
+                                                            header[i]) != usual_names(role).end();
+            if (match)
+                col[role] = i;
+        }
+        if (!col.count(role) && std::string(role) != "id")
+            throw InputError(source, lineno,
+                             "found no " + std::string(role) + " column in \"" + line + "\", expected one of " +
+                                 (given != columns.end() ? given->second : usual_names(role)[0] + ", " + usual_names(role)[1]) +
+                                 " (name it with --columns " + role + "=COLUMN)");
+    }
+    std::vector<Job> jobs;
+    auto number = [&](const std::string &field, const char *what) {
+        char *end = nullptr;
+        errno = 0;
+        double v = std::strtod(field.c_str(), &end);
+        if (field.empty() || *end || errno || !std::isfinite(v))
+            throw InputError(source, lineno, std::string("found ") + what + " \"" + field + "\", expected a number");
+        if (v < 0)
+            throw InputError(source, lineno, std::string("found ") + what + " " + field + ", expected >= 0");
+        return v;
+    };
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#')
+            continue;
+        auto f = split_csv_line(line);
+        if (f.size() != header.size())
+            throw InputError(source, lineno, "found " + std::to_string(f.size()) + " fields, expected " +
+                                                 std::to_string(header.size()) + " as in the header");
+        Job j;
+        j.line = lineno;
+        j.id = col.count("id") ? f[col["id"]] : std::to_string(jobs.size() + 1);
+        j.submit = number(f[col["submit"]], "submit time");
+        j.duration = number(f[col["duration"]], "duration");
+        double n = number(f[col["nodes"]], "node count");
+        if (n < 1 || n != std::floor(n) || n > 1e7)
+            throw InputError(source, lineno, "found node count " + f[col["nodes"]] + ", expected a whole number >= 1");
+        j.nodes = static_cast<int>(n);
+        jobs.push_back(j);
+    }
+    if (jobs.empty())
+        throw InputError(source, lineno, "found no jobs, expected one row per job after the header");
+    return jobs;
+}
+
+std::vector<Job> load_trace(const std::string &path, const TraceColumns &columns)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw InputError(path + ": cannot open: " + std::strerror(errno));
+    return read_trace(in, path, columns);
+}
+
+}  // namespace atl

@@ -1,0 +1,30 @@
+// Job traces for the simulator: CSV with a header, one job per row.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atl {
+
+struct Job {
+    std::string id;
+    double submit = 0;     // seconds
+    double duration = 0;   // seconds
+    int nodes = 1;
+    std::size_t line = 0;  // where it came from
+};
+
+// Column names by role ("id", "submit", "duration", "nodes"). Roles left out
+// are found by their usual names: id|job_id, submit|submit_s|submit_time_s,
+// duration|duration_s|run_s|runtime, nodes|num_nodes|nodes_min_8gpu.
+using TraceColumns = std::map<std::string, std::string>;
+TraceColumns parse_trace_columns(const std::string &spec);  // "nodes=nodes_min_8gpu,..."
+
+// Throws InputError (FILE:LINE) on a missing column, a field that is not a
+// number, a negative time or fewer than one node.
+std::vector<Job> read_trace(std::istream &in, const std::string &source, const TraceColumns &columns = {});
+std::vector<Job> load_trace(const std::string &path, const TraceColumns &columns = {});
+
+}  // namespace atl

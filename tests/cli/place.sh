@@ -1,0 +1,71 @@
+#!/bin/sh
+# atoll-place end to end: placements on a generated fabric and the real
+# Alibaba Clos, traces replayed with every policy, outputs written whole, and
+# clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
+. "$(dirname "$0")/../lib.sh"
+plan 19
+work=$(tmpdir)
+"$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
+crux="$DATA/csv/crux_topology_hosts.csv"
+
+out=$("$PLACE" place "$work/ft.json" --nodes 8)
+check "8 nodes fill one leaf" [ "$out" = "node[001-008]" ]
+out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]")
+check "12 over two leaves with 6 and 8 free is 6+6" [ "$out" = "node[003-014]" ] || diag "$out"
+out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]" --policy slurm-tree)
+check "slurm-tree takes the fuller leaf whole, then 4" [ "$out" = "node[003-006,009-016]" ] || diag "$out"
+"$PLACE" place "$work/ft.json" --nodes 12 --json --explain >"$work/p.json" 2>"$work/explain"
+check "--json names the island, leaves and hops" \
+    grep -q '"island": "pod-ib-leaf01"' "$work/p.json" && grep -q '"leaves": 2' "$work/p.json" && grep -q '"hops": 4' "$work/p.json"
+check "--explain gives the reasoning and an all-reduce estimate" \
+    grep -q "leaf: none of 4 has 12 free" "$work/explain" && grep -q "allreduce:  ring over 12 nodes of 1 GiB" "$work/explain"
+
+"$PLACE" place "$work/ft.json" --nodes 9 --level leaf 2>"$work/err"
+rc=$?
+check "a request no leaf can ever hold exits 3 and names the largest" [ $rc -eq 3 ] && grep -q "the largest leaf holds 8" "$work/err"
+"$PLACE" place "$work/ft.json" --nodes 4 --level leaf --free "node[001-003,009-011]" 2>"$work/err"
+check "no leaf with room now exits 3" [ $? -eq 3 ] && grep -q "no leaf has 4 free nodes" "$work/err"
+out=$("$PLACE" place "$work/ft.json" --nodes 4 --level leaf --fit preferred --free "node[001-003,009-011]")
+check "preferred widens to the pod" [ "$out" = "node[001-002,009-010]" ] || diag "$out"
+
+out=$("$PLACE" place "$crux" --nodes 8 --json)
+check "the Alibaba Clos places 8 nodes in one leaf" echo "$out" | grep -q '"leaves": 1'
+
+expect() {  # NAME RC PATTERN COMMAND...
+    name=$1 want=$2 pat=$3
+    shift 3
+    "$@" >/dev/null 2>"$work/err"
+    rc=$?
+    if [ $rc -eq "$want" ] && grep -q -- "$pat" "$work/err"; then ok "$name"; else not_ok "$name"; diag "exit $rc" "$(cat "$work/err")"; fi
+}
+expect "--nodes must be a number" 2 "\-\-nodes: \"x\", expected an integer" "$PLACE" place "$work/ft.json" --nodes x
+expect "an unknown policy is named" 2 "\-\-policy: \"best\"" "$PLACE" place "$work/ft.json" --nodes 2 --policy best
+expect "an unknown level is named" 2 "\-\-level: \"rack\"" "$PLACE" place "$work/ft.json" --nodes 2 --level rack
+expect "a host outside the fabric is named" 1 "host gpu001 is not in the fabric" \
+    "$PLACE" place "$work/ft.json" --nodes 2 --free "gpu[001-002]"
+
+# simulate: a small trace, every policy, three seeds
+cat >"$work/trace.csv" <<'CSV'
+job_id,submit_s,duration_s,nodes
+1,0,100,6
+2,10,50,3
+3,20,80,8
+4,30,40,12
+5,40,60,2
+6,50,30,5
+7,60,90,4
+8,70,20,16
+CSV
+"$PLACE" simulate "$work/ft.json" "$work/trace.csv" --policy all --seeds 3 --csv "$work/runs.csv" \
+    --json "$work/sum.json" --plot "$work/plot.svg" >"$work/table"
+check "simulate prints a row per metric for each policy" grep -q "^% leaf-fitting jobs in one leaf" "$work/table"
+check "the CSV has a row per policy and seed" [ "$(tail -n +2 "$work/runs.csv" | wc -l)" -eq 12 ]
+check "the JSON has every policy" grep -q '"slurm-tree"' "$work/sum.json" && grep -q '"random"' "$work/sum.json"
+check "the plot is an SVG with one bar per policy and metric" [ "$(grep -c '<rect x=' "$work/plot.svg")" -ge 24 ]
+head -n 4 "$work/trace.csv" >"$work/bad.csv"
+echo "9,80,x,2" >>"$work/bad.csv"
+expect "a bad trace row names file and line" 1 "bad.csv:5: found duration \"x\", expected a number" \
+    "$PLACE" simulate "$work/ft.json" "$work/bad.csv" --csv "$work/never.csv"
+check "nothing is written on a failed run" [ ! -e "$work/never.csv" ]
+expect "a trace without the columns says how to map them" 1 "name it with --columns submit=COLUMN" \
+    "$PLACE" simulate "$work/ft.json" "$DATA/csv/crux_topology_hosts.csv"

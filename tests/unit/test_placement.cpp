@@ -1,0 +1,330 @@
+// Placement policies and the simulator on fabrics small enough to check by hand.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "placement/cost.hpp"
+#include "placement/simulate.hpp"
+#include "testdata.hpp"
+#include "topology/csv.hpp"
+#include "topology/generate.hpp"
+
+using namespace atl;
+
+namespace {
+
+// Pod P1: leaves L1 (a1-a4), L2 (b1-b4); pod P2: L3 (c1-c4), L4 (d1-d2).
+// Host indices in name order: a1..a4 = 0..3, b = 4..7, c = 8..11, d1 = 12, d2 = 13.
+const char *kTwoPods =
+    "host,leaf,pod\n"
+    "a1,L1,P1\na2,L1,P1\na3,L1,P1\na4,L1,P1\n"
+    "b1,L2,P1\nb2,L2,P1\nb3,L2,P1\nb4,L2,P1\n"
+    "c1,L3,P2\nc2,L3,P2\nc3,L3,P2\nc4,L3,P2\n"
+    "d1,L4,P2\nd2,L4,P2\n";
+
+// One pod, two leaves of ten: X (x01-x10), Y (y01-y10).
+const char *kTwoTens =
+    "host,leaf\n"
+    "x01,X\nx02,X\nx03,X\nx04,X\nx05,X\nx06,X\nx07,X\nx08,X\nx09,X\nx10,X\n"
+    "y01,Y\ny02,Y\ny03,Y\ny04,Y\ny05,Y\ny06,Y\ny07,Y\ny08,Y\ny09,Y\ny10,Y\n";
+
+Topology topo_csv(const char *text)
+{
+    std::istringstream in(text);
+    return analyse(parse_topology_csv(in, "test.csv"));
+}
+
+std::vector<std::string> names(const Cluster &c, const Placement &p)
+{
+    std::vector<std::string> v;
+    for (int h : p.hosts)
+        v.push_back(c.host_name(h));
+    return v;
+}
+
+void busy(const Cluster &c, FreeState &f, std::initializer_list<const char *> hosts)
+{
+    for (const char *h : hosts) {
+        int i = c.find_host(h);
+        REQUIRE(i >= 0);
+        f.set(i, false);
+    }
+}
+
+Placement place(const char *policy, const Cluster &c, const FreeState &f, int n, Level level = Level::Fabric,
+                Fit fit = Fit::Auto)
+{
+    auto p = make_policy(policy, c);
+    REQUIRE(p);
+    Request r;
+    r.nodes = n;
+    r.level = level;
+    r.fit = fit;
+    return p->place(f, r);
+}
+
+using V = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("the placement view of a two-pod fabric", "[placement]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    CHECK(c.pool_size() == 14);
+    CHECK(c.at(Level::Leaf).size() == 4);
+    CHECK(c.at(Level::Pod).size() == 2);
+    CHECK(c.largest(Level::Leaf) == 4);
+    CHECK(c.largest(Level::Pod) == 8);
+    CHECK(c.min_leaves(4) == 1);
+    CHECK(c.min_leaves(5) == 2);
+    CHECK(c.min_leaves(13) == 4);
+    int l1 = c.leaf_of(c.find_host("a1")), l2 = c.leaf_of(c.find_host("b1")), l3 = c.leaf_of(c.find_host("c1"));
+    CHECK(c.hops(l1, l1) == 2);  // host - leaf - host
+    CHECK(c.hops(l1, l2) == 4);  // through the pod switch
+    CHECK(c.hops(l1, l3) == 6);  // through pod, core, pod
+    // Slurm's tree: 4 leaf switches, 2 pods, the fabric; levels 0, 1, 2.
+    REQUIRE(c.tree().size() == 7);
+    CHECK(c.tree().back().level == 2);
+    CHECK(c.tree()[0].dist[1] == 2);
+    CHECK(c.tree()[0].dist[2] == 4);
+}
+
+TEST_CASE("atoll: best fit among leaves, ties to the busier pod", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a1", "a2"});
+    CHECK(names(c, place("atoll", c, f, 2)) == V{"a3", "a4"});  // L1 fits exactly
+    busy(c, f, {"d1"});  // P1 has 6 free, P2 5
+    Placement p = place("atoll", c, f, 4);  // L2 and L3 both fit exactly
+    CHECK(names(c, p) == V{"c1", "c2", "c3", "c4"});
+    CHECK(p.level == Level::Leaf);
+    CHECK(p.leaves == 1);
+    CHECK(p.hops == 2);
+}
+
+TEST_CASE("atoll: the smallest pod that holds the job, split evenly", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a1"});
+    // no leaf holds 6; P1 has 7 free, P2 exactly 6: P2, leaves L3 (4) and L4 (2)
+    Placement p = place("atoll", c, f, 6);
+    CHECK(names(c, p) == V{"c1", "c2", "c3", "c4", "d1", "d2"});
+    CHECK(p.level == Level::Pod);
+    CHECK(p.leaves == 2);
+    CHECK(p.pods == 1);
+    CHECK(p.hops == 4);
+    // 5 nodes in P2: 3 + 2, as even as L4's two hosts allow
+    Placement q = place("atoll", c, f, 5);
+    CHECK(names(c, q) == V{"c1", "c2", "c3", "d1", "d2"});
+}
+
+TEST_CASE("atoll: 12 nodes over two leaves with 10 free each is 6+6", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoTens);
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 12);
+    CHECK(names(c, p) == V{"x01", "x02", "x03", "x04", "x05", "x06", "y01", "y02", "y03", "y04", "y05", "y06"});
+    REQUIRE(p.per_leaf.size() == 2);
+    CHECK(p.per_leaf[0].second == 6);
+    CHECK(p.per_leaf[1].second == 6);
+    // Split::Pack fills the fullest first instead
+    auto pol = make_policy("atoll", c);
+    Request r;
+    r.nodes = 12;
+    r.split = Split::Pack;
+    Placement q = pol->place(f, r);
+    CHECK(q.per_leaf[0].second == 10);
+    CHECK(q.per_leaf[1].second == 2);
+}
+
+TEST_CASE("atoll: across pods, the fewest leaves", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 12);  // no pod holds 12: both pods, L1-L3 exactly
+    CHECK(names(c, p) == V{"a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4"});
+    CHECK(p.level == Level::Fabric);
+    CHECK(p.leaves == 3);
+    CHECK(p.pods == 2);
+    CHECK(p.hops == 6);
+}
+
+TEST_CASE("required, preferred and spread requests", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    Placement never = place("atoll", c, f, 5, Level::Leaf, Fit::Required);
+    CHECK_FALSE(never.ok);
+    CHECK_THAT(never.error, Catch::Contains("the largest leaf holds 4"));
+    busy(c, f, {"a1", "a2", "b1", "b2", "c1", "c2", "d1"});  // every leaf has 2 free or fewer
+    Placement now = place("atoll", c, f, 3, Level::Leaf, Fit::Required);
+    CHECK_FALSE(now.ok);
+    CHECK_THAT(now.error, Catch::Contains("no leaf has 3 free"));
+    Placement wider = place("atoll", c, f, 3, Level::Leaf, Fit::Preferred);
+    CHECK(wider.ok);
+    CHECK(wider.level == Level::Pod);
+    // the other policies are held to a required level too
+    CHECK_FALSE(place("first-fit", c, f, 3, Level::Leaf, Fit::Required).ok);
+
+    FreeState all(c);
+    auto pol = make_policy("atoll", c);
+    Request r;
+    r.nodes = 6;
+    r.max_per_leaf = 2;
+    Placement s = pol->place(all, r);
+    REQUIRE(s.ok);
+    CHECK(s.leaves == 3);
+    for (const auto &pl : s.per_leaf)
+        CHECK(pl.second == 2);
+}
+
+TEST_CASE("atoll prefers leaves without degraded links", "[placement][atoll]")
+{
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    g.degrade = {{"node001", 0}};
+    Topology t = analyse(generate(g));
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 2);
+    CHECK(names(c, p) == V{"node005", "node006"});  // leaf02: leaf01 has node001's 1x link
+}
+
+TEST_CASE("slurm-tree follows eval_nodes_tree.c (worked by hand)", "[placement][slurm-tree]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a1"});
+    // a leaf that fits: the one with the fewest free nodes (L1, 3 free)
+    CHECK(names(c, place("slurm-tree", c, f, 3)) == V{"a2", "a3", "a4"});
+    // no leaf fits 5: _topo_compare_switches climbs to the parents; P2 (6
+    // free) fits tighter than P1 (7), so L3 is taken first and whole; then
+    // the closest leaf that fits the last node is L4 (2 hops), not L2 (4).
+    FreeState all(c);
+    CHECK(names(c, place("slurm-tree", c, all, 5)) == V{"c1", "c2", "c3", "c4", "d1"});
+    // two leaves of 10: the first whole, then the rest from the next: 10+2
+    Topology t2 = topo_csv(kTwoTens);
+    Cluster c2(t2);
+    FreeState f2(c2);
+    Placement p = place("slurm-tree", c2, f2, 12);
+    REQUIRE(p.per_leaf.size() == 2);
+    CHECK(p.per_leaf[0].second == 10);
+    CHECK(p.per_leaf[1].second == 2);
+}
+
+TEST_CASE("first-fit and random", "[placement]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a2"});
+    CHECK(names(c, place("first-fit", c, f, 3)) == V{"a1", "a3", "a4"});
+    Placement r1 = place("random", c, f, 5), r2 = place("random", c, f, 5);
+    CHECK(r1.hosts.size() == 5);
+    CHECK(r1.hosts == r2.hosts);  // same seed, same draw
+    for (int h : r1.hosts)
+        CHECK(f.is_free(h));
+    CHECK(make_policy("best", c) == nullptr);
+}
+
+TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]")
+{
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    Topology t = analyse(generate(g));
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 4);
+    Estimate e = ring_allreduce(c, p, 1e9, default_cost_model(FabricKind::InfiniBand));
+    CHECK(e.switches == 1);
+    CHECK(e.gbps == Approx(200));  // 4x HDR
+    // 2(N-1) steps of (1 us + 1e9*8/4 bits at 200 Gb/s)
+    CHECK(e.seconds == Approx(6 * (1e-6 + 2e9 / 200e9)));
+}
+
+TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement][simulate]")
+{
+    Topology t = topo_csv("host,leaf\nh1,L1\nh2,L1\nh3,L2\nh4,L2\n");
+    Cluster c(t);
+    std::istringstream tr("job_id,submit_s,duration_s,nodes\n1,0,10,2\n2,0,10,1\n3,1,5,2\n4,2,4,1\n");
+    auto jobs = read_trace(tr, "tiny.csv");
+    auto pol = make_policy("atoll", c);
+    SimMetrics m = simulate(c, jobs, *pol, SimOptions{});
+    // t=0 job 1 on L1, job 2 on h3; t=1 job 3 waits (1 free), its hosts
+    // reserved on L1 for t=10; t=2 job 4 backfills on h4 until 6; t=10 job 3.
+    CHECK(m.jobs == 4);
+    CHECK(m.multi == 2);
+    CHECK(m.leaf_fit == 2);
+    CHECK(m.leaf_pct == Approx(100));
+    CHECK(m.mean_wait == Approx(9.0 / 4));
+    CHECK(m.bounded_slowdown == Approx((1 + 1 + 1.4 + 1) / 4));
+    CHECK(m.utilisation == Approx(44.0 / 60));
+    CHECK(m.makespan == Approx(15));
+    CHECK(m.fragmentation == Approx(5.0 / 60));
+    CHECK(m.excess_leaves == Approx(0));
+    CHECK(m.max_hops == 2);
+}
+
+TEST_CASE("confidence intervals use Student's t", "[placement][simulate]")
+{
+    Stat s = stat_of({1, 2, 3});
+    CHECK(s.mean == Approx(2));
+    CHECK(s.ci == Approx(4.303 * 1.0 / std::sqrt(3.0)));
+}
+
+TEST_CASE("bad traces fail with FILE:LINE", "[placement][trace]")
+{
+    auto bad = [](const char *text) {
+        std::istringstream in(text);
+        return read_trace(in, "t.csv");
+    };
+    CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s\n1,0,5\n"), Catch::StartsWith("t.csv:1: found no nodes column"));
+    CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,5,2\n2,x,5,2\n"),
+                      Catch::StartsWith("t.csv:3: found submit time \"x\", expected a number"));
+    CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,5,0\n"),
+                      Catch::StartsWith("t.csv:2: found node count 0, expected a whole number >= 1"));
+    CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,-5,2\n"),
+                      Catch::StartsWith("t.csv:2: found duration -5, expected >= 0"));
+    CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,5\n"),
+                      Catch::StartsWith("t.csv:2: found 3 fields, expected 4"));
+    CHECK_THROWS_WITH(bad(""), Catch::Contains("found no header"));
+    std::istringstream philly("job_id,submit_s,gpus,duration_s,nodes_min_8gpu\na,0,16,100,2\n");
+    CHECK(read_trace(philly, "p.csv")[0].nodes == 2);
+    std::istringstream mapped("id,t,d,n\na,5,100,3\n");
+    auto j = read_trace(mapped, "m.csv", parse_trace_columns("submit=t,duration=d,nodes=n"));
+    CHECK(j[0].submit == 5);
+    CHECK(j[0].nodes == 3);
+}
+
+TEST_CASE("host,leaf,pod,core CSV fabrics", "[topology][csv]")
+{
+    Topology t = analyse(load_fabric(test_data("csv/crux_topology_hosts.csv")));
+    CHECK(t.hosts.size() == 847);
+    CHECK(t.islands_at(Level::Leaf).size() == 119);
+    CHECK(t.islands_at(Level::Pod).size() == 3);
+    CHECK(t.max_tier == 2);
+    auto bad = [](const char *text) {
+        std::istringstream in(text);
+        return parse_topology_csv(in, "f.csv");
+    };
+    CHECK_THROWS_WITH(bad("host,rack\na,r1\n"), Catch::StartsWith("f.csv:1: found columns \"host,rack\""));
+    CHECK_THROWS_WITH(bad("host,leaf\na,L1\na,L2\n"), Catch::StartsWith("f.csv:3: found host a again (first at line 2)"));
+    CHECK_THROWS_WITH(bad("host,leaf,pod\na,L1,P1\nb,L1,P2\n"),
+                      Catch::StartsWith("f.csv:3: found leaf L1 in pod P2, expected pod P1 as at line 2"));
+    CHECK_THROWS_WITH(bad("host,leaf\na,L1,x\n"), Catch::StartsWith("f.csv:2: found 3 fields, expected 2"));
+    CHECK_THROWS_WITH(bad("host,leaf\n,L1\n"), Catch::StartsWith("f.csv:2: found an empty host"));
+    CHECK_THROWS_WITH(bad("host,leaf\n"), Catch::Contains("found no host rows"));
+    std::istringstream mapped("n,sw\na,S1\nb,S2\n");
+    CHECK(parse_topology_csv(mapped, "m.csv", parse_csv_columns("host=n,leaf=sw")).nodes.size() == 5);
+    CHECK_THROWS_WITH(parse_csv_columns("rack=r"), Catch::Contains("expected ROLE=COLUMN"));
+}

@@ -1,0 +1,135 @@
+#include "tools/args.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
+namespace atl {
+
+std::string Args::get(const std::string &n, const std::string &def) const
+{
+    auto it = opts.find(n);
+    return it == opts.end() ? def : it->second.back();
+}
+
+const std::vector<std::string> &Args::all(const std::string &n) const
+{
+    static const std::vector<std::string> none;
+    auto it = opts.find(n);
+    return it == opts.end() ? none : it->second;
+}
+
+long Args::get_int(const std::string &n, long def, long lo, long hi) const
+{
+    if (!flag(n))
+        return def;
+    std::string v = get(n);
+    char *end = nullptr;
+    errno = 0;
+    long x = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || x < lo || x > hi)
+        throw Usage("--" + n + ": \"" + v + "\", expected an integer from " + std::to_string(lo) + " to " +
+                    std::to_string(hi));
+    return x;
+}
+
+double Args::get_double(const std::string &n, double def, double lo, double hi) const
+{
+    if (!flag(n))
+        return def;
+    std::string v = get(n);
+    char *end = nullptr;
+    errno = 0;
+    double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || errno || !(x >= lo && x <= hi))
+        throw Usage("--" + n + ": \"" + v + "\", expected a number from " + std::to_string(lo) + " to " +
+                    std::to_string(hi));
+    return x;
+}
+
+int run_tool(const char *prog, const char *usage, int argc, char **argv,
+             const std::function<int(const std::string &)> &dispatch)
+{
+    std::ios::sync_with_stdio(false);
+    if (argc < 2) {
+        std::cerr << usage;
+        return 2;
+    }
+    std::string cmd = argv[1];
+    try {
+        if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+            std::cout << usage;
+            return 0;
+        }
+        if (cmd == "--version") {
+            std::cout << prog << " " << PACKAGE_VERSION << "\n";
+            return 0;
+        }
+        return dispatch(cmd);
+    } catch (const Usage &e) {
+        std::cerr << prog << ": " << e.what() << "\n" << usage;
+        return 2;
+    } catch (const std::exception &e) {
+        std::cerr << prog << ": " << e.what() << "\n";
+        return 1;
+    } catch (...) {
+        std::cerr << prog << ": unexpected error\n";
+        return 1;
+    }
+}
+
+InputFormat input_format(const Args &a)
+{
+    std::string f = a.get("format", "auto");
+    if (f == "auto") return InputFormat::Auto;
+    if (f == "text") return InputFormat::Text;
+    if (f == "json") return InputFormat::Json;
+    if (f == "cache") return InputFormat::Cache;
+    if (f == "csv") return InputFormat::Csv;
+    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache or csv");
+}
+
+Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,
+                const std::vector<std::string> &flags)
+{
+    Args a;
+    auto known = [](const std::vector<std::string> &v, const std::string &n) {
+        return std::find(v.begin(), v.end(), n) != v.end();
+    };
+    for (int i = first; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s == "-o")
+            s = "--output";
+        if (s.size() > 2 && s.compare(0, 2, "--") == 0) {
+            std::string name = s.substr(2), value;
+            std::size_t eq = name.find('=');
+            bool has_eq = eq != std::string::npos;
+            if (has_eq) {
+                value = name.substr(eq + 1);
+                name = name.substr(0, eq);
+            }
+            if (known(with_value, name)) {
+                if (!has_eq) {
+                    if (i + 1 >= argc)
+                        throw Usage("--" + name + ": argument required");
+                    value = argv[++i];
+                }
+                a.opts[name].push_back(value);
+            } else if (known(flags, name)) {
+                if (has_eq)
+                    throw Usage("--" + name + " takes no argument");
+                a.opts[name].push_back("");
+            } else {
+                throw Usage("unknown option --" + name);
+            }
+        } else if (s.size() > 1 && s[0] == '-' && s != "-") {
+            throw Usage("unknown option " + s);
+        } else {
+            a.operands.push_back(s);
+        }
+    }
+    return a;
+}
+
+}  // namespace atl

@@ -1,0 +1,45 @@
+// Command-line parsing shared by the atoll tools: "--name value",
+// "--name=value", flags and operands; unknown options are usage errors.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "topology/io.hpp"
+
+namespace atl {
+
+struct Usage : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Args {
+    std::map<std::string, std::vector<std::string>> opts;
+    std::vector<std::string> operands;
+
+    bool flag(const std::string &n) const { return opts.count(n) > 0; }
+    std::string get(const std::string &n, const std::string &def = "") const;
+    const std::vector<std::string> &all(const std::string &n) const;
+    // The option as a number in [lo, hi]; Usage naming the option otherwise.
+    long get_int(const std::string &n, long def, long lo, long hi) const;
+    double get_double(const std::string &n, double def, double lo, double hi) const;
+};
+
+// argv[first..]: options named in with_value take an argument, those in flags
+// none; "-o" is "--output".
+Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,
+                const std::vector<std::string> &flags);
+
+// A tool's main: no command or -h/--help/help prints the usage, --version the
+// version; otherwise dispatch(command). Usage errors exit 2 with the usage,
+// any other error 1 with one line on stderr; nothing escapes.
+int run_tool(const char *prog, const char *usage, int argc, char **argv,
+             const std::function<int(const std::string &)> &dispatch);
+
+// --format for inputs: auto, text, json, cache or csv.
+InputFormat input_format(const Args &a);
+
+}  // namespace atl

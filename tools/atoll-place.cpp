@@ -1,0 +1,472 @@
+// atoll-place: choose the hosts of a multi-node job on a fabric, and replay
+// job traces to compare placement policies.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "placement/cost.hpp"
+#include "placement/simulate.hpp"
+#include "topology/hostlist.hpp"
+#include "tools/args.hpp"
+
+using namespace atl;
+using nlohmann::json;
+
+namespace {
+
+const char *usage_text =
+    "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level leaf|group|pod|fabric]\n"
+    "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
+    "                   [--policy NAME] [--seed N]\n"
+    "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
+    "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
+    "                   [--load X] [--island-wait SECONDS] [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
+    "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg]\n"
+    "       atoll-place policies\n"
+    "\n"
+    "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
+    "a host,leaf,pod,core CSV). Policies: atoll, slurm-tree, first-fit, random.\n"
+    "exit status: 0 success, 1 input or runtime error, 2 usage error, 3 no placement now\n";
+
+Cluster load_cluster(const Args &a, const std::string &path, std::unique_ptr<Topology> &keep)
+{
+    Fabric f = load_fabric(path, input_format(a), parse_csv_columns(a.get("csv-columns")));
+    bool csv = input_format(a) == InputFormat::Csv || f.links.empty() || f.links[0].width == 0;
+    keep = std::make_unique<Topology>(analyse(std::move(f)));
+    FabricKind kind = csv ? FabricKind::RoCE : FabricKind::InfiniBand;
+    if (a.flag("fabric-type") && !fabric_kind_from_string(a.get("fabric-type"), kind))
+        throw Usage("--fabric-type: \"" + a.get("fabric-type") + "\", expected ib, roce or cloud");
+    return Cluster(*keep, kind);
+}
+
+double parse_size(const std::string &s)
+{
+    char *end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    std::string unit = end ? end : "";
+    double mult = 1;
+    if (unit == "" || unit == "B")
+        mult = 1;
+    else if (unit == "K" || unit == "KiB" || unit == "k")
+        mult = 1024;
+    else if (unit == "M" || unit == "MiB")
+        mult = 1024.0 * 1024;
+    else if (unit == "G" || unit == "GiB")
+        mult = 1024.0 * 1024 * 1024;
+    else
+        throw Usage("--message-size: \"" + s + "\", expected bytes with an optional K, M or G");
+    if (s.empty() || !(v > 0) || !std::isfinite(v))
+        throw Usage("--message-size: \"" + s + "\", expected a size above zero");
+    return v * mult;
+}
+
+Split parse_split(const std::string &v)
+{
+    if (v == "even")
+        return Split::Even;
+    if (v == "pack")
+        return Split::Pack;
+    throw Usage("--split: \"" + v + "\", expected even or pack");
+}
+
+Level parse_level(const std::string &opt, const std::string &v)
+{
+    Level l;
+    if (!level_from_string(v, l))
+        throw Usage("--" + opt + ": \"" + v + "\", expected leaf, group, pod or fabric");
+    return l;
+}
+
+std::string human_bytes(double b)
+{
+    std::ostringstream o;
+    const char *units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (b >= 1024 && u < 3) {
+        b /= 1024;
+        ++u;
+    }
+    o << b << " " << units[u];
+    return o.str();
+}
+
+std::string human_seconds(double s)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(s < 1e-3 ? 1 : 2);
+    if (s < 1e-3)
+        o << s * 1e6 << " us";
+    else if (s < 1)
+        o << s * 1e3 << " ms";
+    else
+        o << s << " s";
+    return o.str();
+}
+
+int cmd_place(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
+                         "fabric-type", "format", "csv-columns"},
+                        {"json", "explain"});
+    if (a.operands.size() != 1)
+        throw Usage("place: give one FABRIC");
+    if (!a.flag("nodes"))
+        throw Usage("place: --nodes N is required");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    Request req;
+    req.nodes = static_cast<int>(a.get_int("nodes", 1, 1, 10000000));
+    if (a.flag("level")) {
+        req.level = parse_level("level", a.get("level"));
+        req.fit = Fit::Required;
+    }
+    if (a.flag("fit")) {
+        std::string f = a.get("fit");
+        if (f == "required")
+            req.fit = Fit::Required;
+        else if (f == "preferred")
+            req.fit = Fit::Preferred;
+        else if (f == "auto")
+            req.fit = Fit::Auto;
+        else
+            throw Usage("--fit: \"" + f + "\", expected required, preferred or auto");
+        if (req.fit != Fit::Auto && !a.flag("level"))
+            throw Usage("--fit " + f + " needs --level");
+    }
+    req.max_per_leaf = static_cast<int>(a.get_int("spread", 0, 1, 10000000));
+    req.split = parse_split(a.get("split", "even"));
+    std::string pname = a.get("policy", "atoll");
+    auto policy = make_policy(pname, c, static_cast<std::uint64_t>(a.get_int("seed", 1, 0, 1L << 62)));
+    if (!policy)
+        throw Usage("--policy: \"" + pname + "\", expected atoll, slurm-tree, first-fit or random");
+    double bytes = parse_size(a.get("message-size", "1G"));
+
+    FreeState free(c, !a.flag("free"));
+    if (a.flag("free")) {
+        std::vector<std::string> names;
+        try {
+            names = expand_hostlist(a.get("free"));
+        } catch (const std::invalid_argument &e) {
+            throw Usage(std::string("--free: ") + e.what());
+        }
+        for (const auto &n : names) {
+            int h = c.find_host(n);
+            if (h < 0)
+                throw InputError("--free: host " + n + " is not in the fabric " + c.source());
+            if (!c.in_pool(h))
+                throw InputError("--free: host " + n + " is not a compute host (see atoll-topo show)");
+            free.set(h, true);
+        }
+    }
+    Placement p = policy->place(free, req);
+    std::vector<std::string> names;
+    for (int h : p.hosts)
+        names.push_back(c.host_name(h));
+    std::string hl = compress_hostlist(names);
+    Estimate est;
+    if (p.ok)
+        est = ring_allreduce(c, p, bytes, default_cost_model(c.kind()));
+    if (a.flag("json")) {
+        json j = {{"ok", p.ok}, {"policy", policy->name()}, {"nodes", req.nodes},
+                  {"level", to_string(req.level)}, {"fit", to_string(req.fit)}, {"free", free.total()}};
+        if (!p.ok)
+            j["error"] = p.error;
+        else {
+            json per_leaf = json::object();
+            for (const auto &pl : p.per_leaf)
+                per_leaf[c.island(pl.first).name] = pl.second;
+            j.update({{"hosts", hl},
+                      {"host_list", names},
+                      {"island", c.island(p.island).name},
+                      {"island_level", to_string(p.level)},
+                      {"leaves", p.leaves},
+                      {"groups", p.groups},
+                      {"pods", p.pods},
+                      {"hops", p.hops},
+                      {"per_leaf", per_leaf},
+                      {"allreduce", {{"bytes", bytes},
+                                     {"seconds", est.seconds},
+                                     {"step_latency_us", est.latency_us},
+                                     {"gbps_per_host", est.gbps},
+                                     {"gbps_assumed", est.assumed},
+                                     {"fabric_type", to_string(c.kind())}}}});
+        }
+        json cands = json::array();
+        for (const auto &cd : p.considered)
+            cands.push_back({{"island", c.island(cd.island).name}, {"free", cd.free}, {"verdict", cd.verdict}});
+        j["considered"] = cands;
+        j["notes"] = p.notes;
+        std::cout << j.dump(2) << "\n";
+    } else if (p.ok) {
+        std::cout << hl << "\n";
+    }
+    if (a.flag("explain")) {
+        std::ostream &o = a.flag("json") ? std::cerr : std::cout;
+        o << "policy:     " << policy->name() << "\n"
+          << "request:    " << req.nodes << " nodes, " << to_string(req.fit);
+        if (req.fit != Fit::Auto)
+            o << " " << to_string(req.level);
+        if (req.max_per_leaf)
+            o << ", at most " << req.max_per_leaf << " per leaf";
+        o << "; " << free.total() << " of " << c.pool_size() << " hosts free; the largest leaf island holds "
+          << c.largest(Level::Leaf) << ", pod " << c.largest(Level::Pod) << "\n";
+        bool first = true;
+        for (const auto &n : p.notes) {
+            o << (first ? "reasoning:  " : "            ") << n << "\n";
+            first = false;
+        }
+        first = true;
+        for (const auto &cd : p.considered) {
+            o << (first ? "considered: " : "            ") << c.island(cd.island).name << " (" << cd.free
+              << " free): " << cd.verdict << "\n";
+            first = false;
+        }
+        if (p.ok) {
+            o << "choice:     " << hl << "\n"
+              << "island:     " << c.island(p.island).name << " (" << to_string(p.level) << "), " << p.leaves
+              << (p.leaves == 1 ? " leaf island, " : " leaf islands, ") << p.pods << (p.pods == 1 ? " pod" : " pods")
+              << ", hops diameter " << p.hops << " (cables on the longest host-to-host path)\n"
+              << "allreduce:  ring over " << est.ranks << " nodes of " << human_bytes(bytes) << ": about "
+              << human_seconds(est.seconds) << " (" << est.switches << " switches x "
+              << default_cost_model(c.kind()).hop_latency_us << " us per step on " << to_string(c.kind()) << ", "
+              << est.gbps << " Gb/s per host" << (est.assumed ? " assumed" : "")
+              << (p.level != Level::Leaf && c.island(p.island).oversub > 1
+                      ? ", after " + std::to_string(c.island(p.island).oversub).substr(0, 4) + ":1 oversubscription"
+                      : std::string())
+              << ")\n";
+        }
+    }
+    if (!p.ok) {
+        std::cerr << "atoll-place: cannot place " << req.nodes << " nodes: " << p.error << "\n";
+        return 3;
+    }
+    return 0;
+}
+
+// --- simulate ---------------------------------------------------------------
+
+struct Metric {
+    const char *key;
+    const char *title;
+    double SimMetrics::*field;
+};
+const Metric kMetrics[] = {
+    {"leaf_pct", "% leaf-fitting jobs in one leaf", &SimMetrics::leaf_pct},
+    {"pod_pct", "% pod-fitting jobs in one pod", &SimMetrics::pod_pct},
+    {"excess_leaves", "excess leaves per multi-node job", &SimMetrics::excess_leaves},
+    {"mean_hops", "mean hops diameter", &SimMetrics::mean_hops},
+    {"utilisation", "utilisation", &SimMetrics::utilisation},
+    {"mean_wait", "mean wait (s)", &SimMetrics::mean_wait},
+    {"bounded_slowdown", "bounded slowdown", &SimMetrics::bounded_slowdown},
+    {"fragmentation", "fragmentation", &SimMetrics::fragmentation},
+};
+
+void write_svg(std::ostream &o, const std::string &title, const std::vector<std::string> &policies,
+               const std::map<std::string, std::map<std::string, Stat>> &stats)
+{
+    const char *shown[] = {"leaf_pct", "pod_pct", "excess_leaves", "mean_wait", "utilisation"};
+    const char *colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"};
+    const int pw = 210, ph = 220, top = 50, left = 20;
+    int W = left + 5 * pw + 10, H = top + ph + 90;
+    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << left << "\" y=\"22\" font-size=\"14\" font-weight=\"bold\">" << title << "</text>\n";
+    for (int k = 0; k < 5; ++k) {
+        const Metric *m = nullptr;
+        for (const auto &mm : kMetrics)
+            if (std::string(mm.key) == shown[k])
+                m = &mm;
+        double maxv = 0;
+        for (const auto &p : policies) {
+            const Stat &s = stats.at(p).at(m->key);
+            maxv = std::max(maxv, s.mean + s.ci);
+        }
+        if (m->key == std::string("leaf_pct") || m->key == std::string("pod_pct"))
+            maxv = 100;
+        if (maxv <= 0)
+            maxv = 1;
+        int x0 = left + k * pw, y0 = top + ph;
+        o << "<text x=\"" << x0 + 5 << "\" y=\"" << top - 8 << "\">" << m->title << "</text>\n"
+          << "<line x1=\"" << x0 + 5 << "\" y1=\"" << y0 << "\" x2=\"" << x0 + pw - 15 << "\" y2=\"" << y0
+          << "\" stroke=\"black\"/>\n";
+        int bw = (pw - 30) / static_cast<int>(policies.size());
+        for (std::size_t i = 0; i < policies.size(); ++i) {
+            const Stat &s = stats.at(policies[i]).at(m->key);
+            double h = (ph - 20) * s.mean / maxv;
+            int bx = x0 + 10 + static_cast<int>(i) * bw;
+            o << "<rect x=\"" << bx << "\" y=\"" << y0 - h << "\" width=\"" << bw - 6 << "\" height=\"" << h
+              << "\" fill=\"" << colours[i % 5] << "\"/>\n";
+            double ch = (ph - 20) * s.ci / maxv;
+            o << "<line x1=\"" << bx + (bw - 6) / 2 << "\" y1=\"" << y0 - h - ch << "\" x2=\"" << bx + (bw - 6) / 2
+              << "\" y2=\"" << y0 - h + ch << "\" stroke=\"black\"/>\n";
+            std::ostringstream v;
+            v << std::setprecision(3) << s.mean;
+            o << "<text x=\"" << bx << "\" y=\"" << y0 - h - ch - 4 << "\" font-size=\"9\">" << v.str() << "</text>\n";
+        }
+    }
+    for (std::size_t i = 0; i < policies.size(); ++i)
+        o << "<rect x=\"" << left + 10 + 120 * static_cast<int>(i) << "\" y=\"" << top + ph + 30
+          << "\" width=\"12\" height=\"12\" fill=\"" << colours[i % 5] << "\"/><text x=\""
+          << left + 26 + 120 * static_cast<int>(i) << "\" y=\"" << top + ph + 40 << "\">" << policies[i]
+          << "</text>\n";
+    o << "<text x=\"" << left << "\" y=\"" << top + ph + 70
+      << "\" font-size=\"9\">bars: mean over seeds; whiskers: 95 % confidence interval</text>\n</svg>\n";
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "max-jobs", "columns", "split",
+                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title"},
+                        {});
+    if (a.operands.size() != 2)
+        throw Usage("simulate: give a FABRIC and a TRACE");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    std::vector<Job> trace = load_trace(a.operands[1], parse_trace_columns(a.get("columns")));
+    std::vector<std::string> policies;
+    std::string pl = a.get("policy", "atoll,slurm-tree");
+    if (pl == "all")
+        policies = policy_names();
+    else {
+        std::stringstream ss(pl);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (!item.empty()) {
+                if (std::find(policy_names().begin(), policy_names().end(), item) == policy_names().end())
+                    throw Usage("--policy: \"" + item + "\", expected atoll, slurm-tree, first-fit, random or all");
+                policies.push_back(item);
+            }
+    }
+    if (policies.empty())
+        throw Usage("--policy: no policy named");
+    int seeds = static_cast<int>(a.get_int("seeds", 5, 1, 1000));
+    SimOptions opt;
+    opt.jitter = a.get_double("jitter", seeds > 1 ? 0.2 : 0, 0, 0.99);
+    opt.load = a.get_double("load", 0, 0, 10);
+    opt.island_wait = a.get_double("island-wait", 0, 0, 1e9);
+    opt.bf_depth = static_cast<int>(a.get_int("bf-depth", 500, 0, 1000000));
+    opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
+    opt.split = parse_split(a.get("split", "even"));
+
+    std::vector<SimMetrics> runs;
+    std::map<std::string, std::map<std::string, Stat>> stats;
+    for (const auto &pname : policies) {
+        std::map<std::string, std::vector<double>> samples;
+        for (int s = 1; s <= seeds; ++s) {
+            auto policy = make_policy(pname, c, static_cast<std::uint64_t>(s));
+            opt.seed = static_cast<std::uint64_t>(s);
+            SimMetrics m = simulate(c, trace, *policy, opt);
+            for (const auto &mm : kMetrics)
+                samples[mm.key].push_back(m.*(mm.field));
+            runs.push_back(m);
+        }
+        for (const auto &kv : samples)
+            stats[pname][kv.first] = stat_of(kv.second);
+    }
+    const SimMetrics &r0 = runs.front();
+    std::string title = a.get("title", c.source() + " x " + a.operands[1]);
+    std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, " << c.at(Level::Leaf).size()
+              << " leaf islands up to " << c.largest(Level::Leaf) << ", " << c.at(Level::Pod).size()
+              << " pods up to " << c.largest(Level::Pod) << ")\n"
+              << "trace:  " << a.operands[1] << ": " << r0.jobs << " jobs replayed, " << r0.skipped
+              << " larger than the pool skipped; " << r0.multi << " multi-node (" << r0.leaf_fit
+              << " fit a leaf, " << r0.pod_fit << " need a pod)\n"
+              << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "
+              << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")
+              << ", island wait " << opt.island_wait << " s, backfill depth " << opt.bf_depth << ", split "
+              << to_string(opt.split) << "\n\n";
+    std::cout << std::left << std::setw(36) << "metric (mean +- 95% CI)";
+    for (const auto &p : policies)
+        std::cout << std::setw(22) << p;
+    std::cout << "\n";
+    for (const auto &mm : kMetrics) {
+        std::cout << std::setw(36) << mm.title;
+        for (const auto &p : policies) {
+            const Stat &s = stats[p][mm.key];
+            std::ostringstream v;
+            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") ? 0 : 3) << s.mean << " +- "
+              << s.ci;
+            std::cout << std::setw(22) << v.str();
+        }
+        std::cout << "\n";
+    }
+    int max_hops = 0;
+    for (const auto &r : runs)
+        max_hops = std::max(max_hops, r.max_hops);
+    std::cout << std::setw(36) << "max hops (any run)";
+    for (const auto &p : policies) {
+        int mh = 0;
+        for (const auto &r : runs)
+            if (r.policy == p)
+                mh = std::max(mh, r.max_hops);
+        std::cout << std::setw(22) << mh;
+    }
+    std::cout << "\n";
+
+    if (a.flag("csv"))
+        write_file_atomically(a.get("csv"), [&](std::ostream &o) {
+            o << "fabric,trace,policy,seed,jobs,skipped,multi,leaf_fit,leaf_fit_one,pod_fit,pod_fit_one,widened";
+            for (const auto &mm : kMetrics)
+                o << "," << mm.key;
+            o << ",max_hops,offered_load\n";
+            for (const auto &r : runs) {
+                o << c.source() << "," << a.operands[1] << "," << r.policy << "," << r.seed << "," << r.jobs << ","
+                  << r.skipped << "," << r.multi << "," << r.leaf_fit << "," << r.leaf_fit_one << "," << r.pod_fit
+                  << "," << r.pod_fit_one << "," << r.widened;
+                for (const auto &mm : kMetrics)
+                    o << "," << r.*(mm.field);
+                o << "," << r.max_hops << "," << r.offered_load << "\n";
+            }
+        });
+    if (a.flag("json"))
+        write_file_atomically(a.get("json"), [&](std::ostream &o) {
+            json j = {{"fabric", c.source()}, {"trace", a.operands[1]}, {"seeds", seeds},
+                      {"jitter", opt.jitter}, {"offered_load", r0.offered_load},
+                      {"island_wait", opt.island_wait}, {"bf_depth", opt.bf_depth},
+                      {"jobs", r0.jobs}, {"skipped", r0.skipped}};
+            json pol = json::object();
+            for (const auto &p : policies) {
+                json ms = json::object();
+                for (const auto &kv : stats[p])
+                    ms[kv.first] = {{"mean", kv.second.mean}, {"ci95", kv.second.ci}};
+                int mh = 0;
+                for (const auto &r : runs)
+                    if (r.policy == p)
+                        mh = std::max(mh, r.max_hops);
+                ms["max_hops"] = mh;
+                pol[p] = ms;
+            }
+            j["policies"] = pol;
+            o << j.dump(2) << "\n";
+        });
+    if (a.flag("plot"))
+        write_file_atomically(a.get("plot"), [&](std::ostream &o) { write_svg(o, title, policies, stats); });
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    return run_tool("atoll-place", usage_text, argc, argv, [&](const std::string &cmd) {
+        if (cmd == "place") return cmd_place(argc, argv);
+        if (cmd == "simulate") return cmd_simulate(argc, argv);
+        if (cmd == "policies") {
+            for (const auto &p : policy_names())
+                std::cout << p << "\n";
+            return 0;
+        }
+        throw Usage("unknown command \"" + cmd + "\"");
+    });
+}

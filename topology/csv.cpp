@@ -1,0 +1,251 @@
+#include "topology/csv.hpp"
+
+#include <algorithm>
+#include <istream>
+#include <set>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace atl {
+namespace {
+
+const char *const kRoles[] = {"host", "leaf", "pod", "core"};
+
+const std::vector<std::string> &usual_names(const std::string &role)
+{
+    static const std::map<std::string, std::vector<std::string>> names = {
+        {"host", {"host", "node", "hostname", "node_name"}},
+        {"leaf", {"leaf", "leaf_id", "leaf_switch", "asw"}},
+        {"pod", {"pod", "pod_id", "pod_psw", "spine", "psw"}},
+        {"core", {"core", "core_dsw", "dsw"}},
+    };
+    return names.at(role);
+}
+
+std::string trim(const std::string &s)
+{
+    std::size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos)
+        return "";
+    std::size_t b = s.find_last_not_of(" \t\r");
+    return s.substr(a, b - a + 1);
+}
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+// FNV-1a of the name, tagged by kind so a host and a switch of one name differ.
+std::uint64_t name_guid(const std::string &kind, const std::string &name)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char c : kind + ":" + name) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return h | 1;  // never 0
+}
+
+}  // namespace
+
+std::vector<std::string> split_csv_line(const std::string &line)
+{
+    std::vector<std::string> f;
+    std::size_t p = 0;
+    for (;;) {
+        std::size_t q = line.find(',', p);
+        f.push_back(trim(line.substr(p, q == std::string::npos ? std::string::npos : q - p)));
+        if (q == std::string::npos)
+            break;
+        p = q + 1;
+    }
+    return f;
+}
+
+std::map<std::string, std::string> parse_role_columns(const std::string &spec, const std::vector<std::string> &roles,
+                                                      const std::string &option)
+{
+    std::map<std::string, std::string> out;
+    for (const std::string &item : split_csv_line(spec)) {
+        if (item.empty())
+            continue;
+        std::size_t eq = item.find('=');
+        std::string role = eq == std::string::npos ? "" : trim(item.substr(0, eq));
+        if (std::find(roles.begin(), roles.end(), role) == roles.end() || trim(item.substr(eq + 1)).empty()) {
+            std::string names;
+            for (const auto &r : roles)
+                names += (names.empty() ? "" : ", ") + r;
+            throw InputError(option + ": \"" + item + "\", expected ROLE=COLUMN with ROLE one of " + names);
+        }
+        out[role] = trim(item.substr(eq + 1));
+    }
+    return out;
+}
+
+CsvColumns parse_csv_columns(const std::string &spec)
+{
+    return parse_role_columns(spec, {"host", "leaf", "pod", "core"}, "--csv-columns");
+}
+
+bool looks_like_topology_csv(const std::string &first_line)
+{
+    if (first_line.find(',') == std::string::npos)
+        return false;
+    for (const std::string &f : split_csv_line(first_line))
+        for (const std::string &n : usual_names("host"))
+            if (lower(f) == n)
+                return true;
+    return false;
+}
+
+Fabric parse_topology_csv(std::istream &in, const std::string &source, const CsvColumns &columns)
+{
+    std::string line;
+    std::size_t lineno = 0;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+        ++lineno;
+        std::string t = trim(line);
+        if (t.empty() || t[0] == '#')
+            continue;
+        header = split_csv_line(t);
+        break;
+    }
+    if (header.empty())
+        throw InputError(source, lineno, "found no header line, expected CSV columns such as host,leaf,pod,core");
+    std::size_t header_line = lineno;
+    std::map<std::string, int> col;  // role -> index
+    for (const char *role : kRoles) {
+        auto given = columns.find(role);
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            bool match = given != columns.end()
+                             ? header[i] == given->second
+                             : std::find(usual_names(role).begin(), usual_names(role).end(), lower(header[i])) !=
+                                   usual_names(role).end();
+            if (match && !col.count(role))
+                col[role] = static_cast<int>(i);
+        }
+        if (given != columns.end() && !col.count(role))
+            throw InputError(source, header_line, "found no column \"" + given->second + "\" for " + role +
+                                                      ", expected one of the header's columns");
+    }
+    if (!col.count("host") || !col.count("leaf"))
+        throw InputError(source, header_line,
+                         "found columns \"" + trim(line) + "\", expected a host column (host, node, hostname) and a "
+                         "leaf column (leaf, leaf_id, leaf_switch); name others with --csv-columns");
+
+    struct Row {
+        std::string host, leaf, pod, core;
+        std::size_t line;
+    };
+    std::vector<Row> rows;
+    std::map<std::string, std::size_t> host_line;
+    std::map<std::string, std::pair<std::string, std::size_t>> leaf_pod;
+    while (std::getline(in, line)) {
+        ++lineno;
+        std::string t = trim(line);
+        if (t.empty() || t[0] == '#')
+            continue;
+        auto f = split_csv_line(t);
+        if (f.size() != header.size())
+            throw InputError(source, lineno, "found " + std::to_string(f.size()) + " fields, expected " +
+                                                 std::to_string(header.size()) + " as in the header");
+        Row r;
+        r.line = lineno;
+        r.host = f[static_cast<std::size_t>(col["host"])];
+        r.leaf = f[static_cast<std::size_t>(col["leaf"])];
+        if (col.count("pod"))
+            r.pod = f[static_cast<std::size_t>(col["pod"])];
+        if (col.count("core"))
+            r.core = f[static_cast<std::size_t>(col["core"])];
+        for (auto kv : {std::make_pair("host", &r.host), std::make_pair("leaf", &r.leaf)})
+            if (kv.second->empty())
+                throw InputError(source, lineno, std::string("found an empty ") + kv.first + ", expected a name");
+        if (r.host.find_first_of(" \t") != std::string::npos)
+            throw InputError(source, lineno, "found host \"" + r.host + "\", expected a name without spaces");
+        auto hl = host_line.emplace(r.host, lineno);
+        if (!hl.second)
+            throw InputError(source, lineno, "found host " + r.host + " again (first at line " +
+                                                 std::to_string(hl.first->second) + "), expected each host once");
+        if (col.count("pod")) {
+            if (r.pod.empty())
+                throw InputError(source, lineno, "found an empty pod, expected a name");
+            auto lp = leaf_pod.emplace(r.leaf, std::make_pair(r.pod, lineno));
+            if (lp.first->second.first != r.pod)
+                throw InputError(source, lineno, "found leaf " + r.leaf + " in pod " + r.pod + ", expected pod " +
+                                                     lp.first->second.first + " as at line " +
+                                                     std::to_string(lp.first->second.second));
+        }
+        rows.push_back(r);
+    }
+    if (rows.empty())
+        throw InputError(source, lineno, "found no host rows, expected one row per host after the header");
+
+    Fabric fab;
+    fab.source = source;
+    std::map<std::uint64_t, int> next_port;  // switch -> next free port
+    std::set<std::uint64_t> have;
+    auto add_switch = [&](const std::string &kind, const std::string &name) {
+        std::uint64_t g = name_guid(kind, name);
+        if (have.insert(g).second) {
+            Node n;
+            n.type = NodeType::Switch;
+            n.guid = g;
+            n.desc = name;
+            fab.nodes.push_back(n);
+            next_port[g] = 1;
+        }
+        return g;
+    };
+    std::set<std::pair<std::uint64_t, std::uint64_t>> cabled;
+    auto cable = [&](std::uint64_t a, int aport, std::uint64_t b, int bport) {
+        Link l;
+        l.a = LinkEnd{a, aport, 0, 0};
+        l.b = LinkEnd{b, bport, 0, 0};
+        fab.links.push_back(l);
+    };
+    auto uplink = [&](std::uint64_t lower_sw, std::uint64_t upper_sw) {
+        if (!cabled.insert({lower_sw, upper_sw}).second)
+            return;
+        cable(lower_sw, next_port[lower_sw]++, upper_sw, next_port[upper_sw]++);
+    };
+    bool have_pod = col.count("pod") > 0, have_core = col.count("core") > 0;
+    std::uint64_t root = 0;
+    if (!have_pod)
+        root = add_switch("core", "core");  // leaves alone: one switch above them all
+    for (const Row &r : rows) {
+        std::uint64_t leaf = add_switch("leaf", r.leaf);
+        Node h;
+        h.type = NodeType::Ca;
+        h.guid = name_guid("host", r.host);
+        h.num_ports = 1;
+        h.desc = r.host + " nic0";
+        fab.nodes.push_back(h);
+        cable(h.guid, 1, leaf, next_port[leaf]++);
+        fab.links.back().a.port_guid = h.guid;
+        if (!have_pod) {
+            uplink(leaf, root);
+            continue;
+        }
+        std::uint64_t pod = add_switch("pod", r.pod);
+        uplink(leaf, pod);
+        if (have_core && !r.core.empty())
+            uplink(pod, add_switch("core", r.core));
+    }
+    if (have_pod && !have_core) {
+        // pods joined by one core so the fabric is connected
+        std::uint64_t core = add_switch("core", "core");
+        for (const Row &r : rows)
+            uplink(name_guid("pod", r.pod), core);
+    }
+    for (Node &n : fab.nodes)
+        if (n.type == NodeType::Switch)
+            n.num_ports = next_port[n.guid] - 1;
+    normalise(fab);
+    return fab;
+}
+
+}  // namespace atl

@@ -1,0 +1,37 @@
+// A site's own topology as CSV: one row per host naming its leaf switch and,
+// optionally, its pod (spine) and core. Any site or cloud can produce it; the
+// fabric built from it has one synthetic switch per name and links of unknown
+// speed, so islands, Slurm files and placement work as for InfiniBand.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topology/fabric.hpp"
+
+namespace atl {
+
+// One CSV line split at commas, each field trimmed (no quoting: the files
+// hold names and numbers).
+std::vector<std::string> split_csv_line(const std::string &line);
+// "ROLE=COLUMN,..." -> role -> column; throws InputError naming `option` when
+// a role is not one of `roles`.
+std::map<std::string, std::string> parse_role_columns(const std::string &spec, const std::vector<std::string> &roles,
+                                                      const std::string &option);
+
+// Column names by role ("host", "leaf", "pod", "core"). Roles left out are
+// found by their usual names: host|node|hostname, leaf|leaf_id|leaf_switch|asw,
+// pod|pod_id|pod_psw|spine, core|core_dsw|dsw.
+using CsvColumns = std::map<std::string, std::string>;
+// "host=node,leaf=leaf_id" -> {{"host","node"},{"leaf","leaf_id"}}; throws
+// InputError on an unknown role.
+CsvColumns parse_csv_columns(const std::string &spec);
+
+Fabric parse_topology_csv(std::istream &in, const std::string &source, const CsvColumns &columns = {});
+
+// True when the first line looks like a header this reader understands.
+bool looks_like_topology_csv(const std::string &first_line);
+
+}  // namespace atl
