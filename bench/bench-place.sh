@@ -10,7 +10,7 @@ place="$build/tools/atoll-place"
 topo="$build/tools/atoll-topo"
 work=$(mktemp -d /tmp/atoll-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-seeds=${SEEDS:-5} load=${LOAD:-0.8} wait=${WAIT:-1800}
+seeds=${SEEDS:-5} load=${LOAD:-0.8} wait=${WAIT:-28800}
 
 # fabrics
 cp "$src/data/fabrics/selene-compute.ibnetdiscover" "$work/selene.txt"

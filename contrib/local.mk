@@ -1,0 +1,3 @@
+# contrib/: what an admin installs beside Slurm's own configuration.
+atollcontribdir = $(datadir)/atoll
+dist_atollcontrib_DATA = contrib/job_submit.lua contrib/plugstack.conf.d/atoll.conf

@@ -4,6 +4,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <ostream>
 
 #include "topology/check.hpp"
 #include "topology/slurm.hpp"
@@ -259,6 +260,17 @@ int Cluster::min_leaves(int n) const
     if (n <= 0 || n > pool_)
         return 0;
     return min_leaves_[static_cast<std::size_t>(n)];
+}
+
+void write_islands(std::ostream &out, const Cluster &c)
+{
+    out << "# atoll islands for job_submit.lua, written by atoll-topo from " << c.source() << "\n"
+        << "# level name capacity healthy\n";
+    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+        for (int i : c.at(l))
+            if (c.capacity(i) > 0)
+                out << to_string(l) << " " << c.island(i).name << " " << c.capacity(i) << " "
+                    << (c.island(i).healthy ? 1 : 0) << "\n";
 }
 
 FreeState::FreeState(const Cluster &c, bool all_free)

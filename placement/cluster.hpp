@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ private:
     FabricKind kind_;
     std::string source_;
 };
+
+// The islands file job_submit.lua reads: "level name capacity healthy" per
+// island (capacity in compute hosts, healthy 1 or 0), leaves first.
+void write_islands(std::ostream &out, const Cluster &c);
 
 // Which hosts are free, with free counts per island kept as hosts come and go.
 class FreeState {

@@ -9,4 +9,3 @@ placement_libatoll_placement_la_SOURCES = \
 	placement/trace.hpp placement/trace.cpp \
 	placement/simulate.hpp placement/simulate.cpp
 placement_libatoll_placement_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
-placement_libatoll_placement_la_LIBADD = topology/libatoll-topology.la

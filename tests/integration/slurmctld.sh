@@ -3,6 +3,7 @@
 # accepted without errors, and no "multiple leaf switches contain nodes" warning
 # for a rail-optimised fabric, where listing each leaf with its hosts does warn.
 . "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
 plan 7
 if ! command -v slurmctld >/dev/null || ! command -v scontrol >/dev/null; then
     for i in 1 2 3 4 5 6 7; do skip "slurmctld $i" "slurmctld or slurm-client not installed"; done
@@ -16,25 +17,9 @@ run_ctld() {
     d="$work/$1"
     mkdir -p "$d/state"
     cp "$2" "$d/topology.conf"
-    cat >"$d/slurm.conf" <<CONF
-ClusterName=atoll$1
-SlurmctldHost=localhost
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/none
-CredType=cred/none
-StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool/%n
-SlurmctldPidFile=$d/slurmctld.pid
-SlurmctldLogFile=$d/slurmctld.log
-SlurmctldDebug=info
-SlurmUser=root
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-MailProg=/bin/true
-MpiDefault=none
+    mkdir -p "$d/log"
+    slurm_conf_base "$d" "$port" "atoll$1" >"$d/slurm.conf"
+    cat >>"$d/slurm.conf" <<CONF
 PlugStackConfig=$d/plugstack.conf
 TopologyPlugin=topology/tree
 $3
@@ -48,7 +33,7 @@ CONF
     until SLURM_CONF="$d/slurm.conf" timeout 5 scontrol ping 2>/dev/null | grep -q UP; do
         i=$((i + 1))
         if [ $i -gt 50 ] || ! kill -0 $ctld 2>/dev/null; then
-            diag "slurmctld did not come up" "$(tail -5 "$d/slurmctld.log" 2>/dev/null)"
+            diag "slurmctld did not come up" "$(tail -5 "$d/log/slurmctld.log" 2>/dev/null)"
             return 1
         fi
         sleep 0.2
@@ -67,9 +52,9 @@ check "slurmctld loads atoll's topology.conf for a rail-optimised 3-level fabric
     grep -q "SwitchName=fabric Level=2" "$work/rails/topology.out"
 check "every node sits under one leaf switch" \
     grep -q "SwitchName=grp-ib-leaf05 Level=0 .*Nodes=node\[005-008\]" "$work/rails/topology.out"
-if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/rails/slurmctld.log"; then
+if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/rails/log/slurmctld.log"; then
     not_ok "no topology warning or error in slurmctld's log"
-    diag "$(grep -iE 'multiple leaf|topolog|switch' "$work/rails/slurmctld.log" | head -5)"
+    diag "$(grep -iE 'multiple leaf|topolog|switch' "$work/rails/log/slurmctld.log" | head -5)"
 else
     ok "no topology warning or error in slurmctld's log"
 fi
@@ -79,16 +64,16 @@ for l in 1 2 3 4; do echo "SwitchName=leaf$l Nodes=node[001-004]"; done >"$work/
 echo "SwitchName=top Switches=leaf[1-4]" >>"$work/naive.conf"
 run_ctld naive "$work/naive.conf" "NodeName=node[001-004] CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
 check "slurmctld warns about the naive rail layout (the check above can fail)" \
-    grep -qi "multiple leaf switches" "$work/naive/slurmctld.log"
+    grep -qi "multiple leaf switches" "$work/naive/log/slurmctld.log"
 
 # Selene, as the demo writes it
 "$TOPO" slurm "$ATOLL_SRCDIR/data/fabrics/selene-compute.ibnetdiscover" -o "$work/selene.conf"
 nodes=$(grep -o 'Nodes=[^ ]*' "$work/selene.conf" | sed 's/Nodes=//' | paste -sd, -)
 run_ctld selene "$work/selene.conf" "NodeName=$nodes CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
 check "slurmctld loads Selene's topology.conf" grep -q "SwitchName=pod-LG01-01 Level=1" "$work/selene/topology.out"
-if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/selene/slurmctld.log"; then
+if grep -qiE "multiple leaf switches|(error|warning).*(topolog|switch)" "$work/selene/log/slurmctld.log"; then
     not_ok "no warning or error for Selene"
-    diag "$(grep -iE 'multiple leaf|topolog|switch' "$work/selene/slurmctld.log" | head -5)"
+    diag "$(grep -iE 'multiple leaf|topolog|switch' "$work/selene/log/slurmctld.log" | head -5)"
 else
     ok "no warning or error for Selene"
 fi

@@ -1,0 +1,81 @@
+/* atoll SPANK plugin: the ABI Slurm sees. Everything else is C++ behind glue.h. */
+#include <stddef.h>
+#include <slurm/spank.h>
+
+#include "spank/glue.h"
+
+SPANK_PLUGIN(atoll, 1);
+
+static int opt_island(int val, const char *optarg, int remote)
+{
+    (void)val;
+    return atl_option(ATL_OPT_ISLAND, optarg, remote);
+}
+static int opt_env(int val, const char *optarg, int remote)
+{
+    (void)val;
+    return atl_option(ATL_OPT_ENV, optarg, remote);
+}
+static int opt_sharp(int val, const char *optarg, int remote)
+{
+    (void)val;
+    return atl_option(ATL_OPT_SHARP, optarg, remote);
+}
+static int opt_explain(int val, const char *optarg, int remote)
+{
+    (void)val;
+    return atl_option(ATL_OPT_EXPLAIN, optarg, remote);
+}
+
+static struct spank_option atoll_options[] = {
+    {"fabric-island", "LEVEL",
+     "[atoll] Run in one fabric island: auto, none, or leaf, group or pod, with :required (default) or "
+     ":preferred (wait a bounded time, then widen)",
+     1, 0, opt_island},
+    {"fabric-env", "MODE",
+     "[atoll] NCCL/UCX fabric environment for each task: auto (default), off, or show (print what was set and "
+     "why)",
+     1, 0, opt_env},
+    {"fabric-sharp", "MODE", "[atoll] SHARP in-network reduction (NCCL CollNet): auto (default), on or off", 1, 0,
+     opt_sharp},
+    {"fabric-explain", NULL, "[atoll] Explain the island request at submit", 0, 0, opt_explain},
+    SPANK_OPTIONS_TABLE_END};
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+    spank_context_t ctx = spank_context();
+    if (atl_configure(ac, av) != 0)
+        return -1;
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
+        return 0;
+    for (struct spank_option *o = atoll_options; o->name; o++)
+        if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
+            slurm_error("atoll: cannot register --%s", o->name);
+            return -1;
+        }
+    return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    spank_context_t ctx = spank_context();
+    if (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR)
+        return atl_submit(sp);
+    return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    return atl_node(sp);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    return atl_task(sp);
+}

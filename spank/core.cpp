@@ -1,0 +1,445 @@
+#include "spank/core.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fnmatch.h>
+#include <hwloc.h>
+#include <set>
+#include <stdexcept>
+#include <sys/stat.h>
+
+#include "topology/check.hpp"
+#include "topology/io.hpp"
+
+namespace atl {
+namespace {
+
+bool parse_bool(const std::string &key, const std::string &v)
+{
+    if (v == "yes" || v == "true" || v == "1" || v == "on")
+        return true;
+    if (v == "no" || v == "false" || v == "0" || v == "off")
+        return false;
+    throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected yes or no");
+}
+
+long parse_seconds(const std::string &key, const std::string &v)
+{
+    char *end = nullptr;
+    errno = 0;
+    long x = std::strtol(v.c_str(), &end, 10);
+    long mult = 1;
+    std::string unit = end ? end : "";
+    if (unit == "" || unit == "s")
+        mult = 1;
+    else if (unit == "m")
+        mult = 60;
+    else if (unit == "h")
+        mult = 3600;
+    else if (unit == "d")
+        mult = 86400;
+    else
+        mult = -1;
+    if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0)
+        throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected seconds (or a number with s, m, h, d)");
+    return x * mult;
+}
+
+// The HCA selector: comma-separated fnmatch patterns; "!" in front excludes.
+bool hca_selected(const std::string &selector, const std::string &hca)
+{
+    if (selector.empty())
+        return true;
+    bool any_include = false, included = false;
+    std::size_t p = 0;
+    while (p <= selector.size()) {
+        std::size_t q = selector.find(',', p);
+        std::string pat = selector.substr(p, q == std::string::npos ? std::string::npos : q - p);
+        if (!pat.empty()) {
+            bool exclude = pat[0] == '!';
+            if (exclude)
+                pat = pat.substr(1);
+            bool m = fnmatch(pat.c_str(), hca.c_str(), 0) == 0;
+            if (exclude && m)
+                return false;
+            if (!exclude) {
+                any_include = true;
+                included = included || m;
+            }
+        }
+        if (q == std::string::npos)
+            break;
+        p = q + 1;
+    }
+    return !any_include || included;
+}
+
+}  // namespace
+
+PluginConfig parse_plugstack(const std::vector<std::string> &args)
+{
+    PluginConfig c;
+    for (const std::string &a : args) {
+        std::size_t eq = a.find('=');
+        std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
+        if (k == "strict" && eq == std::string::npos) {
+            c.strict = true;
+            continue;
+        }
+        if (eq == std::string::npos)
+            throw std::invalid_argument("plugstack.conf: \"" + a + "\": expected key=value");
+        if (k == "fabric")
+            c.fabric = v;
+        else if (k == "policy") {
+            if (std::find(policy_names().begin(), policy_names().end(), v) == policy_names().end())
+                throw std::invalid_argument("plugstack.conf: policy=" + v + ": expected atoll, slurm-tree, first-fit or random");
+            c.policy = v;
+        } else if (k == "default_island") {
+            parse_island(v);  // validates
+            c.default_island = v;
+        } else if (k == "env") {
+            if (v != "auto" && v != "off")
+                throw std::invalid_argument("plugstack.conf: env=" + v + ": expected auto or off");
+            c.env = v == "auto";
+        } else if (k == "sharp") {
+            if (v != "auto" && v != "off")
+                throw std::invalid_argument("plugstack.conf: sharp=" + v + ": expected auto or off");
+            c.sharp = v == "auto";
+        } else if (k == "roce_tc") {
+            char *end = nullptr;
+            long x = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || x < 0 || x > 255)
+                throw std::invalid_argument("plugstack.conf: roce_tc=" + v + ": expected a traffic class from 0 to 255");
+            c.roce_tc = static_cast<int>(x);
+        } else if (k == "socket_ifname")
+            c.socket_ifname = v;
+        else if (k == "hca")
+            c.hca = v;
+        else if (k == "strict")
+            c.strict = parse_bool(k, v);
+        else if (k == "island_wait")
+            c.island_wait = static_cast<int>(parse_seconds(k, v));
+        else if (k == "max_age")
+            c.max_age = parse_seconds(k, v);
+        else if (k == "fabric_type") {
+            FabricKind fk;
+            if (!fabric_kind_from_string(v, fk))
+                throw std::invalid_argument("plugstack.conf: fabric_type=" + v + ": expected ib, roce or cloud");
+            c.fabric_type = v;
+        } else if (k == "hwloc_xml")
+            c.hwloc_xml = v;
+        else if (k == "sysfs_root")
+            c.sysfs_root = v;
+        else
+            throw std::invalid_argument("plugstack.conf: unknown key \"" + k +
+                                        "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
+                                        "socket_ifname, hca, strict, island_wait, max_age, fabric_type, hwloc_xml, "
+                                        "sysfs_root)");
+    }
+    return c;
+}
+
+std::string IslandRequest::str() const
+{
+    if (none)
+        return "none";
+    if (auto_level)
+        return "auto";
+    return std::string(to_string(level)) + (required ? ":required" : ":preferred");
+}
+
+IslandRequest parse_island(const std::string &value)
+{
+    IslandRequest r;
+    r.set = true;
+    std::string lv = value, fit;
+    std::size_t colon = value.find(':');
+    if (colon != std::string::npos) {
+        lv = value.substr(0, colon);
+        fit = value.substr(colon + 1);
+    }
+    if (lv == "none" && fit.empty())
+        return r;
+    r.none = false;
+    if (lv == "auto" && fit.empty()) {
+        r.auto_level = true;
+        r.required = false;
+        return r;
+    }
+    if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
+        throw std::invalid_argument("--fabric-island=" + value +
+                                    ": expected auto, none, or leaf, group or pod, optionally with :required "
+                                    "(the default) or :preferred");
+    r.required = fit != "preferred";
+    return r;
+}
+
+EnvMode parse_env_mode(const std::string &v)
+{
+    if (v == "auto")
+        return EnvMode::Auto;
+    if (v == "off")
+        return EnvMode::Off;
+    if (v == "show")
+        return EnvMode::Show;
+    throw std::invalid_argument("--fabric-env=" + v + ": expected auto, off or show");
+}
+
+SharpMode parse_sharp_mode(const std::string &v)
+{
+    if (v == "auto")
+        return SharpMode::Auto;
+    if (v == "on")
+        return SharpMode::On;
+    if (v == "off")
+        return SharpMode::Off;
+    throw std::invalid_argument("--fabric-sharp=" + v + ": expected auto, on or off");
+}
+
+std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path)
+{
+    if (path.empty())
+        throw std::runtime_error("no fabric file configured (plugstack.conf fabric=)");
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        throw std::runtime_error("fabric file " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw std::runtime_error("fabric file " + path + ": not a regular file");
+    if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        throw std::runtime_error("fabric file " + path + ": refused, writable by someone other than root");
+    if (cfg.max_age > 0 && std::time(nullptr) - st.st_mtime > cfg.max_age)
+        throw std::runtime_error("fabric file " + path + ": stale, last written " +
+                                 std::to_string((std::time(nullptr) - st.st_mtime) / 86400) +
+                                 " days ago (max_age is " + std::to_string(cfg.max_age / 86400) + " days)");
+    auto v = std::make_unique<FabricView>();
+    v->topo = std::make_unique<Topology>(analyse(load_fabric(path)));
+    const Topology &t = *v->topo;
+    FabricKind kind = FabricKind::InfiniBand;
+    if (!cfg.fabric_type.empty())
+        fabric_kind_from_string(cfg.fabric_type, kind);
+    v->kind = kind;
+    v->cluster = std::make_unique<Cluster>(t, kind);
+    v->host_rails_ok.assign(t.hosts.size(), true);
+    for (const Finding &f : check(t)) {
+        if (f.code != "miswired-rail" && f.code != "missing-rail")
+            continue;
+        std::string host = f.subject.substr(0, f.subject.find(' '));
+        auto it = t.host_index.find(host);
+        if (it != t.host_index.end())
+            v->host_rails_ok[static_cast<std::size_t>(it->second)] = false;
+    }
+    // Do rail planes meet above the leaves? Join switches cabled to each other.
+    std::vector<int> comp(t.switches.size(), -1);
+    int ncomp = 0;
+    for (std::size_t s = 0; s < t.switches.size(); ++s) {
+        if (comp[s] >= 0)
+            continue;
+        std::vector<std::size_t> stack = {s};
+        comp[s] = ncomp;
+        while (!stack.empty()) {
+            std::size_t x = stack.back();
+            stack.pop_back();
+            auto adj = boost::adjacent_vertices(x, t.graph);
+            for (auto it = adj.first; it != adj.second; ++it)
+                if (comp[*it] < 0) {
+                    comp[*it] = ncomp;
+                    stack.push_back(*it);
+                }
+        }
+        ++ncomp;
+    }
+    std::map<int, std::set<int>> rails_in;
+    for (std::size_t s = 0; s < t.switches.size(); ++s)
+        if (t.switches[s].tier == 0 && t.switches[s].rail >= 0)
+            rails_in[comp[s]].insert(t.switches[s].rail);
+    v->rails_meet = false;
+    for (const auto &kv : rails_in)
+        v->rails_meet = v->rails_meet || kv.second.size() > 1;
+    return v;
+}
+
+std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
+                             const std::vector<std::string> &job_hosts, const std::string &node,
+                             const std::function<bool(const std::string &)> &user_has)
+{
+    const Topology &t = *f.topo;
+    const Cluster &c = *f.cluster;
+    int me = c.find_host(node);
+    if (me < 0)
+        throw std::runtime_error("node " + node + " is not in the fabric " + c.source());
+    Placement p;
+    std::vector<std::string> unknown;
+    bool rails_ok = true;
+    for (const auto &h : job_hosts) {
+        int i = c.find_host(h);
+        if (i < 0 || !c.in_pool(i)) {
+            unknown.push_back(h);
+            continue;
+        }
+        p.hosts.push_back(i);
+        rails_ok = rails_ok && f.host_rails_ok[static_cast<std::size_t>(i)];
+    }
+    std::sort(p.hosts.begin(), p.hosts.end());
+    describe(c, p);
+    std::vector<EnvVar> out;
+    auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
+        EnvVar v{name, value, why, user_has(name)};
+        out.push_back(v);
+    };
+    std::string leaves;
+    for (const auto &pl : p.per_leaf)
+        leaves += (leaves.empty() ? "" : ",") + c.island(pl.first).name;
+    if (p.island >= 0) {
+        add("ATOLL_ISLAND", c.island(p.island).name,
+            std::string("the smallest island holding the job's nodes (") + to_string(p.level) + ")");
+        add("ATOLL_LEAVES", leaves, std::to_string(p.leaves) + " leaf island(s) spanned");
+        add("ATOLL_HOPS", std::to_string(p.hops), "cables on the longest host-to-host path");
+    }
+    if (!unknown.empty())
+        add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "job nodes absent from the fabric file");
+    if (f.kind == FabricKind::Cloud)
+        return out;  // the cloud's own NCCL plugin (EFA, gIB, Azure) sets the rest
+    const Host &h = t.hosts[static_cast<std::size_t>(me)];
+    std::string hcas;
+    std::set<std::string> seen;
+    for (const HostPort &hp : h.ports) {
+        if (hp.rail < 0 || hp.hca.empty() || !hca_selected(cfg.hca, hp.hca))
+            continue;
+        std::string item = hp.hca + ":" + std::to_string(hp.port);
+        if (seen.insert(item).second)
+            hcas += (hcas.empty() ? "=" : ",") + item;
+    }
+    if (!hcas.empty())
+        add("NCCL_IB_HCA", hcas, "this node's compute-rail HCAs and ports, exact names");
+    if (!cfg.socket_ifname.empty())
+        add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
+    if (t.rail_optimised && !f.rails_meet && rails_ok && unknown.empty())
+        add("NCCL_CROSS_NIC", "0", "rail-aligned job on rail planes that do not meet above the leaves");
+    if (f.kind == FabricKind::RoCE && cfg.roce_tc >= 0) {
+        add("NCCL_IB_TC", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
+        add("UCX_IB_TRAFFIC_CLASS", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
+    }
+    if (cfg.sharp && opt.sharp != SharpMode::Off && f.kind == FabricKind::InfiniBand && p.island >= 0) {
+        bool all_sharp = !p.per_leaf.empty();
+        for (const auto &pl : p.per_leaf)
+            for (int s : t.islands[static_cast<std::size_t>(pl.first)].leaves)
+                all_sharp = all_sharp && t.sw(s).sharp;
+        int min_leaves = opt.sharp == SharpMode::On ? 1 : 2;
+        if (all_sharp && rails_ok && unknown.empty() && p.leaves >= min_leaves)
+            add("NCCL_COLLNET_ENABLE", "1", "every leaf of the job has SHARP aggregation, rails are correct, " +
+                                                std::to_string(p.leaves) + " leaves");
+    }
+    return out;
+}
+
+std::vector<GpuHca> gpu_hca_pairs(const std::string &xml)
+{
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0)
+        throw std::runtime_error("hwloc: cannot initialise");
+    struct Guard {
+        hwloc_topology_t t;
+        ~Guard() { hwloc_topology_destroy(t); }
+    } guard{topo};
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_set_xml(topo, xml.c_str()) != 0 || hwloc_topology_load(topo) != 0)
+        throw std::runtime_error("hwloc: cannot load " + xml + ": " + std::strerror(errno));
+    std::vector<hwloc_obj_t> gpus, hcas;
+    std::vector<std::string> hca_names;
+    for (hwloc_obj_t o = hwloc_get_next_pcidev(topo, nullptr); o; o = hwloc_get_next_pcidev(topo, o))
+        if (o->attr->pcidev.vendor_id == 0x10de && (o->attr->pcidev.class_id >> 8) == 0x03)
+            gpus.push_back(o);
+    for (hwloc_obj_t o = hwloc_get_next_osdev(topo, nullptr); o; o = hwloc_get_next_osdev(topo, o))
+        if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->parent) {
+            hcas.push_back(o->parent);
+            hca_names.push_back(o->name ? o->name : "");
+        }
+    auto busid = [](hwloc_obj_t o) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%04x:%02x:%02x.%01x", o->attr->pcidev.domain, o->attr->pcidev.bus,
+                      o->attr->pcidev.dev, o->attr->pcidev.func);
+        return std::string(b);
+    };
+    // NCCL's path classes, best first
+    auto classify = [&](hwloc_obj_t a, hwloc_obj_t b, int &depth) {
+        hwloc_obj_t lca = hwloc_get_common_ancestor_obj(topo, a, b);
+        depth = lca ? static_cast<int>(lca->depth) : -1;
+        if (!lca)
+            return 4;
+        if (lca->type == HWLOC_OBJ_BRIDGE) {
+            if (lca->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
+                return 2;  // PHB
+            auto bridges_up = [&](hwloc_obj_t x) {
+                int n = 0;
+                for (hwloc_obj_t y = x->parent; y && y != lca; y = y->parent)
+                    n += y->type == HWLOC_OBJ_BRIDGE;
+                return n;
+            };
+            return bridges_up(a) == 0 && bridges_up(b) == 0 ? 0 : 1;  // PIX : PXB
+        }
+        if (lca->type == HWLOC_OBJ_PCI_DEVICE)
+            return 0;
+        hwloc_obj_t nonio = lca;
+        while (nonio && !nonio->cpuset)
+            nonio = nonio->parent;
+        if (nonio && nonio->nodeset && hwloc_bitmap_weight(nonio->nodeset) <= 1)
+            return 3;  // NODE
+        return 4;      // SYS
+    };
+    static const char *names[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+    std::vector<GpuHca> out;
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+        GpuHca r;
+        r.gpu = static_cast<int>(g);
+        r.gpu_busid = busid(gpus[g]);
+        int best = 99, best_depth = -1;
+        for (std::size_t h = 0; h < hcas.size(); ++h) {
+            int depth = 0;
+            int cls = classify(gpus[g], hcas[h], depth);
+            if (cls < best || (cls == best && depth > best_depth)) {
+                best = cls;
+                best_depth = depth;
+                r.hca = hca_names[h];
+                r.distance = names[cls];
+            }
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+int task_gpu(const std::string &cuda_visible, const std::string &step_gpus, int local_rank, int ngpus)
+{
+    auto list = [](const std::string &s) {
+        std::vector<int> v;
+        std::size_t p = 0;
+        while (p < s.size()) {
+            char *end = nullptr;
+            long x = std::strtol(s.c_str() + p, &end, 10);
+            if (end == s.c_str() + p || x < 0)
+                return std::vector<int>{};
+            v.push_back(static_cast<int>(x));
+            p = static_cast<std::size_t>(end - s.c_str());
+            if (p < s.size() && s[p] != ',')
+                return std::vector<int>{};
+            ++p;
+        }
+        return v;
+    };
+    // CUDA_VISIBLE_DEVICES as the user set it names physical GPUs; the first is
+    // the one a task drives. Slurm's SLURM_STEP_GPUS lists the step's GPUs on
+    // the node: task i takes the i-th.
+    auto cv = list(cuda_visible);
+    if (!cv.empty())
+        return cv[0];
+    auto sg = list(step_gpus);
+    if (!sg.empty() && local_rank >= 0)
+        return sg[static_cast<std::size_t>(local_rank) % sg.size()];
+    if (ngpus > 0 && local_rank >= 0)
+        return local_rank % ngpus;
+    return -1;
+}
+
+}  // namespace atl

@@ -1,0 +1,101 @@
+// The atoll SPANK plugin's logic, free of the SPANK ABI so that it can be
+// unit-tested: plugstack.conf keys, the user's options, and the fabric
+// environment a node and a task get from where the job landed.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/policy.hpp"
+
+namespace atl {
+
+// plugstack.conf: required|optional atoll.so key=value ...
+struct PluginConfig {
+    std::string fabric;                 // fabric file (fabric.json, or anything atoll-topo reads)
+    std::string policy = "atoll";
+    std::string default_island = "none";  // island request for jobs that do not ask
+    bool env = true;                    // env=auto|off
+    bool sharp = true;                  // sharp=auto|off
+    int roce_tc = -1;                   // traffic class for RoCE (NCCL_IB_TC, UCX_IB_TRAFFIC_CLASS)
+    std::string socket_ifname;          // NCCL_SOCKET_IFNAME
+    std::string hca;                    // HCA selector: fnmatch pattern(s), comma separated; "!" excludes
+    bool strict = false;                // our failures fail the job instead of a warning
+    int island_wait = 600;              // seconds a preferred island is waited for
+    long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
+    std::string fabric_type;            // ib|roce|cloud; default from the fabric
+    std::string hwloc_xml;              // per node, %n is the node name
+    std::string sysfs_root;             // per node, %n is the node name
+};
+// Throws std::invalid_argument naming the key on an unknown key or a bad value.
+PluginConfig parse_plugstack(const std::vector<std::string> &args);
+
+// --fabric-island=LEVEL[:required|:preferred] | auto | none
+struct IslandRequest {
+    bool set = false;        // given on the command line (else the admin default applies)
+    bool none = true;        // no island placement
+    bool auto_level = false; // the smallest level that can hold the job
+    Level level = Level::Leaf;
+    bool required = true;
+    std::string str() const; // "leaf:required", "auto", "none"
+};
+// Throws std::invalid_argument with a message naming the flag.
+IslandRequest parse_island(const std::string &value);
+
+enum class EnvMode { Auto, Off, Show };
+EnvMode parse_env_mode(const std::string &value);       // --fabric-env
+enum class SharpMode { Auto, On, Off };
+SharpMode parse_sharp_mode(const std::string &value);   // --fabric-sharp
+
+struct UserOptions {
+    IslandRequest island;
+    EnvMode env = EnvMode::Auto;
+    SharpMode sharp = SharpMode::Auto;
+    bool explain = false;
+};
+
+// The loaded fabric, with everything the environment needs.
+struct FabricView {
+    std::unique_ptr<Topology> topo;
+    std::unique_ptr<Cluster> cluster;
+    std::vector<bool> host_rails_ok;    // per host: no miswired or missing rail
+    bool rails_meet = true;             // rail planes joined above the leaves
+    FabricKind kind = FabricKind::InfiniBand;
+};
+// Checks the file first (regular, owned by root, writable by nobody else, not
+// older than max_age); throws std::runtime_error saying what is wrong.
+std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path);
+
+struct EnvVar {
+    std::string name, value, why;
+    bool kept = false;      // the user had set it: left alone
+};
+
+// A node's environment for a job on `job_hosts` (node names). `user_env`
+// says whether the user set a variable already. Throws std::runtime_error
+// when the node is not in the fabric.
+std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
+                             const std::vector<std::string> &job_hosts, const std::string &node,
+                             const std::function<bool(const std::string &)> &user_has);
+
+// The HCA nearest to each GPU of a node, from a saved hwloc topology (XML):
+// GPUs are PCI devices of vendor 0x10de (display or 3D class), HCAs the
+// OpenFabrics OS devices; nearest = the deepest common ancestor, named as
+// NCCL names the distance (PIX, PXB, PHB, NODE, SYS).
+struct GpuHca {
+    int gpu = -1;               // index among the node's GPUs, PCI order
+    std::string gpu_busid;      // "0000:07:00.0"
+    std::string hca;            // "mlx5_0"
+    std::string distance;       // PIX, PXB, PHB, NODE, SYS
+};
+std::vector<GpuHca> gpu_hca_pairs(const std::string &hwloc_xml);
+
+// The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,
+// else its local rank. -1 when none applies.
+int task_gpu(const std::string &cuda_visible, const std::string &step_gpus, int local_rank, int ngpus);
+
+}  // namespace atl

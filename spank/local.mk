@@ -1,0 +1,15 @@
+# spank/: the SPANK plugin atoll.so. One C file holds the ABI (atoll.c); the
+# C++ behind it (glue.cpp, and core.cpp, unit-tested on its own) is noexcept
+# at the boundary; a version script exports only what Slurm looks up.
+noinst_LTLIBRARIES += spank/libatoll-spankcore.la
+spank_libatoll_spankcore_la_SOURCES = spank/core.hpp spank/core.cpp
+spank_libatoll_spankcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JSON_CFLAGS)
+
+plugindir = $(libdir)/slurm
+plugin_LTLIBRARIES = spank/atoll.la
+spank_atoll_la_SOURCES = spank/atoll.c spank/glue.h spank/glue.cpp
+spank_atoll_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
+spank_atoll_la_LDFLAGS = -module -avoid-version -shared -Wl,--version-script=$(top_srcdir)/spank/atoll.map
+spank_atoll_la_LIBADD = spank/libatoll-spankcore.la placement/libatoll-placement.la topology/libatoll-topology.la \
+	$(HWLOC_LIBS)
+EXTRA_DIST += spank/atoll.map

@@ -1,0 +1,101 @@
+#!/bin/sh
+# The atoll SPANK plugin in a real Slurm: slurmctld and 16 slurmd on loopback,
+# job_submit.lua, topology.conf and island features from atoll-topo, a fabric
+# of 2 pods x 2 rail groups x 4 hosts with 2 rails and SHARP. Checks the
+# options, placement into one leaf under load, each task's environment against
+# a table worked out by hand, bad values, a missing fabric file, strict.
+. "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
+N=18
+plan $N
+so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); skip "spank $i" "slurmctld, slurmd or slurm-client not installed"; done
+    exit 0
+fi
+work=$(tmpdir)
+at_exit cluster_down
+"$TOPO" generate --pods 2 --groups 2 --rails 2 --hosts 4 --sharp --format json -o "$work/fabric.json"
+chmod 644 "$work/fabric.json"
+xml="$DATA/hwloc/32em64t-2n8c2t-pci-normalio.xml"
+
+# exported symbols: what Slurm looks up, nothing else
+syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
+check "atoll.so exports only the SPANK symbols" [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ] || diag "$syms"
+
+cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.json hwloc_xml=$xml" || {
+    i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
+
+srun --help >"$work/help" 2>&1
+check "srun --help lists the options with [atoll]" grep -q -- "--fabric-island=LEVEL *\[atoll\]" "$work/help"
+check "srun --help lists --fabric-env, --fabric-sharp, --fabric-explain" \
+    grep -q -- "--fabric-env=MODE" "$work/help" && grep -q -- "--fabric-sharp=MODE" "$work/help" && grep -q -- "--fabric-explain" "$work/help"
+sbatch --help >"$work/shelp" 2>&1
+check "sbatch --help lists them too" grep -q -- "--fabric-island=LEVEL *\[atoll\]" "$work/shelp"
+
+timeout 10 srun --fabric-island=rack true 2>"$work/err"
+rc=$?
+check "a bad --fabric-island fails at once, naming the flag" [ $rc -ne 0 ] && grep -q -- "--fabric-island=rack: expected" "$work/err"
+timeout 10 sbatch --fabric-env=loud --wrap true 2>"$work/err"
+check "a bad --fabric-env fails sbatch, naming the flag" [ $? -ne 0 ] && grep -q -- "--fabric-env=loud: expected auto, off or show" "$work/err"
+timeout 10 srun -N5 --fabric-island=leaf true 2>"$work/err"
+check "a job no leaf can ever hold is refused, naming the largest" [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/err"
+
+# Load: grp-ib-leaf01 and grp-ib-leaf03 have 2 free each, the other two leaves
+# are busy for a few seconds. Plain Slurm (topology/tree) starts 4 nodes at
+# once across two leaves; --fabric-island=leaf waits and lands in one.
+hold() { sbatch -o /dev/null --exclusive -N "$1" -w "$2" --wrap "sleep $3" | awk '{print $4}'; }
+hold 2 "node[001-002]" 60 >/dev/null
+hold 2 "node[005-006]" 60 >/dev/null
+hold 8 "node[009-016]" 6 >/dev/null
+sleep 1
+timeout 60 srun -N4 --exclusive printenv SLURMD_NODENAME 2>/dev/null | sort >"$work/plain"
+timeout 60 srun -N4 --exclusive --fabric-island=leaf printenv SLURMD_NODENAME ATOLL_LEAVES 2>/dev/null | sort >"$work/atoll"
+check "plain Slurm spans two leaves under that load" [ "$(tr '\n' ' ' <"$work/plain")" = "node003 node004 node007 node008 " ] || diag "$(cat "$work/plain")"
+leafs=$(grep '^node' "$work/atoll" | tr '\n' ' ')
+case "$leafs" in
+"node009 node010 node011 node012 " | "node013 node014 node015 node016 ") ok "--fabric-island=leaf waits and lands in one leaf" ;;
+*) not_ok "--fabric-island=leaf waits and lands in one leaf"; diag "$(cat "$work/atoll")" ;;
+esac
+check "ATOLL_LEAVES names that one leaf" [ "$(grep -c '^grp-ib-leaf0[57]$' "$work/atoll")" -eq 4 ]
+scancel --user=root; wait_idle
+
+# The environment of each task, worked out by hand: node001 (grp-ib-leaf01)
+# and node005 (grp-ib-leaf03) meet in pod-ib-leaf01 through a spine (4 cables);
+# both have mlx5_0 and mlx5_1 on port 1; every leaf has SHARP and the job spans
+# two, so CollNet; in the hwloc XML GPU 0 reaches mlx5_0 across the sockets
+# (SYS), GPU 1 through its host bridge (PHB).
+timeout 30 srun -N2 -n4 -w node001,node005 -l sh -c 'echo "$SLURMD_NODENAME $SLURM_LOCALID $ATOLL_ISLAND $ATOLL_LEAVES $ATOLL_HOPS $NCCL_IB_HCA $NCCL_COLLNET_ENABLE $UCX_NET_DEVICES ${NCCL_CROSS_NIC:-unset} ${NCCL_DEBUG:-unset}"' \
+    2>/dev/null | sed 's/^[0-9]*: //' | sort >"$work/env"
+cat >"$work/env.want" <<'TABLE'
+node001 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
+node001 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
+node005 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
+node005 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
+TABLE
+check "each task's environment matches the hand-checked table" cmp -s "$work/env" "$work/env.want" || diag "$(diff "$work/env.want" "$work/env")"
+timeout 30 srun -N1 -w node009 sh -c 'echo "$ATOLL_ISLAND $ATOLL_HOPS ${NCCL_COLLNET_ENABLE:-unset}"' >"$work/one" 2>/dev/null
+check "one node: its leaf island, no CollNet" [ "$(cat "$work/one")" = "grp-ib-leaf05 0 unset" ] || diag "$(cat "$work/one")"
+NCCL_IB_HCA=mine timeout 30 srun -N1 -w node001 printenv NCCL_IB_HCA >"$work/kept" 2>/dev/null
+check "a variable the user set is kept" [ "$(cat "$work/kept")" = "mine" ]
+timeout 30 srun -N1 -w node001 --fabric-env=off sh -c 'echo "${NCCL_IB_HCA:-unset} ${ATOLL_ISLAND:-unset}"' >"$work/off" 2>/dev/null
+check "--fabric-env=off sets nothing" [ "$(cat "$work/off")" = "unset unset" ]
+timeout 30 srun -N1 -w node001 --fabric-env=show true 2>"$work/show"
+check "--fabric-env=show says what was set and why" \
+    grep -q "atoll: node001 task 0: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail HCAs" "$work/show"
+timeout 30 srun -N1 -w node001 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >"$work/nosharp" 2>/dev/null
+timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >>"$work/nosharp" 2>/dev/null
+check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
+
+# our own failures: a missing fabric file warns once and the job runs; strict refuses
+mv "$work/fabric.json" "$work/fabric.away"
+timeout 30 srun -N2 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/nofab" 2>"$work/nofab.err"
+rc=$?
+check "a missing fabric file: a warning, and the job runs" \
+    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.json: No such file" "$work/nofab.err"
+sed "s|^\(required .*\)$|\1 strict=yes|" "$work/c/plugstack.conf" >"$work/c/plugstack-strict.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-strict.conf|" "$work/c/slurm.conf" >"$work/c/slurm-strict.conf"
+SLURM_CONF="$work/c/slurm-strict.conf" timeout 30 srun -N1 --fabric-island=leaf true 2>"$work/strict.err"
+rc=$?
+check "strict: the job is refused with a clear error" [ $rc -ne 0 ] && grep -q "atoll: fabric file .*No such file.*(strict" "$work/strict.err"
+mv "$work/fabric.away" "$work/fabric.json"

@@ -1,0 +1,121 @@
+# A real Slurm cluster on loopback for tests and the demo: slurmctld and one
+# slurmd per node of a fabric (multiple-slurmd), the atoll SPANK plugin and
+# job_submit.lua, topology.conf and island features from atoll-topo. Sourced.
+#   cluster_up DIR FABRIC.json PLUGIN.so "plugstack keys"   -> exports SLURM_CONF
+#   cluster_down
+# Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
+
+# slurm_conf_base DIR PORT NAME: the slurm.conf lines every test cluster shares
+# (state and logs under DIR, auth/none, container-safe plugins).
+slurm_conf_base() {
+    cat <<CONF
+ClusterName=$3
+SlurmctldHost=localhost
+SlurmctldPort=$2
+SlurmdPort=$(($2 + 1))
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=$1/state
+SlurmdSpoolDir=$1/spool/%n
+SlurmctldPidFile=$1/slurmctld.pid
+SlurmctldLogFile=$1/log/slurmctld.log
+SlurmctldDebug=info
+SlurmUser=root
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MailProg=/bin/true
+MpiDefault=none
+CONF
+}
+
+cluster_up() {
+    _cd=$1 _fabric=$2 _plugin=$3 _keys=$4
+    mkdir -p "$_cd/state" "$_cd/spool" "$_cd/log"
+    _port=${CLUSTER_PORT:-$((21000 + $$ % 9000))}
+    "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
+    "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
+    "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
+    cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$_cd/job_submit.lua"
+    slurm_conf_base "$_cd" "$_port" atoll >"$_cd/slurm.conf"
+    cat >>"$_cd/slurm.conf" <<CONF
+SlurmdPidFile=$_cd/slurmd-%n.pid
+SlurmdLogFile=$_cd/log/slurmd-%n.log
+SlurmdDebug=info
+SlurmdUser=root
+SlurmdParameters=config_overrides
+TmpFS=$_cd/spool
+ReturnToService=2
+SchedulerParameters=batch_sched_delay=0,bf_interval=5,max_switch_wait=3600
+TopologyPlugin=topology/tree
+JobSubmitPlugins=lua
+PlugStackConfig=$_cd/plugstack.conf
+CONF
+    export SLURM_CONF="$_cd/slurm.conf"   # scontrol show hostnames reads it
+    CLUSTER_NODES=
+    _nodes=
+    _p=$((_port + 2))
+    # one line per node: its own port, its island features
+    while read -r _line; do
+        case "$_line" in NodeName=*) ;; *) continue ;; esac
+        _hl=${_line#NodeName=}
+        _hl=${_hl%% *}
+        _feat=$(echo "$_line" | sed -n 's/.* Features=\([^ ]*\).*/\1/p')
+        for _node in $(scontrol show hostnames "$_hl"); do
+            _nodes="$_nodes
+NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=2 Features=$_feat State=UNKNOWN"
+            _p=$((_p + 1))
+            CLUSTER_NODES="$CLUSTER_NODES $_node"
+        done
+    done <"$_cd/features.conf"
+    [ -n "$CLUSTER_NODES" ] || { echo "cluster_up: no nodes in $_cd/features.conf" >&2; return 1; }
+    echo "$_nodes" >>"$_cd/slurm.conf"
+    echo "PartitionName=all Nodes=ALL Default=YES State=UP MaxTime=INFINITE" >>"$_cd/slurm.conf"
+    echo "required $_plugin $_keys" >"$_cd/plugstack.conf"
+    CLUSTER_DIR=$_cd
+    slurmctld -D -i >"$_cd/log/slurmctld.out" 2>&1 &
+    CLUSTER_PIDS=$!
+    for _node in $CLUSTER_NODES; do
+        slurmd -D -N "$_node" >"$_cd/log/slurmd-$_node.out" 2>&1 &
+        CLUSTER_PIDS="$CLUSTER_PIDS $!"
+    done
+    _i=0
+    _want=$(echo $CLUSTER_NODES | wc -w)
+    until [ "$(timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq "$_want" ]; do
+        _i=$((_i + 1))
+        if [ $_i -gt 150 ]; then
+            echo "cluster_up: nodes did not come up:" >&2
+            timeout 5 sinfo -N >&2
+            tail -5 "$_cd/log/slurmctld.log" >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+cluster_down() {
+    [ -n "${CLUSTER_PIDS:-}" ] || return 0
+    timeout 10 scancel --user=root >/dev/null 2>&1
+    wait_idle  # the jobs' slurmstepd end before their slurmd
+    kill $CLUSTER_PIDS 2>/dev/null
+    for _pid in $CLUSTER_PIDS; do
+        _i=0
+        while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+        kill -9 "$_pid" 2>/dev/null
+    done
+    _i=0  # let the last slurmstepd finish (bounded)
+    while pgrep -x slurmstepd >/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+    CLUSTER_PIDS=
+}
+
+# wait_idle: until no job is left and every node is idle
+wait_idle() {
+    _i=0
+    while [ -n "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] ||
+          [ -n "$(timeout 5 sinfo -h -N -t alloc,mix,comp -o %N 2>/dev/null)" ]; do
+        _i=$((_i + 1))
+        [ $_i -gt 100 ] && return 1
+        sleep 0.2
+    done
+}

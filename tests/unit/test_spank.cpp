@@ -1,0 +1,147 @@
+// The SPANK plugin's logic without Slurm: plugstack keys, options, the
+// environment of a node, GPU-to-HCA pairs from saved hwloc topologies.
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spank/core.hpp"
+#include "testdata.hpp"
+#include "topology/generate.hpp"
+#include "topology/json.hpp"
+
+using namespace atl;
+
+TEST_CASE("plugstack.conf keys", "[spank]")
+{
+    PluginConfig c = parse_plugstack({"fabric=/etc/slurm/fabric.json", "policy=slurm-tree", "default_island=auto",
+                                      "env=off", "sharp=off", "roce_tc=106", "socket_ifname=eth0",
+                                      "hca=mlx5_*,!mlx5_8", "strict=yes", "island_wait=30m", "max_age=7d"});
+    CHECK(c.fabric == "/etc/slurm/fabric.json");
+    CHECK(c.policy == "slurm-tree");
+    CHECK_FALSE(c.env);
+    CHECK_FALSE(c.sharp);
+    CHECK(c.roce_tc == 106);
+    CHECK(c.strict);
+    CHECK(c.island_wait == 1800);
+    CHECK(c.max_age == 7 * 86400);
+    CHECK_THROWS_WITH(parse_plugstack({"fabrik=/x"}), Catch::Contains("unknown key \"fabrik\""));
+    CHECK_THROWS_WITH(parse_plugstack({"roce_tc=300"}), Catch::Contains("roce_tc=300: expected a traffic class"));
+    CHECK_THROWS_WITH(parse_plugstack({"policy=best"}), Catch::Contains("policy=best"));
+    CHECK_THROWS_WITH(parse_plugstack({"default_island=rack"}), Catch::Contains("--fabric-island=rack"));
+    CHECK(parse_plugstack({"strict"}).strict);
+}
+
+TEST_CASE("values of --fabric-island, --fabric-env and --fabric-sharp", "[spank]")
+{
+    CHECK(parse_island("leaf").str() == "leaf:required");
+    CHECK(parse_island("pod:preferred").str() == "pod:preferred");
+    CHECK(parse_island("group:required").str() == "group:required");
+    CHECK(parse_island("auto").str() == "auto");
+    CHECK(parse_island("none").none);
+    for (const char *bad : {"rack", "leaf:maybe", "fabric", "", "auto:required"})
+        CHECK_THROWS_WITH(parse_island(bad), Catch::StartsWith(std::string("--fabric-island=") + bad + ": expected"));
+    CHECK(parse_env_mode("show") == EnvMode::Show);
+    CHECK_THROWS_WITH(parse_env_mode("loud"), Catch::StartsWith("--fabric-env=loud"));
+    CHECK(parse_sharp_mode("on") == SharpMode::On);
+    CHECK_THROWS_WITH(parse_sharp_mode("yes"), Catch::StartsWith("--fabric-sharp=yes"));
+}
+
+TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
+{
+    // 2 sockets; GPU 03:00.0 on socket 0; GPU 83:00.0 and 84:00.0 and
+    // mlx5_0 on socket 1, 84:00.0 behind the same bridge as mlx5_0.
+    auto p = gpu_hca_pairs(test_data("hwloc/32em64t-2n8c2t-pci-normalio.xml"));
+    REQUIRE(p.size() == 3);
+    CHECK(p[0].gpu_busid == "0000:03:00.0");
+    CHECK(p[0].hca == "mlx5_0");
+    CHECK(p[0].distance == "SYS");
+    CHECK(p[1].gpu_busid == "0000:83:00.0");
+    CHECK(p[1].distance == "PHB");
+    CHECK(p[2].gpu_busid == "0000:84:00.0");
+    CHECK(p[2].distance == "PIX");
+    // the DGX-2 export has 16 V100 and no HCA at all
+    auto d = gpu_hca_pairs(test_data("hwloc/nvidiaDGX2.hwloc-2.14.0.v2.xml"));
+    CHECK(d.size() == 16);
+    for (const auto &g : d)
+        CHECK(g.hca.empty());
+    CHECK_THROWS_WITH(gpu_hca_pairs("/nonexistent.xml"), Catch::Contains("cannot load"));
+}
+
+TEST_CASE("a task's GPU", "[spank]")
+{
+    CHECK(task_gpu("3,4", "", 1, 8) == 3);
+    CHECK(task_gpu("", "4,5,6,7", 2, 8) == 6);
+    CHECK(task_gpu("", "", 9, 8) == 1);
+    CHECK(task_gpu("GPU-uuid", "", 2, 8) == 2);
+    CHECK(task_gpu("", "", 0, 0) == -1);
+}
+
+TEST_CASE("a node's environment", "[spank]")
+{
+    char dir[] = "/tmp/atoll-spank-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string path = std::string(dir) + "/fabric.json";
+    GenSpec g;
+    g.pods = 2;
+    g.groups_per_pod = 2;
+    g.rails = 2;
+    g.hosts_per_group = 4;
+    g.sharp = true;
+    Topology t = analyse(generate(g));
+    {
+        std::ofstream o(path);
+        save_fabric_json(o, t);
+    }
+    chmod(path.c_str(), 0644);
+    PluginConfig cfg;
+    cfg.max_age = 0;
+    auto f = load_fabric_view(cfg, path);
+    UserOptions opt;
+    auto none = [](const std::string &) { return false; };
+    auto env = node_env(*f, cfg, opt, {"node001", "node005"}, "node001", none);
+    std::map<std::string, std::string> m;
+    for (const auto &v : env)
+        m[v.name] = v.value;
+    CHECK(m["ATOLL_ISLAND"] == "pod-ib-leaf01");
+    CHECK(m["ATOLL_LEAVES"] == "grp-ib-leaf01,grp-ib-leaf03");
+    CHECK(m["ATOLL_HOPS"] == "4");
+    CHECK(m["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1");
+    CHECK(m["NCCL_COLLNET_ENABLE"] == "1");
+    CHECK(m.count("NCCL_CROSS_NIC") == 0);  // the rails meet at the core
+    CHECK(m.count("NCCL_DEBUG") == 0);
+    // one leaf: no CollNet; the HCA selector drops mlx5_1; a user's variable is kept
+    cfg.hca = "mlx5_*,!mlx5_1";
+    auto one = node_env(*f, cfg, opt, {"node001", "node002"}, "node001",
+                        [](const std::string &n) { return n == "NCCL_IB_HCA"; });
+    std::map<std::string, EnvVar> o;
+    for (const auto &v : one)
+        o[v.name] = v;
+    CHECK(o.count("NCCL_COLLNET_ENABLE") == 0);
+    CHECK(o["NCCL_IB_HCA"].value == "=mlx5_0:1");
+    CHECK(o["NCCL_IB_HCA"].kept);
+    // RoCE: the traffic class from the site, for NCCL and UCX alike
+    cfg.fabric_type = "roce";
+    cfg.roce_tc = 106;
+    auto fr = load_fabric_view(cfg, path);
+    std::map<std::string, std::string> r;
+    for (const auto &v : node_env(*fr, cfg, opt, {"node001"}, "node001", none))
+        r[v.name] = v.value;
+    CHECK(r["NCCL_IB_TC"] == "106");
+    CHECK(r["UCX_IB_TRAFFIC_CLASS"] == "106");
+    CHECK(r.count("NCCL_COLLNET_ENABLE") == 0);
+    CHECK_THROWS_WITH(node_env(*f, cfg, opt, {"node001"}, "gpu999", none), Catch::Contains("node gpu999 is not in the fabric"));
+    // the file itself: refused when others may write it, stale when old
+    chmod(path.c_str(), 0666);
+    CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("writable by someone other than root"));
+    chmod(path.c_str(), 0644);
+    cfg.max_age = 60;
+    struct timespec old[2] = {{0, 0}, {0, 0}};
+    old[0].tv_sec = old[1].tv_sec = time(nullptr) - 3 * 86400;
+    utimensat(AT_FDCWD, path.c_str(), old, 0);
+    CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("stale, last written 3 days ago"));
+    CHECK_THROWS_WITH(load_fabric_view(cfg, std::string(dir) + "/none.json"), Catch::Contains("No such file"));
+    unlink(path.c_str());
+    rmdir(dir);
+}
