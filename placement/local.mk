@@ -7,5 +7,6 @@ placement_libatoll_placement_la_SOURCES = \
 	placement/policy_atoll.cpp placement/policy_slurm_tree.cpp \
 	placement/cost.hpp placement/cost.cpp \
 	placement/trace.hpp placement/trace.cpp \
-	placement/simulate.hpp placement/simulate.cpp
+	placement/simulate.hpp placement/simulate.cpp \
+	placement/view.hpp placement/view.cpp
 placement_libatoll_placement_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)

@@ -8,9 +8,9 @@
 #include <hwloc.h>
 #include <set>
 #include <stdexcept>
+#include <fstream>
 #include <sys/stat.h>
 
-#include "topology/check.hpp"
 #include "topology/io.hpp"
 
 namespace atl {
@@ -214,49 +214,20 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
                                  std::to_string((std::time(nullptr) - st.st_mtime) / 86400) +
                                  " days ago (max_age is " + std::to_string(cfg.max_age / 86400) + " days)");
     auto v = std::make_unique<FabricView>();
-    v->topo = std::make_unique<Topology>(analyse(load_fabric(path)));
-    const Topology &t = *v->topo;
-    FabricKind kind = FabricKind::InfiniBand;
     if (!cfg.fabric_type.empty())
-        fabric_kind_from_string(cfg.fabric_type, kind);
-    v->kind = kind;
-    v->cluster = std::make_unique<Cluster>(t, kind);
-    v->host_rails_ok.assign(t.hosts.size(), true);
-    for (const Finding &f : check(t)) {
-        if (f.code != "miswired-rail" && f.code != "missing-rail")
-            continue;
-        std::string host = f.subject.substr(0, f.subject.find(' '));
-        auto it = t.host_index.find(host);
-        if (it != t.host_index.end())
-            v->host_rails_ok[static_cast<std::size_t>(it->second)] = false;
+        fabric_kind_from_string(cfg.fabric_type, v->kind);
+    std::ifstream in(path);
+    std::string first;
+    if (!in || !std::getline(in, first))
+        throw std::runtime_error("fabric file " + path + ": cannot read it");
+    if (first == summary_magic) {
+        in.clear();
+        in.seekg(0);
+        v->summary = read_summary(in, path);
+    } else {
+        Topology t = analyse(load_fabric(path));
+        v->summary = summarise(t, Cluster(t, v->kind));
     }
-    // Do rail planes meet above the leaves? Join switches cabled to each other.
-    std::vector<int> comp(t.switches.size(), -1);
-    int ncomp = 0;
-    for (std::size_t s = 0; s < t.switches.size(); ++s) {
-        if (comp[s] >= 0)
-            continue;
-        std::vector<std::size_t> stack = {s};
-        comp[s] = ncomp;
-        while (!stack.empty()) {
-            std::size_t x = stack.back();
-            stack.pop_back();
-            auto adj = boost::adjacent_vertices(x, t.graph);
-            for (auto it = adj.first; it != adj.second; ++it)
-                if (comp[*it] < 0) {
-                    comp[*it] = ncomp;
-                    stack.push_back(*it);
-                }
-        }
-        ++ncomp;
-    }
-    std::map<int, std::set<int>> rails_in;
-    for (std::size_t s = 0; s < t.switches.size(); ++s)
-        if (t.switches[s].tier == 0 && t.switches[s].rail >= 0)
-            rails_in[comp[s]].insert(t.switches[s].rail);
-    v->rails_meet = false;
-    for (const auto &kv : rails_in)
-        v->rails_meet = v->rails_meet || kv.second.size() > 1;
     return v;
 }
 
@@ -264,72 +235,86 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                              const std::vector<std::string> &job_hosts, const std::string &node,
                              const std::function<bool(const std::string &)> &user_has)
 {
-    const Topology &t = *f.topo;
-    const Cluster &c = *f.cluster;
-    int me = c.find_host(node);
-    if (me < 0)
-        throw std::runtime_error("node " + node + " is not in the fabric " + c.source());
-    Placement p;
+    const FabricSummary &s = f.summary;
+    auto me = s.hosts.find(node);
+    if (me == s.hosts.end())
+        throw std::runtime_error("node " + node + " is not in the fabric " + s.source);
+    std::set<int> leaves;
+    std::size_t known = 0;
     std::vector<std::string> unknown;
     bool rails_ok = true;
     for (const auto &h : job_hosts) {
-        int i = c.find_host(h);
-        if (i < 0 || !c.in_pool(i)) {
+        auto it = s.hosts.find(h);
+        if (it == s.hosts.end()) {
             unknown.push_back(h);
             continue;
         }
-        p.hosts.push_back(i);
-        rails_ok = rails_ok && f.host_rails_ok[static_cast<std::size_t>(i)];
+        ++known;
+        leaves.insert(it->second.leaf);
+        rails_ok = rails_ok && it->second.rails_ok;
     }
-    std::sort(p.hosts.begin(), p.hosts.end());
-    describe(c, p);
+    // the smallest island above every leaf of the job
+    auto chain = [&](int i) {
+        std::vector<int> c;
+        for (; i >= 0; i = s.islands[static_cast<std::size_t>(i)].parent)
+            c.push_back(i);
+        return c;
+    };
+    int island = -1;
+    if (!leaves.empty()) {
+        std::vector<std::vector<int>> chains;
+        for (int l : leaves)
+            chains.push_back(chain(l));
+        for (int cand : chains[0]) {
+            bool all = true;
+            for (const auto &c : chains)
+                all = all && std::find(c.begin(), c.end(), cand) != c.end();
+            if (all) {
+                island = cand;
+                break;
+            }
+        }
+    }
     std::vector<EnvVar> out;
     auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
         EnvVar v{name, value, why, user_has(name)};
         out.push_back(v);
     };
-    std::string leaves;
-    for (const auto &pl : p.per_leaf)
-        leaves += (leaves.empty() ? "" : ",") + c.island(pl.first).name;
-    if (p.island >= 0) {
-        add("ATOLL_ISLAND", c.island(p.island).name,
-            std::string("the smallest island holding the job's nodes (") + to_string(p.level) + ")");
-        add("ATOLL_LEAVES", leaves, std::to_string(p.leaves) + " leaf island(s) spanned");
-        add("ATOLL_HOPS", std::to_string(p.hops), "cables on the longest host-to-host path");
+    if (island >= 0) {
+        const ViewIsland &is = s.islands[static_cast<std::size_t>(island)];
+        std::string names;
+        for (int l : leaves)
+            names += (names.empty() ? "" : ",") + s.islands[static_cast<std::size_t>(l)].name;
+        add("ATOLL_ISLAND", is.name, std::string("the smallest island holding the job's nodes (") + to_string(is.level) + ")");
+        add("ATOLL_LEAVES", names, std::to_string(leaves.size()) + " leaf island(s) spanned");
+        add("ATOLL_HOPS", std::to_string(known > 1 ? is.hops : 0), "cables on the longest host-to-host path");
     }
     if (!unknown.empty())
         add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "job nodes absent from the fabric file");
     if (f.kind == FabricKind::Cloud)
         return out;  // the cloud's own NCCL plugin (EFA, gIB, Azure) sets the rest
-    const Host &h = t.hosts[static_cast<std::size_t>(me)];
     std::string hcas;
-    std::set<std::string> seen;
-    for (const HostPort &hp : h.ports) {
-        if (hp.rail < 0 || hp.hca.empty() || !hca_selected(cfg.hca, hp.hca))
-            continue;
-        std::string item = hp.hca + ":" + std::to_string(hp.port);
-        if (seen.insert(item).second)
-            hcas += (hcas.empty() ? "=" : ",") + item;
-    }
+    for (const auto &hp : me->second.hcas)
+        if (hca_selected(cfg.hca, hp.first))
+            hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
     if (!hcas.empty())
         add("NCCL_IB_HCA", hcas, "this node's compute-rail HCAs and ports, exact names");
     if (!cfg.socket_ifname.empty())
         add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
-    if (t.rail_optimised && !f.rails_meet && rails_ok && unknown.empty())
+    if (s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty())
         add("NCCL_CROSS_NIC", "0", "rail-aligned job on rail planes that do not meet above the leaves");
     if (f.kind == FabricKind::RoCE && cfg.roce_tc >= 0) {
         add("NCCL_IB_TC", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
         add("UCX_IB_TRAFFIC_CLASS", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
     }
-    if (cfg.sharp && opt.sharp != SharpMode::Off && f.kind == FabricKind::InfiniBand && p.island >= 0) {
-        bool all_sharp = !p.per_leaf.empty();
-        for (const auto &pl : p.per_leaf)
-            for (int s : t.islands[static_cast<std::size_t>(pl.first)].leaves)
-                all_sharp = all_sharp && t.sw(s).sharp;
-        int min_leaves = opt.sharp == SharpMode::On ? 1 : 2;
-        if (all_sharp && rails_ok && unknown.empty() && p.leaves >= min_leaves)
+    if (cfg.sharp && opt.sharp != SharpMode::Off && f.kind == FabricKind::InfiniBand && island >= 0) {
+        bool all_sharp = true;
+        for (int l : leaves)
+            all_sharp = all_sharp && s.islands[static_cast<std::size_t>(l)].sharp;
+        std::size_t min_leaves = opt.sharp == SharpMode::On ? 1 : 2;
+        if (all_sharp && rails_ok && unknown.empty() && leaves.size() >= min_leaves)
             add("NCCL_COLLNET_ENABLE", "1", "every leaf of the job has SHARP aggregation, rails are correct, " +
-                                                std::to_string(p.leaves) + " leaves");
+                                                std::to_string(leaves.size()) + " leaves");
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "placement/policy.hpp"
+#include "placement/view.hpp"
 
 namespace atl {
 
@@ -60,14 +61,13 @@ struct UserOptions {
 
 // The loaded fabric, with everything the environment needs.
 struct FabricView {
-    std::unique_ptr<Topology> topo;
-    std::unique_ptr<Cluster> cluster;
-    std::vector<bool> host_rails_ok;    // per host: no miswired or missing rail
-    bool rails_meet = true;             // rail planes joined above the leaves
+    FabricSummary summary;
     FabricKind kind = FabricKind::InfiniBand;
 };
 // Checks the file first (regular, owned by root, writable by nobody else, not
-// older than max_age); throws std::runtime_error saying what is wrong.
+// older than max_age); throws std::runtime_error saying what is wrong. Reads
+// the compact view (`atoll-topo slurm --format view`) directly, and anything
+// else atoll-topo reads through a full analysis.
 std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path);
 
 struct EnvVar {

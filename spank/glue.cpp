@@ -1,5 +1,6 @@
 // The SPANK entry points in C++: every function catches everything and turns
 // it into a logged error or warning; none lets an exception reach Slurm.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -119,11 +120,22 @@ extern "C" int atl_submit(spank_t sp)
             return our_failure("cannot pass the island request to slurmctld", true);
         if (g_opt.explain) {
             spank_job_control_setenv(sp, "ATOLL_EXPLAIN", "1", 1);
-            const Cluster &c = *f->cluster;
-            std::fprintf(stderr, "atoll: --fabric-island=%s on %s: ", r.c_str(), c.source().c_str());
-            for (Level l : {Level::Leaf, Level::Group, Level::Pod})
-                std::fprintf(stderr, "%zu %s islands of up to %d nodes%s", c.at(l).size(), to_string(l), c.largest(l),
+            const FabricSummary &sm = f->summary;
+            std::vector<int> cap(sm.islands.size(), 0);
+            for (const auto &h : sm.hosts)
+                for (int i = h.second.leaf; i >= 0; i = sm.islands[static_cast<std::size_t>(i)].parent)
+                    cap[static_cast<std::size_t>(i)]++;
+            std::fprintf(stderr, "atoll: --fabric-island=%s on %s: ", r.c_str(), sm.source.c_str());
+            for (Level l : {Level::Leaf, Level::Group, Level::Pod}) {
+                int n = 0, largest = 0;
+                for (std::size_t i = 0; i < sm.islands.size(); ++i)
+                    if (sm.islands[i].level == l && cap[i] > 0) {
+                        ++n;
+                        largest = std::max(largest, cap[i]);
+                    }
+                std::fprintf(stderr, "%d %s islands of up to %d nodes%s", n, to_string(l), largest,
                              l == Level::Pod ? "\n" : ", ");
+            }
             std::fprintf(stderr, "atoll: slurmctld (job_submit.lua) turns it into a constraint for the job's node "
                                  "count\n");
         }

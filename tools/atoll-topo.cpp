@@ -15,7 +15,7 @@
 #include "topology/generate.hpp"
 #include "topology/io.hpp"
 #include "topology/json.hpp"
-#include "placement/cluster.hpp"
+#include "placement/view.hpp"
 #include "topology/slurm.hpp"
 #include "tools/args.hpp"
 
@@ -32,7 +32,7 @@ const char *usage_text =
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json]\n"
-    "  slurm     write Slurm files                  [--format tree|block|features|scontrol|islands]\n"
+    "  slurm     write Slurm files           [--format tree|block|features|scontrol|islands|view]\n"
     "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
@@ -175,12 +175,12 @@ int cmd_slurm(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {});
     std::string what = "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "features" || f == "scontrol" || f == "islands") {
+    if (f == "tree" || f == "block" || f == "features" || f == "scontrol" || f == "islands" || f == "view") {
         what = f;
         a.opts.erase("format");
     }
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv")
-        throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol or islands "
+        throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands or view "
                     "(or an input format: auto, text, json, cache, csv)");
     Topology t = analyse(load_inputs(a, false));
     std::map<std::string, std::vector<std::string>> current;
@@ -200,6 +200,8 @@ int cmd_slurm(int argc, char **argv)
             write_features_conf(o, t, a.get("node-params"));
         else if (what == "islands")
             write_islands(o, Cluster(t));
+        else if (what == "view")
+            write_summary(o, summarise(t, Cluster(t)));
         else
             write_scontrol_updates(o, t, current);
     });

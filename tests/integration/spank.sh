@@ -16,14 +16,15 @@ fi
 work=$(tmpdir)
 at_exit cluster_down
 "$TOPO" generate --pods 2 --groups 2 --rails 2 --hosts 4 --sharp --format json -o "$work/fabric.json"
-chmod 644 "$work/fabric.json"
+"$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
+chmod 644 "$work/fabric.json" "$work/fabric.view"
 xml="$DATA/hwloc/32em64t-2n8c2t-pci-normalio.xml"
 
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
 check "atoll.so exports only the SPANK symbols" [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ] || diag "$syms"
 
-cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.json hwloc_xml=$xml" || {
+cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml" || {
     i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
 
 srun --help >"$work/help" 2>&1
@@ -88,14 +89,14 @@ timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_
 check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
 
 # our own failures: a missing fabric file warns once and the job runs; strict refuses
-mv "$work/fabric.json" "$work/fabric.away"
+mv "$work/fabric.view" "$work/fabric.away"
 timeout 30 srun -N2 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/nofab" 2>"$work/nofab.err"
 rc=$?
 check "a missing fabric file: a warning, and the job runs" \
-    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.json: No such file" "$work/nofab.err"
+    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.view: No such file" "$work/nofab.err"
 sed "s|^\(required .*\)$|\1 strict=yes|" "$work/c/plugstack.conf" >"$work/c/plugstack-strict.conf"
 sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-strict.conf|" "$work/c/slurm.conf" >"$work/c/slurm-strict.conf"
 SLURM_CONF="$work/c/slurm-strict.conf" timeout 30 srun -N1 --fabric-island=leaf true 2>"$work/strict.err"
 rc=$?
 check "strict: the job is refused with a clear error" [ $rc -ne 0 ] && grep -q "atoll: fabric file .*No such file.*(strict" "$work/strict.err"
-mv "$work/fabric.away" "$work/fabric.json"
+mv "$work/fabric.away" "$work/fabric.view"

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -132,6 +133,29 @@ TEST_CASE("a node's environment", "[spank]")
     CHECK(r["UCX_IB_TRAFFIC_CLASS"] == "106");
     CHECK(r.count("NCCL_COLLNET_ENABLE") == 0);
     CHECK_THROWS_WITH(node_env(*f, cfg, opt, {"node001"}, "gpu999", none), Catch::Contains("node gpu999 is not in the fabric"));
+    // the compact view written by atoll-topo slurm --format view gives the same environment
+    std::string vpath = std::string(dir) + "/fabric.view";
+    {
+        std::ofstream vo(vpath);
+        write_summary(vo, summarise(t, Cluster(t)));
+    }
+    chmod(vpath.c_str(), 0644);
+    PluginConfig vcfg;
+    vcfg.max_age = 0;
+    auto fv = load_fabric_view(vcfg, vpath);
+    auto full = node_env(*load_fabric_view(vcfg, path), vcfg, opt, {"node001", "node005", "node016"}, "node005", none);
+    auto fast = node_env(*fv, vcfg, opt, {"node001", "node005", "node016"}, "node005", none);
+    REQUIRE(full.size() == fast.size());
+    for (std::size_t k = 0; k < full.size(); ++k) {
+        CHECK(full[k].name == fast[k].name);
+        CHECK(full[k].value == fast[k].value);
+    }
+    CHECK(fast[0].value == "fabric");  // node016 is in the other pod
+    std::istringstream bad("atoll-view 1\nrails 1 0\nisland leaf L1 -1 2 1\nhost n1 3 1 mlx5_0:1\n");
+    CHECK_THROWS_WITH(read_summary(bad, "v.txt"), Catch::StartsWith("v.txt:4: found \"host n1 3 1 mlx5_0:1\", expected host"));
+    std::istringstream notview("{}\n");
+    CHECK_THROWS_WITH(read_summary(notview, "v.txt"), Catch::StartsWith("v.txt:1: found \"{}\""));
+    unlink(vpath.c_str());
     // the file itself: refused when others may write it, stale when old
     chmod(path.c_str(), 0666);
     CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("writable by someone other than root"));

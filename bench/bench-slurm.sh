@@ -1,0 +1,104 @@
+#!/bin/sh
+# End-to-end on a real Slurm: a 64-node loopback cluster (8 leaves x 8,
+# slurmctld + 64 slurmd, topology/tree with atoll's topology.conf, the atoll
+# plugin and job_submit.lua).
+#  1. srun -N2 true with and without the plugin, alternating, same run.
+#  2. A job stream cut from a real trace (every k-th job of CEA Curie, nodes
+#     halved: 2-8 for most, 16-32 for some), sizes scaled so that
+#     most jobs need a quarter of a leaf to a whole leaf and some need 2-4
+#     leaves, durations scaled to seconds, arrivals to the offered load asked
+#     for; replayed twice: plain (topology/tree only) and with
+#     --fabric-island=auto. Reports % of leaf-fitting jobs in one leaf,
+#     excess leaves per multi-node job and mean wait for both.
+# Prints figures; asserts nothing.
+#   bench/bench-slurm.sh [BUILDDIR]   (JOBS=150 LOAD=0.85 RUNS=40 WAIT=60)
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+ATOLL_SRCDIR=$src TOPO="$build/tools/atoll-topo"
+export ATOLL_SRCDIR TOPO
+. "$src/tests/slurm-cluster.sh"
+jobs=${JOBS:-150} load=${LOAD:-0.85} runs=${RUNS:-40} wait=${WAIT:-60}
+work=$(mktemp -d /tmp/atoll-bench-slurm.XXXXXX)
+trap 'cluster_down; rm -rf "$work"' EXIT
+"$TOPO" generate --groups 8 --hosts 8 --spines 4 --format json -o "$work/fabric.json"
+chmod 644 "$work/fabric.json"
+cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "fabric=$work/fabric.json island_wait=$wait"
+with_plugin=$(cat "$work/c/plugstack.conf")
+
+"$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
+chmod 644 "$work/fabric.view"
+with_view=$(echo "$with_plugin" | sed "s|fabric=$work/fabric.json|fabric=$work/fabric.view|")
+echo "== srun -N2 true, $runs runs each, rotating: no plugin / atoll.so on fabric.view / on fabric.json"
+: >"$work/t.none"
+: >"$work/t.view"
+: >"$work/t.json"
+i=0
+while [ $i -lt "$runs" ]; do
+    : >"$work/c/plugstack.conf"
+    /usr/bin/time -f %e -a -o "$work/t.none" srun -N2 true
+    echo "$with_view" >"$work/c/plugstack.conf"
+    /usr/bin/time -f %e -a -o "$work/t.view" srun -N2 true
+    echo "$with_plugin" >"$work/c/plugstack.conf"
+    /usr/bin/time -f %e -a -o "$work/t.json" srun -N2 true
+    i=$((i + 1))
+done
+echo "$with_view" >"$work/c/plugstack.conf"
+median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+mn=$(median "$work/t.none") mv=$(median "$work/t.view") mj=$(median "$work/t.json")
+echo "median: no plugin $mn s; with atoll.so reading fabric.view $mv s (x$(echo "$mv / $mn" | bc -l | cut -c1-4)); reading fabric.json $mj s (x$(echo "$mj / $mn" | bc -l | cut -c1-4))"
+
+# the job stream: Curie, first $jobs jobs, scaled
+gunzip -c "$src/bench/data/curie_multinode_14d.csv.gz" | awk -F, -v n="$jobs" -v load="$load" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { row[NR - 1] = $0 }
+    END {
+        stride = int((NR - 1) / n); if (stride < 1) stride = 1
+        for (j = 1; j <= n && j * stride <= NR - 1; j++) {
+            split(row[j * stride], f, ",")
+            s = int(f[c["nodes"]] / 2 + 0.5); if (s < 2) s = 2; if (s > 32) s = 32
+            d = f[c["duration_s"]] / 600; if (d < 2) d = 2; if (d > 20) d = 20
+            k++; sub_t[k] = f[c["submit_s"]]; size[k] = s; dur[k] = int(d + 0.5); work += s * int(d + 0.5)
+        }
+        span = work / (64 * load); t0 = sub_t[1]; raw = sub_t[k] - t0; if (raw <= 0) raw = 1
+        for (i = 1; i <= k; i++) printf "%d %.2f %d %d\n", i, (sub_t[i] - t0) * span / raw, size[i], dur[i]
+    }' >"$work/stream"
+awk '{n[$3 <= 8 ? "leaf-fitting" : "multi-leaf"]++; w += $3 * $4} END {
+    printf "== job stream: %d jobs (%d need 8 nodes or fewer, %d need 2-4 leaves), %d node-seconds, offered load %s\n",
+           NR, n["leaf-fitting"], n["multi-leaf"], w, "'"$load"'" }' "$work/stream"
+
+drain() {  # until the queue is empty (at most 30 minutes)
+    i=0
+    while [ -n "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 1800 ]; do sleep 1; i=$((i + 1)); done
+    wait_idle || true
+}
+replay() {  # NAME EXTRA-SBATCH-OPTIONS
+    drain
+    out="$work/$1.results"
+    : >"$out"
+    t0=$(date +%s.%N)
+    while read -r id at size dur; do
+        now=$(echo "$(date +%s.%N) - $t0" | bc)
+        sl=$(echo "$at - $now" | bc)
+        case "$sl" in -*|0) ;; *) sleep "$sl" ;; esac
+        sub=$(date +%s.%N)
+        # shellcheck disable=SC2086
+        sbatch -o /dev/null --exclusive -N "$size" $2 \
+            --wrap "echo $id $size $sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$out; sleep $dur" >/dev/null
+    done <"$work/stream"
+    drain
+    # leaf of nodeNNN is (NNN-1)/8
+    while read -r id size sub start list; do
+        leaves=$(scontrol show hostnames "$list" | sed 's/node0*//' | awk '{print int(($1 - 1) / 8)}' | sort -u | wc -l)
+        echo "$id $size $sub $start $leaves"
+    done <"$out" | awk -v name="$1" '{
+        w += $4 - $3; n++
+        if ($2 >= 2) { multi++; minl = int(($2 + 7) / 8); ex += $5 - minl }
+        if ($2 >= 2 && $2 <= 8) { lf++; if ($5 == 1) one++ }
+    } END {
+        printf "%-7s %4d jobs  leaf-fitting in one leaf %5.1f%% (%d of %d)  excess leaves/job %.3f  mean wait %.1f s\n",
+               name, n, 100 * one / lf, one, lf, ex / multi, w / n }'
+}
+echo
+replay plain ""
+replay atoll "--fabric-island=auto"

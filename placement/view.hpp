@@ -1,0 +1,46 @@
+// The fabric as the SPANK plugin needs it on every node for every job step:
+// islands (with their hop diameter and SHARP), and per host its leaf island,
+// whether its rails are cabled right and its compute-rail HCA ports. Small
+// and quick to read, so that slurmstepd does not parse and analyse a whole
+// fabric.json per step (`atoll-topo slurm --format view`).
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "placement/cluster.hpp"
+
+namespace atl {
+
+struct ViewIsland {
+    Level level = Level::Leaf;
+    std::string name;
+    int parent = -1;
+    int hops = 0;          // cables on the longest host-to-host path inside it
+    bool sharp = false;    // leaf islands: every leaf switch has a SHARP aggregation node
+};
+
+struct ViewHost {
+    int leaf = -1;                                 // index into islands
+    bool rails_ok = true;                          // no miswired or missing rail
+    std::vector<std::pair<std::string, int>> hcas; // compute-rail HCAs and ports, rail order
+};
+
+struct FabricSummary {
+    std::string source;
+    bool rail_optimised = false;
+    bool rails_meet = true;    // rail planes joined above the leaves
+    std::vector<ViewIsland> islands;
+    std::map<std::string, ViewHost> hosts;
+};
+
+FabricSummary summarise(const Topology &t, const Cluster &c);
+void write_summary(std::ostream &out, const FabricSummary &s);
+// Throws InputError (FILE:LINE) on anything but what write_summary writes.
+FabricSummary read_summary(std::istream &in, const std::string &source);
+constexpr const char *summary_magic = "atoll-view 1";
+
+}  // namespace atl
