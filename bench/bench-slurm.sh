@@ -11,7 +11,7 @@
 #     --fabric-island=auto. Reports % of leaf-fitting jobs in one leaf,
 #     excess leaves per multi-node job and mean wait for both.
 # Prints figures; asserts nothing.
-#   bench/bench-slurm.sh [BUILDDIR]   (JOBS=150 LOAD=0.85 RUNS=40 WAIT=60)
+#   bench/bench-slurm.sh [BUILDDIR]   (JOBS=150 LOAD=0.85 RUNS=40 WAIT=60; JOBS=0: srun only)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -20,7 +20,7 @@ export ATOLL_SRCDIR TOPO
 . "$src/tests/slurm-cluster.sh"
 jobs=${JOBS:-150} load=${LOAD:-0.85} runs=${RUNS:-40} wait=${WAIT:-60}
 work=$(mktemp -d /tmp/atoll-bench-slurm.XXXXXX)
-trap 'cluster_down; rm -rf "$work"' EXIT
+trap 'cluster_down; rm -rf "$work" || true' EXIT
 "$TOPO" generate --groups 8 --hosts 8 --spines 4 --format json -o "$work/fabric.json"
 chmod 644 "$work/fabric.json"
 cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "fabric=$work/fabric.json island_wait=$wait"
@@ -33,21 +33,28 @@ echo "== srun -N2 true, $runs runs each, rotating: no plugin / atoll.so on fabri
 : >"$work/t.none"
 : >"$work/t.view"
 : >"$work/t.json"
+timed() {  # FILE: append the wall time of srun -N2 true, in seconds (ns clock)
+    a=$(date +%s%N)
+    srun -N2 true
+    b=$(date +%s%N)
+    echo "$(( (b - a) / 1000 ))" | awk '{printf "%.4f\n", $1 / 1e6}' >>"$1"
+}
 i=0
 while [ $i -lt "$runs" ]; do
     : >"$work/c/plugstack.conf"
-    /usr/bin/time -f %e -a -o "$work/t.none" srun -N2 true
+    timed "$work/t.none"
     echo "$with_view" >"$work/c/plugstack.conf"
-    /usr/bin/time -f %e -a -o "$work/t.view" srun -N2 true
+    timed "$work/t.view"
     echo "$with_plugin" >"$work/c/plugstack.conf"
-    /usr/bin/time -f %e -a -o "$work/t.json" srun -N2 true
+    timed "$work/t.json"
     i=$((i + 1))
 done
 echo "$with_view" >"$work/c/plugstack.conf"
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 mn=$(median "$work/t.none") mv=$(median "$work/t.view") mj=$(median "$work/t.json")
-echo "median: no plugin $mn s; with atoll.so reading fabric.view $mv s (x$(echo "$mv / $mn" | bc -l | cut -c1-4)); reading fabric.json $mj s (x$(echo "$mj / $mn" | bc -l | cut -c1-4))"
+echo "median: no plugin $mn s; with atoll.so reading fabric.view $mv s (x$(echo "$mv / $mn" | bc -l | cut -c1-5)); reading fabric.json $mj s (x$(echo "$mj / $mn" | bc -l | cut -c1-5))"
 
+[ "$jobs" -gt 0 ] || exit 0
 # the job stream: Curie, first $jobs jobs, scaled
 gunzip -c "$src/bench/data/curie_multinode_14d.csv.gz" | awk -F, -v n="$jobs" -v load="$load" '
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -102,3 +109,4 @@ replay() {  # NAME EXTRA-SBATCH-OPTIONS
 echo
 replay plain ""
 replay atoll "--fabric-island=auto"
+exit 0

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <ctime>
 #include <fnmatch.h>
 #include <hwloc.h>
@@ -132,11 +133,18 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.hwloc_xml = v;
         else if (k == "sysfs_root")
             c.sysfs_root = v;
+        else if (k == "gid_index") {
+            char *end = nullptr;
+            long x = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || x < 0 || x > 255)
+                throw std::invalid_argument("plugstack.conf: gid_index=" + v + ": expected a GID index from 0 to 255");
+            c.gid_index = static_cast<int>(x);
+        }
         else
             throw std::invalid_argument("plugstack.conf: unknown key \"" + k +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
                                         "socket_ifname, hca, strict, island_wait, max_age, fabric_type, hwloc_xml, "
-                                        "sysfs_root)");
+                                        "sysfs_root, gid_index)");
     }
     return c;
 }
@@ -307,6 +315,10 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         add("NCCL_IB_TC", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
         add("UCX_IB_TRAFFIC_CLASS", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
     }
+    if (f.kind == FabricKind::RoCE && cfg.gid_index >= 0) {
+        add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+    }
     if (cfg.sharp && opt.sharp != SharpMode::Off && f.kind == FabricKind::InfiniBand && island >= 0) {
         bool all_sharp = true;
         for (int l : leaves)
@@ -317,6 +329,54 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                                 std::to_string(leaves.size()) + " leaves");
     }
     return out;
+}
+
+std::string per_node_path(const std::string &pattern, const std::string &node)
+{
+    std::string out = pattern;
+    std::string::size_type p = 0;
+    while ((p = out.find("%n", p)) != std::string::npos) {
+        out.replace(p, 2, node);
+        p += node.size();
+    }
+    return out;
+}
+
+std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConfig &cfg, const std::string &node)
+{
+    std::vector<std::string> w;
+    if (f.kind != FabricKind::RoCE)
+        return w;
+    auto me = f.summary.hosts.find(node);
+    if (me == f.summary.hosts.end())
+        return w;
+    std::string root = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
+    for (const auto &hp : me->second.hcas) {
+        if (!hca_selected(cfg.hca, hp.first))
+            continue;
+        std::string dir = root + "/class/infiniband/" + hp.first + "/ports/" + std::to_string(hp.second) +
+                          "/gid_attrs/types";
+        DIR *d = opendir(dir.c_str());
+        if (!d) {
+            w.push_back(node + ": " + hp.first + " port " + std::to_string(hp.second) + ": cannot read " + dir + ": " +
+                        std::strerror(errno));
+            continue;
+        }
+        bool v2 = false;
+        while (struct dirent *e = readdir(d)) {
+            if (e->d_name[0] == '.')
+                continue;
+            std::ifstream in(dir + "/" + e->d_name);
+            std::string type;
+            if (in && std::getline(in, type) && type.rfind("RoCE v2", 0) == 0)
+                v2 = true;
+        }
+        closedir(d);
+        if (!v2)
+            w.push_back(node + ": " + hp.first + " port " + std::to_string(hp.second) +
+                        " has no RoCE v2 GID (check its IP address and VLAN); NCCL and UCX may fall back to RoCE v1");
+    }
+    return w;
 }
 
 std::vector<GpuHca> gpu_hca_pairs(const std::string &xml)

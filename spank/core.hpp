@@ -30,7 +30,8 @@ struct PluginConfig {
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
     std::string fabric_type;            // ib|roce|cloud; default from the fabric
     std::string hwloc_xml;              // per node, %n is the node name
-    std::string sysfs_root;             // per node, %n is the node name
+    std::string sysfs_root;             // per node, %n is the node name (default /sys)
+    int gid_index = -1;                 // RoCE GID index to pin (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX)
 };
 // Throws std::invalid_argument naming the key on an unknown key or a bad value.
 PluginConfig parse_plugstack(const std::vector<std::string> &args);
@@ -81,6 +82,14 @@ struct EnvVar {
 std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
                              const std::vector<std::string> &job_hosts, const std::string &node,
                              const std::function<bool(const std::string &)> &user_has);
+
+// RoCE only: for each of the node's compute HCA ports, a warning when sysfs
+// (<sysfs_root>/class/infiniband/<hca>/ports/<port>/gid_attrs/types/*) shows
+// no RoCE v2 GID. Empty on InfiniBand and cloud fabrics.
+std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConfig &cfg, const std::string &node);
+
+// "%n" in a per-node path replaced by the node name.
+std::string per_node_path(const std::string &pattern, const std::string &node);
 
 // The HCA nearest to each GPU of a node, from a saved hwloc topology (XML):
 // GPUs are PCI devices of vendor 0x10de (display or 3D class), HCAs the

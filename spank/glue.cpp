@@ -20,7 +20,7 @@ std::unique_ptr<FabricView> g_fabric;   // loaded once per process
 std::string g_fabric_error;
 bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
-std::string g_node, g_warning;
+std::string g_node, g_warning, g_node_warning;  // job-wide (shown once) and this node's
 std::vector<GpuHca> g_gpus;
 
 const FabricView *fabric()
@@ -178,11 +178,12 @@ extern "C" int atl_node(spank_t sp)
         for (const EnvVar &v : g_node_env)
             if (!v.kept)
                 spank_setenv(sp, v.name.c_str(), v.value.c_str(), 0);
+        for (const std::string &w : roce_gid_warnings(*f, g_cfg, g_node)) {
+            slurm_info("atoll: warning: %s", w.c_str());
+            g_node_warning += (g_node_warning.empty() ? "" : "; ") + w;
+        }
         if (!g_cfg.hwloc_xml.empty()) {
-            std::string xml = g_cfg.hwloc_xml;
-            std::string::size_type p;
-            while ((p = xml.find("%n")) != std::string::npos)
-                xml.replace(p, 2, g_node);
+            std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
             try {
                 g_gpus = gpu_hca_pairs(xml);
             } catch (const std::exception &e) {
@@ -210,6 +211,8 @@ extern "C" int atl_task(spank_t sp)
         if (!g_warning.empty() && local == 0 && nodeid == 0)
             std::fprintf(stderr, "atoll: warning: %s%s\n", g_warning.c_str(),
                          g_fabric ? "" : "; the job runs without atoll's help");
+        if (!g_node_warning.empty() && local == 0)
+            std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning.c_str());
         if (!g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric)
             return 0;
         std::vector<EnvVar> mine;

@@ -156,6 +156,34 @@ TEST_CASE("a node's environment", "[spank]")
     std::istringstream notview("{}\n");
     CHECK_THROWS_WITH(read_summary(notview, "v.txt"), Catch::StartsWith("v.txt:1: found \"{}\""));
     unlink(vpath.c_str());
+    // RoCE: a port whose GIDs are all RoCE v1 gets a warning, one with a v2 GID none
+    std::string sys = std::string(dir) + "/sys-%n";
+    auto mkgid = [&](const std::string &hca, const char *type0, const char *type1) {
+        std::string d = std::string(dir) + "/sys-node001/class/infiniband/" + hca + "/ports/1/gid_attrs/types";
+        std::string cmd = "mkdir -p '" + d + "'";
+        REQUIRE(system(cmd.c_str()) == 0);
+        std::ofstream(d + "/0") << type0 << "\n";
+        std::ofstream(d + "/1") << type1 << "\n";
+    };
+    mkgid("mlx5_0", "IB/RoCE v1", "RoCE v2");
+    mkgid("mlx5_1", "IB/RoCE v1", "IB/RoCE v1");
+    PluginConfig rc;
+    rc.max_age = 0;
+    rc.fabric_type = "roce";
+    rc.sysfs_root = sys;
+    auto froce = load_fabric_view(rc, path);
+    auto warn = roce_gid_warnings(*froce, rc, "node001");
+    REQUIRE(warn.size() == 1);
+    CHECK_THAT(warn[0], Catch::StartsWith("node001: mlx5_1 port 1 has no RoCE v2 GID"));
+    CHECK(roce_gid_warnings(*f, cfg, "node001").empty());  // InfiniBand: nothing to check
+    rc.gid_index = 3;
+    std::map<std::string, std::string> gid;
+    for (const auto &v : node_env(*froce, rc, opt, {"node001"}, "node001", none))
+        gid[v.name] = v.value;
+    CHECK(gid["NCCL_IB_GID_INDEX"] == "3");
+    CHECK(gid["UCX_IB_GID_INDEX"] == "3");
+    std::string rm = std::string("rm -rf '") + dir + "/sys-node001'";
+    REQUIRE(system(rm.c_str()) == 0);
     // the file itself: refused when others may write it, stale when old
     chmod(path.c_str(), 0666);
     CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("writable by someone other than root"));
