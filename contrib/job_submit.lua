@@ -19,6 +19,11 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    --switches=K@WAIT with K the fewest leaves that can hold the
                    job (auto: leaf when a leaf can hold it).
 
+The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
+atoll (default) healthy islands first, then the smallest that holds the job;
+first-fit by name; random shuffled; slurm-tree sets no constraint and asks
+Slurm's topology/tree for --switches=K@WAIT instead, required or not.
+
 A request no island can ever hold is refused at submit, naming the largest
 island. Jobs without ATOLL_ISLAND are left alone. The islands come from
 atoll-islands.conf next to this script (`atoll-topo slurm --format islands`).
@@ -103,6 +108,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         return slurm.SUCCESS
     end
     local wait = tonumber(spank_env(job_desc, "ATOLL_ISLAND_WAIT") or "600") or 600
+    local policy = spank_env(job_desc, "ATOLL_POLICY") or "atoll"
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
     local n = job_desc.min_nodes
     if n == nil or n == slurm.NO_VAL or n == 0 then
@@ -142,13 +148,22 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                        req, level, n, level, largest(islands, level))
         return slurm.ERROR
     end
-    -- healthy islands first, then the smallest that holds the job (best fit)
-    table.sort(cands, function(a, b)
-        if a.healthy ~= b.healthy then return a.healthy end
-        if a.cap ~= b.cap then return a.cap < b.cap end
-        return a.name < b.name
-    end)
-    if fit == "required" then
+    if policy == "first-fit" then
+        table.sort(cands, function(a, b) return a.name < b.name end)
+    elseif policy == "random" then
+        for i = #cands, 2, -1 do
+            local j = math.random(i)
+            cands[i], cands[j] = cands[j], cands[i]
+        end
+    else
+        -- healthy islands first, then the smallest that holds the job (best fit)
+        table.sort(cands, function(a, b)
+            if a.healthy ~= b.healthy then return a.healthy end
+            if a.cap ~= b.cap then return a.cap < b.cap end
+            return a.name < b.name
+        end)
+    end
+    if fit == "required" and policy ~= "slurm-tree" then
         local names = {}
         for _, is in ipairs(cands) do
             table.insert(names, is.name)
@@ -169,8 +184,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         job_desc.req_switch = k
         job_desc.wait4switch = wait
         if explain then
-            slurm.log_user("atoll: %d nodes, %s preferred: at most %d leaf switch(es) for up to %d s, then anywhere",
-                           n, level, k, wait)
+            slurm.log_user("atoll: %d nodes, %s %s: at most %d leaf switch(es) for up to %d s, then anywhere",
+                           n, level, fit, k, wait)
         end
     end
     return slurm.SUCCESS

@@ -115,6 +115,7 @@ extern "C" int atl_submit(spank_t sp)
             return our_failure(g_fabric_error, true);
         std::string r = req.str();
         if (spank_job_control_setenv(sp, "ATOLL_ISLAND", r.c_str(), 1) != ESPANK_SUCCESS ||
+            spank_job_control_setenv(sp, "ATOLL_POLICY", g_cfg.policy.c_str(), 1) != ESPANK_SUCCESS ||
             spank_job_control_setenv(sp, "ATOLL_ISLAND_WAIT", std::to_string(g_cfg.island_wait).c_str(), 1) !=
                 ESPANK_SUCCESS)
             return our_failure("cannot pass the island request to slurmctld", true);

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=18
+N=19
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -87,6 +87,13 @@ check "--fabric-env=show says what was set and why" \
 timeout 30 srun -N1 -w node001 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >"$work/nosharp" 2>/dev/null
 timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >>"$work/nosharp" 2>/dev/null
 check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
+
+# policy=slurm-tree: no island constraint, Slurm's own --switches instead
+sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-tree.conf|" "$work/c/slurm.conf" >"$work/c/slurm-tree.conf"
+SLURM_CONF="$work/c/slurm-tree.conf" timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err"
+check "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint" \
+    grep -q "atoll: 2 nodes, leaf required: at most 1 leaf switch(es)" "$work/tree.err"
 
 # our own failures: a missing fabric file warns once and the job runs; strict refuses
 mv "$work/fabric.view" "$work/fabric.away"
