@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <fstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "topology/io.hpp"
 
@@ -206,17 +207,24 @@ SharpMode parse_sharp_mode(const std::string &v)
     throw std::invalid_argument("--fabric-sharp=" + v + ": expected auto, on or off");
 }
 
+struct stat check_root_file(const std::string &path, const std::string &what)
+{
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw std::runtime_error(what + " " + path + ": not a regular file");
+    // as root (slurmstepd) only root may own it; a user testing the plugin may own his copy
+    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        throw std::runtime_error(what + " " + path + ": refused, writable by someone other than root");
+    return st;
+}
+
 std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path)
 {
     if (path.empty())
         throw std::runtime_error("no fabric file configured (plugstack.conf fabric=)");
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-        throw std::runtime_error("fabric file " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        throw std::runtime_error("fabric file " + path + ": not a regular file");
-    if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        throw std::runtime_error("fabric file " + path + ": refused, writable by someone other than root");
+    struct stat st = check_root_file(path, "fabric file");
     if (cfg.max_age > 0 && std::time(nullptr) - st.st_mtime > cfg.max_age)
         throw std::runtime_error("fabric file " + path + ": stale, last written " +
                                  std::to_string((std::time(nullptr) - st.st_mtime) / 86400) +
@@ -381,6 +389,7 @@ std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConf
 
 std::vector<GpuHca> gpu_hca_pairs(const std::string &xml)
 {
+    check_root_file(xml, "hwloc XML");
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) != 0)
         throw std::runtime_error("hwloc: cannot initialise");

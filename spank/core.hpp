@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "placement/policy.hpp"
 #include "placement/view.hpp"
 
@@ -59,6 +61,10 @@ struct UserOptions {
     SharpMode sharp = SharpMode::Auto;
     bool explain = false;
 };
+
+// A file slurmstepd reads as root: a regular file, owned by root (or by the
+// user running us, when that is not root), writable by nobody else. Throws std::runtime_error naming `what` and the file otherwise.
+struct stat check_root_file(const std::string &path, const std::string &what);
 
 // The loaded fabric, with everything the environment needs.
 struct FabricView {

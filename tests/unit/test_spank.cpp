@@ -67,7 +67,7 @@ TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
     CHECK(d.size() == 16);
     for (const auto &g : d)
         CHECK(g.hca.empty());
-    CHECK_THROWS_WITH(gpu_hca_pairs("/nonexistent.xml"), Catch::Contains("cannot load"));
+    CHECK_THROWS_WITH(gpu_hca_pairs("/nonexistent.xml"), Catch::Contains("hwloc XML /nonexistent.xml: No such file"));
 }
 
 TEST_CASE("a task's GPU", "[spank]")
