@@ -12,12 +12,14 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    the job starts in whichever of them has room first, never
                    across two. The islands are node features written by
                    `atoll-topo slurm --format features`.
-  leaf:preferred   --switches=1@WAIT: one leaf switch of atoll's topology.conf,
-                   waited for up to island_wait seconds (raise max_switch_wait
-                   in SchedulerParameters above 300 s), then anywhere.
-  group|pod:preferred, auto
-                   --switches=K@WAIT with K the fewest leaves that can hold the
-                   job (auto: leaf when a leaf can hold it).
+  LEVEL:preferred, auto
+                   --switches=K@WAIT (K = 1 for a leaf, else the fewest leaves
+                   that can hold the job): one leaf switch of atoll's
+                   topology.conf, waited for up to island_wait seconds (raise
+                   max_switch_wait in SchedulerParameters above 300 s), then
+                   the job widens one level: a matching-OR constraint over the
+                   islands of the next level up (a group, else a pod) keeps it
+                   there. auto is the smallest level that can hold the job.
 
 The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
 atoll (default) healthy islands first, then the smallest that holds the job;
@@ -137,33 +139,32 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         slurm.log_user("atoll: bad island request \"%s\"", req)
         return slurm.ERROR
     end
-    local cands = {}
-    for _, is in ipairs(islands) do
-        if is.level == level and is.cap >= n then
-            table.insert(cands, is)
+    -- the islands of a level that can ever hold the job, in the policy's order
+    local function candidates(lv)
+        local cands = {}
+        for _, is in ipairs(islands) do
+            if is.level == lv and is.cap >= n then
+                table.insert(cands, is)
+            end
         end
-    end
-    if #cands == 0 then
-        slurm.log_user("atoll: --fabric-island=%s: no %s can hold %d nodes; the largest %s holds %d",
-                       req, level, n, level, largest(islands, level))
-        return slurm.ERROR
-    end
-    if policy == "first-fit" then
-        table.sort(cands, function(a, b) return a.name < b.name end)
-    elseif policy == "random" then
-        for i = #cands, 2, -1 do
-            local j = math.random(i)
-            cands[i], cands[j] = cands[j], cands[i]
+        if policy == "first-fit" then
+            table.sort(cands, function(a, b) return a.name < b.name end)
+        elseif policy == "random" then
+            for i = #cands, 2, -1 do
+                local j = math.random(i)
+                cands[i], cands[j] = cands[j], cands[i]
+            end
+        else
+            -- healthy islands first, then the smallest that holds the job (best fit)
+            table.sort(cands, function(a, b)
+                if a.healthy ~= b.healthy then return a.healthy end
+                if a.cap ~= b.cap then return a.cap < b.cap end
+                return a.name < b.name
+            end)
         end
-    else
-        -- healthy islands first, then the smallest that holds the job (best fit)
-        table.sort(cands, function(a, b)
-            if a.healthy ~= b.healthy then return a.healthy end
-            if a.cap ~= b.cap then return a.cap < b.cap end
-            return a.name < b.name
-        end)
+        return cands
     end
-    if fit == "required" and policy ~= "slurm-tree" then
+    local function constrain(cands)
         local names = {}
         for _, is in ipairs(cands) do
             table.insert(names, is.name)
@@ -173,20 +174,49 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
             c = job_desc.features .. "&" .. c
         end
         job_desc.features = c
+        return c
+    end
+    local cands = candidates(level)
+    if #cands == 0 then
+        slurm.log_user("atoll: --fabric-island=%s: no %s can hold %d nodes; the largest %s holds %d",
+                       req, level, n, level, largest(islands, level))
+        return slurm.ERROR
+    end
+    if fit == "required" and policy ~= "slurm-tree" then
+        local c = constrain(cands)
         if explain then
             slurm.log_user("atoll: %d nodes in one %s: constraint %s", n, level, c)
         end
-    else
-        local k = 1
-        if level ~= "leaf" then
-            k = min_leaves(islands, n)
+        return slurm.SUCCESS
+    end
+    -- preferred: Slurm's --switches waits for the level, and a constraint on
+    -- the next level up with other islands keeps the job from widening further
+    local k = 1
+    if level ~= "leaf" then
+        k = min_leaves(islands, n)
+    end
+    job_desc.req_switch = k
+    job_desc.wait4switch = wait
+    local wider = "anywhere"
+    if policy ~= "slurm-tree" then
+        local names = {}
+        for _, is in ipairs(cands) do names[is.name] = true end
+        local order = {"leaf", "group", "pod"}
+        local start = 0
+        for i, l in ipairs(order) do if l == level then start = i end end
+        for i = start + 1, #order do
+            local up = candidates(order[i])
+            local same = #up > 0
+            for _, is in ipairs(up) do same = same and names[is.name] == true end
+            if #up > 0 and not same then
+                wider = "within one " .. order[i] .. ": " .. constrain(up)
+                break
+            end
         end
-        job_desc.req_switch = k
-        job_desc.wait4switch = wait
-        if explain then
-            slurm.log_user("atoll: %d nodes, %s %s: at most %d leaf switch(es) for up to %d s, then anywhere",
-                           n, level, fit, k, wait)
-        end
+    end
+    if explain then
+        slurm.log_user("atoll: %d nodes, %s %s: at most %d leaf switch(es) for up to %d s, then %s",
+                       n, level, fit, k, wait, wider)
     end
     return slurm.SUCCESS
 end

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=19
+N=20
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -87,6 +87,10 @@ check "--fabric-env=show says what was set and why" \
 timeout 30 srun -N1 -w node001 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >"$work/nosharp" 2>/dev/null
 timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >>"$work/nosharp" 2>/dev/null
 check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
+
+timeout 30 srun -N2 --fabric-island=leaf:preferred --fabric-explain true 2>"$work/pref.err"
+check "leaf:preferred waits for one leaf switch, then widens to one pod only" \
+    grep -q "at most 1 leaf switch(es) for up to 600 s, then within one pod: \[pod-ib-leaf01|pod-ib-leaf05\]" "$work/pref.err"
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
 sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"
