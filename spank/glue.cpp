@@ -38,16 +38,17 @@ const FabricView *fabric()
 
 std::string get(spank_t sp, const char *name)
 {
-    char buf[8192];
-    if (spank_getenv(sp, name, buf, sizeof buf) == ESPANK_SUCCESS)
-        return buf;
+    std::vector<char> buf(1 << 16);  // node lists of large, fragmented jobs are long
+    if (spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size())) == ESPANK_SUCCESS)
+        return buf.data();
     return "";
 }
 
 bool has(spank_t sp, const char *name)
 {
-    char buf[8192];
-    return spank_getenv(sp, name, buf, sizeof buf) == ESPANK_SUCCESS;
+    char buf[1];
+    spank_err_t e = spank_getenv(sp, name, buf, sizeof buf);
+    return e == ESPANK_SUCCESS || e == ESPANK_NOSPACE;  // set, however long
 }
 
 // Our own failure: one warning and the job runs, or with strict an error.
