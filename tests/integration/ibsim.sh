@@ -3,11 +3,11 @@
 # real ibnetdiscover: the graph must equal the generated one, and check must
 # report exactly the faults injected.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 17
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 if ! command -v ibsim >/dev/null || ! command -v ibnetdiscover >/dev/null || ! command -v opensm >/dev/null ||
    [ ! -f "$UMAD2SIM" ]; then
-    for i in $(seq 1 14); do skip "ibsim scenario $i" "ibsim-utils, opensm or infiniband-diags not installed"; done
+    for i in $(seq 1 17); do skip "ibsim scenario $i" "ibsim-utils, opensm or infiniband-diags not installed"; done
     exit 0
 fi
 work=$(tmpdir)
@@ -49,6 +49,8 @@ scenario() {
     fi
     discover >"$name.txt"
     discover --cache "$name.cache" >/dev/null
+    # live, through libibnetdisc in atoll-topo itself
+    LD_PRELOAD=$UMAD2SIM timeout 60 "$TOPO" discover --ib -o "$name.live.json" 2>"$name.live.err"
     stop_fabric
     "$TOPO" show --links "$name.net" >"$name.want"
     "$TOPO" show --links "$name.txt" >"$name.got"
@@ -60,6 +62,13 @@ scenario() {
     fi
     "$TOPO" show --links "$name.cache" >"$name.cached"
     check "$name: the --cache file gives the same graph" cmp -s "$name.want" "$name.cached"
+    "$TOPO" show --links "$name.live.json" >"$name.live" 2>/dev/null
+    if cmp -s "$name.want" "$name.live"; then
+        ok "$name: discover --ib (live, libibnetdisc) gives the same graph"
+    else
+        not_ok "$name: discover --ib (live, libibnetdisc) gives the same graph"
+        diag "$(cat "$name.live.err" | tail -3)" "$(diff "$name.want" "$name.live" | head -10)"
+    fi
     got=$(findings "$name.txt")
     if [ "$got" = "$expected" ]; then
         ok "$name: check reports exactly the injected faults"
