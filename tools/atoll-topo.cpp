@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "topology/check.hpp"
+#include "topology/diff.hpp"
 #include "topology/dot.hpp"
 #include "topology/generate.hpp"
 #include "topology/io.hpp"
@@ -35,11 +36,12 @@ const char *usage_text =
     "  slurm     write Slurm files           [--format tree|block|features|scontrol|islands|view]\n"
     "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
+    "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
     "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
-    "  check: 3 warnings found, 4 errors found\n";
+    "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
 
 // All inputs merged into one fabric, the node name map applied.
 Fabric load_inputs(const Args &a, bool allow_live)
@@ -208,6 +210,32 @@ int cmd_slurm(int argc, char **argv)
     return 0;
 }
 
+int cmd_diff(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns"}, {"json"});
+    if (a.operands.size() != 2)
+        throw Usage("diff: give OLD and NEW (any input atoll-topo reads)");
+    auto load_one = [&](const std::string &p) {
+        Args one = a;
+        one.operands = {p};
+        return analyse(load_inputs(one, false));
+    };
+    Topology old_t = load_one(a.operands[0]), new_t = load_one(a.operands[1]);
+    FabricDiff d = diff_fabrics(old_t, new_t);
+    if (a.flag("json")) {
+        std::cout << diff_json(d).dump(2) << "\n";
+    } else {
+        for (const auto &c : d.changes)
+            std::cout << c.kind << ": " << c.subject << " (" << c.detail << ")\n";
+        std::cout << d.changes.size() << " changes; scheduling "
+                  << (d.scheduling ? "changed: rewrite Slurm's files (atoll-topo slurm: tree, features, islands, view), "
+                                                 "then scontrol reconfigure"
+                                   : "unchanged")
+                  << "\n";
+    }
+    return d.scheduling ? 3 : 0;
+}
+
 int cmd_dot(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"hosts"});
@@ -310,6 +338,7 @@ int main(int argc, char **argv)
         if (cmd == "check") return cmd_check(argc, argv);
         if (cmd == "slurm") return cmd_slurm(argc, argv);
         if (cmd == "dot") return cmd_dot(argc, argv);
+        if (cmd == "diff") return cmd_diff(argc, argv);
         if (cmd == "generate") return cmd_generate(argc, argv);
         throw Usage("unknown command \"" + cmd + "\"");
     });

@@ -1,0 +1,163 @@
+#include "topology/diff.hpp"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "topology/check.hpp"
+#include "topology/slurm.hpp"
+
+namespace atl {
+namespace {
+
+// A node's stable name: the switch name, the host name, or the GUID.
+std::string node_name(const Topology &t, std::uint64_t guid)
+{
+    auto s = t.switch_index.find(guid);
+    if (s != t.switch_index.end())
+        return t.sw(s->second).name;
+    for (const Host &h : t.hosts)
+        for (const HostPort &p : h.ports)
+            if (p.ca_guid == guid)
+                return h.name + " " + p.hca;
+    return guid_str(guid);
+}
+
+std::string end_name(const Topology &t, const LinkEnd &e) { return node_name(t, e.guid) + "[" + std::to_string(e.port) + "]"; }
+
+std::string speed_name(const Link &l)
+{
+    return l.width ? std::to_string(l.width) + "x" + to_string(l.speed) : "unknown";
+}
+
+// island name per host at every level, host by host
+std::map<std::string, std::string> membership(const Topology &t)
+{
+    std::map<std::string, std::string> m;
+    for (const Host &h : t.hosts) {
+        std::string v;
+        for (int i : {h.leaf_island, h.group, h.pod})
+            v += (i >= 0 ? t.islands[static_cast<std::size_t>(i)].name : "-") + " ";
+        m[h.name] = v;
+    }
+    return m;
+}
+
+// leaf islands with a degraded link on one of their leaf switches
+std::set<std::string> unhealthy_islands(const Topology &t)
+{
+    std::vector<std::string> why = degraded_reasons(t);
+    std::set<int> sick;
+    for (std::size_t k = 0; k < t.fabric.links.size(); ++k)
+        if (!why[k].empty())
+            for (std::uint64_t g : {t.fabric.links[k].a.guid, t.fabric.links[k].b.guid}) {
+                auto it = t.switch_index.find(g);
+                if (it != t.switch_index.end() && t.sw(it->second).tier == 0)
+                    sick.insert(it->second);
+            }
+    std::set<std::string> out;
+    for (int i : t.islands_at(Level::Leaf))
+        for (int s : t.islands[static_cast<std::size_t>(i)].leaves)
+            if (sick.count(s))
+                out.insert(t.islands[static_cast<std::size_t>(i)].name);
+    return out;
+}
+
+std::string tree_text(const Topology &t)
+{
+    std::ostringstream o;
+    write_topology_tree(o, t);
+    std::string s = o.str(), out;
+    std::istringstream in(s);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.empty() || line[0] != '#')  // the header names the source
+            out += line + "\n";
+    return out;
+}
+
+}  // namespace
+
+FabricDiff diff_fabrics(const Topology &a, const Topology &b)
+{
+    FabricDiff d;
+    auto add = [&](const std::string &k, const std::string &s, const std::string &det) {
+        d.changes.push_back({k, s, det});
+    };
+    // switches and hosts
+    for (const Switch &s : a.switches)
+        if (!b.switch_index.count(s.guid))
+            add("switch-removed", s.name, guid_str(s.guid));
+    for (const Switch &s : b.switches)
+        if (!a.switch_index.count(s.guid))
+            add("switch-added", s.name, guid_str(s.guid));
+    for (const Host &h : a.hosts)
+        if (!b.host_index.count(h.name))
+            add("host-removed", h.name, std::to_string(h.ports.size()) + " ports");
+    for (const Host &h : b.hosts)
+        if (!a.host_index.count(h.name))
+            add("host-added", h.name, std::to_string(h.ports.size()) + " ports");
+    // links by their two ends
+    using Key = std::tuple<std::uint64_t, int, std::uint64_t, int>;
+    auto index = [](const Fabric &f) {
+        std::map<Key, const Link *> m;
+        for (const Link &l : f.links)
+            m[Key{l.a.guid, l.a.port, l.b.guid, l.b.port}] = &l;
+        return m;
+    };
+    auto la = index(a.fabric), lb = index(b.fabric);
+    for (const auto &kv : la) {
+        auto it = lb.find(kv.first);
+        if (it == lb.end())
+            add("link-down", end_name(a, kv.second->a) + " - " + end_name(a, kv.second->b), speed_name(*kv.second));
+        else if (it->second->width != kv.second->width || it->second->speed != kv.second->speed)
+            add("link-speed", end_name(b, it->second->a) + " - " + end_name(b, it->second->b),
+                speed_name(*kv.second) + " -> " + speed_name(*it->second));
+    }
+    for (const auto &kv : lb)
+        if (!la.count(kv.first))
+            add("link-up", end_name(b, kv.second->a) + " - " + end_name(b, kv.second->b), speed_name(*kv.second));
+    // what scheduling sees: islands per host, topology.conf
+    auto ma = membership(a), mb = membership(b);
+    int moved = 0;
+    for (const auto &kv : ma) {
+        auto it = mb.find(kv.first);
+        if (it != mb.end() && it->second != kv.second) {
+            add("host-moved", kv.first, kv.second + "-> " + it->second);
+            ++moved;
+        }
+    }
+    bool islands_differ = moved > 0 || ma.size() != mb.size();
+    if (islands_differ)
+        add("islands", "fabric", std::to_string(moved) + " hosts in other islands, " +
+                                     std::to_string(static_cast<long>(mb.size()) - static_cast<long>(ma.size())) +
+                                     " hosts more");
+    auto ha = unhealthy_islands(a), hb = unhealthy_islands(b);
+    for (const auto &n : hb)
+        if (!ha.count(n))
+            add("island-degraded", n, "a leaf of it has a degraded link: placed last from now on");
+    for (const auto &n : ha)
+        if (!hb.count(n))
+            add("island-healthy", n, "no degraded link left on its leaves");
+    bool tree_differs = tree_text(a) != tree_text(b);
+    if (tree_differs)
+        add("topology-conf", "topology.conf", "the topology/tree file changes");
+    d.scheduling = islands_differ || tree_differs || ha != hb;
+    std::sort(d.changes.begin(), d.changes.end(), [](const FabricChange &x, const FabricChange &y) {
+        return std::tie(x.kind, x.subject) < std::tie(y.kind, y.subject);
+    });
+    return d;
+}
+
+nlohmann::json diff_json(const FabricDiff &d)
+{
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto &c : d.changes)
+        arr.push_back({{"kind", c.kind}, {"subject", c.subject}, {"detail", c.detail}});
+    return {{"scheduling_changed", d.scheduling}, {"changes", arr}};
+}
+
+}  // namespace atl
