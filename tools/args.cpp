@@ -87,7 +87,8 @@ InputFormat input_format(const Args &a)
     if (f == "json") return InputFormat::Json;
     if (f == "cache") return InputFormat::Cache;
     if (f == "csv") return InputFormat::Csv;
-    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache or csv");
+    if (f == "aws") return InputFormat::Aws;
+    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv or aws");
 }
 
 Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,

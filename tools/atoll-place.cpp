@@ -14,6 +14,7 @@
 
 #include "placement/cost.hpp"
 #include "placement/simulate.hpp"
+#include "topology/cloud.hpp"
 #include "topology/hostlist.hpp"
 #include "tools/args.hpp"
 
@@ -33,15 +34,20 @@ const char *usage_text =
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
-    "a host,leaf,pod,core CSV). Policies: atoll, slurm-tree, first-fit, random.\n"
+    "a host,leaf,pod,core CSV, aws ec2 describe-instance-topology JSON).\n"
+    "Policies: atoll, slurm-tree, first-fit, random.\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error, 3 no placement now\n";
 
 Cluster load_cluster(const Args &a, const std::string &path, std::unique_ptr<Topology> &keep)
 {
     Fabric f = load_fabric(path, input_format(a), parse_csv_columns(a.get("csv-columns")));
-    bool csv = input_format(a) == InputFormat::Csv || f.links.empty() || f.links[0].width == 0;
+    bool unknown_speed = f.links.empty() || f.links[0].width == 0;  // CSV or cloud API
+    std::string head(4096, '\0');
+    std::ifstream peek(path);
+    peek.read(&head[0], static_cast<std::streamsize>(head.size()));
+    bool aws = looks_like_aws_topology(head.substr(0, static_cast<std::size_t>(peek.gcount())));
     keep = std::make_unique<Topology>(analyse(std::move(f)));
-    FabricKind kind = csv ? FabricKind::RoCE : FabricKind::InfiniBand;
+    FabricKind kind = aws ? FabricKind::Cloud : unknown_speed ? FabricKind::RoCE : FabricKind::InfiniBand;
     if (a.flag("fabric-type") && !fabric_kind_from_string(a.get("fabric-type"), kind))
         throw Usage("--fabric-type: \"" + a.get("fabric-type") + "\", expected ib, roce or cloud");
     return Cluster(*keep, kind);

@@ -33,13 +33,14 @@ const char *usage_text =
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json]\n"
-    "  slurm     write Slurm files           [--format tree|block|features|scontrol|islands|view]\n"
+    "  slurm     write Slurm (and Kubernetes) files\n"
+    "            [--format tree|block|features|scontrol|islands|view|k8s-labels] [--k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
-    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv), -h, --version\n"
+    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
 
@@ -174,16 +175,16 @@ int cmd_slurm(int argc, char **argv)
     vals.insert(vals.end(), {"node-params", "scontrol-nodes"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
-    Args a = parse_args(argc, argv, 2, vals, {});
-    std::string what = "tree";
+    Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
+    std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "features" || f == "scontrol" || f == "islands" || f == "view") {
+    if (f == "tree" || f == "block" || f == "features" || f == "scontrol" || f == "islands" || f == "view" || f == "k8s-labels") {
         what = f;
         a.opts.erase("format");
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv")
-        throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands or view "
-                    "(or an input format: auto, text, json, cache, csv)");
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws")
+        throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands, view or k8s-labels "
+                    "(or an input format: auto, text, json, cache, csv, aws)");
     Topology t = analyse(load_inputs(a, false));
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
@@ -204,6 +205,8 @@ int cmd_slurm(int argc, char **argv)
             write_islands(o, Cluster(t));
         else if (what == "view")
             write_summary(o, summarise(t, Cluster(t)));
+        else if (what == "k8s-labels")
+            write_k8s_labels(o, t);
         else
             write_scontrol_updates(o, t, current);
     });

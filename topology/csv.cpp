@@ -85,6 +85,73 @@ std::map<std::string, std::string> parse_role_columns(const std::string &spec, c
     return out;
 }
 
+Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std::string &source, bool have_pod,
+                              bool have_core)
+{
+    Fabric fab;
+    fab.source = source;
+    std::map<std::uint64_t, int> next_port;  // switch -> next free port
+    std::set<std::uint64_t> have;
+    auto add_switch = [&](const std::string &kind, const std::string &name) {
+        std::uint64_t g = name_guid(kind, name);
+        if (have.insert(g).second) {
+            Node n;
+            n.type = NodeType::Switch;
+            n.guid = g;
+            n.desc = name;
+            fab.nodes.push_back(n);
+            next_port[g] = 1;
+        }
+        return g;
+    };
+    std::set<std::pair<std::uint64_t, std::uint64_t>> cabled;
+    auto cable = [&](std::uint64_t a, int aport, std::uint64_t b, int bport) {
+        Link l;
+        l.a = LinkEnd{a, aport, 0, 0};
+        l.b = LinkEnd{b, bport, 0, 0};
+        fab.links.push_back(l);
+    };
+    auto uplink = [&](std::uint64_t lower_sw, std::uint64_t upper_sw) {
+        if (!cabled.insert({lower_sw, upper_sw}).second)
+            return;
+        cable(lower_sw, next_port[lower_sw]++, upper_sw, next_port[upper_sw]++);
+    };
+    std::uint64_t root = 0;
+    if (!have_pod)
+        root = add_switch("core", "core");  // leaves alone: one switch above them all
+    for (const HostPlacement &r : rows) {
+        std::uint64_t leaf = add_switch("leaf", r.leaf);
+        Node h;
+        h.type = NodeType::Ca;
+        h.guid = name_guid("host", r.host);
+        h.num_ports = 1;
+        h.desc = r.host + " nic0";
+        fab.nodes.push_back(h);
+        cable(h.guid, 1, leaf, next_port[leaf]++);
+        fab.links.back().a.port_guid = h.guid;
+        if (!have_pod) {
+            uplink(leaf, root);
+            continue;
+        }
+        std::uint64_t pod = add_switch("pod", r.pod);
+        uplink(leaf, pod);
+        if (have_core && !r.core.empty())
+            uplink(pod, add_switch("core", r.core));
+    }
+    if (have_pod && !have_core) {
+        // pods joined by one core so the fabric is connected
+        std::uint64_t core = add_switch("core", "core");
+        for (const HostPlacement &r : rows)
+            uplink(name_guid("pod", r.pod), core);
+    }
+    for (Node &n : fab.nodes)
+        if (n.type == NodeType::Switch)
+            n.num_ports = next_port[n.guid] - 1;
+    normalise(fab);
+    return fab;
+}
+
+
 CsvColumns parse_csv_columns(const std::string &spec)
 {
     return parse_role_columns(spec, {"host", "leaf", "pod", "core"}, "--csv-columns");
@@ -184,68 +251,10 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
     if (rows.empty())
         throw InputError(source, lineno, "found no host rows, expected one row per host after the header");
 
-    Fabric fab;
-    fab.source = source;
-    std::map<std::uint64_t, int> next_port;  // switch -> next free port
-    std::set<std::uint64_t> have;
-    auto add_switch = [&](const std::string &kind, const std::string &name) {
-        std::uint64_t g = name_guid(kind, name);
-        if (have.insert(g).second) {
-            Node n;
-            n.type = NodeType::Switch;
-            n.guid = g;
-            n.desc = name;
-            fab.nodes.push_back(n);
-            next_port[g] = 1;
-        }
-        return g;
-    };
-    std::set<std::pair<std::uint64_t, std::uint64_t>> cabled;
-    auto cable = [&](std::uint64_t a, int aport, std::uint64_t b, int bport) {
-        Link l;
-        l.a = LinkEnd{a, aport, 0, 0};
-        l.b = LinkEnd{b, bport, 0, 0};
-        fab.links.push_back(l);
-    };
-    auto uplink = [&](std::uint64_t lower_sw, std::uint64_t upper_sw) {
-        if (!cabled.insert({lower_sw, upper_sw}).second)
-            return;
-        cable(lower_sw, next_port[lower_sw]++, upper_sw, next_port[upper_sw]++);
-    };
-    bool have_pod = col.count("pod") > 0, have_core = col.count("core") > 0;
-    std::uint64_t root = 0;
-    if (!have_pod)
-        root = add_switch("core", "core");  // leaves alone: one switch above them all
-    for (const Row &r : rows) {
-        std::uint64_t leaf = add_switch("leaf", r.leaf);
-        Node h;
-        h.type = NodeType::Ca;
-        h.guid = name_guid("host", r.host);
-        h.num_ports = 1;
-        h.desc = r.host + " nic0";
-        fab.nodes.push_back(h);
-        cable(h.guid, 1, leaf, next_port[leaf]++);
-        fab.links.back().a.port_guid = h.guid;
-        if (!have_pod) {
-            uplink(leaf, root);
-            continue;
-        }
-        std::uint64_t pod = add_switch("pod", r.pod);
-        uplink(leaf, pod);
-        if (have_core && !r.core.empty())
-            uplink(pod, add_switch("core", r.core));
-    }
-    if (have_pod && !have_core) {
-        // pods joined by one core so the fabric is connected
-        std::uint64_t core = add_switch("core", "core");
-        for (const Row &r : rows)
-            uplink(name_guid("pod", r.pod), core);
-    }
-    for (Node &n : fab.nodes)
-        if (n.type == NodeType::Switch)
-            n.num_ports = next_port[n.guid] - 1;
-    normalise(fab);
-    return fab;
+    std::vector<HostPlacement> placed;
+    for (const Row &r : rows)
+        placed.push_back({r.host, r.leaf, r.pod, r.core});
+    return fabric_from_placements(placed, source, col.count("pod") > 0, col.count("core") > 0);
 }
 
 }  // namespace atl

@@ -21,6 +21,17 @@ std::vector<std::string> split_csv_line(const std::string &line);
 std::map<std::string, std::string> parse_role_columns(const std::string &spec, const std::vector<std::string> &roles,
                                                       const std::string &option);
 
+// Where a host hangs in a tree of named switches (CSV rows, cloud topology
+// APIs): its leaf, and optionally its pod and core switch.
+struct HostPlacement {
+    std::string host, leaf, pod, core;
+};
+// One synthetic switch per name (GUIDs hashed from the names), one port per
+// host, leaves cabled to their pod (or to one "core" switch when there are no
+// pods), pods to their cores (or one "core"); link speeds unknown.
+Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std::string &source, bool have_pod,
+                              bool have_core);
+
 // Column names by role ("host", "leaf", "pod", "core"). Roles left out are
 // found by their usual names: host|node|hostname, leaf|leaf_id|leaf_switch|asw,
 // pod|pod_id|pod_psw|spine, core|core_dsw|dsw.

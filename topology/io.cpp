@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topology/cloud.hpp"
 #include "topology/json.hpp"
 
 namespace atl {
@@ -49,7 +50,8 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
             ++i;
         if (i < static_cast<std::size_t>(n) && head[i] == '{')
-            fmt = InputFormat::Json;
+            fmt = looks_like_aws_topology(std::string(head, static_cast<std::size_t>(n))) ? InputFormat::Aws
+                                                                                         : InputFormat::Json;
         else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
             return load_ibnetdiscover_cache(path);
         else if (looks_like_topology_csv(first_line(std::string(head + i, static_cast<std::size_t>(n) - i))))
@@ -59,6 +61,8 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
     }
     if (fmt == InputFormat::Csv)
         return parse_topology_csv(*in, name, columns);
+    if (fmt == InputFormat::Aws)
+        return parse_aws_topology(*in, name);
     return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
 }
 

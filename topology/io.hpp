@@ -11,11 +11,12 @@
 
 namespace atl {
 
-enum class InputFormat { Auto, Text, Cache, Json, Csv };
+enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws };
 
 // Reads a fabric from a file ("-" is standard input): fabric.json, an
-// `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p) or a
-// host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns).
+// `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p), a
+// host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns) or
+// `aws ec2 describe-instance-topology` JSON (cloud.hpp).
 Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {});
 
 // Writes through a temporary file in the same directory, renamed into place

@@ -134,6 +134,23 @@ bool atoll_feature(const Topology &t, const std::string &feature)
     return false;
 }
 
+void write_k8s_labels(std::ostream &out, const Topology &t)
+{
+    out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
+    for (const Host &h : t.hosts) {
+        if (h.leaf_island < 0)
+            continue;
+        out << "kubectl label node " << h.name << " --overwrite";
+        const char *keys[] = {"block", "spine", "datacenter"};
+        int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
+        for (int k = 0; k < 3; ++k)
+            if (ids[k] >= 0)
+                out << " network.topology.nvidia.com/" << keys[k] << "="
+                    << t.islands[static_cast<std::size_t>(ids[k])].name;
+        out << "\n";
+    }
+}
+
 void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params)
 {
     out << "# Island node features for slurm.conf, written by atoll-topo from " << t.fabric.source << "\n";

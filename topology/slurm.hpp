@@ -33,6 +33,11 @@ std::vector<std::string> host_features(const Topology &t, int host);
 // or a grp-/pod- name from an earlier run).
 bool atoll_feature(const Topology &t, const std::string &feature);
 
+// Kubernetes node labels in topograph's convention, as kubectl commands:
+// network.topology.nvidia.com/block = leaf island, /spine = pod,
+// /datacenter = the fabric, so Slurm and Kubernetes share one map.
+void write_k8s_labels(std::ostream &out, const Topology &t);
+
 // slurm.conf include: "NodeName=<hosts> Features=<...>" grouped by feature set;
 // node_params is appended to each line (e.g. "CPUs=128 Gres=gpu:8").
 void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params);

@@ -5,7 +5,9 @@
 #include "placement/cost.hpp"
 #include "placement/simulate.hpp"
 #include "testdata.hpp"
+#include "topology/cloud.hpp"
 #include "topology/csv.hpp"
+#include "topology/slurm.hpp"
 #include "topology/generate.hpp"
 
 using namespace atl;
@@ -327,4 +329,38 @@ TEST_CASE("host,leaf,pod,core CSV fabrics", "[topology][csv]")
     std::istringstream mapped("n,sw\na,S1\nb,S2\n");
     CHECK(parse_topology_csv(mapped, "m.csv", parse_csv_columns("host=n,leaf=sw")).nodes.size() == 5);
     CHECK_THROWS_WITH(parse_csv_columns("rack=r"), Catch::Contains("expected ROLE=COLUMN"));
+}
+
+TEST_CASE("aws ec2 describe-instance-topology JSON", "[topology][cloud]")
+{
+    // hand-written after the documented format: core nn-core1; spines A (leaves
+    // 1, 2) and B (leaves 3, 4); 2+2 and 3+1 instances
+    Topology t = analyse(load_fabric(test_data("cloud/aws-instance-topology.json")));
+    CHECK(t.hosts.size() == 8);
+    REQUIRE(t.islands_at(Level::Leaf).size() == 4);
+    REQUIRE(t.islands_at(Level::Pod).size() == 2);
+    const Island &l3 = t.islands[static_cast<std::size_t>(t.hosts[static_cast<std::size_t>(t.host_index.at("i-0b1"))].leaf_island)];
+    CHECK(l3.name == "nn-leaf3");
+    CHECK(l3.hosts.size() == 3);
+    Cluster c(t, FabricKind::Cloud);
+    FreeState f(c);
+    CHECK(names(c, place("atoll", c, f, 3)) == V{"i-0b1", "i-0b2", "i-0b3"});
+    Placement four = place("atoll", c, f, 4);  // no leaf of 4: the spine whose two leaves hold it exactly
+    CHECK(four.level == Level::Pod);
+    CHECK(four.pods == 1);
+    std::ostringstream labels;
+    write_k8s_labels(labels, t);
+    CHECK_THAT(labels.str(), Catch::Contains("kubectl label node i-0b4 --overwrite network.topology.nvidia.com/block=nn-leaf4 "
+                                             "network.topology.nvidia.com/spine=pod-nn-leaf3 "
+                                             "network.topology.nvidia.com/datacenter=fabric\n"));
+    auto bad = [](const char *text) {
+        std::istringstream in(text);
+        return parse_aws_topology(in, "aws.json");
+    };
+    CHECK_THROWS_WITH(bad("{\"Reservations\": []}"), Catch::StartsWith("aws.json: found no \"Instances\" array"));
+    CHECK_THROWS_WITH(bad("{\"Instances\": [{\"InstanceId\": \"i-1\", \"NetworkNodes\": []}]}"),
+                      Catch::StartsWith("aws.json: Instances[0] (i-1): found [], expected three or more network nodes"));
+    CHECK_THROWS_WITH(bad("{\"Instances\": [{\"NetworkNodes\": [\"a\",\"b\",\"c\"]}]}"),
+                      Catch::StartsWith("aws.json: Instances[0]: found no InstanceId"));
+    CHECK_THROWS_WITH(bad("{\"Instances\": ["), Catch::Contains("not valid JSON"));
 }
