@@ -88,7 +88,8 @@ InputFormat input_format(const Args &a)
     if (f == "cache") return InputFormat::Cache;
     if (f == "csv") return InputFormat::Csv;
     if (f == "aws") return InputFormat::Aws;
-    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv or aws");
+    if (f == "lldp") return InputFormat::Lldp;
+    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv, aws or lldp");
 }
 
 Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,

@@ -40,7 +40,7 @@ const char *usage_text =
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
-    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws), -h, --version\n"
+    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
 
@@ -114,6 +114,9 @@ void print_summary(std::ostream &o, const Topology &t)
           << (l == Level::Fabric ? "" : ",");
     }
     o << "\n";
+    if (t.max_tier == 0 && t.switches.size() > 1)
+        o << "tiers:     only leaf switches are seen (host-side LLDP?): add tables taken on the switches to see "
+             "the tiers above\n";
     if (!t.unnamed.empty())
         o << "unnamed:   " << t.unnamed.size() << " CAs with firmware default descriptions (see check)\n";
 }
@@ -138,7 +141,7 @@ int cmd_show(int argc, char **argv)
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (a.flag("links")) {
             for (const Link &l : t.fabric.links)
-                o << link_name(t, l) << " " << l.width << "x" << to_string(l.speed) << "\n";
+                o << link_name(t, l) << " " << rate_name(l.width, l.speed) << "\n";
         } else if (a.flag("json")) {
             o << summary_json(t).dump(2) << "\n";
         } else {
@@ -182,9 +185,9 @@ int cmd_slurm(int argc, char **argv)
         what = f;
         a.opts.erase("format");
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws")
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
         throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands, view or k8s-labels "
-                    "(or an input format: auto, text, json, cache, csv, aws)");
+                    "(or an input format: auto, text, json, cache, csv, aws, lldp)");
     Topology t = analyse(load_inputs(a, false));
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {

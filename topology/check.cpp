@@ -34,7 +34,6 @@ struct Rate {
     bool operator<(const Rate &o) const { return std::tie(width, speed) < std::tie(o.width, o.speed); }
 };
 
-std::string rate_str(int width, Speed s) { return std::to_string(width) + "x" + to_string(s); }
 
 }  // namespace
 
@@ -84,16 +83,16 @@ std::vector<std::string> degraded_reasons(const Topology &t)
         const Link &l = f.links[i];
         std::string why;
         if (l.supported_speed != Speed::Unknown && l.speed != Speed::Unknown && l.speed < l.supported_speed)
-            why = "runs at " + rate_str(l.width, l.speed) + " where both ends support " +
+            why = "runs at " + rate_name(l.width, l.speed) + " where both ends support " +
                   to_string(l.supported_speed);
         else if (l.supported_width && l.width && l.width < std::min(4, l.supported_width))
-            why = "runs at " + rate_str(l.width, l.speed) + " where both ends support " +
+            why = "runs at " + rate_name(l.width, l.speed) + " where both ends support " +
                   std::to_string(l.supported_width) + "x";
         else if (link_class[i] >= 0) {
             const Rate &r = norm[static_cast<std::size_t>(link_class[i])];
             if ((l.width && l.width < r.width) || (l.speed != Speed::Unknown && l.speed < r.speed))
-                why = "runs at " + rate_str(l.width, l.speed) + ", below the " +
-                      rate_str(r.width, r.speed) + " of its peers";
+                why = "runs at " + rate_name(l.width, l.speed) + ", below the " +
+                      rate_name(r.width, r.speed) + " of its peers";
         }
         reasons[i] = why;
     }

@@ -30,7 +30,7 @@ std::string end_name(const Topology &t, const LinkEnd &e) { return node_name(t, 
 
 std::string speed_name(const Link &l)
 {
-    return l.width ? std::to_string(l.width) + "x" + to_string(l.speed) : "unknown";
+    return rate_name(l.width, l.speed);
 }
 
 // island name per host at every level, host by host

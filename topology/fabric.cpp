@@ -55,6 +55,11 @@ double lane_gbps(Speed s)
     return 0;
 }
 
+std::string rate_name(int width, Speed s)
+{
+    return width ? std::to_string(width) + "x" + to_string(s) : "unknown";
+}
+
 double link_gbps(int width, Speed s) { return width * lane_gbps(s); }
 
 bool Node::operator==(const Node &o) const

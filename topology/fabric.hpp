@@ -23,6 +23,8 @@ const char *to_string(Speed s);
 Speed speed_from_string(const std::string &s);
 // Data rate of one lane in Gb/s (after encoding), e.g. HDR 50, EDR 25, FDR10 10.
 double lane_gbps(Speed s);
+// "4xHDR"; "unknown" when the width is not known (CSV, cloud, some LLDP).
+std::string rate_name(int width, Speed s);
 // Width in lanes times lane rate: 4xHDR -> 200.
 double link_gbps(int width, Speed s);
 

@@ -13,6 +13,7 @@
 
 #include "topology/cloud.hpp"
 #include "topology/json.hpp"
+#include "topology/lldp.hpp"
 
 namespace atl {
 namespace {
@@ -25,6 +26,9 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
 {
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
+    struct stat st;
+    if (path != "-" && (fmt == InputFormat::Lldp || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))))
+        return load_lldp(path);
     std::ifstream file;
     std::istringstream piped;
     std::istream *in = &piped;
@@ -49,9 +53,12 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         std::size_t i = 0;
         while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
             ++i;
-        if (i < static_cast<std::size_t>(n) && head[i] == '{')
-            fmt = looks_like_aws_topology(std::string(head, static_cast<std::size_t>(n))) ? InputFormat::Aws
-                                                                                         : InputFormat::Json;
+        std::string h(head, static_cast<std::size_t>(n));
+        bool ours = h.find("atoll-fabric") != std::string::npos;
+        if (!ours && looks_like_lldp(h.substr(i)))
+            fmt = InputFormat::Lldp;
+        else if (i < static_cast<std::size_t>(n) && head[i] == '{')
+            fmt = looks_like_aws_topology(h) ? InputFormat::Aws : InputFormat::Json;
         else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
             return load_ibnetdiscover_cache(path);
         else if (looks_like_topology_csv(first_line(std::string(head + i, static_cast<std::size_t>(n) - i))))
@@ -63,6 +70,10 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         return parse_topology_csv(*in, name, columns);
     if (fmt == InputFormat::Aws)
         return parse_aws_topology(*in, name);
+    if (fmt == InputFormat::Lldp) {
+        std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+        return lldp_fabric(parse_lldp(*in, name, base.substr(0, base.find('.'))), name);
+    }
     return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
 }
 

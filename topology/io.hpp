@@ -11,12 +11,13 @@
 
 namespace atl {
 
-enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws };
+enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Lldp };
 
 // Reads a fabric from a file ("-" is standard input): fabric.json, an
 // `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p), a
 // host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns) or
-// `aws ec2 describe-instance-topology` JSON (cloud.hpp).
+// `aws ec2 describe-instance-topology` JSON (cloud.hpp), or lldpcli output: one
+// file, or a directory of per-system files (lldp.hpp).
 Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {});
 
 // Writes through a temporary file in the same directory, renamed into place

@@ -227,7 +227,7 @@ json summary_json(const Topology &t)
     }
     std::map<std::string, int> speeds;
     for (const Link &l : t.fabric.links)
-        speeds[l.width ? std::to_string(l.width) + "x" + to_string(l.speed) : "unknown speed"]++;
+        speeds[rate_name(l.width, l.speed)]++;
     std::size_t sharp = 0;
     for (const Switch &s : t.switches)
         sharp += s.sharp;

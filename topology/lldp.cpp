@@ -1,0 +1,408 @@
+#include "topology/lldp.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <tuple>
+
+
+namespace atl {
+namespace {
+
+using nlohmann::json;
+
+// leaf01.example.net -> leaf01 (an address stays whole)
+std::string short_name(const std::string &n)
+{
+    bool numeric = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    if (numeric)
+        return n;
+    return n.substr(0, n.find('.'));
+}
+
+// lldpd's json0 wraps every value in a list of objects; json does not.
+const json *first(const json &j, const char *key)
+{
+    if (!j.is_object() || !j.contains(key))
+        return nullptr;
+    const json &v = j[key];
+    if (v.is_array())
+        return v.empty() ? nullptr : &v[0];
+    return &v;
+}
+
+std::string value_of(const json *j)
+{
+    if (!j)
+        return "";
+    if (j->is_string())
+        return j->get<std::string>();
+    if (j->is_object() && j->contains("value")) {
+        const json &v = (*j)["value"];
+        if (v.is_string())
+            return v.get<std::string>();
+        if (v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("value"))
+            return v[0]["value"].get<std::string>();
+    }
+    if (j->is_array() && !j->empty())
+        return value_of(&(*j)[0]);
+    return "";
+}
+
+// one neighbour entry (an interface's object) of json or json0
+LldpNeighbor neighbour(const std::string &local, const std::string &iface, const json &e)
+{
+    LldpNeighbor n;
+    n.local = local;
+    n.iface = iface;
+    const json *ch = first(e, "chassis");
+    if (ch && ch->is_object()) {
+        std::string name = value_of(first(*ch, "name"));
+        const json *id = first(*ch, "id");
+        if (!id && ch->size() == 1 && ch->begin().value().is_object()) {
+            // json: the chassis is keyed by its system name
+            name = ch->begin().key();
+            id = first(ch->begin().value(), "id");
+        }
+        n.chassis = !name.empty() ? short_name(name) : value_of(id);
+    }
+    const json *port = first(e, "port");
+    if (port) {
+        n.port = value_of(first(*port, "id"));
+        const json *an = first(*port, "auto-negotiation");
+        if (an)
+            n.gbps = mau_gbps(value_of(first(*an, "current")));
+    }
+    return n;
+}
+
+std::vector<LldpNeighbor> parse_json(const std::string &text, const std::string &source, std::string local)
+{
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error &e) {
+        throw InputError(source + ": not valid JSON (" + std::string(e.what()) + "), expected lldpcli -f json or json0");
+    }
+    if (j.contains("lldp_loc_chassis")) {  // SONiC: the local system names itself
+        const json *lc = first(j["lldp_loc_chassis"], "local-chassis");
+        const json *ch = lc ? first(*lc, "chassis") : nullptr;
+        if (ch && ch->is_object() && !ch->empty() && !ch->contains("id"))
+            local = short_name(ch->begin().key());
+    }
+    const json *l = first(j, "lldp");
+    if (!l)
+        throw InputError(source + ": found no \"lldp\" object, expected lldpcli show neighbors output (-f json or json0)");
+    std::vector<LldpNeighbor> out;
+    if (!l->contains("interface"))
+        return out;  // no neighbour
+    const json &ifs = (*l)["interface"];
+    auto one = [&](const json &item) {
+        if (!item.is_object())
+            throw InputError(source + ": found an interface that is not an object, expected lldpcli output");
+        if (item.contains("name") && item["name"].is_string())  // json0
+            out.push_back(neighbour(local, item["name"].get<std::string>(), item));
+        else
+            for (auto it = item.begin(); it != item.end(); ++it)  // json: {"eth0": {...}}
+                out.push_back(neighbour(local, it.key(), it.value()));
+    };
+    if (ifs.is_array())
+        for (const auto &item : ifs)
+            one(item);
+    else
+        one(ifs);
+    return out;
+}
+
+std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::string &source, const std::string &local)
+{
+    std::vector<LldpNeighbor> out;
+    std::istringstream in(text);
+    std::string line;
+    std::size_t lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.empty())
+            continue;
+        std::size_t eq = line.find('=');
+        if (line.compare(0, 5, "lldp.") != 0 || eq == std::string::npos)
+            throw InputError(source, lineno, "found \"" + line + "\", expected lldp.INTERFACE.KEY=VALUE");
+        std::string key = line.substr(5, eq - 5), val = line.substr(eq + 1);
+        std::size_t dot = key.find('.');
+        if (dot == std::string::npos)
+            continue;
+        std::string iface = key.substr(0, dot), rest = key.substr(dot + 1);
+        if (rest == "via" || out.empty() || out.back().iface != iface) {
+            LldpNeighbor n;
+            n.local = local;
+            n.iface = iface;
+            out.push_back(n);
+        }
+        LldpNeighbor &n = out.back();
+        if (rest == "chassis.name")
+            n.chassis = short_name(val);
+        else if (rest.compare(0, 8, "chassis.") == 0 && rest.find('.', 8) == std::string::npos && n.chassis.empty() &&
+                 (rest == "chassis.mac" || rest == "chassis.local" || rest == "chassis.ip"))
+            n.chassis = val;
+        else if (rest.compare(0, 5, "port.") == 0 && rest.find('.', 5) == std::string::npos &&
+                 (rest == "port.ifname" || rest == "port.mac" || rest == "port.local" || rest == "port.ip"))
+            n.port = val;
+        else if (rest == "port.auto-negotiation.current")
+            n.gbps = mau_gbps(val);
+    }
+    return out;
+}
+
+// the text of the first <tag ...>...</tag> in s from pos
+std::string xml_text(const std::string &s, const std::string &tag, std::size_t from, std::size_t to)
+{
+    std::size_t a = s.find("<" + tag + " ", from);
+    if (a == std::string::npos || a >= to)
+        a = s.find("<" + tag + ">", from);
+    if (a == std::string::npos || a >= to)
+        return "";
+    std::size_t b = s.find('>', a);
+    std::size_t c = s.find("</" + tag + ">", b);
+    if (b == std::string::npos || c == std::string::npos || c > to)
+        return "";
+    std::string v = s.substr(b + 1, c - b - 1);
+    for (auto [ent, ch] : {std::make_pair("&amp;", "&"), std::make_pair("&lt;", "<"), std::make_pair("&gt;", ">")}) {
+        std::size_t p;
+        while ((p = v.find(ent)) != std::string::npos)
+            v.replace(p, std::strlen(ent), ch);
+    }
+    return v;
+}
+
+std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &source, const std::string &local)
+{
+    if (s.find("<lldp") == std::string::npos)
+        throw InputError(source + ": found no <lldp> element, expected lldpcli -f xml output");
+    std::vector<LldpNeighbor> out;
+    std::size_t pos = 0;
+    while ((pos = s.find("<interface ", pos)) != std::string::npos) {
+        std::size_t end = s.find("</interface>", pos);
+        if (end == std::string::npos)
+            throw InputError(source + ": an <interface> element is not closed, expected lldpcli -f xml output");
+        std::size_t np = s.find("name=\"", pos);
+        LldpNeighbor n;
+        n.local = local;
+        if (np != std::string::npos && np < s.find('>', pos))
+            n.iface = s.substr(np + 6, s.find('"', np + 6) - np - 6);
+        std::size_t cs = s.find("<chassis", pos), ps = s.find("<port", pos);
+        std::size_t ce = cs != std::string::npos ? s.find("</chassis>", cs) : end;
+        std::string name = xml_text(s, "name", cs, ce);
+        n.chassis = !name.empty() ? short_name(name) : xml_text(s, "id", cs, ce);
+        if (ps != std::string::npos && ps < end) {
+            n.port = xml_text(s, "id", ps, end);
+            n.gbps = mau_gbps(xml_text(s, "current", ps, end));
+        }
+        out.push_back(n);
+        pos = end;
+    }
+    return out;
+}
+
+std::vector<LldpNeighbor> parse_one(const std::string &text, const std::string &source, const std::string &local)
+{
+    std::size_t i = text.find_first_not_of(" \t\r\n");
+    if (i == std::string::npos)
+        return {};
+    if (text[i] == '{')
+        return parse_json(text, source, local);
+    if (text[i] == '<')
+        return parse_xml(text, source, local);
+    return parse_keyvalue(text, source, local);
+}
+
+std::string basename_system(const std::string &path)
+{
+    std::string b = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+    return b.substr(0, b.find('.'));
+}
+
+}  // namespace
+
+double mau_gbps(const std::string &mau)
+{
+    // "10GbaseT", "100GbaseCR4", "25GBASE-CR", "1000BaseT", "100BaseTX"
+    std::size_t i = 0;
+    while (i < mau.size() && std::isdigit(static_cast<unsigned char>(mau[i])))
+        ++i;
+    if (i == 0)
+        return 0;
+    double v = std::atof(mau.substr(0, i).c_str());
+    std::string unit = mau.substr(i, 5);
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (unit.compare(0, 1, "g") == 0)
+        return v;
+    if (unit.compare(0, 4, "base") == 0)
+        return v / 1000;
+    return 0;
+}
+
+bool looks_like_lldp(const std::string &head)
+{
+    return head.find("\"lldp\"") != std::string::npos || head.find("<lldp") != std::string::npos ||
+           head.compare(0, 5, "lldp.") == 0 || head.find("\nlldp.") != std::string::npos ||
+           head.find(": lldp.") != std::string::npos;
+}
+
+std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local)
+{
+    std::ostringstream all;
+    all << in.rdbuf();
+    std::string text = all.str();
+    // pdsh/clush: "host: line" on every line -> one table per host
+    std::istringstream lines(text);
+    std::string line;
+    std::map<std::string, std::string> per_host;
+    std::vector<std::string> order;
+    bool prefixed = true, any = false;
+    while (std::getline(lines, line)) {
+        if (line.empty())
+            continue;
+        any = true;
+        std::size_t c = line.find(": ");
+        std::string host = c == std::string::npos ? "" : line.substr(0, c);
+        if (host.empty() || host.find_first_of(" \t{\"<=") != std::string::npos) {
+            prefixed = false;
+            break;
+        }
+        if (!per_host.count(host))
+            order.push_back(host);
+        per_host[host] += line.substr(c + 2) + "\n";
+    }
+    if (!any)
+        return {};
+    if (!prefixed)
+        return parse_one(text, source, local);
+    std::vector<LldpNeighbor> out;
+    for (const auto &h : order) {
+        auto part = parse_one(per_host[h], source + " (" + h + ")", h);
+        out.insert(out.end(), part.begin(), part.end());
+    }
+    return out;
+}
+
+Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &source)
+{
+    std::vector<LldpNeighbor> ns;
+    for (const auto &n : all)
+        if (!n.chassis.empty() && !n.local.empty())
+            ns.push_back(n);
+    if (ns.empty())
+        throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
+                                  "at least one neighbour");
+    std::set<std::string> switches;
+    for (const auto &n : ns)
+        switches.insert(n.chassis);
+    Fabric f;
+    f.source = source;
+    auto hash = [](const std::string &kind, const std::string &name) {
+        std::uint64_t h = 1469598103934665603ULL;
+        for (char c : kind + ":" + name) {
+            h ^= static_cast<unsigned char>(c);
+            h *= 1099511628211ULL;
+        }
+        return h | 1;
+    };
+    std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
+    auto sw_port = [&](const std::string &sw, const std::string &port) {
+        auto &m = port_no[sw];
+        auto it = m.find(port);
+        if (it != m.end())
+            return it->second;
+        int n = static_cast<int>(m.size()) + 1;
+        m[port] = n;
+        return n;
+    };
+    std::set<std::uint64_t> have;
+    auto add_node = [&](NodeType t, std::uint64_t g, const std::string &desc) {
+        if (!have.insert(g).second)
+            return;
+        Node n;
+        n.type = t;
+        n.guid = g;
+        n.desc = desc;
+        f.nodes.push_back(n);
+    };
+    // a link's speed in lane terms the bandwidth model knows (Ethernet has no IB lanes)
+    auto set_speed = [](Link &l, double gbps) {
+        static const std::pair<double, std::pair<int, Speed>> table[] = {
+            {10, {1, Speed::FDR10}}, {25, {1, Speed::EDR}}, {40, {4, Speed::FDR10}}, {50, {1, Speed::HDR}},
+            {100, {4, Speed::EDR}}, {200, {4, Speed::HDR}}, {400, {4, Speed::NDR}}, {800, {4, Speed::XDR}}};
+        for (const auto &e : table)
+            if (gbps == e.first) {
+                l.width = e.second.first;
+                l.speed = e.second.second;
+            }
+    };
+    std::vector<LldpNeighbor> sorted = ns;
+    std::sort(sorted.begin(), sorted.end(), [](const LldpNeighbor &a, const LldpNeighbor &b) {
+        return std::tie(a.local, a.iface, a.chassis, a.port) < std::tie(b.local, b.iface, b.chassis, b.port);
+    });
+    for (const auto &n : sorted) {
+        std::uint64_t sw = hash("switch", n.chassis);
+        add_node(NodeType::Switch, sw, n.chassis);
+        Link l;
+        if (switches.count(n.local)) {
+            if (!switches.count(n.chassis) || n.local == n.chassis)
+                continue;  // a switch's table: only its switch neighbours add anything
+            std::uint64_t me = hash("switch", n.local);
+            add_node(NodeType::Switch, me, n.local);
+            l.a = LinkEnd{me, sw_port(n.local, n.iface), 0, 0};
+            l.b = LinkEnd{sw, sw_port(n.chassis, n.port), 0, 0};
+        } else {
+            std::uint64_t ca = hash("host", n.local + " " + n.iface);
+            add_node(NodeType::Ca, ca, n.local + " " + n.iface);
+            l.a = LinkEnd{ca, 1, ca, 0};
+            l.b = LinkEnd{sw, sw_port(n.chassis, n.port), 0, 0};
+        }
+        set_speed(l, n.gbps);
+        f.links.push_back(l);
+    }
+    for (Node &n : f.nodes)
+        n.num_ports = n.type == NodeType::Ca ? 1 : static_cast<int>(port_no[n.desc].size());
+    normalise(f);
+    return f;
+}
+
+Fabric load_lldp(const std::string &path)
+{
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        throw InputError(path + ": cannot open: " + std::strerror(errno));
+    std::vector<std::string> files;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path.c_str());
+        if (!d)
+            throw InputError(path + ": cannot open: " + std::strerror(errno));
+        while (struct dirent *e = readdir(d))
+            if (e->d_name[0] != '.')
+                files.push_back(path + "/" + e->d_name);
+        closedir(d);
+        std::sort(files.begin(), files.end());
+    } else {
+        files.push_back(path);
+    }
+    std::vector<LldpNeighbor> all;
+    for (const auto &file : files) {
+        std::ifstream in(file);
+        if (!in)
+            throw InputError(file + ": cannot open: " + std::strerror(errno));
+        auto part = parse_lldp(in, file, basename_system(file));
+        all.insert(all.end(), part.begin(), part.end());
+    }
+    return lldp_fabric(all, path);
+}
+
+}  // namespace atl
