@@ -73,6 +73,12 @@ LldpNeighbor neighbour(const std::string &local, const std::string &iface, const
             id = first(ch->begin().value(), "id");
         }
         n.chassis = !name.empty() ? short_name(name) : value_of(id);
+        const json &body = (ch->contains("id") || ch->contains("name") || ch->size() != 1) ? *ch : ch->begin().value();
+        if (body.is_object() && body.contains("capability") && body["capability"].is_array())
+            for (const auto &cap : body["capability"])
+                if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
+                    cap["enabled"].get<bool>() && (cap["type"] == "Bridge" || cap["type"] == "Router"))
+                    n.bridge = true;
     }
     const json *port = first(e, "port");
     if (port) {
@@ -157,6 +163,8 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
             n.port = val;
         else if (rest == "port.auto-negotiation.current")
             n.gbps = mau_gbps(val);
+        else if ((rest == "chassis.Bridge.enabled" || rest == "chassis.Router.enabled") && val == "on")
+            n.bridge = true;
     }
     return out;
 }
@@ -201,6 +209,11 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
         std::size_t ce = cs != std::string::npos ? s.find("</chassis>", cs) : end;
         std::string name = xml_text(s, "name", cs, ce);
         n.chassis = !name.empty() ? short_name(name) : xml_text(s, "id", cs, ce);
+        for (const char *cap : {"type=\"Bridge\" enabled=\"on\"", "type=\"Router\" enabled=\"on\""}) {
+            std::size_t c = s.find(cap, cs);
+            if (c != std::string::npos && c < ce)
+                n.bridge = true;
+        }
         if (ps != std::string::npos && ps < end) {
             n.port = xml_text(s, "id", ps, end);
             n.gbps = mau_gbps(xml_text(s, "current", ps, end));
@@ -302,9 +315,18 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     if (ns.empty())
         throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
                                   "at least one neighbour");
-    std::set<std::string> switches;
+    std::set<std::string> tables, bridges, switches;
+    for (const auto &n : ns) {
+        tables.insert(n.local);
+        if (n.bridge)
+            bridges.insert(n.chassis);
+    }
     for (const auto &n : ns)
-        switches.insert(n.chassis);
+        if (!tables.count(n.chassis) || bridges.count(n.chassis))
+            switches.insert(n.chassis);
+    for (const auto &l : tables)  // a switch's own table (SONiC names itself)
+        if (bridges.count(l))
+            switches.insert(l);
     Fabric f;
     f.source = source;
     auto hash = [](const std::string &kind, const std::string &name) {
@@ -351,12 +373,14 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         return std::tie(a.local, a.iface, a.chassis, a.port) < std::tie(b.local, b.iface, b.chassis, b.port);
     });
     for (const auto &n : sorted) {
+        if (!switches.count(n.chassis))
+            continue;  // host to host: not a fabric link
         std::uint64_t sw = hash("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);
         Link l;
         if (switches.count(n.local)) {
-            if (!switches.count(n.chassis) || n.local == n.chassis)
-                continue;  // a switch's table: only its switch neighbours add anything
+            if (n.local == n.chassis)
+                continue;
             std::uint64_t me = hash("switch", n.local);
             add_node(NodeType::Switch, me, n.local);
             l.a = LinkEnd{me, sw_port(n.local, n.iface), 0, 0};

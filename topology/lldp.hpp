@@ -20,6 +20,7 @@ struct LldpNeighbor {
     std::string chassis;      // the neighbour: system name (short) or chassis ID
     std::string port;         // the neighbour's port ID
     double gbps = 0;          // from the MAU type the port reports; 0 unknown
+    bool bridge = false;      // the neighbour advertises Bridge or Router enabled
 };
 
 // One table. `local` names the system it was taken on when the text does not
@@ -31,7 +32,9 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
 // "10GbaseT - Four-pair ..." -> 10, "1000BaseT" -> 1, "unknown" -> 0
 double mau_gbps(const std::string &mau);
 
-// Hosts, leaves and (from switch tables) the switches above them.
+// Hosts, leaves and (from switch tables) the switches above them. A neighbour
+// with no table of its own is a switch; one with a table is a switch when some
+// table shows it advertising Bridge or Router enabled, else a host.
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source);
 
 // A directory of per-system files (system = file name up to the first '.'),

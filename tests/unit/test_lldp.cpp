@@ -79,9 +79,11 @@ TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
     for (const char *h : {"gpu01", "gpu02"}) {
         std::string port = std::string(h) == "gpu01" ? "swp1" : "swp2";
         write(std::string(h) + ".kv",
-              "lldp.eth0.via=LLDP\nlldp.eth0.chassis.name=leaf01.dc\nlldp.eth0.port.ifname=" + port +
+              "lldp.eth0.via=LLDP\nlldp.eth0.chassis.name=leaf01.dc\nlldp.eth0.chassis.Bridge.enabled=on\n"
+              "lldp.eth0.port.ifname=" + port +
                   "\nlldp.eth0.port.auto-negotiation.current=100GbaseCR4 - 100GBASE-R\n"
-                  "lldp.eth1.via=LLDP\nlldp.eth1.chassis.name=leaf02.dc\nlldp.eth1.port.ifname=" + port +
+                  "lldp.eth1.via=LLDP\nlldp.eth1.chassis.name=leaf02.dc\nlldp.eth1.chassis.Bridge.enabled=on\n"
+                  "lldp.eth1.port.ifname=" + port +
                   "\nlldp.eth1.port.auto-negotiation.current=100GbaseCR4 - 100GBASE-R\n");
     }
     {
@@ -92,7 +94,7 @@ TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
     CHECK(hosts_only.max_tier == 0);
     CHECK(hosts_only.hosts.size() == 2);
     CHECK(hosts_only.rails.size() == 2);
-    // switch tables: each leaf sees spine01
+    // switch tables (the leaves advertise Bridge in the hosts' tables): each leaf sees spine01
     write("leaf01.json0", R"({"lldp":[{"interface":[{"name":"swp49","chassis":[{"name":[{"value":"spine01"}]}],"port":[{"id":[{"type":"ifname","value":"swp1"}]}]}]}]})");
     write("leaf02.json0", R"({"lldp":[{"interface":[{"name":"swp49","chassis":[{"name":[{"value":"spine01"}]}],"port":[{"id":[{"type":"ifname","value":"swp2"}]}]}]}]})");
     Topology t = analyse(load_lldp(dir));
