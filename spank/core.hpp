@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "placement/policy.hpp"
+#include "node/nodeview.hpp"
 #include "placement/view.hpp"
 
 namespace atl {
@@ -97,16 +98,8 @@ std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConf
 // "%n" in a per-node path replaced by the node name.
 std::string per_node_path(const std::string &pattern, const std::string &node);
 
-// The HCA nearest to each GPU of a node, from a saved hwloc topology (XML):
-// GPUs are PCI devices of vendor 0x10de (display or 3D class), HCAs the
-// OpenFabrics OS devices; nearest = the deepest common ancestor, named as
-// NCCL names the distance (PIX, PXB, PHB, NODE, SYS).
-struct GpuHca {
-    int gpu = -1;               // index among the node's GPUs, PCI order
-    std::string gpu_busid;      // "0000:07:00.0"
-    std::string hca;            // "mlx5_0"
-    std::string distance;       // PIX, PXB, PHB, NODE, SYS
-};
+// The HCA nearest to each GPU (node/nodeview.hpp), from a saved hwloc XML
+// that must pass check_root_file() first.
 std::vector<GpuHca> gpu_hca_pairs(const std::string &hwloc_xml);
 
 // The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,

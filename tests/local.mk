@@ -12,7 +12,7 @@ tests_unit_atoll_unit_SOURCES = tests/unit/main.cpp tests/unit/testdata.hpp \
 	tests/unit/test_json.cpp tests/unit/test_slurm.cpp tests/unit/test_generate.cpp \
 	tests/unit/test_placement.cpp tests/unit/test_spank.cpp tests/unit/test_lldp.cpp
 tests_unit_atoll_unit_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(HWLOC_CFLAGS) $(CATCH2_CFLAGS) -DATOLL_SRCDIR='"$(abs_top_srcdir)"'
-tests_unit_atoll_unit_LDADD = spank/libatoll-spankcore.la placement/libatoll-placement.la topology/libatoll-topology.la \
+tests_unit_atoll_unit_LDADD = spank/libatoll-spankcore.la node/libatoll-node.la placement/libatoll-placement.la topology/libatoll-topology.la \
 	topology/libatoll-ibnetdisc.la $(HWLOC_LIBS)
 TESTS += tests/unit/atoll-unit
 endif

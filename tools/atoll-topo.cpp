@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "node/nodeview.hpp"
 #include "topology/check.hpp"
 #include "topology/diff.hpp"
 #include "topology/dot.hpp"
@@ -38,6 +39,8 @@ const char *usage_text =
     "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
+    "  node      this node's GPUs, HCAs and the nearest HCA of each GPU\n"
+    "            [--hwloc-xml FILE] [--sysfs-root DIR] [--json]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
     "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp), -h, --version\n"
@@ -242,6 +245,38 @@ int cmd_diff(int argc, char **argv)
     return d.scheduling ? 3 : 0;
 }
 
+int cmd_node(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"hwloc-xml", "sysfs-root"}, {"json"});
+    if (!a.operands.empty())
+        throw Usage("node takes no operands");
+    std::vector<GpuHca> gpus = node_gpu_hcas(a.get("hwloc-xml"));
+    std::vector<NodePort> ports = node_ports(a.get("sysfs-root", "/sys"));
+    if (a.flag("json")) {
+        std::cout << node_json(gpus, ports).dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "gpus:      " << gpus.size() << (a.flag("hwloc-xml") ? " (from " + a.get("hwloc-xml") + ")" : "") << "\n";
+    for (const auto &g : gpus)
+        std::cout << "  gpu" << g.gpu << " " << g.gpu_busid << " -> "
+                  << (g.hca.empty() ? std::string("no HCA") : g.hca + " (" + g.distance + ")") << "\n";
+    std::cout << "hca ports: " << ports.size() << " (under " << a.get("sysfs-root", "/sys") << "/class/infiniband)\n";
+    for (const auto &p : ports) {
+        std::cout << "  " << p.hca << " port " << p.port << ": " << (p.link_layer.empty() ? "?" : p.link_layer) << ", "
+                  << (p.state.empty() ? "?" : p.state) << ", " << (p.rate.empty() ? "?" : p.rate);
+        if (!p.netdevs.empty()) {
+            std::cout << ", netdev";
+            for (const auto &n : p.netdevs)
+                std::cout << " " << n;
+        }
+        if (p.link_layer == "Ethernet")
+            std::cout << (p.roce_v2_gid_index >= 0 ? ", RoCE v2 GID " + std::to_string(p.roce_v2_gid_index) + " " + p.roce_v2_gid
+                                                   : std::string(", no RoCE v2 GID"));
+        std::cout << "\n";
+    }
+    return 0;
+}
+
 int cmd_dot(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"hosts"});
@@ -345,6 +380,7 @@ int main(int argc, char **argv)
         if (cmd == "slurm") return cmd_slurm(argc, argv);
         if (cmd == "dot") return cmd_dot(argc, argv);
         if (cmd == "diff") return cmd_diff(argc, argv);
+        if (cmd == "node") return cmd_node(argc, argv);
         if (cmd == "generate") return cmd_generate(argc, argv);
         throw Usage("unknown command \"" + cmd + "\"");
     });

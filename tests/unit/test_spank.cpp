@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "spank/core.hpp"
 #include "testdata.hpp"
 #include "topology/generate.hpp"
@@ -196,4 +198,47 @@ TEST_CASE("a node's environment", "[spank]")
     CHECK_THROWS_WITH(load_fabric_view(cfg, std::string(dir) + "/none.json"), Catch::Contains("No such file"));
     unlink(path.c_str());
     rmdir(dir);
+}
+
+TEST_CASE("the node's HCA ports, link state and RoCE v2 GIDs from sysfs", "[node]")
+{
+    char dir[] = "/tmp/atoll-sysfs-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    auto put = [&](const std::string &rel, const std::string &text) {
+        std::string path = std::string(dir) + "/" + rel;
+        std::string cmd = "mkdir -p '" + path.substr(0, path.rfind('/')) + "'";
+        REQUIRE(system(cmd.c_str()) == 0);
+        std::ofstream(path) << text << "\n";
+    };
+    std::string e = "class/infiniband/mlx5_0/ports/1/", i = "class/infiniband/mlx5_1/ports/1/";
+    put(e + "link_layer", "Ethernet");
+    put(e + "state", "4: ACTIVE");
+    put(e + "rate", "100 Gb/sec (4X EDR)");
+    put(e + "gid_attrs/types/0", "IB/RoCE v1");
+    put(e + "gid_attrs/types/1", "RoCE v2");
+    put(e + "gid_attrs/types/3", "RoCE v2");
+    put(e + "gids/0", "fe80:0000:0000:0000:5054:00ff:fe12:3456");
+    put(e + "gids/1", "0000:0000:0000:0000:0000:0000:0000:0000");  // unset
+    put(e + "gids/3", "0000:0000:0000:0000:0000:ffff:c0a8:0a05");
+    put(e + "gid_attrs/ndevs/0", "ens1f0np0");
+    put(e + "gid_attrs/ndevs/3", "ens1f0np0");
+    put(i + "link_layer", "InfiniBand");
+    put(i + "state", "1: DOWN");
+    auto ports = node_ports(dir);
+    REQUIRE(ports.size() == 2);
+    CHECK(ports[0].hca == "mlx5_0");
+    CHECK(ports[0].link_layer == "Ethernet");
+    CHECK(ports[0].state == "4: ACTIVE");
+    CHECK(ports[0].netdevs == std::vector<std::string>{"ens1f0np0"});
+    CHECK(ports[0].roce_v2_gid_index == 3);  // 1 is a RoCE v2 entry with no address
+    CHECK(ports[0].roce_v2_gid == "0000:0000:0000:0000:0000:ffff:c0a8:0a05");
+    CHECK(ports[1].link_layer == "InfiniBand");
+    CHECK(ports[1].roce_v2_gid_index == -1);
+    CHECK(node_ports(std::string(dir) + "/nothing").empty());
+    auto j = node_json(node_gpu_hcas(test_data("hwloc/32em64t-2n8c2t-pci-normalio.xml")), ports);
+    CHECK(j["gpus"].size() == 3);
+    CHECK(j["gpus"][2]["distance"] == "PIX");
+    CHECK(j["ports"][0]["roce_v2_gid_index"] == 3);
+    std::string rm = std::string("rm -rf '") + dir + "'";
+    REQUIRE(system(rm.c_str()) == 0);
 }

@@ -1,0 +1,39 @@
+// The node's own view of its GPUs and NICs, for `atoll-topo node` and the
+// SPANK plugin: GPUs (PCI devices of vendor 0x10de: Debian's hwloc has no CUDA
+// backend), HCAs and their netdevs, link state and RoCE v2 GIDs from sysfs, and
+// each GPU's nearest HCA with the PCIe distance class as NCCL names it.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace atl {
+
+struct GpuHca {
+    int gpu = -1;               // index among the node's GPUs, PCI order
+    std::string gpu_busid;      // "0000:07:00.0"
+    std::string hca;            // "mlx5_0"; empty when the node has none
+    std::string distance;       // PIX, PXB, PHB, NODE, SYS
+};
+// From a saved hwloc XML, or the live machine when xml is "". Nearest = the
+// best distance class, then the deepest common ancestor. Throws
+// std::runtime_error when hwloc cannot load it.
+std::vector<GpuHca> node_gpu_hcas(const std::string &xml);
+
+struct NodePort {
+    std::string hca;            // mlx5_0
+    int port = 0;
+    std::string link_layer;     // InfiniBand, Ethernet
+    std::string state;          // "4: ACTIVE"
+    std::string rate;           // "200 Gb/sec (4X HDR)"
+    std::vector<std::string> netdevs;   // from the GIDs' ndevs, or device/net
+    int roce_v2_gid_index = -1; // Ethernet: the first RoCE v2 GID
+    std::string roce_v2_gid;    // its address
+};
+// <sysfs_root>/class/infiniband/*/ports/*; empty when there is none.
+std::vector<NodePort> node_ports(const std::string &sysfs_root);
+
+nlohmann::json node_json(const std::vector<GpuHca> &gpus, const std::vector<NodePort> &ports);
+
+}  // namespace atl
