@@ -5,7 +5,6 @@
 #include <cstring>
 #include <dirent.h>
 #include <ctime>
-#include <fnmatch.h>
 #include <set>
 #include <stdexcept>
 #include <fstream>
@@ -46,35 +45,6 @@ long parse_seconds(const std::string &key, const std::string &v)
     if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0)
         throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected seconds (or a number with s, m, h, d)");
     return x * mult;
-}
-
-// The HCA selector: comma-separated fnmatch patterns; "!" in front excludes.
-bool hca_selected(const std::string &selector, const std::string &hca)
-{
-    if (selector.empty())
-        return true;
-    bool any_include = false, included = false;
-    std::size_t p = 0;
-    while (p <= selector.size()) {
-        std::size_t q = selector.find(',', p);
-        std::string pat = selector.substr(p, q == std::string::npos ? std::string::npos : q - p);
-        if (!pat.empty()) {
-            bool exclude = pat[0] == '!';
-            if (exclude)
-                pat = pat.substr(1);
-            bool m = fnmatch(pat.c_str(), hca.c_str(), 0) == 0;
-            if (exclude && m)
-                return false;
-            if (!exclude) {
-                any_include = true;
-                included = included || m;
-            }
-        }
-        if (q == std::string::npos)
-            break;
-        p = q + 1;
-    }
-    return !any_include || included;
 }
 
 }  // namespace

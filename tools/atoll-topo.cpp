@@ -43,7 +43,8 @@ const char *usage_text =
     "            [--hwloc-xml FILE] [--sysfs-root DIR] [--json]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
-    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp), -h, --version\n"
+    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
+    "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
 
@@ -77,10 +78,10 @@ Fabric load_inputs(const Args &a, bool allow_live)
             throw InputError(p + ": cannot open the node name map");
         apply_node_name_map(f, parse_node_name_map(in, p));
     }
-    return f;
+    return select_hcas(std::move(f), a.get("hca"));
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output", "csv-columns"};
+const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output", "csv-columns", "hca"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {
@@ -126,7 +127,7 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns"},
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca"},
                         {"ib", "progress"});
     Topology t = analyse(load_inputs(a, true));
     std::string out = a.get("output", "-");
@@ -221,7 +222,7 @@ int cmd_slurm(int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns"}, {"json"});
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca"}, {"json"});
     if (a.operands.size() != 2)
         throw Usage("diff: give OLD and NEW (any input atoll-topo reads)");
     auto load_one = [&](const std::string &p) {

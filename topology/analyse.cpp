@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fnmatch.h>
 #include <cctype>
 #include <deque>
 #include <numeric>
@@ -83,6 +84,52 @@ struct UnionFind {
 };
 
 }  // namespace
+
+bool hca_selected(const std::string &selector, const std::string &hca)
+{
+    if (selector.empty())
+        return true;
+    bool any_include = false, included = false;
+    std::size_t p = 0;
+    while (p <= selector.size()) {
+        std::size_t q = selector.find(',', p);
+        std::string pat = selector.substr(p, q == std::string::npos ? std::string::npos : q - p);
+        if (!pat.empty()) {
+            bool exclude = pat[0] == '!';
+            if (exclude)
+                pat = pat.substr(1);
+            bool m = fnmatch(pat.c_str(), hca.c_str(), 0) == 0;
+            if (exclude && m)
+                return false;
+            if (!exclude) {
+                any_include = true;
+                included = included || m;
+            }
+        }
+        if (q == std::string::npos)
+            break;
+        p = q + 1;
+    }
+    return !any_include || included;
+}
+
+
+Fabric select_hcas(Fabric f, const std::string &selector)
+{
+    if (selector.empty())
+        return f;
+    std::set<std::uint64_t> dropped;
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host &&
+            !hca_selected(selector, split_ca_desc(n.desc).second))
+            dropped.insert(n.guid);
+    f.links.erase(std::remove_if(f.links.begin(), f.links.end(),
+                                 [&](const Link &l) { return dropped.count(l.a.guid) || dropped.count(l.b.guid); }),
+                  f.links.end());
+    f.nodes.erase(std::remove_if(f.nodes.begin(), f.nodes.end(), [&](const Node &n) { return dropped.count(n.guid) > 0; }),
+                  f.nodes.end());
+    return f;
+}
 
 CaKind classify_ca(const std::string &desc)
 {

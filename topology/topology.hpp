@@ -107,6 +107,13 @@ std::string switch_base_name(const std::string &desc);
 // Only [A-Za-z0-9._-]; anything else becomes '-'.
 std::string sanitise_name(const std::string &s);
 
+// The HCA selector: comma-separated fnmatch(3) patterns, "!" in front
+// excludes ("mlx5_[0-7]", "mlx5_*,!mlx5_8"); an empty selector takes all.
+bool hca_selected(const std::string &selector, const std::string &hca);
+// The fabric without the host adapters (and their cables) the selector leaves
+// out: compute vs storage networks, IB HCAs vs RoCE NICs.
+Fabric select_hcas(Fabric f, const std::string &selector);
+
 // Build everything above from a fabric. Never throws on a strange but valid
 // fabric; throws InputError when the fabric holds no switch.
 Topology analyse(Fabric fabric);

@@ -242,3 +242,17 @@ TEST_CASE("the node's HCA ports, link state and RoCE v2 GIDs from sysfs", "[node
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
 }
+
+TEST_CASE("an HCA selector keeps the compute rails and drops storage", "[topology]")
+{
+    CHECK(hca_selected("", "mlx5_8"));
+    CHECK(hca_selected("mlx5_[0-7]", "mlx5_3"));
+    CHECK_FALSE(hca_selected("mlx5_[0-7]", "mlx5_8"));
+    CHECK_FALSE(hca_selected("mlx5_*,!mlx5_8", "mlx5_8"));
+    CHECK(hca_selected("mlx5_*,!mlx5_8", "mlx5_9"));
+    Topology all = analyse(load_fabric(selene_path()));
+    Topology four = analyse(select_hcas(load_fabric(selene_path()), "mlx5_[0-3]"));
+    CHECK(all.rails.size() == 8);
+    CHECK(four.rails == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"});
+    CHECK(four.islands_at(Level::Leaf).size() == all.islands_at(Level::Leaf).size());
+}
