@@ -419,13 +419,39 @@ Fabric load_lldp(const std::string &path)
         files.push_back(path);
     }
     std::vector<LldpNeighbor> all;
+    std::map<std::pair<std::string, std::string>, double> nic_gbps;  // (host, netdev) -> rate
     for (const auto &file : files) {
         std::ifstream in(file);
         if (!in)
             throw InputError(file + ": cannot open: " + std::strerror(errno));
+        if (file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0) {
+            // `atoll-topo node --json` of that host: its NICs' own rates
+            json j;
+            try {
+                in >> j;
+            } catch (const json::parse_error &e) {
+                throw InputError(file + ": not valid JSON (" + std::string(e.what()) + "), expected atoll-topo node --json");
+            }
+            if (!j.contains("ports") || !j["ports"].is_array())
+                throw InputError(file + ": found no \"ports\" array, expected atoll-topo node --json");
+            for (const auto &p : j["ports"]) {
+                double g = p.contains("rate") && p["rate"].is_string() ? std::atof(p["rate"].get<std::string>().c_str()) : 0;
+                if (g > 0 && p.contains("netdevs") && p["netdevs"].is_array())
+                    for (const auto &nd : p["netdevs"])
+                        if (nd.is_string())
+                            nic_gbps[{basename_system(file), nd.get<std::string>()}] = g;
+            }
+            continue;
+        }
         auto part = parse_lldp(in, file, basename_system(file));
         all.insert(all.end(), part.begin(), part.end());
     }
+    for (auto &n : all)  // where LLDP carries no speed, the NIC's own rate
+        if (n.gbps == 0) {
+            auto it = nic_gbps.find({n.local, n.iface});
+            if (it != nic_gbps.end())
+                n.gbps = it->second;
+        }
     return lldp_fabric(all, path);
 }
 

@@ -38,7 +38,9 @@ double mau_gbps(const std::string &mau);
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source);
 
 // A directory of per-system files (system = file name up to the first '.'),
-// or one file. Throws InputError when nothing in it is LLDP output.
+// or one file. Files named HOST.node.json (`atoll-topo node --json` of that
+// host) give the NICs' own rates where LLDP carries no speed. Throws
+// InputError when nothing in it is LLDP output.
 Fabric load_lldp(const std::string &path);
 
 // The first bytes look like lldpcli output in some format.

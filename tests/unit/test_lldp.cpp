@@ -108,6 +108,16 @@ TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
     for (const Link &l : t.fabric.links)
         at100 += l.gbps() == 100;
     CHECK(at100 == 4);  // the host links, from their MAU type
+    // a host's own NIC rates (atoll-topo node --json) fill in what LLDP does not carry
+    write("gpu01.kv", "lldp.eth0.via=LLDP\nlldp.eth0.chassis.name=leaf01.dc\nlldp.eth0.chassis.Bridge.enabled=on\n"
+                      "lldp.eth0.port.ifname=swp1\n");
+    write("gpu01.node.json", R"J({"gpus": [], "ports": [{"hca": "mlx5_0", "port": 1, "link_layer": "Ethernet",
+        "state": "4: ACTIVE", "rate": "200 Gb/sec (4X HDR)", "netdevs": ["eth0"]}]})J");
+    Topology nic = analyse(load_lldp(dir));
+    int at200 = 0;
+    for (const Link &l : nic.fabric.links)
+        at200 += l.gbps() == 200;
+    CHECK(at200 == 1);
     // bad input names file and line
     write("gpu03.kv", "lldp.eth0.via=LLDP\nthis is not lldp\n");
     CHECK_THROWS_WITH(load_lldp(dir), Catch::Contains("gpu03.kv:2: found \"this is not lldp\", expected lldp.INTERFACE.KEY=VALUE"));
