@@ -99,22 +99,9 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
 
     // Health: a degraded link on a leaf switch makes its leaf islands, and the
     // islands above them, unhealthy.
-    std::vector<std::string> why = degraded_reasons(t);
-    std::vector<bool> sick_switch(t.switches.size(), false);
-    for (std::size_t k = 0; k < t.fabric.links.size(); ++k) {
-        if (why[k].empty())
-            continue;
-        for (std::uint64_t g : {t.fabric.links[k].a.guid, t.fabric.links[k].b.guid}) {
-            auto it = t.switch_index.find(g);
-            if (it != t.switch_index.end() && t.sw(it->second).tier == 0)
-                sick_switch[static_cast<std::size_t>(it->second)] = true;
-        }
-    }
-    for (int l : by_level_[0])
-        for (int s : t.islands[static_cast<std::size_t>(l)].leaves)
-            if (sick_switch[static_cast<std::size_t>(s)])
-                for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
-                    islands_[static_cast<std::size_t>(i)].healthy = false;
+    for (int l : degraded_leaf_islands(t))
+        for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
+            islands_[static_cast<std::size_t>(i)].healthy = false;
 
     // Bandwidth: a host's links, each leaf's uplinks, the spines' uplinks.
     std::vector<double> host_bw(H, 0), leaf_down(t.switches.size(), 0), up(t.switches.size(), 0),

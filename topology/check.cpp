@@ -50,6 +50,29 @@ std::string link_name(const Topology &t, const Link &l)
     return end_name(t, *x) + " - " + end_name(t, *y);
 }
 
+std::vector<int> degraded_leaf_islands(const Topology &t)
+{
+    std::vector<std::string> why = degraded_reasons(t);
+    std::vector<bool> sick(t.switches.size(), false);
+    for (std::size_t k = 0; k < t.fabric.links.size(); ++k) {
+        if (why[k].empty())
+            continue;
+        for (std::uint64_t g : {t.fabric.links[k].a.guid, t.fabric.links[k].b.guid}) {
+            auto it = t.switch_index.find(g);
+            if (it != t.switch_index.end() && t.sw(it->second).tier == 0)
+                sick[static_cast<std::size_t>(it->second)] = true;
+        }
+    }
+    std::vector<int> out;
+    for (int i : t.islands_at(Level::Leaf))
+        for (int s : t.islands[static_cast<std::size_t>(i)].leaves)
+            if (sick[static_cast<std::size_t>(s)]) {
+                out.push_back(i);
+                break;
+            }
+    return out;
+}
+
 std::vector<std::string> degraded_reasons(const Topology &t)
 {
     const Fabric &f = t.fabric;

@@ -27,6 +27,10 @@ struct Finding {
 // Per link (Fabric::links order): why it is degraded, or "" when it is not.
 std::vector<std::string> degraded_reasons(const Topology &t);
 
+// Leaf islands (indices into Topology::islands) with a degraded link on one
+// of their leaf switches: what placement ranks last and diff reports.
+std::vector<int> degraded_leaf_islands(const Topology &t);
+
 // Every finding, sorted by code then subject.
 std::vector<Finding> check(const Topology &t);
 

@@ -38,16 +38,6 @@ std::string lower(std::string s)
     return s;
 }
 
-// FNV-1a of the name, tagged by kind so a host and a switch of one name differ.
-std::uint64_t name_guid(const std::string &kind, const std::string &name)
-{
-    std::uint64_t h = 1469598103934665603ULL;
-    for (char c : kind + ":" + name) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
-    return h | 1;  // never 0
-}
 
 }  // namespace
 
@@ -151,6 +141,16 @@ Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std:
     return fab;
 }
 
+
+std::uint64_t name_guid(const std::string &kind, const std::string &name)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char c : kind + ":" + name) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return h | 1;  // never 0
+}
 
 CsvColumns parse_csv_columns(const std::string &spec)
 {

@@ -4,6 +4,7 @@
 // speed, so islands, Slurm files and placement work as for InfiniBand.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -26,6 +27,10 @@ std::map<std::string, std::string> parse_role_columns(const std::string &spec, c
 struct HostPlacement {
     std::string host, leaf, pod, core;
 };
+// A synthetic GUID for a named node: FNV-1a of "kind:name", never 0, so a
+// host and a switch of one name differ.
+std::uint64_t name_guid(const std::string &kind, const std::string &name);
+
 // One synthetic switch per name (GUIDs hashed from the names), one port per
 // host, leaves cabled to their pod (or to one "core" switch when there are no
 // pods), pods to their cores (or one "core"); link speeds unknown.

@@ -49,20 +49,9 @@ std::map<std::string, std::string> membership(const Topology &t)
 // leaf islands with a degraded link on one of their leaf switches
 std::set<std::string> unhealthy_islands(const Topology &t)
 {
-    std::vector<std::string> why = degraded_reasons(t);
-    std::set<int> sick;
-    for (std::size_t k = 0; k < t.fabric.links.size(); ++k)
-        if (!why[k].empty())
-            for (std::uint64_t g : {t.fabric.links[k].a.guid, t.fabric.links[k].b.guid}) {
-                auto it = t.switch_index.find(g);
-                if (it != t.switch_index.end() && t.sw(it->second).tier == 0)
-                    sick.insert(it->second);
-            }
     std::set<std::string> out;
-    for (int i : t.islands_at(Level::Leaf))
-        for (int s : t.islands[static_cast<std::size_t>(i)].leaves)
-            if (sick.count(s))
-                out.insert(t.islands[static_cast<std::size_t>(i)].name);
+    for (int i : degraded_leaf_islands(t))
+        out.insert(t.islands[static_cast<std::size_t>(i)].name);
     return out;
 }
 

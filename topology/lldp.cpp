@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <tuple>
 
+#include "topology/csv.hpp"
+
 
 namespace atl {
 namespace {
@@ -329,14 +331,6 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             switches.insert(l);
     Fabric f;
     f.source = source;
-    auto hash = [](const std::string &kind, const std::string &name) {
-        std::uint64_t h = 1469598103934665603ULL;
-        for (char c : kind + ":" + name) {
-            h ^= static_cast<unsigned char>(c);
-            h *= 1099511628211ULL;
-        }
-        return h | 1;
-    };
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
     auto sw_port = [&](const std::string &sw, const std::string &port) {
         auto &m = port_no[sw];
@@ -375,18 +369,18 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : sorted) {
         if (!switches.count(n.chassis))
             continue;  // host to host: not a fabric link
-        std::uint64_t sw = hash("switch", n.chassis);
+        std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);
         Link l;
         if (switches.count(n.local)) {
             if (n.local == n.chassis)
                 continue;
-            std::uint64_t me = hash("switch", n.local);
+            std::uint64_t me = name_guid("switch", n.local);
             add_node(NodeType::Switch, me, n.local);
             l.a = LinkEnd{me, sw_port(n.local, n.iface), 0, 0};
             l.b = LinkEnd{sw, sw_port(n.chassis, n.port), 0, 0};
         } else {
-            std::uint64_t ca = hash("host", n.local + " " + n.iface);
+            std::uint64_t ca = name_guid("host", n.local + " " + n.iface);
             add_node(NodeType::Ca, ca, n.local + " " + n.iface);
             l.a = LinkEnd{ca, 1, ca, 0};
             l.b = LinkEnd{sw, sw_port(n.chassis, n.port), 0, 0};
