@@ -34,7 +34,8 @@ const char *usage_text =
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
-    "a host,leaf,pod,core CSV, aws ec2 describe-instance-topology JSON).\n"
+    "a host,leaf,pod,core CSV, aws ec2 describe-instance-topology JSON, lldpcli tables;\n"
+    "--format and --csv-columns as in atoll-topo).\n"
     "Policies: atoll, slurm-tree, first-fit, random.\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error, 3 no placement now\n";
 
