@@ -24,31 +24,40 @@ for t in curie_multinode_14d thunder_multinode_14d philly_ge4gpu_jobs; do
 done
 
 echo "== quality: $seeds seeds (arrival jitter 0.2), offered load $load, backfill depth 500"
-echo "   A: atoll and slurm-tree, both waiting up to ${wait} s for their smallest island (like --switches=1@${wait})"
+echo "   A: atoll and slurm-tree, each job required in its smallest island (what --fabric-island=LEVEL:required does)"
 echo "   B: atoll and slurm-tree without waiting (Slurm's default)"
-echo "   C: atoll with --split pack, waiting ${wait} s"
+echo "   C: atoll and slurm-tree, waiting up to ${wait} s for the smallest island, then widening (preferred)"
+echo "   D: atoll with --split pack, required"
 echo
 for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods.json rails8.json; do
     for t in curie_multinode_14d thunder_multinode_14d philly_ge4gpu_jobs; do
         common="--seeds $seeds --load $load"
-        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --island-wait "$wait" \
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
             --csv "$work/A.csv" >"$work/A.txt"
         "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --csv "$work/B.csv" >/dev/null
-        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll --split pack --island-wait "$wait" \
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --island-wait "$wait" \
             --csv "$work/C.csv" >/dev/null
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll --split pack --fit required \
+            --csv "$work/D.csv" >/dev/null
         head -n 2 "$work/A.txt" | sed 's/^/# /'
-        for cfg in A B C; do
+        for cfg in A B C D; do
             awk -F, -v cfg="$cfg" -v fab="$f" -v tr="$t" '
                 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
                 { p = $col["policy"]; n[p]++
-                  for (k in want) s[p, k] += $col[k] }
+                  for (k in want) { s[p, k] += $col[k]; ss[p, k] += $col[k] * $col[k] } }
+                # 95 % Student t half-width of the mean over the seeds
+                function ci(p, k,   m, v) {
+                    if (n[p] < 2) return 0
+                    m = s[p, k] / n[p]; v = (ss[p, k] - n[p] * m * m) / (n[p] - 1)
+                    return (n[p] - 1 <= 9 ? t95[n[p] - 1] : 1.96) * sqrt(v > 0 ? v : 0) / sqrt(n[p]) }
                 BEGIN { split("leaf_pct pod_pct excess_leaves utilisation mean_wait fragmentation", ks, " ")
-                        for (i in ks) want[ks[i]] = 1 }
+                        for (i in ks) want[ks[i]] = 1
+                        split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262", t95, " ") }
                 END { for (p in n)
-                        printf "%-18s %-22s %s %-11s leaf %6.2f%%  pod %6.2f%%  excess %.3f  util %.3f  wait %8.0f s  frag %.3f\n",
+                        printf "%-18s %-22s %s %-11s leaf %6.2f%%  pod %6.2f%%  excess %.3f  util %.3f+-%.3f  wait %6.0f+-%-5.0f s  frag %.3f\n",
                                fab, tr, cfg, p, s[p, "leaf_pct"] / n[p], s[p, "pod_pct"] / n[p],
-                               s[p, "excess_leaves"] / n[p], s[p, "utilisation"] / n[p],
-                               s[p, "mean_wait"] / n[p], s[p, "fragmentation"] / n[p] }' "$work/$cfg.csv" | sort
+                               s[p, "excess_leaves"] / n[p], s[p, "utilisation"] / n[p], ci(p, "utilisation"),
+                               s[p, "mean_wait"] / n[p], ci(p, "mean_wait"), s[p, "fragmentation"] / n[p] }' "$work/$cfg.csv" | sort
         done
     done
 done

@@ -13,18 +13,25 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    across two. The islands are node features written by
                    `atoll-topo slurm --format features`.
   LEVEL:preferred, auto
-                   --switches=K@WAIT (K = 1 for a leaf, else the fewest leaves
-                   that can hold the job): one leaf switch of atoll's
-                   topology.conf, waited for up to island_wait seconds (raise
+                   a leaf: --switches=1@WAIT, one leaf switch of atoll's
+                   topology.conf waited for up to island_wait seconds (raise
                    max_switch_wait in SchedulerParameters above 300 s), then
                    the job widens one level: a matching-OR constraint over the
                    islands of the next level up (a group, else a pod) keeps it
-                   there. auto is the smallest level that can hold the job.
+                   there. A group or pod: that constraint one level up alone,
+                   as Slurm's --switches cannot count more than one leaf.
+                   auto is the smallest level that can hold the job.
 
 The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
 atoll (default) healthy islands first, then the smallest that holds the job;
 first-fit by name; random shuffled; slurm-tree sets no constraint and asks
-Slurm's topology/tree for --switches=K@WAIT instead, required or not.
+Slurm's topology/tree for --switches=1@WAIT when one leaf can hold the job,
+required or not (Slurm's own choice, for comparison).
+
+Without live state the order is static. contrib/cli_filter.lua, where it is
+installed, ranks the islands on the idle nodes with atoll's engine before the
+job is submitted; a job whose constraint already names atoll islands is left
+as it is here.
 
 A request no island can ever hold is refused at submit, naming the largest
 island. Jobs without ATOLL_ISLAND are left alone. The islands come from
@@ -84,24 +91,24 @@ local function largest(islands, level)
     return m
 end
 
--- fewest leaf islands whose capacities hold n
-local function min_leaves(islands, n)
-    local caps = {}
+-- Two levels cut the hosts into the same islands (a rail group of one leaf
+-- is that leaf under another name) when they have as many islands of the
+-- same capacities: each upper island is a union of lower ones.
+local function same_partition(islands, a, b)
+    local ca, cb = {}, {}
     for _, is in ipairs(islands) do
-        if is.level == "leaf" then
-            table.insert(caps, is.cap)
-        end
+        if is.level == a then table.insert(ca, is.cap) end
+        if is.level == b then table.insert(cb, is.cap) end
     end
-    table.sort(caps, function(a, b) return a > b end)
-    local sum, k = 0, 0
-    for _, c in ipairs(caps) do
-        if sum >= n then
-            break
-        end
-        sum = sum + c
-        k = k + 1
+    if #ca ~= #cb then
+        return false
     end
-    return k
+    table.sort(ca)
+    table.sort(cb)
+    for i = 1, #ca do
+        if ca[i] ~= cb[i] then return false end
+    end
+    return true
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
@@ -138,6 +145,20 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if level == nil then
         slurm.log_user("atoll: bad island request \"%s\"", req)
         return slurm.ERROR
+    end
+    -- cli_filter.lua already named the islands, ranked on the live state
+    if job_desc.features ~= nil and job_desc.features ~= "" then
+        local named = {}
+        for _, is in ipairs(islands) do named[is.name] = true end
+        for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
+            if named[tok] then
+                if explain then
+                    slurm.log_user("atoll: %d nodes: islands chosen on live state by cli_filter.lua: %s",
+                                   n, job_desc.features)
+                end
+                return slurm.SUCCESS
+            end
+        end
     end
     -- the islands of a level that can ever hold the job, in the policy's order
     local function candidates(lv)
@@ -189,34 +210,38 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
         return slurm.SUCCESS
     end
-    -- preferred: Slurm's --switches waits for the level, and a constraint on
-    -- the next level up with other islands keeps the job from widening further
-    local k = 1
-    if level ~= "leaf" then
-        k = min_leaves(islands, n)
+    -- preferred: Slurm's --switches waits for one leaf, and a constraint on
+    -- the next level up with other islands keeps the job from widening
+    -- further. Slurm's --switches counts leaf switches and resets any count
+    -- above one ("Maximum leaf switch count >1 probably makes no sense"), so
+    -- a preferred group or pod gets the constraint one level up alone.
+    local k = 0
+    if level == "leaf" then
+        k = 1
+        job_desc.req_switch = k
+        job_desc.wait4switch = wait
     end
-    job_desc.req_switch = k
-    job_desc.wait4switch = wait
     local wider = "anywhere"
     if policy ~= "slurm-tree" then
-        local names = {}
-        for _, is in ipairs(cands) do names[is.name] = true end
         local order = {"leaf", "group", "pod"}
         local start = 0
         for i, l in ipairs(order) do if l == level then start = i end end
         for i = start + 1, #order do
             local up = candidates(order[i])
-            local same = #up > 0
-            for _, is in ipairs(up) do same = same and names[is.name] == true end
-            if #up > 0 and not same then
+            if #up > 0 and not same_partition(islands, level, order[i]) then
                 wider = "within one " .. order[i] .. ": " .. constrain(up)
                 break
             end
         end
     end
     if explain then
-        slurm.log_user("atoll: %d nodes, %s %s: at most %d leaf switch(es) for up to %d s, then %s",
-                       n, level, fit, k, wait, wider)
+        if k == 1 then
+            slurm.log_user("atoll: %d nodes, %s %s: one leaf switch for up to %d s, then %s",
+                           n, level, fit, wait, wider)
+        else
+            slurm.log_user("atoll: %d nodes, %s %s: %s (Slurm waits for one leaf switch at most)",
+                           n, level, fit, wider)
+        end
     end
     return slurm.SUCCESS
 end

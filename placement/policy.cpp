@@ -21,6 +21,79 @@ const char *to_string(Fit f)
 
 const char *to_string(Split s) { return s == Split::Even ? "even" : "pack"; }
 
+std::string IslandRequest::str() const
+{
+    if (none)
+        return "none";
+    if (auto_level)
+        return "auto";
+    return std::string(to_string(level)) + (required ? ":required" : ":preferred");
+}
+
+IslandRequest parse_island(const std::string &value)
+{
+    IslandRequest r;
+    r.set = true;
+    std::string lv = value, fit;
+    std::size_t colon = value.find(':');
+    if (colon != std::string::npos) {
+        lv = value.substr(0, colon);
+        fit = value.substr(colon + 1);
+    }
+    if (lv == "none" && fit.empty())
+        return r;
+    r.none = false;
+    if (lv == "auto" && fit.empty()) {
+        r.auto_level = true;
+        r.required = false;
+        return r;
+    }
+    if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
+        throw std::invalid_argument("--fabric-island=" + value +
+                                    ": expected auto, none, or leaf, group or pod, optionally with :required "
+                                    "(the default) or :preferred");
+    r.required = fit != "preferred";
+    return r;
+}
+
+std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level, int n)
+{
+    const Cluster &c = free.cluster();
+    std::vector<int> ranked;
+    std::vector<char> seen(c.islands().size(), 0);
+    FreeState state = free;
+    Request req;
+    req.nodes = n;
+    req.level = level;
+    req.fit = Fit::Required;
+    for (;;) {
+        Placement p = policy.place(state, req);
+        if (!p.ok)
+            break;
+        int is = c.island_of(p.hosts.front(), level);
+        if (is < 0 || seen[static_cast<std::size_t>(is)])
+            break;  // cannot happen: the island's hosts were taken away
+        seen[static_cast<std::size_t>(is)] = 1;
+        ranked.push_back(is);
+        for (int h : c.island(is).hosts)
+            state.set(h, false);
+    }
+    std::vector<int> rest;
+    for (int is : c.at(level))
+        if (!seen[static_cast<std::size_t>(is)] && c.capacity(is) >= n)
+            rest.push_back(is);
+    std::sort(rest.begin(), rest.end(), [&](int a, int b) {
+        const PlaceIsland &x = c.island(a), &y = c.island(b);
+        if (x.healthy != y.healthy)
+            return x.healthy;
+        if (c.capacity(a) != c.capacity(b))
+            return c.capacity(a) < c.capacity(b);
+        return x.name < y.name;
+    });
+    ranked.insert(ranked.end(), rest.begin(), rest.end());
+    return ranked;
+}
+
 void describe(const Cluster &c, Placement &p)
 {
     p.per_leaf.clear();
@@ -86,6 +159,12 @@ Placement Policy::place(const FreeState &free, const Request &req)
         p.ok = false;
         p.error = "no " + std::string(to_string(req.level)) + " has " + std::to_string(req.nodes) +
                   " free nodes (" + name() + " found hosts across a " + to_string(p.level) + ")";
+        p.hosts.clear();
+    }
+    if (p.ok && req.max_leaves > 0 && p.leaves > req.max_leaves) {
+        p.ok = false;
+        p.error = std::string(name()) + " found hosts on " + std::to_string(p.leaves) + " leaves; at most " +
+                  std::to_string(req.max_leaves) + " asked for";
         p.hosts.clear();
     }
     if (p.ok && req.max_per_leaf > 0)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct Request {
     Level level = Level::Fabric;
     Fit fit = Fit::Auto;
     int max_per_leaf = 0;  // spread: at most this many hosts per leaf island (0: no limit)
+    int max_leaves = 0;    // at most this many leaf islands, like Slurm's --switches=N (0: no limit)
     Split split = Split::Even;
 };
 
@@ -54,6 +56,20 @@ struct Placement {
     std::vector<Candidate> considered;
 };
 
+// A user's island request, the value of the plugin's --fabric-island
+// (and atoll-place --island):=LEVEL[:required|:preferred] | auto | none
+struct IslandRequest {
+    bool set = false;        // given on the command line (else the admin default applies)
+    bool none = true;        // no island placement
+    bool auto_level = false; // the smallest level that can hold the job
+    Level level = Level::Leaf;
+    bool required = true;
+    std::string str() const; // "leaf:required", "auto", "none"
+};
+// Throws std::invalid_argument with a message naming the flag.
+IslandRequest parse_island(const std::string &value);
+
+
 // Fill island, level, spans, hops and per_leaf from hosts.
 void describe(const Cluster &c, Placement &p);
 
@@ -68,6 +84,13 @@ public:
 protected:
     virtual Placement choose(const FreeState &free, const Request &req) = 0;
 };
+
+// The islands of `level` that could hold n nodes, best first: those with room
+// now in the order `policy` would choose them (its choice, then its choice
+// with that island taken away, ...), then the others healthy first, smallest
+// first. A matching-OR constraint in this order makes Slurm start the job in
+// the first island that has room: the policy's choice.
+std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level, int n);
 
 // "atoll", "slurm-tree", "first-fit", "random" (seeded).
 std::unique_ptr<Policy> make_policy(const std::string &name, const Cluster &c, std::uint64_t seed = 1);

@@ -92,6 +92,8 @@ protected:
 
 private:
     int usable(const FreeState &free, int island, int cap) const;
+    int leaves_needed(const FreeState &free, int island, int n, int cap);
+    std::vector<int> caps_;  // scratch
 };
 
 int Atoll::usable(const FreeState &free, int island, int cap) const
@@ -102,6 +104,23 @@ int Atoll::usable(const FreeState &free, int island, int cap) const
     for (int l : free.cluster().island(island).leaf_islands)
         u += std::min(free.free_in(l), cap);
     return u;
+}
+
+// The fewest leaves of `island` whose free hosts hold n (its leaves with the
+// most free first); more than its leaf count when they cannot.
+int Atoll::leaves_needed(const FreeState &free, int island, int n, int cap)
+{
+    const PlaceIsland &is = free.cluster().island(island);
+    if (is.level == Level::Leaf)
+        return 1;
+    caps_.clear();
+    for (int l : is.leaf_islands)
+        caps_.push_back(cap > 0 ? std::min(free.free_in(l), cap) : free.free_in(l));
+    std::sort(caps_.begin(), caps_.end(), std::greater<int>());
+    int k = 0;
+    for (int sum = 0; k < static_cast<int>(caps_.size()) && sum < n; ++k)
+        sum += caps_[static_cast<std::size_t>(k)];
+    return k;
 }
 
 Placement Atoll::choose(const FreeState &free, const Request &req)
@@ -120,7 +139,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             p.notes.push_back("no " + std::string(to_string(last)) + " has room: preferred, so widening");
         for (int lv = static_cast<int>(from); lv <= static_cast<int>(to) && chosen < 0; ++lv) {
             Level L = static_cast<Level>(lv);
-            using Key = std::tuple<int, int, int, int>;  // unhealthy, left over, parent free, index
+            // unhealthy, leaves spanned, left over, parent free, index
+            using Key = std::tuple<int, int, int, int, int>;
             std::vector<std::pair<Key, int>> fits;
             int most = 0;
             for (int i : c.at(L)) {
@@ -128,12 +148,15 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 most = std::max(most, u);
                 if (u < n || (L == Level::Leaf && cap > 0 && n > cap))
                     continue;
+                int k = leaves_needed(free, i, n, cap);
+                if (req.max_leaves > 0 && k > req.max_leaves)
+                    continue;
                 const PlaceIsland &is = c.island(i);
                 // the first island above with more hosts (a group may equal its leaf)
                 int up = is.parent;
                 while (up >= 0 && c.capacity(up) == c.capacity(i))
                     up = c.island(up).parent;
-                fits.push_back({Key{is.healthy ? 0 : 1, u - n, up >= 0 ? free.free_in(up) : 0, i}, i});
+                fits.push_back({Key{is.healthy ? 0 : 1, k, u - n, up >= 0 ? free.free_in(up) : 0, i}, i});
             }
             if (fits.empty()) {
                 p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
@@ -144,13 +167,13 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             chosen = fits[0].second;
             std::ostringstream note;
             note << to_string(L) << ": " << fits.size() << " of " << c.at(L).size() << " have room; best fit "
-                 << c.island(chosen).name << " leaves " << std::get<1>(fits[0].first) << " free";
+                 << c.island(chosen).name << " leaves " << std::get<2>(fits[0].first) << " free";
             p.notes.push_back(note.str());
             for (std::size_t k = 0; k < fits.size() && k < 5; ++k) {
                 Candidate cand;
                 cand.island = fits[k].second;
                 cand.free = usable(free, cand.island, cap);
-                cand.verdict = k == 0 ? "chosen" : "fits, " + std::to_string(std::get<1>(fits[k].first)) + " left over";
+                cand.verdict = k == 0 ? "chosen" : "fits, " + std::to_string(std::get<2>(fits[k].first)) + " left over";
                 if (std::get<0>(fits[k].first))
                     cand.verdict += ", degraded links";
                 p.considered.push_back(cand);

@@ -90,19 +90,24 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
 
     // The request a job makes at time t: its smallest island while its island
     // wait runs, anything after.
+    auto waiting = [&](const Live &j, double t, double bound) {
+        return bound > 0 && (j.wait_from < 0 || t < j.wait_from + bound);
+    };
     auto request_for = [&](const Live &j, double t) {
         Request req;
         req.nodes = j.nodes;
         req.split = opt.split;
-        if (opt.island_wait > 0 && (j.wait_from < 0 || t < j.wait_from + opt.island_wait)) {
+        if (opt.required || waiting(j, t, opt.island_wait)) {
             req.level = j.min_level;
             req.fit = Fit::Required;
         }
+        if (waiting(j, t, opt.leaf_wait))
+            req.max_leaves = c.min_leaves(j.nodes);
         return req;
     };
     auto start = [&](int ji, Placement &p, FreeState *also) {
         Live &j = jobs[static_cast<std::size_t>(ji)];
-        if (opt.island_wait > 0 && p.level > j.min_level)
+        if ((opt.required || opt.island_wait > 0) && p.level > j.min_level)
             ++m.widened;
         free.take(p.hosts);
         if (also)
@@ -135,10 +140,12 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         Live &j = jobs[static_cast<std::size_t>(ji)];
         if (j.nodes > state.total())
             return false;
-        if (opt.island_wait > 0 && j.wait_from < 0) {
+        if (j.wait_from < 0) {
             // like Slurm's wait4switch_start: the clock starts at the first try
             j.wait_from = now;
-            wakeups.push(now + opt.island_wait);
+            for (double bound : {opt.island_wait, opt.leaf_wait})
+                if (bound > 0)
+                    wakeups.push(now + bound);
         }
         Placement p = policy.place(state, request_for(j, now));
         if (!p.ok)

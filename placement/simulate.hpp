@@ -16,6 +16,8 @@ struct SimOptions {
     double jitter = 0;         // each inter-arrival gap times U(1-j, 1+j), drawn from seed
     std::uint64_t seed = 0;
     double island_wait = 0;    // a job waits up to this long for its smallest island (like --switches=1@time)
+    bool required = false;     // a job never leaves its smallest island level (a matching-OR constraint)
+    double leaf_wait = 0;      // a job waits up to this long for the fewest leaves that can hold it
     int bf_depth = 500;        // queued jobs looked at per backfill pass (Slurm's bf_max_job_test)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Even; // how spanning jobs are divided (policies that choose)

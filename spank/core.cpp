@@ -119,41 +119,6 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
     return c;
 }
 
-std::string IslandRequest::str() const
-{
-    if (none)
-        return "none";
-    if (auto_level)
-        return "auto";
-    return std::string(to_string(level)) + (required ? ":required" : ":preferred");
-}
-
-IslandRequest parse_island(const std::string &value)
-{
-    IslandRequest r;
-    r.set = true;
-    std::string lv = value, fit;
-    std::size_t colon = value.find(':');
-    if (colon != std::string::npos) {
-        lv = value.substr(0, colon);
-        fit = value.substr(colon + 1);
-    }
-    if (lv == "none" && fit.empty())
-        return r;
-    r.none = false;
-    if (lv == "auto" && fit.empty()) {
-        r.auto_level = true;
-        r.required = false;
-        return r;
-    }
-    if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
-        throw std::invalid_argument("--fabric-island=" + value +
-                                    ": expected auto, none, or leaf, group or pod, optionally with :required "
-                                    "(the default) or :preferred");
-    r.required = fit != "preferred";
-    return r;
-}
-
 EnvMode parse_env_mode(const std::string &v)
 {
     if (v == "auto")

@@ -39,17 +39,6 @@ struct PluginConfig {
 // Throws std::invalid_argument naming the key on an unknown key or a bad value.
 PluginConfig parse_plugstack(const std::vector<std::string> &args);
 
-// --fabric-island=LEVEL[:required|:preferred] | auto | none
-struct IslandRequest {
-    bool set = false;        // given on the command line (else the admin default applies)
-    bool none = true;        // no island placement
-    bool auto_level = false; // the smallest level that can hold the job
-    Level level = Level::Leaf;
-    bool required = true;
-    std::string str() const; // "leaf:required", "auto", "none"
-};
-// Throws std::invalid_argument with a message naming the flag.
-IslandRequest parse_island(const std::string &value);
 
 enum class EnvMode { Auto, Off, Show };
 EnvMode parse_env_mode(const std::string &value);       // --fabric-env

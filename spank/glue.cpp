@@ -138,8 +138,8 @@ extern "C" int atl_submit(spank_t sp)
                 std::fprintf(stderr, "%d %s islands of up to %d nodes%s", n, to_string(l), largest,
                              l == Level::Pod ? "\n" : ", ");
             }
-            std::fprintf(stderr, "atoll: slurmctld (job_submit.lua) turns it into a constraint for the job's node "
-                                 "count\n");
+            std::fprintf(stderr, "atoll: the constraint for the job's node count: cli_filter.lua ranks the islands on "
+                                 "the idle nodes, job_submit.lua sets or keeps it\n");
         }
         return 0;
     } catch (const std::exception &e) {

@@ -1,6 +1,7 @@
 # A real Slurm cluster on loopback for tests and the demo: slurmctld and one
 # slurmd per node of a fabric (multiple-slurmd), the atoll SPANK plugin and
-# job_submit.lua, topology.conf and island features from atoll-topo. Sourced.
+# job_submit.lua and cli_filter.lua, topology.conf and island features from
+# atoll-topo. Sourced.
 #   cluster_up DIR FABRIC.json PLUGIN.so "plugstack keys"   -> exports SLURM_CONF
 #   cluster_down
 # Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
@@ -38,6 +39,10 @@ cluster_up() {
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
     cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$_cd/job_submit.lua"
+    # cli_filter.lua runs the engine on live state with this build's atoll-place
+    sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"$ATOLL_BUILDDIR/tools/atoll-place\"|" \
+        -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
+        "$ATOLL_SRCDIR/contrib/cli_filter.lua" >"$_cd/cli_filter.lua"
     slurm_conf_base "$_cd" "$_port" atoll >"$_cd/slurm.conf"
     cat >>"$_cd/slurm.conf" <<CONF
 SlurmdPidFile=$_cd/slurmd-%n.pid
@@ -50,6 +55,7 @@ ReturnToService=2
 SchedulerParameters=batch_sched_delay=0,bf_interval=5,max_switch_wait=3600
 TopologyPlugin=topology/tree
 JobSubmitPlugins=lua
+CliFilterPlugins=lua
 PlugStackConfig=$_cd/plugstack.conf
 CONF
     export SLURM_CONF="$_cd/slurm.conf"   # scontrol show hostnames reads it

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,8 +29,11 @@ const char *usage_text =
     "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
+    "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
+    "                   [--island-wait SECONDS] [--policy NAME]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
-    "                   [--load X] [--island-wait SECONDS] [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
+    "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
+    "                   [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg]\n"
     "       atoll-place policies\n"
     "\n"
@@ -118,12 +122,83 @@ std::string human_seconds(double s)
     return o.str();
 }
 
+// The islands of `ranked` as a matching-OR constraint: "[a|b|c]".
+std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < ranked.size(); ++i)
+        s += (i ? "|" : "") + c.island(ranked[i]).name;
+    return s + "]";
+}
+
+// --slurm: what cli_filter.lua hands Slurm for an island request on the live
+// free hosts, in the same shape job_submit.lua gives without them:
+//   required:        constraint=[islands of the level, best first]
+//   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
+//   preferred group or pod: constraint=[islands one level up] (Slurm's
+//                    --switches counts leaf switches and only up to one)
+int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
+{
+    if (!a.flag("island"))
+        throw Usage("--slurm needs --island REQUEST (a --fabric-island value)");
+    IslandRequest ir;
+    try {
+        ir = parse_island(a.get("island"));
+    } catch (const std::invalid_argument &e) {
+        throw Usage(e.what());
+    }
+    long wait = a.get_int("island-wait", 600, 0, 365L * 86400);
+    if (ir.none)
+        return 0;
+    const Level order[] = {Level::Leaf, Level::Group, Level::Pod};
+    Level level = ir.level;
+    if (ir.auto_level) {
+        level = Level::Fabric;
+        for (Level l : order)
+            if (c.largest(l) >= n) {
+                level = l;
+                break;
+            }
+        if (level == Level::Fabric)
+            return 0;  // larger than any pod: the whole fabric
+    }
+    if (c.largest(level) < n) {
+        // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
+        std::cout << "refuse=--fabric-island=" << a.get("island") << ": no " << to_string(level) << " can hold " << n
+                  << " nodes; the largest " << to_string(level) << " holds " << c.largest(level) << "\n";
+        return 0;
+    }
+    std::vector<int> ranked = rank_islands(policy, free, level, n);
+    if (ir.required) {
+        std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
+        return 0;
+    }
+    if (level == Level::Leaf)
+        std::cout << "switches=1@" << wait / 60 << ":" << std::setw(2) << std::setfill('0') << wait % 60
+                  << std::setfill(' ') << "\n";  // Slurm's MM:SS
+    // one level up, the first level whose islands are not those of this one
+    // (a rail group of one leaf is that leaf under another name)
+    auto partition = [&](Level l) {
+        std::set<std::vector<int>> parts;
+        for (int is : c.at(l))
+            parts.insert(c.island(is).hosts);
+        return parts;
+    };
+    for (Level l : order) {
+        if (l <= level || c.largest(l) < n || partition(l) == partition(level))
+            continue;
+        std::cout << "constraint=" << or_constraint(c, rank_islands(policy, free, l, n)) << "\n";
+        break;
+    }
+    return 0;
+}
+
 int cmd_place(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
-                         "fabric-type", "format", "csv-columns"},
-                        {"json", "explain"});
+                         "fabric-type", "format", "csv-columns", "island", "island-wait"},
+                        {"json", "explain", "slurm"});
     if (a.operands.size() != 1)
         throw Usage("place: give one FABRIC");
     if (!a.flag("nodes"))
@@ -167,6 +242,8 @@ int cmd_place(int argc, char **argv)
         }
         for (const auto &n : names) {
             int h = c.find_host(n);
+            if (a.flag("slurm") && (h < 0 || !c.in_pool(h)))
+                continue;  // sinfo lists every node; those off the fabric hold no island
             if (h < 0)
                 throw InputError("--free: host " + n + " is not in the fabric " + c.source());
             if (!c.in_pool(h))
@@ -174,6 +251,8 @@ int cmd_place(int argc, char **argv)
             free.set(h, true);
         }
     }
+    if (a.flag("slurm"))
+        return slurm_request(a, c, *policy, free, req.nodes);
     Placement p = policy->place(free, req);
     std::vector<std::string> names;
     for (int h : p.hosts)
@@ -334,7 +413,7 @@ int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "max-jobs", "columns", "split",
-                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title"},
+                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait"},
                         {});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
@@ -362,6 +441,11 @@ int cmd_simulate(int argc, char **argv)
     opt.jitter = a.get_double("jitter", seeds > 1 ? 0.2 : 0, 0, 0.99);
     opt.load = a.get_double("load", 0, 0, 10);
     opt.island_wait = a.get_double("island-wait", 0, 0, 1e9);
+    opt.leaf_wait = a.get_double("leaf-wait", 0, 0, 1e9);
+    std::string fit = a.get("fit", "preferred");
+    if (fit != "required" && fit != "preferred")
+        throw Usage("--fit: \"" + fit + "\", expected required or preferred");
+    opt.required = fit == "required";
     opt.bf_depth = static_cast<int>(a.get_int("bf-depth", 500, 0, 1000000));
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
     opt.split = parse_split(a.get("split", "even"));
@@ -391,7 +475,9 @@ int cmd_simulate(int argc, char **argv)
               << " fit a leaf, " << r0.pod_fit << " need a pod)\n"
               << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "
               << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")
-              << ", island wait " << opt.island_wait << " s, backfill depth " << opt.bf_depth << ", split "
+              << (opt.required ? ", islands required" : "") << ", island wait " << opt.island_wait << " s"
+              << (opt.leaf_wait > 0 ? ", leaf wait " + std::to_string(static_cast<long>(opt.leaf_wait)) + " s" : "")
+              << ", backfill depth " << opt.bf_depth << ", split "
               << to_string(opt.split) << "\n\n";
     std::cout << std::left << std::setw(36) << "metric (mean +- 95% CI)";
     for (const auto &p : policies)
@@ -440,7 +526,8 @@ int cmd_simulate(int argc, char **argv)
         write_file_atomically(a.get("json"), [&](std::ostream &o) {
             json j = {{"fabric", c.source()}, {"trace", a.operands[1]}, {"seeds", seeds},
                       {"jitter", opt.jitter}, {"offered_load", r0.offered_load},
-                      {"island_wait", opt.island_wait}, {"bf_depth", opt.bf_depth},
+                      {"island_wait", opt.island_wait}, {"required", opt.required},
+                      {"leaf_wait", opt.leaf_wait}, {"bf_depth", opt.bf_depth},
                       {"jobs", r0.jobs}, {"skipped", r0.skipped}};
             json pol = json::object();
             for (const auto &p : policies) {

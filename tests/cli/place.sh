@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 24
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -28,6 +28,23 @@ check "no leaf with room now exits 3" [ $? -eq 3 ] && grep -q "no leaf has 4 fre
 out=$("$PLACE" place "$work/ft.json" --nodes 4 --level leaf --fit preferred --free "node[001-003,009-011]")
 check "preferred widens to the pod" [ "$out" = "node[001-002,009-010]" ] || diag "$out"
 
+# --slurm: what cli_filter.lua hands Slurm. node001-004 (leaf 1) and
+# node009-016 (leaf 2) are free: leaf 1 is the exact fit, then leaf 2, then
+# the busy leaves; sinfo's nodes off the fabric (login1) are ignored.
+out=$("$PLACE" place "$work/ft.json" --nodes 4 --island leaf --slurm --free "node[001-004,009-016],login1")
+check "--slurm: a required leaf is a constraint over the leaves, best fit first" \
+    [ "$out" = "constraint=[ib-leaf01|ib-leaf02|ib-leaf03|ib-leaf04]" ] || diag "$out"
+out=$("$PLACE" place "$work/ft.json" --nodes 4 --island leaf --slurm --free "node[001-008,013-032]")
+check "--slurm: the ranking follows the free hosts (leaf 2 has exactly 4 now)" \
+    [ "$out" = "constraint=[ib-leaf02|ib-leaf01|ib-leaf03|ib-leaf04]" ] || diag "$out"
+"$TOPO" generate --pods 2 --groups 2 --hosts 4 --format json -o "$work/pods.json"
+out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --island-wait 90 --slurm --free "node[001-004,007-016]" | tr '\n' ' ')
+check "--slurm: a preferred leaf waits one leaf switch (MM:SS), then one pod, the fuller pod first" \
+    [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ] || diag "$out"
+out=$("$PLACE" place "$work/ft.json" --nodes 9 --island leaf --slurm)
+check "--slurm: a request no leaf can hold is refused, naming the largest" \
+    [ "$out" = "refuse=--fabric-island=leaf: no leaf can hold 9 nodes; the largest leaf holds 8" ] || diag "$out"
+
 out=$("$PLACE" place "$crux" --nodes 8 --json)
 check "the Alibaba Clos places 8 nodes in one leaf" echo "$out" | grep -q '"leaves": 1'
 
@@ -41,6 +58,8 @@ expect() {  # NAME RC PATTERN COMMAND...
 expect "--nodes must be a number" 2 "\-\-nodes: \"x\", expected an integer" "$PLACE" place "$work/ft.json" --nodes x
 expect "an unknown policy is named" 2 "\-\-policy: \"best\"" "$PLACE" place "$work/ft.json" --nodes 2 --policy best
 expect "an unknown level is named" 2 "\-\-level: \"rack\"" "$PLACE" place "$work/ft.json" --nodes 2 --level rack
+expect "--slurm: a bad --island value is named as the plugin's flag" 2 "\-\-fabric-island=rack: expected" \
+    "$PLACE" place "$work/ft.json" --nodes 2 --island rack --slurm
 expect "a host outside the fabric is named" 1 "host gpu001 is not in the fabric" \
     "$PLACE" place "$work/ft.json" --nodes 2 --free "gpu[001-002]"
 

@@ -187,6 +187,63 @@ TEST_CASE("required, preferred and spread requests", "[placement][atoll]")
         CHECK(pl.second == 2);
 }
 
+TEST_CASE("atoll: among islands that fit, the one spanning the fewest leaves; max_leaves", "[placement][atoll]")
+{
+    // P1: three leaves of 4, P2: two leaves of 4
+    Topology t = topo_csv("host,leaf,pod\n"
+                          "a1,L1,P1\na2,L1,P1\na3,L1,P1\na4,L1,P1\n"
+                          "b1,L2,P1\nb2,L2,P1\nb3,L2,P1\nb4,L2,P1\n"
+                          "c1,L3,P1\nc2,L3,P1\nc3,L3,P1\nc4,L3,P1\n"
+                          "d1,L4,P2\nd2,L4,P2\nd3,L4,P2\nd4,L4,P2\n"
+                          "e1,L5,P2\ne2,L5,P2\ne3,L5,P2\ne4,L5,P2\n");
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a1", "a2", "b1", "b2", "c1", "c2", "d1", "e1"});
+    // 6 nodes: P1 has 2+2+2 free, P2 3+3: both exact fits, P2 spans 2 leaves, P1 3
+    Placement p = place("atoll", c, f, 6, Level::Pod, Fit::Required);
+    CHECK(names(c, p) == V{"d2", "d3", "d4", "e2", "e3", "e4"});
+    CHECK(p.leaves == 2);
+    auto pol = make_policy("atoll", c);
+    Request r;
+    r.nodes = 6;
+    r.max_leaves = 1;  // like --switches=1: no leaf has 6 free
+    CHECK_FALSE(pol->place(f, r).ok);
+    r.nodes = 3;
+    Placement one = pol->place(f, r);
+    CHECK(one.ok);
+    CHECK(one.leaves == 1);
+    // slurm-tree is held to it too: 5 nodes cannot be in one leaf, refused
+    auto tree = make_policy("slurm-tree", c);
+    r.nodes = 5;
+    r.max_leaves = 1;
+    Placement no = tree->place(f, r);
+    CHECK_FALSE(no.ok);
+    CHECK_THAT(no.error, Catch::Contains("at most 1 asked for"));
+}
+
+TEST_CASE("rank_islands: the policy's choices in turn, then the rest", "[placement][atoll]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState f(c);
+    busy(c, f, {"a1", "a2"});  // L1 2 free; L2, L3 4; L4 2
+    auto pol = make_policy("atoll", c);
+    auto named = [&](const std::vector<int> &v) {
+        V out;
+        for (int i : v)
+            out.push_back(c.island(i).name);
+        return out;
+    };
+    // 2 nodes: L1 fits exactly; without it L4 does; then L2 and L3 (2 left
+    // over each, pods equally free: by index)
+    CHECK(named(rank_islands(*pol, f, Level::Leaf, 2)) == V{"L1", "L4", "L2", "L3"});
+    // 3 nodes: L2 and L3 have room; L1 could hold 3 once free; L4 never
+    CHECK(named(rank_islands(*pol, f, Level::Leaf, 3)) == V{"L2", "L3", "L1"});
+    // 5 nodes in one pod: P2 holds 6 and P1 6 free; pods equally good, by index
+    CHECK(named(rank_islands(*pol, f, Level::Pod, 5)).size() == 2);
+    CHECK(rank_islands(*pol, f, Level::Leaf, 5).empty());
+}
+
 TEST_CASE("atoll prefers leaves without degraded links", "[placement][atoll]")
 {
     GenSpec g;
@@ -275,6 +332,29 @@ TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement]
     CHECK(m.fragmentation == Approx(5.0 / 60));
     CHECK(m.excess_leaves == Approx(0));
     CHECK(m.max_hops == 2);
+}
+
+TEST_CASE("the simulator: required islands wait, auto spans (worked by hand)", "[placement][simulate]")
+{
+    Topology t = topo_csv("host,leaf\nh1,L1\nh2,L1\nh3,L2\nh4,L2\n");
+    Cluster c(t);
+    // t=0 job 1 (10 s) on h1, job 2 (5 s) best fit on h2; t=1 job 3 (20 s) on
+    // h3; t=5 job 2 ends: h2 and h4 free, one per leaf; t=6 job 4 (2 nodes).
+    std::istringstream tr("job_id,submit_s,duration_s,nodes\n1,0,10,1\n2,0,5,1\n3,1,20,1\n4,6,4,2\n");
+    auto jobs = read_trace(tr, "tiny.csv");
+    auto pol = make_policy("atoll", c);
+    SimMetrics any = simulate(c, jobs, *pol, SimOptions{});
+    CHECK(any.leaf_fit == 1);
+    CHECK(any.leaf_pct == Approx(0));  // across L1 and L2 at once
+    CHECK(any.excess_leaves == Approx(1));
+    CHECK(any.mean_wait == Approx(0));
+    SimOptions req;
+    req.required = true;
+    SimMetrics one = simulate(c, jobs, *pol, req);
+    CHECK(one.leaf_pct == Approx(100));  // waits for L1 until job 1 ends at 10
+    CHECK(one.excess_leaves == Approx(0));
+    CHECK(one.mean_wait == Approx(4.0 / 4));
+    CHECK(one.widened == 0);
 }
 
 TEST_CASE("confidence intervals use Student's t", "[placement][simulate]")

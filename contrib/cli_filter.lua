@@ -1,0 +1,173 @@
+--[[
+atoll: cli_filter.lua for srun, sbatch and salloc (CliFilterPlugins=lua; the
+file lives next to slurm.conf).
+
+When a job asks for an island (--fabric-island, from the atoll SPANK plugin),
+this runs atoll's placement engine on the live state before the job is
+submitted: `atoll-place place --slurm` with the idle nodes from sinfo. Its
+answer becomes the job's --constraint (a matching-OR over the islands that can
+hold the job, atoll's choice first: Slurm starts a job in the first option that
+has room, so atoll decides the island and Slurm's scheduler keeps the timing)
+and, for a preferred leaf, --switches=1@WAIT. job_submit.lua then sees the
+islands already named and leaves the job alone; without this filter it orders
+the islands without live state.
+
+A request no island can ever hold is refused here, naming the largest island.
+If sinfo or atoll-place fail or take longer than TIMEOUT seconds, the job goes
+on as submitted (job_submit.lua still constrains it) with one warning. Job
+steps inside an allocation are left alone.
+
+policy= and island_wait= are read from the atoll line of the plugstack
+configuration (PlugStackConfig in slurm.conf, its include lines followed);
+FABRIC is the fabric JSON that the plugin's fabric.view was made from.
+]]
+
+local ATOLL_PLACE = "/usr/bin/atoll-place"
+local FABRIC = "/etc/slurm/atoll/fabric.json"
+local TIMEOUT = 3        -- seconds, for sinfo and for atoll-place each
+local POLICY, ISLAND_WAIT = "atoll", 600  -- unless plugstack says otherwise
+
+local function quote(s)
+    return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- a command's stdout, or nil and a reason; never longer than TIMEOUT
+local function run(cmd)
+    local p = io.popen("timeout " .. TIMEOUT .. " " .. cmd .. " 2>&1; echo \"rc=$?\"")
+    if not p then
+        return nil, "cannot run " .. cmd
+    end
+    local out = p:read("*a") or ""
+    p:close()
+    local body, rc = out:match("^(.-)rc=(%d+)%s*$")
+    if rc ~= "0" then
+        if rc == "124" then
+            return nil, cmd:match("^(%S+)") .. " took longer than " .. TIMEOUT .. " s"
+        end
+        return nil, (body or out):gsub("%s+$", "")
+    end
+    return body
+end
+
+local function lines(path)
+    local f = io.open(path, "r")
+    if not f then
+        return function() return nil end
+    end
+    local all = {}
+    for l in f:lines() do table.insert(all, l) end
+    f:close()
+    local i = 0
+    return function() i = i + 1; return all[i] end
+end
+
+-- policy= and island_wait= of the atoll.so line, wherever plugstack puts it
+local function read_plugstack()
+    local conf = os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf"
+    local dir = conf:match("^(.*/)") or "./"
+    local stack = dir .. "plugstack.conf"
+    for l in lines(conf) do
+        local v = l:match("^%s*[Pp]lug[Ss]tack[Cc]onfig%s*=%s*(%S+)")
+        if v then stack = v end
+    end
+    local function scan(path, depth)
+        for l in lines(path) do
+            local pat = l:match("^%s*include%s+(%S+)")
+            if pat and depth < 2 then
+                local p = io.popen("ls -1 " .. pat .. " 2>/dev/null")
+                if p then
+                    for f in p:lines() do scan(f, depth + 1) end
+                    p:close()
+                end
+            elseif l:match("^%s*%a+%s+%S*atoll%.so") then
+                for k, v in l:gmatch("(%w+)=(%S+)") do
+                    if k == "policy" then POLICY = v end
+                    if k == "island_wait" then
+                        local x, u = v:match("^(%d+)([smhd]?)$")
+                        local mult = {[""] = 1, s = 1, m = 60, h = 3600, d = 86400}
+                        if x then ISLAND_WAIT = tonumber(x) * mult[u] end
+                    end
+                end
+            end
+        end
+    end
+    scan(stack, 0)
+end
+
+local function warn(msg)
+    slurm.log_info("atoll: warning: %s; the job is submitted without live placement", msg)
+end
+
+function slurm_cli_setup_defaults(options, early_pass)
+    return slurm.SUCCESS
+end
+
+function slurm_cli_post_submit(offset, jobid, stepid)
+    return slurm.SUCCESS
+end
+
+function slurm_cli_pre_submit(options, offset)
+    local spank = options.spank and options.spank["atoll"]
+    local req = spank and spank["fabric-island"]
+    if req == nil or req == "unset" or req == "none" then
+        return slurm.SUCCESS
+    end
+    if options.type == "srun" and os.getenv("SLURM_JOB_ID") then
+        return slurm.SUCCESS  -- a step inside an allocation: placed already
+    end
+    read_plugstack()
+    if POLICY == "slurm-tree" then
+        return slurm.SUCCESS  -- Slurm's own choice: job_submit.lua asks topology/tree
+    end
+    local n = tonumber(tostring(options.nodes or ""):match("^(%d+)")) or 1
+    local explain = spank["fabric-explain"] ~= nil and spank["fabric-explain"] ~= "unset"
+    local idle, err = run("sinfo -h -t idle -o %N")
+    if not idle then
+        warn(err)
+        return slurm.SUCCESS
+    end
+    local free = idle:gsub("%s+", ","):gsub("^,+", ""):gsub(",+$", "")
+    local cmd = string.format("%s place %s --slurm --nodes %d --island %s --policy %s --island-wait %d",
+                              ATOLL_PLACE, quote(FABRIC), n, quote(req), quote(POLICY), ISLAND_WAIT)
+    if free ~= "" then
+        cmd = cmd .. " --free " .. quote(free)
+    else
+        cmd = cmd .. " --free ''"
+    end
+    local out
+    out, err = run(cmd)
+    if not out then
+        warn(err)
+        return slurm.SUCCESS
+    end
+    local constraint, switches
+    for line in out:gmatch("[^\n]+") do
+        local k, v = line:match("^(%a+)=(.*)$")
+        if k == "refuse" then
+            slurm.log_error("atoll: %s", v)
+            return slurm.ERROR
+        elseif k == "constraint" then
+            constraint = v
+        elseif k == "switches" then
+            switches = v
+        end
+    end
+    if constraint then
+        local have = options.constraint
+        if have ~= nil and have ~= "" and have ~= "unset" then
+            constraint = have .. "&" .. constraint
+        end
+        options.constraint = constraint
+    end
+    if switches then
+        options.switches = switches
+    end
+    if explain then
+        slurm.log_info("atoll: %d nodes, --fabric-island=%s, idle %s: constraint %s%s", n, req,
+                       free ~= "" and free or "none", tostring(constraint),
+                       switches and (", switches " .. switches) or "")
+    end
+    return slurm.SUCCESS
+end
+
+return slurm.SUCCESS
