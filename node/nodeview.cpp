@@ -40,7 +40,7 @@ std::string read_line(const std::string &path)
 
 }  // namespace
 
-std::vector<GpuHca> node_gpu_hcas(const std::string &xml)
+std::vector<GpuHca> node_gpu_hcas(const std::string &xml, const std::function<bool(const std::string &)> &keep)
 {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) != 0)
@@ -59,7 +59,7 @@ std::vector<GpuHca> node_gpu_hcas(const std::string &xml)
         if (o->attr->pcidev.vendor_id == 0x10de && (o->attr->pcidev.class_id >> 8) == 0x03)
             gpus.push_back(o);
     for (hwloc_obj_t o = hwloc_get_next_osdev(topo, nullptr); o; o = hwloc_get_next_osdev(topo, o))
-        if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->parent) {
+        if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS && o->parent && (!keep || keep(o->name ? o->name : ""))) {
             hcas.push_back(o->parent);
             hca_names.push_back(o->name ? o->name : "");
         }
@@ -70,9 +70,24 @@ std::vector<GpuHca> node_gpu_hcas(const std::string &xml)
         return std::string(b);
     };
     // NCCL's path classes, best first
+    // The lowest common ancestor by parent links (hwloc's helper compares
+    // depths, which are negative virtual depths for I/O objects: it crashed on
+    // a GPU and an HCA behind one PCIe switch) and its distance from the root,
+    // the deeper the nearer within one class.
+    auto common_ancestor = [](hwloc_obj_t a, hwloc_obj_t b, int &depth) -> hwloc_obj_t {
+        for (hwloc_obj_t x = a; x; x = x->parent)
+            for (hwloc_obj_t y = b; y; y = y->parent)
+                if (x == y) {
+                    depth = 0;
+                    for (hwloc_obj_t z = x; z->parent; z = z->parent)
+                        ++depth;
+                    return x;
+                }
+        depth = -1;
+        return nullptr;
+    };
     auto classify = [&](hwloc_obj_t a, hwloc_obj_t b, int &depth) {
-        hwloc_obj_t lca = hwloc_get_common_ancestor_obj(topo, a, b);
-        depth = lca ? static_cast<int>(lca->depth) : -1;
+        hwloc_obj_t lca = common_ancestor(a, b, depth);
         if (!lca)
             return 4;
         if (lca->type == HWLOC_OBJ_BRIDGE) {

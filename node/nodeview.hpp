@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@ struct GpuHca {
     std::string distance;       // PIX, PXB, PHB, NODE, SYS
 };
 // From a saved hwloc XML, or the live machine when xml is "". Nearest = the
-// best distance class, then the deepest common ancestor. Throws
-// std::runtime_error when hwloc cannot load it.
-std::vector<GpuHca> node_gpu_hcas(const std::string &xml);
+// best distance class, then the deepest common ancestor, among the HCAs
+// `keep` accepts (all when it is empty). Throws std::runtime_error when hwloc
+// cannot load it.
+std::vector<GpuHca> node_gpu_hcas(const std::string &xml,
+                                  const std::function<bool(const std::string &)> &keep = nullptr);
 
 struct NodePort {
     std::string hca;            // mlx5_0

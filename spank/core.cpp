@@ -244,9 +244,8 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     if (f.kind == FabricKind::Cloud)
         return out;  // the cloud's own NCCL plugin (EFA, gIB, Azure) sets the rest
     std::string hcas;
-    for (const auto &hp : me->second.hcas)
-        if (hca_selected(cfg.hca, hp.first))
-            hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
+    for (const auto &hp : compute_hcas(f, cfg, node))
+        hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
     if (!hcas.empty())
         add("NCCL_IB_HCA", hcas, "this node's compute-rail HCAs and ports, exact names");
     if (!cfg.socket_ifname.empty())
@@ -321,10 +320,29 @@ std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConf
     return w;
 }
 
-std::vector<GpuHca> gpu_hca_pairs(const std::string &xml)
+std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const PluginConfig &cfg,
+                                                      const std::string &node)
+{
+    std::vector<std::pair<std::string, int>> out;
+    auto me = f.summary.hosts.find(node);
+    if (me != f.summary.hosts.end())
+        for (const auto &hp : me->second.hcas)
+            if (hca_selected(cfg.hca, hp.first))
+                out.push_back(hp);
+    return out;
+}
+
+std::vector<GpuHca> gpu_hca_pairs(const std::string &xml, const std::vector<std::pair<std::string, int>> &hcas)
 {
     check_root_file(xml, "hwloc XML");
-    return node_gpu_hcas(xml);
+    if (hcas.empty())
+        return node_gpu_hcas(xml);
+    return node_gpu_hcas(xml, [&](const std::string &name) {
+        for (const auto &hp : hcas)
+            if (hp.first == name)
+                return true;
+        return false;
+    });
 }
 
 int task_gpu(const std::string &cuda_visible, const std::string &step_gpus, int local_rank, int ngpus)

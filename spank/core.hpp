@@ -87,9 +87,16 @@ std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConf
 // "%n" in a per-node path replaced by the node name.
 std::string per_node_path(const std::string &pattern, const std::string &node);
 
-// The HCA nearest to each GPU (node/nodeview.hpp), from a saved hwloc XML
-// that must pass check_root_file() first.
-std::vector<GpuHca> gpu_hca_pairs(const std::string &hwloc_xml);
+// The node's compute-rail HCAs and their ports: those of the fabric that the
+// hca= selector keeps (what NCCL_IB_HCA lists). Empty for a node not in it.
+std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const PluginConfig &cfg,
+                                                      const std::string &node);
+
+// The HCA nearest to each GPU (node/nodeview.hpp) among `hcas` (all the
+// node's when empty), from a saved hwloc XML that must pass
+// check_root_file() first.
+std::vector<GpuHca> gpu_hca_pairs(const std::string &hwloc_xml,
+                                  const std::vector<std::pair<std::string, int>> &hcas = {});
 
 // The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,
 // else its local rank. -1 when none applies.

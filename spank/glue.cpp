@@ -22,6 +22,7 @@ bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 std::string g_node, g_warning, g_node_warning;  // job-wide (shown once) and this node's
 std::vector<GpuHca> g_gpus;
+std::vector<std::pair<std::string, int>> g_hcas;  // this node's compute-rail HCAs and ports
 
 const FabricView *fabric()
 {
@@ -187,7 +188,8 @@ extern "C" int atl_node(spank_t sp)
         if (!g_cfg.hwloc_xml.empty()) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
             try {
-                g_gpus = gpu_hca_pairs(xml);
+                g_hcas = compute_hcas(*f, g_cfg, g_node);
+                g_gpus = gpu_hca_pairs(xml, g_hcas);
             } catch (const std::exception &e) {
                 g_warning = std::string("no GPU-to-HCA map: ") + e.what();
                 slurm_info("atoll: %s", g_warning.c_str());
@@ -223,7 +225,11 @@ extern "C" int atl_task(spank_t sp)
                                static_cast<int>(g_gpus.size()));
             if (gpu >= 0 && gpu < static_cast<int>(g_gpus.size()) && !g_gpus[static_cast<std::size_t>(gpu)].hca.empty()) {
                 const GpuHca &gh = g_gpus[static_cast<std::size_t>(gpu)];
-                std::string v = gh.hca + ":1";
+                int port = 1;
+                for (const auto &hp : g_hcas)
+                    if (hp.first == gh.hca)
+                        port = hp.second;
+                std::string v = gh.hca + ":" + std::to_string(port);
                 spank_setenv(sp, "UCX_NET_DEVICES", v.c_str(), 0);
                 mine.push_back({"UCX_NET_DEVICES", v, "nearest HCA to GPU " + std::to_string(gpu) + " (" + gh.gpu_busid +
                                                           ", " + gh.distance + ")", false});

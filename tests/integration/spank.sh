@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=22
+N=23
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -18,7 +18,12 @@ at_exit cluster_down
 "$TOPO" generate --pods 2 --groups 2 --rails 2 --hosts 4 --sharp --format json -o "$work/fabric.json"
 "$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
 chmod 644 "$work/fabric.json" "$work/fabric.view"
-xml="$DATA/hwloc/32em64t-2n8c2t-pci-normalio.xml"
+# every node plays the 32em64t server (one HCA), node002 a multi-HCA one
+mkdir -p "$work/hwloc"
+for i in $(seq -w 1 16); do cp "$DATA/hwloc/32em64t-2n8c2t-pci-normalio.xml" "$work/hwloc/node0$i.xml"; done
+cp "$DATA/hwloc/dgx-a100-like-4gpu-5hca.xml" "$work/hwloc/node002.xml"
+chmod 644 "$work/hwloc/"*.xml
+xml="$work/hwloc/%n.xml"
 
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
@@ -90,6 +95,14 @@ node005 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_
 node005 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
 TABLE
 check "each task's environment matches the hand-checked table" cmp -s "$work/env" "$work/env.want" || diag "$(diff "$work/env.want" "$work/env")"
+# A multi-HCA node: node002 plays a hand-written DGX A100-like hwloc XML
+# (GPU k beside mlx5_k on one PCIe switch; hwloc_xml= is per node). Each task
+# gets its own GPU's HCA among the fabric's compute rails (mlx5_0, mlx5_1);
+# GPUs 2 and 3 sit on the other socket, equally far (SYS) from both: the first.
+timeout 30 srun -N1 -n4 -O -w node002 -l printenv UCX_NET_DEVICES 2>/dev/null | sort | tr '\n' ' ' >"$work/ucx"
+check "per task UCX_NET_DEVICES follows its GPU on a multi-HCA node" \
+    [ "$(cat "$work/ucx")" = "0: mlx5_0:1 1: mlx5_1:1 2: mlx5_0:1 3: mlx5_0:1 " ]
+[ "$(cat "$work/ucx")" = "0: mlx5_0:1 1: mlx5_1:1 2: mlx5_0:1 3: mlx5_0:1 " ] || diag "$(cat "$work/ucx")"
 timeout 30 srun -N1 -w node009 sh -c 'echo "$ATOLL_ISLAND $ATOLL_HOPS ${NCCL_COLLNET_ENABLE:-unset}"' >"$work/one" 2>/dev/null
 check "one node: its leaf island, no CollNet" [ "$(cat "$work/one")" = "grp-ib-leaf05 0 unset" ] || diag "$(cat "$work/one")"
 NCCL_IB_HCA=mine timeout 30 srun -N1 -w node001 printenv NCCL_IB_HCA >"$work/kept" 2>/dev/null

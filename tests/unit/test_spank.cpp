@@ -72,6 +72,31 @@ TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
     CHECK_THROWS_WITH(gpu_hca_pairs("/nonexistent.xml"), Catch::Contains("hwloc XML /nonexistent.xml: No such file"));
 }
 
+TEST_CASE("GPU-to-HCA pairs on a multi-HCA node, restricted to the compute HCAs", "[spank][hwloc]")
+{
+    // hand-written DGX A100-like XML: socket 0 switch {GPU0+mlx5_0, GPU1+mlx5_1},
+    // socket 1 switch {GPU2+mlx5_2, GPU3+mlx5_3}, mlx5_4 (storage) on socket 0
+    std::string xml = test_data("hwloc/dgx-a100-like-4gpu-5hca.xml");
+    auto p = gpu_hca_pairs(xml);
+    REQUIRE(p.size() == 4);
+    for (int g = 0; g < 4; ++g) {
+        CHECK(p[static_cast<std::size_t>(g)].hca == "mlx5_" + std::to_string(g));
+        CHECK(p[static_cast<std::size_t>(g)].distance == "PIX");
+    }
+    CHECK(p[2].gpu_busid == "0000:92:00.0");
+    // only the HCAs given: without mlx5_0/1, GPU 0's nearest is the storage
+    // HCA on its socket (NODE); without that too, across the sockets (SYS)
+    auto q = gpu_hca_pairs(xml, {{"mlx5_2", 1}, {"mlx5_3", 1}, {"mlx5_4", 1}});
+    CHECK(q[0].hca == "mlx5_4");
+    CHECK(q[0].distance == "NODE");
+    CHECK(q[3].hca == "mlx5_3");
+    auto r = gpu_hca_pairs(xml, {{"mlx5_1", 1}, {"mlx5_2", 1}});
+    CHECK(r[0].hca == "mlx5_1");
+    CHECK(r[0].distance == "PXB");  // same switch, other downstream port
+    CHECK(r[3].hca == "mlx5_2");
+    CHECK(r[3].distance == "PXB");
+}
+
 TEST_CASE("a task's GPU", "[spank]")
 {
     CHECK(task_gpu("3,4", "", 1, 8) == 3);
