@@ -7,15 +7,17 @@
 #     halved: 2-8 for most, 16-32 for some), sizes scaled so that
 #     most jobs need a quarter of a leaf to a whole leaf and some need 2-4
 #     leaves, durations scaled to seconds, arrivals to the offered load asked
-#     for; replayed twice: plain (topology/tree only) and with
-#     --fabric-island=auto. Reports % of leaf-fitting jobs in one leaf,
-#     excess leaves per multi-node job and mean wait for both.
+#     for; replayed three times: plain (topology/tree only), with
+#     --fabric-island=auto (one leaf preferred: --switches=1@WAIT), and with
+#     --fabric-island=leaf (required; cli_filter.lua ranks the leaves on the
+#     idle nodes) for jobs one leaf can hold. Reports % of leaf-fitting jobs
+#     in one leaf, excess leaves per multi-node job and mean wait for each.
 # Prints figures; asserts nothing.
 #   bench/bench-slurm.sh [BUILDDIR]   (JOBS=150 LOAD=0.85 RUNS=40 WAIT=60; JOBS=0: srun only)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
-ATOLL_SRCDIR=$src TOPO="$build/tools/atoll-topo"
+ATOLL_SRCDIR=$src ATOLL_BUILDDIR=$build TOPO="$build/tools/atoll-topo"
 export ATOLL_SRCDIR TOPO
 . "$src/tests/slurm-cluster.sh"
 jobs=${JOBS:-150} load=${LOAD:-0.85} runs=${RUNS:-40} wait=${WAIT:-60}
@@ -89,8 +91,12 @@ replay() {  # NAME EXTRA-SBATCH-OPTIONS
         sl=$(echo "$at - $now" | bc)
         case "$sl" in -*|0) ;; *) sleep "$sl" ;; esac
         sub=$(date +%s.%N)
+        opt=$2
+        if [ "$opt" = required ]; then  # one leaf required when one can hold the job
+            if [ "$size" -le 8 ]; then opt=--fabric-island=leaf; else opt=--fabric-island=auto; fi
+        fi
         # shellcheck disable=SC2086
-        sbatch -o /dev/null --exclusive -N "$size" $2 \
+        sbatch -o /dev/null --exclusive -N "$size" $opt \
             --wrap "echo $id $size $sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$out; sleep $dur" >/dev/null
     done <"$work/stream"
     drain
@@ -109,4 +115,5 @@ replay() {  # NAME EXTRA-SBATCH-OPTIONS
 echo
 replay plain ""
 replay atoll "--fabric-island=auto"
+replay leaf required
 exit 0

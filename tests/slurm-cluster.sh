@@ -40,7 +40,7 @@ cluster_up() {
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
     cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$_cd/job_submit.lua"
     # cli_filter.lua runs the engine on live state with this build's atoll-place
-    sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"$ATOLL_BUILDDIR/tools/atoll-place\"|" \
+    sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
         "$ATOLL_SRCDIR/contrib/cli_filter.lua" >"$_cd/cli_filter.lua"
     slurm_conf_base "$_cd" "$_port" atoll >"$_cd/slurm.conf"
