@@ -140,7 +140,7 @@ function slurm_cli_pre_submit(options, offset)
         warn(err)
         return slurm.SUCCESS
     end
-    local constraint, switches
+    local constraint, switches, nfree
     for line in out:gmatch("[^\n]+") do
         local k, v = line:match("^(%a+)=(.*)$")
         if k == "refuse" then
@@ -150,6 +150,8 @@ function slurm_cli_pre_submit(options, offset)
             constraint = v
         elseif k == "switches" then
             switches = v
+        elseif k == "free" then
+            nfree = v
         end
     end
     if constraint then
@@ -163,8 +165,8 @@ function slurm_cli_pre_submit(options, offset)
         options.switches = switches
     end
     if explain then
-        slurm.log_info("atoll: %d nodes, --fabric-island=%s, idle %s: constraint %s%s", n, req,
-                       free ~= "" and free or "none", tostring(constraint),
+        slurm.log_info("atoll: %d nodes, --fabric-island=%s, %s of the fabric's nodes idle: constraint %s%s",
+                       n, req, tostring(nfree), tostring(constraint),
                        switches and (", switches " .. switches) or "")
     end
     return slurm.SUCCESS

@@ -132,7 +132,8 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
 }
 
 // --slurm: what cli_filter.lua hands Slurm for an island request on the live
-// free hosts, in the same shape job_submit.lua gives without them:
+// free hosts (free=N: how many of the fabric's compute hosts are free), in
+// the same shape job_submit.lua gives without them:
 //   required:        constraint=[islands of the level, best first]
 //   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
 //   preferred group or pod: constraint=[islands one level up] (Slurm's
@@ -169,6 +170,7 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
         return 0;
     }
     std::vector<int> ranked = rank_islands(policy, free, level, n);
+    std::cout << "free=" << free.total() << "\n";
     if (ir.required) {
         std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
         return 0;
