@@ -18,8 +18,11 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    max_switch_wait in SchedulerParameters above 300 s), then
                    the job widens one level: a matching-OR constraint over the
                    islands of the next level up (a group, else a pod) keeps it
-                   there. A group or pod: that constraint one level up alone,
-                   as Slurm's --switches cannot count more than one leaf.
+                   there. A group or pod (Slurm's --switches cannot count
+                   more than one leaf): the matching-OR constraint of the
+                   level now, and the admin comment "atoll-widen DEADLINE
+                   FEATURES" for contrib/atoll-widen, which swaps in the
+                   constraint one level up once island_wait is over.
                    auto is the smallest level that can hold the job.
 
 The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
@@ -91,6 +94,34 @@ local function largest(islands, level)
     return m
 end
 
+local function names_of(cands)
+    local names = {}
+    for _, is in ipairs(cands) do
+        table.insert(names, is.name)
+    end
+    return table.concat(names, "|")
+end
+
+-- The features with atoll's bracket (the first [...] naming an island)
+-- replaced by `with` ("" drops it, and the & that joined it).
+local function replace_islands(features, named, with)
+    local done = false
+    local out = (features or ""):gsub("%[([^%]]*)%]", function(inner)
+        if done then
+            return nil
+        end
+        for tok in inner:gmatch("[^|]+") do
+            if named[tok] then
+                done = true
+                return with
+            end
+        end
+        return nil
+    end)
+    out = out:gsub("&&+", "&"):gsub("^&", ""):gsub("&$", "")
+    return out
+end
+
 -- Two levels cut the hosts into the same islands (a rail group of one leaf
 -- is that leaf under another name) when they have as many islands of the
 -- same capacities: each upper island is a union of lower ones.
@@ -146,20 +177,6 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         slurm.log_user("atoll: bad island request \"%s\"", req)
         return slurm.ERROR
     end
-    -- cli_filter.lua already named the islands, ranked on the live state
-    if job_desc.features ~= nil and job_desc.features ~= "" then
-        local named = {}
-        for _, is in ipairs(islands) do named[is.name] = true end
-        for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
-            if named[tok] then
-                if explain then
-                    slurm.log_user("atoll: %d nodes: islands chosen on live state by cli_filter.lua: %s",
-                                   n, job_desc.features)
-                end
-                return slurm.SUCCESS
-            end
-        end
-    end
     -- the islands of a level that can ever hold the job, in the policy's order
     local function candidates(lv)
         local cands = {}
@@ -185,17 +202,57 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
         return cands
     end
-    local function constrain(cands)
-        local names = {}
-        for _, is in ipairs(cands) do
-            table.insert(names, is.name)
-        end
-        local c = "[" .. table.concat(names, "|") .. "]"
+    local function constrain_str(c)
         if job_desc.features ~= nil and job_desc.features ~= "" then
             c = job_desc.features .. "&" .. c
         end
         job_desc.features = c
         return c
+    end
+    local function constrain(cands)
+        return constrain_str("[" .. names_of(cands) .. "]")
+    end
+    local named = {}
+    for _, is in ipairs(islands) do named[is.name] = true end
+    local order = {"leaf", "group", "pod"}
+    -- the constraint one level up: the islands of the first level above whose
+    -- islands are not these ("" when none: anywhere)
+    local function wider_constraint()
+        local start = 0
+        for i, l in ipairs(order) do if l == level then start = i end end
+        for i = start + 1, #order do
+            local up = candidates(order[i])
+            if #up > 0 and not same_partition(islands, level, order[i]) then
+                return "[" .. names_of(up) .. "]", order[i]
+            end
+        end
+        return "", nil
+    end
+    -- A preferred group or pod: Slurm cannot wait a bounded time for it
+    -- (--switches counts leaf switches, and only up to one), so the job is
+    -- constrained to the level now and marked for atoll-widen, which swaps
+    -- in the constraint one level up once the wait is over.
+    local function mark_widen()
+        local c, lv = wider_constraint()
+        local target = replace_islands(job_desc.features, named, c)
+        job_desc.admin_comment = string.format("atoll-widen %d %s", os.time() + wait, target ~= "" and target or "-")
+        return lv and ("within one " .. lv .. ": " .. c) or "anywhere"
+    end
+    -- cli_filter.lua already named the islands, ranked on the live state
+    if job_desc.features ~= nil and job_desc.features ~= "" then
+        for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
+            if named[tok] then
+                local then_ = nil
+                if fit == "preferred" and level ~= "leaf" and policy ~= "slurm-tree" then
+                    then_ = mark_widen()
+                end
+                if explain then
+                    slurm.log_user("atoll: %d nodes: islands chosen on live state by cli_filter.lua: %s%s",
+                                   n, job_desc.features, then_ and (" for up to " .. wait .. " s, then " .. then_) or "")
+                end
+                return slurm.SUCCESS
+            end
+        end
     end
     local cands = candidates(level)
     if #cands == 0 then
@@ -210,38 +267,33 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
         return slurm.SUCCESS
     end
-    -- preferred: Slurm's --switches waits for one leaf, and a constraint on
-    -- the next level up with other islands keeps the job from widening
-    -- further. Slurm's --switches counts leaf switches and resets any count
-    -- above one ("Maximum leaf switch count >1 probably makes no sense"), so
-    -- a preferred group or pod gets the constraint one level up alone.
-    local k = 0
+    -- preferred leaf: Slurm's --switches=1@WAIT waits for one leaf, and a
+    -- constraint on the next level up keeps the job from widening further
     if level == "leaf" then
-        k = 1
-        job_desc.req_switch = k
+        job_desc.req_switch = 1
         job_desc.wait4switch = wait
-    end
-    local wider = "anywhere"
-    if policy ~= "slurm-tree" then
-        local order = {"leaf", "group", "pod"}
-        local start = 0
-        for i, l in ipairs(order) do if l == level then start = i end end
-        for i = start + 1, #order do
-            local up = candidates(order[i])
-            if #up > 0 and not same_partition(islands, level, order[i]) then
-                wider = "within one " .. order[i] .. ": " .. constrain(up)
-                break
+        local wider = "anywhere"
+        if policy ~= "slurm-tree" then
+            local c, lv = wider_constraint()
+            if lv then
+                wider = "within one " .. lv .. ": " .. constrain_str(c)
             end
         end
-    end
-    if explain then
-        if k == 1 then
+        if explain then
             slurm.log_user("atoll: %d nodes, %s %s: one leaf switch for up to %d s, then %s",
                            n, level, fit, wait, wider)
-        else
-            slurm.log_user("atoll: %d nodes, %s %s: %s (Slurm waits for one leaf switch at most)",
-                           n, level, fit, wider)
         end
+        return slurm.SUCCESS
+    end
+    if policy == "slurm-tree" then
+        return slurm.SUCCESS  -- Slurm's tree alone: it cannot wait for a group or pod
+    end
+    -- preferred group or pod: constrained to the level now, widened later
+    local c = constrain(cands)
+    local then_ = mark_widen()
+    if explain then
+        slurm.log_user("atoll: %d nodes, %s %s: constraint %s for up to %d s (atoll-widen), then %s",
+                       n, level, fit, c, wait, then_)
     end
     return slurm.SUCCESS
 end

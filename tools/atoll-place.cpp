@@ -136,8 +136,9 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
 // the same shape job_submit.lua gives without them:
 //   required:        constraint=[islands of the level, best first]
 //   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
-//   preferred group or pod: constraint=[islands one level up] (Slurm's
-//                    --switches counts leaf switches and only up to one)
+//   preferred group or pod: constraint=[islands of the level] (Slurm's
+//                    --switches counts leaf switches and only up to one:
+//                    job_submit.lua marks the job, atoll-widen widens it)
 int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
 {
     if (!a.flag("island"))
@@ -171,13 +172,13 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     }
     std::vector<int> ranked = rank_islands(policy, free, level, n);
     std::cout << "free=" << free.total() << "\n";
-    if (ir.required) {
+    if (ir.required || level != Level::Leaf) {
+        // a preferred group or pod too: job_submit.lua marks it for atoll-widen
         std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
         return 0;
     }
-    if (level == Level::Leaf)
-        std::cout << "switches=1@" << wait / 60 << ":" << std::setw(2) << std::setfill('0') << wait % 60
-                  << std::setfill(' ') << "\n";  // Slurm's MM:SS
+    std::cout << "switches=1@" << wait / 60 << ":" << std::setw(2) << std::setfill('0') << wait % 60
+              << std::setfill(' ') << "\n";  // Slurm's MM:SS
     // one level up, the first level whose islands are not those of this one
     // (a rail group of one leaf is that leaf under another name)
     auto partition = [&](Level l) {

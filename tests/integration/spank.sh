@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=23
+N=25
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -119,6 +119,32 @@ check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
 timeout 30 srun -N2 --fabric-island=leaf:preferred --fabric-explain true 2>"$work/pref.err"
 check "leaf:preferred waits for one leaf switch, then widens to one pod only" \
     grep -q "constraint \[pod-ib-leaf01|pod-ib-leaf05\], switches 1@10:00" "$work/pref.err" || diag "$(cat "$work/pref.err")"
+
+# pod:preferred: Slurm cannot wait a bounded time for one pod, so the job is
+# held to the pods and marked; atoll-widen lifts the constraint once
+# island_wait (3 s here) is over. Each pod has 4 free: 5 nodes wait.
+scancel --user=root; wait_idle
+sed "s|^\(required .*\)$|\1 island_wait=3|" "$work/c/plugstack.conf" >"$work/c/plugstack-wait.conf"
+sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-wait.conf|" "$work/c/slurm.conf" >"$work/c/slurm-wait.conf"
+hold 4 "node[001-004]" 60 >/dev/null
+hold 4 "node[009-012]" 60 >/dev/null
+sleep 1
+jid=$(SLURM_CONF="$work/c/slurm-wait.conf" sbatch -o /dev/null --exclusive -N5 --fabric-island=pod:preferred --wrap "sleep 30" | awk '{print $4}')
+sleep 1
+"$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen0"
+st=$(squeue -h -j "$jid" -o %t)
+info=$(scontrol show job -o "$jid")
+check "pod:preferred waits within the pods, marked for atoll-widen, not widened early" \
+    [ "$st" = PD ] && [ ! -s "$work/widen0" ] && echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\]" &&
+    echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"
+sleep 3
+"$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
+i=0; while [ "$(squeue -h -j "$jid" -o %t)" != R ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+nodes=$(squeue -h -j "$jid" -o %N)
+check "after island_wait atoll-widen lifts the constraint and the job spans both pods" \
+    grep -q "job $jid waited past its island deadline" "$work/widen1" && [ "$nodes" = "node[005-008,013]" ]
+[ "$nodes" = "node[005-008,013]" ] || diag "$nodes" "$(cat "$work/widen1")"
+scancel --user=root; wait_idle
 
 # cli_filter.lua failing (here: its fabric file is gone) warns once; the job
 # is submitted as it was and job_submit.lua still keeps it in one leaf
