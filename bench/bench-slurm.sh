@@ -31,30 +31,36 @@ with_plugin=$(cat "$work/c/plugstack.conf")
 "$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
 chmod 644 "$work/fabric.view"
 with_view=$(echo "$with_plugin" | sed "s|fabric=$work/fabric.json|fabric=$work/fabric.view|")
-echo "== srun -N2 true, $runs runs each, rotating: no plugin / atoll.so on fabric.view / on fabric.json"
+# the client's view without atoll's cli_filter.lua (srun reads SLURM_CONF)
+grep -v '^CliFilterPlugins=' "$work/c/slurm.conf" >"$work/c/slurm-nofilter.conf"
+echo "== srun -N2 true, $runs runs each, rotating: no atoll at all / atoll.so on fabric.view /"
+echo "   atoll.so and cli_filter.lua (the full install) / atoll.so on a whole fabric.json"
 : >"$work/t.none"
 : >"$work/t.view"
+: >"$work/t.full"
 : >"$work/t.json"
-timed() {  # FILE: append the wall time of srun -N2 true, in seconds (ns clock)
+timed() {  # FILE [SLURM_CONF]: append the wall time of srun -N2 true, in seconds (ns clock)
     a=$(date +%s%N)
-    srun -N2 true
+    SLURM_CONF=${2:-$work/c/slurm.conf} srun -N2 true
     b=$(date +%s%N)
     echo "$(( (b - a) / 1000 ))" | awk '{printf "%.4f\n", $1 / 1e6}' >>"$1"
 }
 i=0
 while [ $i -lt "$runs" ]; do
     : >"$work/c/plugstack.conf"
-    timed "$work/t.none"
+    timed "$work/t.none" "$work/c/slurm-nofilter.conf"
     echo "$with_view" >"$work/c/plugstack.conf"
-    timed "$work/t.view"
+    timed "$work/t.view" "$work/c/slurm-nofilter.conf"
+    timed "$work/t.full"
     echo "$with_plugin" >"$work/c/plugstack.conf"
-    timed "$work/t.json"
+    timed "$work/t.json" "$work/c/slurm-nofilter.conf"
     i=$((i + 1))
 done
 echo "$with_view" >"$work/c/plugstack.conf"
 median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-mn=$(median "$work/t.none") mv=$(median "$work/t.view") mj=$(median "$work/t.json")
-echo "median: no plugin $mn s; with atoll.so reading fabric.view $mv s (x$(echo "$mv / $mn" | bc -l | cut -c1-5)); reading fabric.json $mj s (x$(echo "$mj / $mn" | bc -l | cut -c1-5))"
+mn=$(median "$work/t.none") mv=$(median "$work/t.view") mf=$(median "$work/t.full") mj=$(median "$work/t.json")
+ratio() { echo "$1 / $mn" | bc -l | cut -c1-5; }
+echo "median: no atoll $mn s; atoll.so on fabric.view $mv s (x$(ratio "$mv")); with cli_filter.lua too $mf s (x$(ratio "$mf")); atoll.so on fabric.json $mj s (x$(ratio "$mj"))"
 
 [ "$jobs" -gt 0 ] || exit 0
 # the job stream: Curie, first $jobs jobs, scaled

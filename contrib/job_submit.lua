@@ -9,8 +9,9 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
 
   LEVEL:required   a matching-OR constraint over the islands of LEVEL that can
                    ever hold the job, e.g. --constraint="[grp-leaf03|grp-leaf01]":
-                   the job starts in whichever of them has room first, never
-                   across two. The islands are node features written by
+                   the job starts in the first of them with room, never
+                   across two. A group or pod also gets --switches=K@WAIT,
+                   K the fewest leaves that can hold the job (see below). The islands are node features written by
                    `atoll-topo slurm --format features`.
   LEVEL:preferred, auto
                    a leaf: --switches=1@WAIT, one leaf switch of atoll's
@@ -18,11 +19,13 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    max_switch_wait in SchedulerParameters above 300 s), then
                    the job widens one level: a matching-OR constraint over the
                    islands of the next level up (a group, else a pod) keeps it
-                   there. A group or pod (Slurm's --switches cannot count
-                   more than one leaf): the matching-OR constraint of the
-                   level now, and the admin comment "atoll-widen DEADLINE
-                   FEATURES" for contrib/atoll-widen, which swaps in the
-                   constraint one level up once island_wait is over.
+                   there. A group or pod: the matching-OR constraint of the
+                   level, --switches=K@WAIT with K the fewest leaves that can
+                   hold the job (Slurm 22.05 waits for at most K leaf
+                   switches; later releases reset counts above one), and the
+                   admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
+                   drop a constraint by itself, so contrib/atoll-widen swaps
+                   in the one a level up once island_wait is over.
                    auto is the smallest level that can hold the job.
 
 The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
@@ -92,6 +95,26 @@ local function largest(islands, level)
         end
     end
     return m
+end
+
+-- fewest leaf islands whose capacities hold n
+local function min_leaves(islands, n)
+    local caps = {}
+    for _, is in ipairs(islands) do
+        if is.level == "leaf" then
+            table.insert(caps, is.cap)
+        end
+    end
+    table.sort(caps, function(a, b) return a > b end)
+    local sum, k = 0, 0
+    for _, c in ipairs(caps) do
+        if sum >= n then
+            break
+        end
+        sum = sum + c
+        k = k + 1
+    end
+    return k
 end
 
 local function names_of(cands)
@@ -228,11 +251,25 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
         return "", nil
     end
-    -- A preferred group or pod: Slurm cannot wait a bounded time for it
-    -- (--switches counts leaf switches, and only up to one), so the job is
-    -- constrained to the level now and marked for atoll-widen, which swaps
-    -- in the constraint one level up once the wait is over.
+    -- Above a leaf, --switches=K@WAIT asks for the fewest leaves (K) for
+    -- island_wait: Slurm 22.05 waits for at most K leaf switches, later
+    -- releases reset counts above one to none. Not over the user's own.
+    local function fewest_leaves()
+        if level == "leaf" then
+            return 1
+        end
+        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
+            job_desc.req_switch = min_leaves(islands, n)
+            job_desc.wait4switch = wait
+        end
+        return job_desc.req_switch
+    end
+    -- A preferred group or pod: Slurm cannot wait a bounded time for one
+    -- (--switches counts leaf switches), so the job is constrained to the
+    -- level now and marked for atoll-widen, which swaps in the constraint one
+    -- level up once the wait is over.
     local function mark_widen()
+        fewest_leaves()
         local c, lv = wider_constraint()
         local target = replace_islands(job_desc.features, named, c)
         job_desc.admin_comment = string.format("atoll-widen %d %s", os.time() + wait, target ~= "" and target or "-")
@@ -245,6 +282,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                 local then_ = nil
                 if fit == "preferred" and level ~= "leaf" and policy ~= "slurm-tree" then
                     then_ = mark_widen()
+                elseif level ~= "leaf" and policy ~= "slurm-tree" then
+                    fewest_leaves()
                 end
                 if explain then
                     slurm.log_user("atoll: %d nodes: islands chosen on live state by cli_filter.lua: %s%s",
@@ -262,8 +301,10 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     if fit == "required" and policy ~= "slurm-tree" then
         local c = constrain(cands)
+        local k = fewest_leaves()
         if explain then
-            slurm.log_user("atoll: %d nodes in one %s: constraint %s", n, level, c)
+            slurm.log_user("atoll: %d nodes in one %s: constraint %s%s", n, level, c,
+                           k > 1 and string.format(", at most %d leaf switches for up to %d s", k, wait) or "")
         end
         return slurm.SUCCESS
     end
@@ -292,8 +333,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     local c = constrain(cands)
     local then_ = mark_widen()
     if explain then
-        slurm.log_user("atoll: %d nodes, %s %s: constraint %s for up to %d s (atoll-widen), then %s",
-                       n, level, fit, c, wait, then_)
+        slurm.log_user("atoll: %d nodes, %s %s: constraint %s, at most %d leaf switches, for up to %d s (atoll-widen), then %s",
+                       n, level, fit, c, job_desc.req_switch, wait, then_)
     end
     return slurm.SUCCESS
 end

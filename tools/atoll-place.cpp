@@ -134,11 +134,13 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
 // --slurm: what cli_filter.lua hands Slurm for an island request on the live
 // free hosts (free=N: how many of the fabric's compute hosts are free), in
 // the same shape job_submit.lua gives without them:
-//   required:        constraint=[islands of the level, best first]
+//   required:        constraint=[islands of the level, best first], and
+//                    above a leaf switches=K@WAIT (the fewest leaves)
 //   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
-//   preferred group or pod: constraint=[islands of the level] (Slurm's
-//                    --switches counts leaf switches and only up to one:
-//                    job_submit.lua marks the job, atoll-widen widens it)
+//   preferred group or pod: switches=K@WAIT (the fewest leaves) and
+//                    constraint=[islands of the level] (--switches counts
+//                    leaf switches: job_submit.lua marks the job, atoll-widen
+//                    widens it)
 int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
 {
     if (!a.flag("island"))
@@ -172,13 +174,24 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     }
     std::vector<int> ranked = rank_islands(policy, free, level, n);
     std::cout << "free=" << free.total() << "\n";
-    if (ir.required || level != Level::Leaf) {
-        // a preferred group or pod too: job_submit.lua marks it for atoll-widen
+    // Slurm's MM:SS; K = 1 for a leaf, else the fewest leaves that can hold
+    // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1)
+    auto switches = [&] {
+        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@" << wait / 60 << ":"
+                  << std::setw(2) << std::setfill('0') << wait % 60 << std::setfill(' ') << "\n";
+    };
+    if (ir.required) {
+        if (level != Level::Leaf)
+            switches();
         std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
         return 0;
     }
-    std::cout << "switches=1@" << wait / 60 << ":" << std::setw(2) << std::setfill('0') << wait % 60
-              << std::setfill(' ') << "\n";  // Slurm's MM:SS
+    switches();
+    if (level != Level::Leaf) {
+        // the group or pod itself: job_submit.lua marks the job for atoll-widen
+        std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
+        return 0;
+    }
     // one level up, the first level whose islands are not those of this one
     // (a rail group of one leaf is that leaf under another name)
     auto partition = [&](Level l) {

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=25
+N=26
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -145,6 +145,15 @@ check "after island_wait atoll-widen lifts the constraint and the job spans both
     grep -q "job $jid waited past its island deadline" "$work/widen1" && [ "$nodes" = "node[005-008,013]" ]
 [ "$nodes" = "node[005-008,013]" ] || diag "$nodes" "$(cat "$work/widen1")"
 scancel --user=root; wait_idle
+
+# pod:required: held to the pods (best first) and, for island_wait, to the
+# fewest leaf switches (2 for 6 nodes), which Slurm 22.05 waits for
+jid=$(sbatch -H -o /dev/null -N6 --fabric-island=pod --wrap true | awk '{print $4}')
+info=$(scontrol show job -o "$jid")
+scancel "$jid"
+check "pod:required: the pods in atoll's order and --switches=2 for island_wait" \
+    echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] .*Switches=2@00:10:00"
+echo "$info" | grep -q "Switches=2@00:10:00" || diag "$info"
 
 # cli_filter.lua failing (here: its fabric file is gone) warns once; the job
 # is submitted as it was and job_submit.lua still keeps it in one leaf
