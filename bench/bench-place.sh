@@ -2,7 +2,7 @@
 # Placement benchmark: quality on real traces and fabrics, atoll against
 # slurm-tree in the same runs, then decision speed on 10,000 hosts.
 # Prints figures; asserts nothing.
-#   bench/bench-place.sh [BUILDDIR]     (SEEDS, LOAD, WAIT override the defaults)
+#   bench/bench-place.sh [BUILDDIR]     (SEEDS, LOAD, WAIT, LEAFWAIT override the defaults)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -10,7 +10,7 @@ place="$build/tools/atoll-place"
 topo="$build/tools/atoll-topo"
 work=$(mktemp -d /tmp/atoll-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-seeds=${SEEDS:-5} load=${LOAD:-0.8} wait=${WAIT:-28800}
+seeds=${SEEDS:-5} load=${LOAD:-0.8} wait=${WAIT:-28800} leafwait=${LEAFWAIT:-3600}
 
 # fabrics
 cp "$src/data/fabrics/selene-compute.ibnetdiscover" "$work/selene.txt"
@@ -28,6 +28,7 @@ echo "   A: atoll and slurm-tree, each job required in its smallest island (what
 echo "   B: atoll and slurm-tree without waiting (Slurm's default)"
 echo "   C: atoll and slurm-tree, waiting up to ${wait} s for the smallest island, then widening (preferred)"
 echo "   D: atoll with --split pack, required"
+echo "   E: atoll and slurm-tree, required, and waiting up to ${leafwait} s for the fewest leaves (what --switches=K@time adds)"
 echo
 for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods.json rails8.json; do
     for t in curie_multinode_14d thunder_multinode_14d philly_ge4gpu_jobs; do
@@ -39,8 +40,10 @@ for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods
             --csv "$work/C.csv" >/dev/null
         "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll --split pack --fit required \
             --csv "$work/D.csv" >/dev/null
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
+            --leaf-wait "$leafwait" --csv "$work/E.csv" >/dev/null
         head -n 2 "$work/A.txt" | sed 's/^/# /'
-        for cfg in A B C D; do
+        for cfg in A B C D E; do
             awk -F, -v cfg="$cfg" -v fab="$f" -v tr="$t" '
                 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
                 { p = $col["policy"]; n[p]++

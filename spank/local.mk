@@ -13,4 +13,12 @@ spank_atoll_la_LDFLAGS = -module -avoid-version -shared -Wl,--version-script=$(t
 spank_atoll_la_LIBADD = spank/libatoll-spankcore.la node/libatoll-node.la placement/libatoll-placement.la topology/libatoll-topology.la \
 	topology/libatoll-noibnetdisc.la \
 	$(HWLOC_LIBS)
+if STATIC_LIBSTDCXX
+# Linked by the C driver so that libtool adds no shared libstdc++; the static
+# one and libgcc come in whole, hidden by atoll.map (see configure.ac).
+spank_atoll_la_LIBADD += $(STATIC_LIBSTDCXX) -lm
+spank_atoll_la_LDFLAGS += -Wc,-static-libgcc
+spank_atoll_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) \
+	$(AM_CFLAGS) $(CFLAGS) $(spank_atoll_la_LDFLAGS) $(LDFLAGS) -o $@
+endif
 EXTRA_DIST += spank/atoll.map
