@@ -35,15 +35,15 @@ expect_error "a missing file is an error" "$work/nope.txt" "nope.txt: cannot ope
 echo "SwitchName=keep Nodes=n1" >"$work/topology.conf"
 "$TOPO" slurm "$work/truncated.txt" -o "$work/topology.conf" 2>/dev/null
 rc=$?
-check "a failed slurm run exits 1 and keeps topology.conf" [ $rc -eq 1 ] && grep -q keep "$work/topology.conf"
+if [ $rc -eq 1 ] && grep -q keep "$work/topology.conf"; then ok "a failed slurm run exits 1 and keeps topology.conf"; else not_ok "a failed slurm run exits 1 and keeps topology.conf"; fi
 "$TOPO" slurm "$good" -o "$work/topology.conf"
 check "a good run replaces it" grep -q "SwitchName=ib-leaf01 Nodes=gpu\[001-008\]" "$work/topology.conf"
 
 "$TOPO" show --bogus "$good" >/dev/null 2>"$work/err"
-check "an unknown option exits 2 and names it" [ $? -eq 2 ] && grep -q "unknown option --bogus" "$work/err"
+if [ $? -eq 2 ] && grep -q "unknown option --bogus" "$work/err"; then ok "an unknown option exits 2 and names it"; else not_ok "an unknown option exits 2 and names it"; fi
 "$TOPO" frobnicate >/dev/null 2>&1
 check "an unknown command exits 2" [ $? -eq 2 ]
 "$TOPO" generate --rails x >/dev/null 2>"$work/err"
-check "a bad number names the flag" [ $? -eq 2 ] && grep -q -- '--rails: "x"' "$work/err"
+if [ $? -eq 2 ] && grep -q -- '--rails: "x"' "$work/err"; then ok "a bad number names the flag"; else not_ok "a bad number names the flag"; fi
 "$TOPO" show --format text - <"$good" | grep -q "hosts:     32"
 check "standard input works as an input" [ $? -eq 0 ]

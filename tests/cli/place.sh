@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -11,42 +11,42 @@ crux="$DATA/csv/crux_topology_hosts.csv"
 out=$("$PLACE" place "$work/ft.json" --nodes 8)
 check "8 nodes fill one leaf" [ "$out" = "node[001-008]" ]
 out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]")
-check "12 over two leaves with 6 and 8 free is 6+6" [ "$out" = "node[003-014]" ] || diag "$out"
+if [ "$out" = "node[003-014]" ]; then ok "12 over two leaves with 6 and 8 free is 6+6"; else not_ok "12 over two leaves with 6 and 8 free is 6+6"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]" --policy slurm-tree)
-check "slurm-tree takes the fuller leaf whole, then 4" [ "$out" = "node[003-006,009-016]" ] || diag "$out"
+if [ "$out" = "node[003-006,009-016]" ]; then ok "slurm-tree takes the fuller leaf whole, then 4"; else not_ok "slurm-tree takes the fuller leaf whole, then 4"; diag "$out"; fi
 "$PLACE" place "$work/ft.json" --nodes 12 --json --explain >"$work/p.json" 2>"$work/explain"
-check "--json names the island, leaves and hops" \
-    grep -q '"island": "pod-ib-leaf01"' "$work/p.json" && grep -q '"leaves": 2' "$work/p.json" && grep -q '"hops": 4' "$work/p.json"
-check "--explain gives the reasoning and an all-reduce estimate" \
-    grep -q "leaf: none of 4 has 12 free" "$work/explain" && grep -q "allreduce:  ring over 12 nodes of 1 GiB" "$work/explain"
+if \
+    grep -q '"island": "pod-ib-leaf01"' "$work/p.json" && grep -q '"leaves": 2' "$work/p.json" && grep -q '"hops": 4' "$work/p.json"; then ok "--json names the island, leaves and hops"; else not_ok "--json names the island, leaves and hops"; fi
+if \
+    grep -q "leaf: none of 4 has 12 free" "$work/explain" && grep -q "allreduce:  ring over 12 nodes of 1 GiB" "$work/explain"; then ok "--explain gives the reasoning and an all-reduce estimate"; else not_ok "--explain gives the reasoning and an all-reduce estimate"; fi
 
 "$PLACE" place "$work/ft.json" --nodes 9 --level leaf 2>"$work/err"
 rc=$?
-check "a request no leaf can ever hold exits 3 and names the largest" [ $rc -eq 3 ] && grep -q "the largest leaf holds 8" "$work/err"
+if [ $rc -eq 3 ] && grep -q "the largest leaf holds 8" "$work/err"; then ok "a request no leaf can ever hold exits 3 and names the largest"; else not_ok "a request no leaf can ever hold exits 3 and names the largest"; fi
 "$PLACE" place "$work/ft.json" --nodes 4 --level leaf --free "node[001-003,009-011]" 2>"$work/err"
-check "no leaf with room now exits 3" [ $? -eq 3 ] && grep -q "no leaf has 4 free nodes" "$work/err"
+if [ $? -eq 3 ] && grep -q "no leaf has 4 free nodes" "$work/err"; then ok "no leaf with room now exits 3"; else not_ok "no leaf with room now exits 3"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 4 --level leaf --fit preferred --free "node[001-003,009-011]")
-check "preferred widens to the pod" [ "$out" = "node[001-002,009-010]" ] || diag "$out"
+if [ "$out" = "node[001-002,009-010]" ]; then ok "preferred widens to the pod"; else not_ok "preferred widens to the pod"; diag "$out"; fi
 
 # --slurm: what cli_filter.lua hands Slurm. node001-004 (leaf 1) and
 # node009-016 (leaf 2) are free: leaf 1 is the exact fit, then leaf 2, then
 # the busy leaves; sinfo's nodes off the fabric (login1) are ignored.
 out=$("$PLACE" place "$work/ft.json" --nodes 4 --island leaf --slurm --free "node[001-004,009-016],login1" | grep -v '^free=')
-check "--slurm: a required leaf is a constraint over the leaves, best fit first" \
-    [ "$out" = "constraint=[ib-leaf01|ib-leaf02|ib-leaf03|ib-leaf04]" ] || diag "$out"
+if \
+    [ "$out" = "constraint=[ib-leaf01|ib-leaf02|ib-leaf03|ib-leaf04]" ]; then ok "--slurm: a required leaf is a constraint over the leaves, best fit first"; else not_ok "--slurm: a required leaf is a constraint over the leaves, best fit first"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 4 --island leaf --slurm --free "node[001-008,013-032]" | tr '\n' ' ')
-check "--slurm: the ranking follows the free hosts (leaf 2 has exactly 4 now)" \
-    [ "$out" = "free=28 constraint=[ib-leaf02|ib-leaf01|ib-leaf03|ib-leaf04] " ] || diag "$out"
+if \
+    [ "$out" = "free=28 constraint=[ib-leaf02|ib-leaf01|ib-leaf03|ib-leaf04] " ]; then ok "--slurm: the ranking follows the free hosts (leaf 2 has exactly 4 now)"; else not_ok "--slurm: the ranking follows the free hosts (leaf 2 has exactly 4 now)"; diag "$out"; fi
 "$TOPO" generate --pods 2 --groups 2 --hosts 4 --format json -o "$work/pods.json"
 out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --island-wait 90 --slurm --free "node[001-004,007-016]" | grep -v '^free=' | tr '\n' ' ')
-check "--slurm: a preferred leaf waits one leaf switch (MM:SS), then one pod, the fuller pod first" \
-    [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ] || diag "$out"
+if \
+    [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ]; then ok "--slurm: a preferred leaf waits one leaf switch (MM:SS), then one pod, the fuller pod first"; else not_ok "--slurm: a preferred leaf waits one leaf switch (MM:SS), then one pod, the fuller pod first"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 9 --island leaf --slurm)
-check "--slurm: a request no leaf can hold is refused, naming the largest" \
-    [ "$out" = "refuse=--fabric-island=leaf: no leaf can hold 9 nodes; the largest leaf holds 8" ] || diag "$out"
+if \
+    [ "$out" = "refuse=--fabric-island=leaf: no leaf can hold 9 nodes; the largest leaf holds 8" ]; then ok "--slurm: a request no leaf can hold is refused, naming the largest"; else not_ok "--slurm: a request no leaf can hold is refused, naming the largest"; diag "$out"; fi
 
 out=$("$PLACE" place "$crux" --nodes 8 --json)
-check "the Alibaba Clos places 8 nodes in one leaf" echo "$out" | grep -q '"leaves": 1'
+check "the Alibaba Clos places 8 nodes in one leaf" sh -c 'echo "$1" | grep -q "\"leaves\": 1"' _ "$out"
 
 expect() {  # NAME RC PATTERN COMMAND...
     name=$1 want=$2 pat=$3
@@ -79,7 +79,7 @@ CSV
     --json "$work/sum.json" --plot "$work/plot.svg" >"$work/table"
 check "simulate prints a row per metric for each policy" grep -q "^% leaf-fitting jobs in one leaf" "$work/table"
 check "the CSV has a row per policy and seed" [ "$(tail -n +2 "$work/runs.csv" | wc -l)" -eq 12 ]
-check "the JSON has every policy" grep -q '"slurm-tree"' "$work/sum.json" && grep -q '"random"' "$work/sum.json"
+if grep -q '"slurm-tree"' "$work/sum.json" && grep -q '"random"' "$work/sum.json"; then ok "the JSON has every policy"; else not_ok "the JSON has every policy"; fi
 check "the plot is an SVG with one bar per policy and metric" [ "$(grep -c '<rect x=' "$work/plot.svg")" -ge 24 ]
 head -n 4 "$work/trace.csv" >"$work/bad.csv"
 echo "9,80,x,2" >>"$work/bad.csv"

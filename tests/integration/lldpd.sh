@@ -87,15 +87,15 @@ for s in $systems; do
 done
 
 "$TOPO" show --json "$work/tables" >"$work/show.json" 2>"$work/err"
-check "atoll-topo reads the directory of lldpcli tables" [ $? -eq 0 ] || diag "$(cat "$work/err")"
+if [ $? -eq 0 ]; then ok "atoll-topo reads the directory of lldpcli tables"; else not_ok "atoll-topo reads the directory of lldpcli tables"; diag "$(cat "$work/err")"; fi
 "$TOPO" show "$work/tables" >"$work/show.txt" 2>&1
-check "3 hosts, 2 leaves and a spine" grep -q '"hosts": 3' "$work/show.json" && grep -q '"switches": 3' "$work/show.json" &&
-    grep -q '"leaf": 2' "$work/show.json" && grep -q '"spine": 1' "$work/show.json" || diag "$(cat "$work/show.txt")"
-check "two rails, rail-optimised" grep -q '"rails": 2' "$work/show.json" && grep -q '"rail_optimised": true' "$work/show.json"
+if grep -q '"hosts": 3' "$work/show.json" && grep -q '"switches": 3' "$work/show.json" &&
+    grep -q '"leaf": 2' "$work/show.json" && grep -q '"spine": 1' "$work/show.json"; then ok "3 hosts, 2 leaves and a spine"; else not_ok "3 hosts, 2 leaves and a spine"; diag "$(cat "$work/show.txt")"; fi
+if grep -q '"rails": 2' "$work/show.json" && grep -q '"rail_optimised": true' "$work/show.json"; then ok "two rails, rail-optimised"; else not_ok "two rails, rail-optimised"; fi
 "$TOPO" show --links "$work/tables" >"$work/links"
-check "each host's eth0 is on leaf01 and eth1 on leaf02" \
+if \
     [ "$(grep -c '^leaf01\[[0-9]*\] - gpu0[123] eth0\[1\]' "$work/links")" -eq 3 ] &&
-    [ "$(grep -c '^leaf02\[[0-9]*\] - gpu0[123] eth1\[1\]' "$work/links")" -eq 3 ]
+    [ "$(grep -c '^leaf02\[[0-9]*\] - gpu0[123] eth1\[1\]' "$work/links")" -eq 3 ]; then ok "each host's eth0 is on leaf01 and eth1 on leaf02"; else not_ok "each host's eth0 is on leaf01 and eth1 on leaf02"; fi
 "$TOPO" slurm "$work/tables" >"$work/topology.conf"
-check "topology.conf: one rail group of the three hosts" grep -q "^SwitchName=grp-leaf01 Nodes=gpu\[01-03\]" "$work/topology.conf" ||
-    diag "$(cat "$work/topology.conf")"
+if grep -q "^SwitchName=grp-leaf01 Nodes=gpu\[01-03\]" "$work/topology.conf"; then ok "topology.conf: one rail group of the three hosts"
+else not_ok "topology.conf: one rail group of the three hosts"; diag "$(cat "$work/topology.conf")"; fi

@@ -27,25 +27,25 @@ xml="$work/hwloc/%n.xml"
 
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
-check "atoll.so exports only the SPANK symbols" [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ] || diag "$syms"
+if [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]; then ok "atoll.so exports only the SPANK symbols"; else not_ok "atoll.so exports only the SPANK symbols"; diag "$syms"; fi
 
 cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml" || {
     i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
 
 srun --help >"$work/help" 2>&1
 check "srun --help lists the options with [atoll]" grep -q -- "--fabric-island=LEVEL *\[atoll\]" "$work/help"
-check "srun --help lists --fabric-env, --fabric-sharp, --fabric-explain" \
-    grep -q -- "--fabric-env=MODE" "$work/help" && grep -q -- "--fabric-sharp=MODE" "$work/help" && grep -q -- "--fabric-explain" "$work/help"
+if \
+    grep -q -- "--fabric-env=MODE" "$work/help" && grep -q -- "--fabric-sharp=MODE" "$work/help" && grep -q -- "--fabric-explain" "$work/help"; then ok "srun --help lists --fabric-env, --fabric-sharp, --fabric-explain"; else not_ok "srun --help lists --fabric-env, --fabric-sharp, --fabric-explain"; fi
 sbatch --help >"$work/shelp" 2>&1
 check "sbatch --help lists them too" grep -q -- "--fabric-island=LEVEL *\[atoll\]" "$work/shelp"
 
 timeout 10 srun --fabric-island=rack true 2>"$work/err"
 rc=$?
-check "a bad --fabric-island fails at once, naming the flag" [ $rc -ne 0 ] && grep -q -- "--fabric-island=rack: expected" "$work/err"
+if [ $rc -ne 0 ] && grep -q -- "--fabric-island=rack: expected" "$work/err"; then ok "a bad --fabric-island fails at once, naming the flag"; else not_ok "a bad --fabric-island fails at once, naming the flag"; fi
 timeout 10 sbatch --fabric-env=loud --wrap true 2>"$work/err"
-check "a bad --fabric-env fails sbatch, naming the flag" [ $? -ne 0 ] && grep -q -- "--fabric-env=loud: expected auto, off or show" "$work/err"
+if [ $? -ne 0 ] && grep -q -- "--fabric-env=loud: expected auto, off or show" "$work/err"; then ok "a bad --fabric-env fails sbatch, naming the flag"; else not_ok "a bad --fabric-env fails sbatch, naming the flag"; fi
 timeout 10 srun -N5 --fabric-island=leaf true 2>"$work/err"
-check "a job no leaf can ever hold is refused, naming the largest" [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/err"
+if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/err"; then ok "a job no leaf can ever hold is refused, naming the largest"; else not_ok "a job no leaf can ever hold is refused, naming the largest"; fi
 
 # Load: grp-ib-leaf01 and grp-ib-leaf03 have 2 free each, the other two leaves
 # are busy for a few seconds. Plain Slurm (topology/tree) starts 4 nodes at
@@ -57,7 +57,7 @@ hold 8 "node[009-016]" 6 >/dev/null
 sleep 1
 timeout 60 srun -N4 --exclusive printenv SLURMD_NODENAME 2>/dev/null | sort >"$work/plain"
 timeout 60 srun -N4 --exclusive --fabric-island=leaf printenv SLURMD_NODENAME ATOLL_LEAVES 2>/dev/null | sort >"$work/atoll"
-check "plain Slurm spans two leaves under that load" [ "$(tr '\n' ' ' <"$work/plain")" = "node003 node004 node007 node008 " ] || diag "$(cat "$work/plain")"
+if [ "$(tr '\n' ' ' <"$work/plain")" = "node003 node004 node007 node008 " ]; then ok "plain Slurm spans two leaves under that load"; else not_ok "plain Slurm spans two leaves under that load"; diag "$(cat "$work/plain")"; fi
 leafs=$(grep '^node' "$work/atoll" | tr '\n' ' ')
 case "$leafs" in
 "node009 node010 node011 node012 " | "node013 node014 node015 node016 ") ok "--fabric-island=leaf waits and lands in one leaf" ;;
@@ -75,10 +75,11 @@ hold 2 "node[005-006]" 60 >/dev/null
 sleep 1
 timeout 60 srun -N2 --exclusive --fabric-island=leaf --fabric-explain printenv SLURMD_NODENAME \
     2>"$work/live.err" | sort | tr '\n' ' ' >"$work/live"
-check "on live state the job gets the best-fit leaf (cli_filter ranks the islands)" \
+if \
     [ "$(cat "$work/live")" = "node007 node008 " ] && \
-    grep -q "atoll: 2 nodes, --fabric-island=leaf, 14 of the fabric's nodes idle: constraint \[grp-ib-leaf03|grp-ib-leaf01|grp-ib-leaf05|grp-ib-leaf07\]" "$work/live.err" ||
-    diag "$(cat "$work/live")" "$(cat "$work/live.err")"
+    grep -q "atoll: 2 nodes, --fabric-island=leaf, 14 of the fabric's nodes idle: constraint \[grp-ib-leaf03|grp-ib-leaf01|grp-ib-leaf05|grp-ib-leaf07\]" "$work/live.err"
+then ok "on live state the job gets the best-fit leaf (cli_filter ranks the islands)"
+else not_ok "on live state the job gets the best-fit leaf (cli_filter ranks the islands)"; diag "$(cat "$work/live")" "$(cat "$work/live.err")"; fi
 scancel --user=root; wait_idle
 
 # The environment of each task, worked out by hand: node001 (grp-ib-leaf01)
@@ -94,7 +95,7 @@ node001 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_
 node005 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
 node005 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
 TABLE
-check "each task's environment matches the hand-checked table" cmp -s "$work/env" "$work/env.want" || diag "$(diff "$work/env.want" "$work/env")"
+if cmp -s "$work/env" "$work/env.want"; then ok "each task's environment matches the hand-checked table"; else not_ok "each task's environment matches the hand-checked table"; diag "$(diff "$work/env.want" "$work/env")"; fi
 # A multi-HCA node: node002 plays a hand-written DGX A100-like hwloc XML
 # (GPU k beside mlx5_k on one PCIe switch; hwloc_xml= is per node). Each task
 # gets its own GPU's HCA among the fabric's compute rails (mlx5_0, mlx5_1);
@@ -102,9 +103,8 @@ check "each task's environment matches the hand-checked table" cmp -s "$work/env
 timeout 30 srun -N1 -n4 -O -w node002 -l printenv UCX_NET_DEVICES 2>/dev/null | sort | tr '\n' ' ' >"$work/ucx"
 check "per task UCX_NET_DEVICES follows its GPU on a multi-HCA node" \
     [ "$(cat "$work/ucx")" = "0: mlx5_0:1 1: mlx5_1:1 2: mlx5_0:1 3: mlx5_0:1 " ]
-[ "$(cat "$work/ucx")" = "0: mlx5_0:1 1: mlx5_1:1 2: mlx5_0:1 3: mlx5_0:1 " ] || diag "$(cat "$work/ucx")"
 timeout 30 srun -N1 -w node009 sh -c 'echo "$ATOLL_ISLAND $ATOLL_HOPS ${NCCL_COLLNET_ENABLE:-unset}"' >"$work/one" 2>/dev/null
-check "one node: its leaf island, no CollNet" [ "$(cat "$work/one")" = "grp-ib-leaf05 0 unset" ] || diag "$(cat "$work/one")"
+if [ "$(cat "$work/one")" = "grp-ib-leaf05 0 unset" ]; then ok "one node: its leaf island, no CollNet"; else not_ok "one node: its leaf island, no CollNet"; diag "$(cat "$work/one")"; fi
 NCCL_IB_HCA=mine timeout 30 srun -N1 -w node001 printenv NCCL_IB_HCA >"$work/kept" 2>/dev/null
 check "a variable the user set is kept" [ "$(cat "$work/kept")" = "mine" ]
 timeout 30 srun -N1 -w node001 --fabric-env=off sh -c 'echo "${NCCL_IB_HCA:-unset} ${ATOLL_ISLAND:-unset}"' >"$work/off" 2>/dev/null
@@ -117,8 +117,8 @@ timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_
 check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
 
 timeout 30 srun -N2 --fabric-island=leaf:preferred --fabric-explain true 2>"$work/pref.err"
-check "leaf:preferred waits for one leaf switch, then widens to one pod only" \
-    grep -q "constraint \[pod-ib-leaf01|pod-ib-leaf05\], switches 1@10:00" "$work/pref.err" || diag "$(cat "$work/pref.err")"
+if \
+    grep -q "constraint \[pod-ib-leaf01|pod-ib-leaf05\], switches 1@10:00" "$work/pref.err"; then ok "leaf:preferred waits for one leaf switch, then widens to one pod only"; else not_ok "leaf:preferred waits for one leaf switch, then widens to one pod only"; diag "$(cat "$work/pref.err")"; fi
 
 # pod:preferred: Slurm cannot wait a bounded time for one pod, so the job is
 # held to the pods and marked; atoll-widen lifts the constraint once
@@ -134,15 +134,15 @@ sleep 1
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen0"
 st=$(squeue -h -j "$jid" -o %t)
 info=$(scontrol show job -o "$jid")
-check "pod:preferred waits within the pods, marked for atoll-widen, not widened early" \
+if \
     [ "$st" = PD ] && [ ! -s "$work/widen0" ] && echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\]" &&
-    echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"
+    echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
 sleep 3
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
 i=0; while [ "$(squeue -h -j "$jid" -o %t)" != R ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 nodes=$(squeue -h -j "$jid" -o %N)
-check "after island_wait atoll-widen lifts the constraint and the job spans both pods" \
-    grep -q "job $jid waited past its island deadline" "$work/widen1" && [ "$nodes" = "node[005-008,013]" ]
+if \
+    grep -q "job $jid waited past its island deadline" "$work/widen1" && [ "$nodes" = "node[005-008,013]" ]; then ok "after island_wait atoll-widen lifts the constraint and the job spans both pods"; else not_ok "after island_wait atoll-widen lifts the constraint and the job spans both pods"; fi
 [ "$nodes" = "node[005-008,013]" ] || diag "$nodes" "$(cat "$work/widen1")"
 scancel --user=root; wait_idle
 
@@ -152,7 +152,7 @@ jid=$(sbatch -H -o /dev/null -N6 --fabric-island=pod --wrap true | awk '{print $
 info=$(scontrol show job -o "$jid")
 scancel "$jid"
 check "pod:required: the pods in atoll's order and --switches=2 for island_wait" \
-    echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] .*Switches=2@00:10:00"
+    sh -c 'echo "$1" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] .*Switches=2@00:10:00"' _ "$info"
 echo "$info" | grep -q "Switches=2@00:10:00" || diag "$info"
 
 # cli_filter.lua failing (here: its fabric file is gone) warns once; the job
@@ -162,27 +162,28 @@ cp "$work/c/slurm.conf" "$work/c2/slurm.conf"
 sed "s|^local FABRIC = .*|local FABRIC = \"$work/no-such-fabric.json\"|" "$work/c/cli_filter.lua" >"$work/c2/cli_filter.lua"
 SLURM_CONF="$work/c2/slurm.conf" timeout 30 srun -N2 --fabric-island=leaf printenv ATOLL_LEAVES >"$work/nolive" 2>"$work/nolive.err"
 rc=$?
-check "cli_filter failing: one warning, the job runs in one leaf all the same" \
+if \
     [ $rc -eq 0 ] && [ "$(sort -u "$work/nolive" | wc -l)" -eq 1 ] && \
-    [ "$(grep -c "atoll: warning: .*no-such-fabric.json.*; the job is submitted without live placement" "$work/nolive.err")" -eq 1 ] ||
-    diag "$(cat "$work/nolive")" "$(cat "$work/nolive.err")"
+    [ "$(grep -c "atoll: warning: .*no-such-fabric.json.*; the job is submitted without live placement" "$work/nolive.err")" -eq 1 ]
+then ok "cli_filter failing: one warning, the job runs in one leaf all the same"
+else not_ok "cli_filter failing: one warning, the job runs in one leaf all the same"; diag "$(cat "$work/nolive")" "$(cat "$work/nolive.err")"; fi
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
 sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"
 sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-tree.conf|" "$work/c/slurm.conf" >"$work/c/slurm-tree.conf"
 SLURM_CONF="$work/c/slurm-tree.conf" timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err"
-check "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint" \
-    grep -q "atoll: 2 nodes, leaf required: one leaf switch for up to 600 s" "$work/tree.err" || diag "$(cat "$work/tree.err")"
+if \
+    grep -q "atoll: 2 nodes, leaf required: one leaf switch for up to 600 s" "$work/tree.err"; then ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; else not_ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; diag "$(cat "$work/tree.err")"; fi
 
 # our own failures: a missing fabric file warns once and the job runs; strict refuses
 mv "$work/fabric.view" "$work/fabric.away"
 timeout 30 srun -N2 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/nofab" 2>"$work/nofab.err"
 rc=$?
-check "a missing fabric file: a warning, and the job runs" \
-    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.view: No such file" "$work/nofab.err"
+if \
+    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.view: No such file" "$work/nofab.err"; then ok "a missing fabric file: a warning, and the job runs"; else not_ok "a missing fabric file: a warning, and the job runs"; fi
 sed "s|^\(required .*\)$|\1 strict=yes|" "$work/c/plugstack.conf" >"$work/c/plugstack-strict.conf"
 sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-strict.conf|" "$work/c/slurm.conf" >"$work/c/slurm-strict.conf"
 SLURM_CONF="$work/c/slurm-strict.conf" timeout 30 srun -N1 --fabric-island=leaf true 2>"$work/strict.err"
 rc=$?
-check "strict: the job is refused with a clear error" [ $rc -ne 0 ] && grep -q "atoll: fabric file .*No such file.*(strict" "$work/strict.err"
+if [ $rc -ne 0 ] && grep -q "atoll: fabric file .*No such file.*(strict" "$work/strict.err"; then ok "strict: the job is refused with a clear error"; else not_ok "strict: the job is refused with a clear error"; fi
 mv "$work/fabric.away" "$work/fabric.view"
