@@ -12,7 +12,9 @@ ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
 not_ok() { _n=$((_n + 1)); echo "not ok $_n - $1"; }
 skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-# check NAME COMMAND...: ok when the command succeeds
+# check NAME COMMAND...: ok when the one simple command succeeds. A compound
+# condition (a && b, a | b) would be split by the shell around check: write
+# "if a && b; then ok NAME; else not_ok NAME; diag ...; fi" instead.
 check() {
     _what=$1
     shift
