@@ -161,8 +161,9 @@ function slurm_cli_pre_submit(options, offset)
         end
         options.constraint = constraint
     end
-    if switches then
-        options.switches = switches
+    local own = options.switches
+    if switches and (own == nil or own == "" or own == "unset") then
+        options.switches = switches  -- never over the user's own --switches
     end
     if explain then
         slurm.log_info("atoll: %d nodes, --fabric-island=%s, %s of the fabric's nodes idle: constraint %s%s",
