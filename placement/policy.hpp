@@ -56,8 +56,8 @@ struct Placement {
     std::vector<Candidate> considered;
 };
 
-// A user's island request, the value of the plugin's --fabric-island
-// (and atoll-place --island):=LEVEL[:required|:preferred] | auto | none
+// A user's island request: the value of the plugin's --fabric-island (and of
+// atoll-place --island), LEVEL[:required|:preferred] | auto | none.
 struct IslandRequest {
     bool set = false;        // given on the command line (else the admin default applies)
     bool none = true;        // no island placement

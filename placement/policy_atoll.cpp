@@ -142,15 +142,17 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             // unhealthy, leaves spanned, left over, parent free, index
             using Key = std::tuple<int, int, int, int, int>;
             std::vector<std::pair<Key, int>> fits;
-            int most = 0;
+            int most = 0, too_spread = 0;
             for (int i : c.at(L)) {
                 int u = usable(free, i, cap);
                 most = std::max(most, u);
                 if (u < n || (L == Level::Leaf && cap > 0 && n > cap))
                     continue;
                 int k = leaves_needed(free, i, n, cap);
-                if (req.max_leaves > 0 && k > req.max_leaves)
+                if (req.max_leaves > 0 && k > req.max_leaves) {
+                    ++too_spread;
                     continue;
+                }
                 const PlaceIsland &is = c.island(i);
                 // the first island above with more hosts (a group may equal its leaf)
                 int up = is.parent;
@@ -160,7 +162,9 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             }
             if (fits.empty()) {
                 p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
-                                  " has " + std::to_string(n) + " free (most: " + std::to_string(most) + ")");
+                                  " has " + std::to_string(n) + " free" +
+                                  (too_spread ? " on at most " + std::to_string(req.max_leaves) + " leaves" : "") +
+                                  " (most: " + std::to_string(most) + ")");
                 continue;
             }
             std::sort(fits.begin(), fits.end());

@@ -25,3 +25,6 @@ SHELL_TESTS = tests/cli/errors.sh tests/cli/golden.sh tests/cli/place.sh tests/c
 TESTS += $(SHELL_TESTS)
 # Files, not whole directories: a directory in the build tree would bring its logs along.
 EXTRA_DIST += $(SHELL_TESTS) tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/cli/golden tests/data tests/unit/testdata.hpp
+# Cancel GNU make's built-in "%: %.sh" rule: it would "make" the directory
+# tests/cli/golden by copying golden.sh over it whenever the script is newer.
+%: %.sh
