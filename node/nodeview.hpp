@@ -6,8 +6,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "node/gpu_hca.h"
 
 namespace atl {
 
@@ -23,6 +26,43 @@ struct GpuHca {
 // cannot load it.
 std::vector<GpuHca> node_gpu_hcas(const std::string &xml,
                                   const std::function<bool(const std::string &)> &keep = nullptr);
+
+// The same through `fn`: atl_gpu_hcas itself, or as the plugin finds it in
+// atoll-hwloc.so (header-only, so that the plugin does not link hwloc).
+inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &xml,
+                                        const std::function<bool(const std::string &)> &keep = nullptr)
+{
+    struct Keep {
+        static int call(const char *name, void *arg)
+        {
+            return (*static_cast<const std::function<bool(const std::string &)> *>(arg))(name) ? 1 : 0;
+        }
+    };
+    std::vector<atl_gpu_hca> raw(64);
+    char err[512] = "";
+    void *arg = const_cast<std::function<bool(const std::string &)> *>(&keep);
+    int n = fn(xml.c_str(), keep ? Keep::call : nullptr, keep ? arg : nullptr, raw.data(), static_cast<int>(raw.size()),
+               err, sizeof err);
+    if (n < 0)
+        throw std::runtime_error(err);
+    if (n > static_cast<int>(raw.size())) {
+        raw.resize(static_cast<std::size_t>(n));
+        n = fn(xml.c_str(), keep ? Keep::call : nullptr, keep ? arg : nullptr, raw.data(),
+               static_cast<int>(raw.size()), err, sizeof err);
+        if (n < 0)
+            throw std::runtime_error(err);
+    }
+    std::vector<GpuHca> out;
+    for (int g = 0; g < n; ++g) {
+        GpuHca r;
+        r.gpu = g;
+        r.gpu_busid = raw[static_cast<std::size_t>(g)].gpu_busid;
+        r.hca = raw[static_cast<std::size_t>(g)].hca;
+        r.distance = raw[static_cast<std::size_t>(g)].distance;
+        out.push_back(r);
+    }
+    return out;
+}
 
 struct NodePort {
     std::string hca;            // mlx5_0

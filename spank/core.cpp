@@ -332,12 +332,13 @@ std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const
     return out;
 }
 
-std::vector<GpuHca> gpu_hca_pairs(const std::string &xml, const std::vector<std::pair<std::string, int>> &hcas)
+std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &xml,
+                                  const std::vector<std::pair<std::string, int>> &hcas)
 {
     check_root_file(xml, "hwloc XML");
     if (hcas.empty())
-        return node_gpu_hcas(xml);
-    return node_gpu_hcas(xml, [&](const std::string &name) {
+        return gpu_hcas_via(fn, xml);
+    return gpu_hcas_via(fn, xml, [&](const std::string &name) {
         for (const auto &hp : hcas)
             if (hp.first == name)
                 return true;

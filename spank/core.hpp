@@ -92,10 +92,10 @@ std::string per_node_path(const std::string &pattern, const std::string &node);
 std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const PluginConfig &cfg,
                                                       const std::string &node);
 
-// The HCA nearest to each GPU (node/nodeview.hpp) among `hcas` (all the
-// node's when empty), from a saved hwloc XML that must pass
+// The HCA nearest to each GPU (node/gpu_hca.h, through `fn`) among `hcas`
+// (all the node's when empty), from a saved hwloc XML that must pass
 // check_root_file() first.
-std::vector<GpuHca> gpu_hca_pairs(const std::string &hwloc_xml,
+std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &hwloc_xml,
                                   const std::vector<std::pair<std::string, int>> &hcas = {});
 
 // The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,

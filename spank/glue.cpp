@@ -1,5 +1,6 @@
 // The SPANK entry points in C++: every function catches everything and turns
 // it into a logged error or warning; none lets an exception reach Slurm.
+#include <dlfcn.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,27 @@ std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 std::string g_node, g_warning, g_node_warning;  // job-wide (shown once) and this node's
 std::vector<GpuHca> g_gpus;
 std::vector<std::pair<std::string, int>> g_hcas;  // this node's compute-rail HCAs and ports
+
+// hwloc lives in atoll-hwloc.so beside this plugin, loaded only when a node
+// asks for GPU affinity (hwloc_xml=): srun and the other steps never load it.
+atl_gpu_hcas_fn hwloc_module()
+{
+    static atl_gpu_hcas_fn fn = nullptr;
+    if (fn)
+        return fn;
+    Dl_info self;
+    if (!dladdr(reinterpret_cast<void *>(&hwloc_module), &self) || !self.dli_fname)
+        throw std::runtime_error("cannot tell where atoll.so was loaded from");
+    std::string path = self.dli_fname;
+    path = path.substr(0, path.find_last_of('/') + 1) + "atoll-hwloc.so";
+    void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        throw std::runtime_error(std::string("cannot load ") + dlerror());
+    fn = reinterpret_cast<atl_gpu_hcas_fn>(dlsym(h, "atl_gpu_hcas"));
+    if (!fn)
+        throw std::runtime_error(path + " has no atl_gpu_hcas");
+    return fn;
+}
 
 const FabricView *fabric()
 {
@@ -189,7 +211,7 @@ extern "C" int atl_node(spank_t sp)
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
             try {
                 g_hcas = compute_hcas(*f, g_cfg, g_node);
-                g_gpus = gpu_hca_pairs(xml, g_hcas);
+                g_gpus = gpu_hca_pairs(hwloc_module(), xml, g_hcas);
             } catch (const std::exception &e) {
                 g_warning = std::string("no GPU-to-HCA map: ") + e.what();
                 slurm_info("atoll: %s", g_warning.c_str());

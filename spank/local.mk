@@ -10,9 +10,8 @@ plugin_LTLIBRARIES = spank/atoll.la
 spank_atoll_la_SOURCES = spank/atoll.c spank/glue.h spank/glue.cpp
 spank_atoll_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
 spank_atoll_la_LDFLAGS = -module -avoid-version -shared -Wl,--version-script=$(top_srcdir)/spank/atoll.map
-spank_atoll_la_LIBADD = spank/libatoll-spankcore.la node/libatoll-node.la placement/libatoll-placement.la topology/libatoll-topology.la \
-	topology/libatoll-noibnetdisc.la \
-	$(HWLOC_LIBS)
+spank_atoll_la_LIBADD = spank/libatoll-spankcore.la placement/libatoll-placement.la topology/libatoll-topology.la \
+	topology/libatoll-noibnetdisc.la
 if STATIC_LIBSTDCXX
 # Linked by the C driver so that libtool adds no shared libstdc++; the static
 # one and libgcc come in whole, hidden by atoll.map (see configure.ac).
@@ -22,3 +21,11 @@ spank_atoll_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOO
 	$(AM_CFLAGS) $(CFLAGS) $(spank_atoll_la_LDFLAGS) $(LDFLAGS) -o $@
 endif
 EXTRA_DIST += spank/atoll.map
+
+# hwloc, loaded by atoll.so from its own directory only where hwloc_xml= asks
+# for GPU affinity: srun and slurmstepd never load it otherwise.
+plugin_LTLIBRARIES += spank/atoll-hwloc.la
+spank_atoll_hwloc_la_SOURCES = node/gpu_hca.h node/gpu_hca.c
+spank_atoll_hwloc_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
+spank_atoll_hwloc_la_LDFLAGS = -module -avoid-version -shared -export-symbols-regex '^atl_gpu_hcas$$'
+spank_atoll_hwloc_la_LIBADD = $(HWLOC_LIBS)

@@ -22,7 +22,7 @@ check() {
 }
 at_exit() { _cleanups="$1; $_cleanups"; }
 trap 'eval "$_cleanups"' EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP PIPE
 tmpdir() {
     d=$(mktemp -d "${TMPDIR:-/tmp}/atoll-test.XXXXXX")
     at_exit "rm -rf '$d'"

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=26
+N=27
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -28,6 +28,12 @@ xml="$work/hwloc/%n.xml"
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
 if [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]; then ok "atoll.so exports only the SPANK symbols"; else not_ok "atoll.so exports only the SPANK symbols"; diag "$syms"; fi
+# hwloc stays out of srun: atoll.so does not link it, atoll-hwloc.so (loaded
+# on demand) exports its one function
+deps=$(ldd "$so" | grep -c -E 'libhwloc|libstdc\+\+')
+hsyms=$(nm -D --defined-only "$(dirname "$so")/atoll-hwloc.so" | awk '{print $3}' | tr '\n' ' ')
+if [ "$deps" -eq 0 ] && [ "$hsyms" = "atl_gpu_hcas " ]; then ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"
+else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"; diag "$(ldd "$so")" "$hsyms"; fi
 
 cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml" || {
     i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }

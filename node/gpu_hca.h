@@ -1,0 +1,36 @@
+/* Each GPU's nearest HCA from hwloc, with the PCIe distance class as NCCL
+ * names it. Plain C, so that the SPANK plugin can keep hwloc out of srun and
+ * load it (spank/atoll-hwloc.so) only where a node asks for GPU affinity. */
+#ifndef ATOLL_NODE_GPU_HCA_H
+#define ATOLL_NODE_GPU_HCA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct atl_gpu_hca {
+    char gpu_busid[32]; /* "0000:07:00.0" */
+    char hca[64];       /* "mlx5_0"; empty when no HCA is kept */
+    char distance[8];   /* PIX, PXB, PHB, NODE, SYS; empty with no HCA */
+};
+
+/* May HCA `name` be chosen? Nonzero: yes. */
+typedef int (*atl_hca_keep_fn)(const char *name, void *arg);
+
+/* GPUs (PCI vendor 0x10de, display class) of the saved hwloc XML `xml`, or
+ * of this machine when xml is NULL or empty, in PCI order, each with its
+ * nearest HCA among those `keep` accepts (all when keep is NULL): the best
+ * class, then the deepest common ancestor. Writes up to `max` entries and
+ * returns how many GPUs there are, or -1 with a message in err. */
+int atl_gpu_hcas(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_gpu_hca *out, int max, char *err,
+                 size_t errlen);
+
+typedef int (*atl_gpu_hcas_fn)(const char *, atl_hca_keep_fn, void *, struct atl_gpu_hca *, int, char *, size_t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
