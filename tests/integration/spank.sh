@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=27
+N=28
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -173,6 +173,14 @@ if \
     [ "$(grep -c "atoll: warning: .*no-such-fabric.json.*; the job is submitted without live placement" "$work/nolive.err")" -eq 1 ]
 then ok "cli_filter failing: one warning, the job runs in one leaf all the same"
 else not_ok "cli_filter failing: one warning, the job runs in one leaf all the same"; diag "$(cat "$work/nolive")" "$(cat "$work/nolive.err")"; fi
+# without the filter, job_submit.lua alone holds a preferred pod and marks it
+jid=$(SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N5 --fabric-island=pod:preferred --wrap true 2>/dev/null | awk '{print $4}')
+info=$(scontrol show job -o "$jid")
+scancel "$jid"
+if echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] " && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -" &&
+    echo "$info" | grep -q "Switches=2@00:10:00"
+then ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"
+else not_ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"; diag "$info"; fi
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
 sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"
