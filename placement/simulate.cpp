@@ -12,6 +12,7 @@ namespace atl {
 namespace {
 
 struct Live {
+    std::string id;
     double submit = 0, duration = 0, start = -1;
     int nodes = 0;
     double wait_from = -1;  // first time it could have started by node count
@@ -38,6 +39,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (opt.max_jobs && jobs.size() >= opt.max_jobs)
             break;
         Live l;
+        l.id = j.id;
         l.submit = j.submit;
         l.duration = j.duration;
         l.nodes = j.nodes;
@@ -121,6 +123,19 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         bsld_sum += std::max(1.0, (wait + j.duration) / std::max(j.duration, 10.0));
         busy += j.nodes * j.duration;
         last_end = std::max(last_end, now + j.duration);
+        if (opt.records) {
+            JobRecord r;
+            r.id = j.id;
+            r.submit = j.submit;
+            r.start = now;
+            r.duration = j.duration;
+            r.nodes = j.nodes;
+            r.leaves = p.leaves;
+            r.min_leaves = c.min_leaves(j.nodes);
+            r.pods = p.pods;
+            r.hops = p.hops;
+            opt.records->push_back(r);
+        }
         if (j.nodes >= 2) {
             ++m.multi;
             excess_sum += p.leaves - c.min_leaves(j.nodes);

@@ -11,6 +11,13 @@
 
 namespace atl {
 
+// One started job, for --jobs: where it ran and what it spanned.
+struct JobRecord {
+    std::string id;
+    double submit = 0, start = 0, duration = 0;
+    int nodes = 0, leaves = 0, min_leaves = 0, pods = 0, hops = 0;
+};
+
 struct SimOptions {
     double load = 0;           // offered load to scale arrivals to (0: as in the trace)
     double jitter = 0;         // each inter-arrival gap times U(1-j, 1+j), drawn from seed
@@ -21,6 +28,7 @@ struct SimOptions {
     int bf_depth = 500;        // queued jobs looked at per backfill pass (Slurm's bf_max_job_test)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Even; // how spanning jobs are divided (policies that choose)
+    std::vector<JobRecord> *records = nullptr;  // when set, one per started job
 };
 
 struct SimMetrics {

@@ -34,7 +34,7 @@ const char *usage_text =
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
-    "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg]\n"
+    "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
@@ -429,7 +429,7 @@ int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "max-jobs", "columns", "split",
-                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait"},
+                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
                         {});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
@@ -468,12 +468,24 @@ int cmd_simulate(int argc, char **argv)
 
     std::vector<SimMetrics> runs;
     std::map<std::string, std::map<std::string, Stat>> stats;
+    struct Rec {
+        std::string policy;
+        int seed;
+        JobRecord r;
+    };
+    std::vector<Rec> records;
+    std::vector<JobRecord> one_run;
+    if (a.flag("jobs"))
+        opt.records = &one_run;
     for (const auto &pname : policies) {
         std::map<std::string, std::vector<double>> samples;
         for (int s = 1; s <= seeds; ++s) {
             auto policy = make_policy(pname, c, static_cast<std::uint64_t>(s));
             opt.seed = static_cast<std::uint64_t>(s);
+            one_run.clear();
             SimMetrics m = simulate(c, trace, *policy, opt);
+            for (const JobRecord &r : one_run)
+                records.push_back({pname, s, r});
             for (const auto &mm : kMetrics)
                 samples[mm.key].push_back(m.*(mm.field));
             runs.push_back(m);
@@ -523,6 +535,14 @@ int cmd_simulate(int argc, char **argv)
     }
     std::cout << "\n";
 
+    if (a.flag("jobs"))
+        write_file_atomically(a.get("jobs"), [&](std::ostream &o) {
+            o << "policy,seed,job_id,submit_s,start_s,duration_s,nodes,leaves,min_leaves,pods,hops\n";
+            for (const Rec &x : records)
+                o << x.policy << "," << x.seed << "," << x.r.id << "," << x.r.submit << "," << x.r.start << ","
+                  << x.r.duration << "," << x.r.nodes << "," << x.r.leaves << "," << x.r.min_leaves << ","
+                  << x.r.pods << "," << x.r.hops << "\n";
+        });
     if (a.flag("csv"))
         write_file_atomically(a.get("csv"), [&](std::ostream &o) {
             o << "fabric,trace,policy,seed,jobs,skipped,multi,leaf_fit,leaf_fit_one,pod_fit,pod_fit_one,widened";

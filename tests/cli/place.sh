@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -76,7 +76,13 @@ job_id,submit_s,duration_s,nodes
 8,70,20,16
 CSV
 "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --policy all --seeds 3 --csv "$work/runs.csv" \
-    --json "$work/sum.json" --plot "$work/plot.svg" >"$work/table"
+    --json "$work/sum.json" --plot "$work/plot.svg" --jobs "$work/jobs.csv" >"$work/table"
+# --jobs: 8 jobs x 4 policies x 3 seeds; job 8 (16 nodes) needs 2 of the 8-host leaves at least
+if [ "$(tail -n +2 "$work/jobs.csv" | wc -l)" -eq 96 ] &&
+    [ "$(awk -F, '$3 == 8 && $9 != 2' "$work/jobs.csv" | wc -l)" -eq 0 ] &&
+    [ "$(awk -F, 'NR > 1 && $8 < $9' "$work/jobs.csv" | wc -l)" -eq 0 ]
+then ok "--jobs: a row per started job and run, never fewer leaves than the minimum"
+else not_ok "--jobs: a row per started job and run, never fewer leaves than the minimum"; diag "$(head -5 "$work/jobs.csv")"; fi
 check "simulate prints a row per metric for each policy" grep -q "^% leaf-fitting jobs in one leaf" "$work/table"
 check "the CSV has a row per policy and seed" [ "$(tail -n +2 "$work/runs.csv" | wc -l)" -eq 12 ]
 if grep -q '"slurm-tree"' "$work/sum.json" && grep -q '"random"' "$work/sum.json"; then ok "the JSON has every policy"; else not_ok "the JSON has every policy"; fi
