@@ -311,8 +311,10 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     -- preferred leaf: Slurm's --switches=1@WAIT waits for one leaf, and a
     -- constraint on the next level up keeps the job from widening further
     if level == "leaf" then
-        job_desc.req_switch = 1
-        job_desc.wait4switch = wait
+        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
+            job_desc.req_switch = 1  -- not over the user's own --switches
+            job_desc.wait4switch = wait
+        end
         local wider = "anywhere"
         if policy ~= "slurm-tree" then
             local c, lv = wider_constraint()
