@@ -23,8 +23,11 @@ check() {
 at_exit() { _cleanups="$1; $_cleanups"; }
 trap 'eval "$_cleanups"' EXIT
 trap 'exit 130' INT TERM HUP PIPE
+# tmpdir: a fresh directory, removed at exit. Callers write work=$(tmpdir),
+# a subshell, so the removal is registered here, for one root per script.
+_tmproot=$(mktemp -d "${TMPDIR:-/tmp}/atoll-test.XXXXXX")
+chmod 755 "$_tmproot"  # daemons that drop privileges (lldpd) reach their sockets below
+at_exit "rm -rf '$_tmproot'"
 tmpdir() {
-    d=$(mktemp -d "${TMPDIR:-/tmp}/atoll-test.XXXXXX")
-    at_exit "rm -rf '$d'"
-    echo "$d"
+    mktemp -d "$_tmproot/XXXXXX"
 }
