@@ -251,6 +251,13 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
         return "", nil
     end
+    -- --switches=K@WAIT, never over the user's own
+    local function ask_switches(k)
+        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
+            job_desc.req_switch = k
+            job_desc.wait4switch = wait
+        end
+    end
     -- Above a leaf, --switches=K@WAIT asks for the fewest leaves (K) for
     -- island_wait: Slurm 22.05 waits for at most K leaf switches, later
     -- releases reset counts above one to none. Not over the user's own.
@@ -258,10 +265,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         if level == "leaf" then
             return 1
         end
-        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
-            job_desc.req_switch = min_leaves(islands, n)
-            job_desc.wait4switch = wait
-        end
+        ask_switches(min_leaves(islands, n))
         return job_desc.req_switch
     end
     -- A preferred group or pod: Slurm cannot wait a bounded time for one
@@ -311,10 +315,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     -- preferred leaf: Slurm's --switches=1@WAIT waits for one leaf, and a
     -- constraint on the next level up keeps the job from widening further
     if level == "leaf" then
-        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
-            job_desc.req_switch = 1  -- not over the user's own --switches
-            job_desc.wait4switch = wait
-        end
+        ask_switches(1)
         local wider = "anywhere"
         if policy ~= "slurm-tree" then
             local c, lv = wider_constraint()

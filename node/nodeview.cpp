@@ -1,9 +1,7 @@
 #include "node/nodeview.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <dirent.h>
 #include <fstream>
 #include <nlohmann/json.hpp>

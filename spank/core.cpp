@@ -288,13 +288,8 @@ std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConf
     std::vector<std::string> w;
     if (f.kind != FabricKind::RoCE)
         return w;
-    auto me = f.summary.hosts.find(node);
-    if (me == f.summary.hosts.end())
-        return w;
     std::string root = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
-    for (const auto &hp : me->second.hcas) {
-        if (!hca_selected(cfg.hca, hp.first))
-            continue;
+    for (const auto &hp : compute_hcas(f, cfg, node)) {
         std::string dir = root + "/class/infiniband/" + hp.first + "/ports/" + std::to_string(hp.second) +
                           "/gid_attrs/types";
         DIR *d = opendir(dir.c_str());

@@ -175,33 +175,27 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     std::vector<int> ranked = rank_islands(policy, free, level, n);
     std::cout << "free=" << free.total() << "\n";
     // Slurm's MM:SS; K = 1 for a leaf, else the fewest leaves that can hold
-    // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1)
-    auto switches = [&] {
+    // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1).
+    // A required leaf needs none: one leaf island is one leaf switch.
+    if (!ir.required || level != Level::Leaf)
         std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@" << wait / 60 << ":"
                   << std::setw(2) << std::setfill('0') << wait % 60 << std::setfill(' ') << "\n";
-    };
-    if (ir.required) {
-        if (level != Level::Leaf)
-            switches();
+    if (ir.required || level != Level::Leaf) {
+        // a preferred group or pod too: job_submit.lua marks it for atoll-widen
         std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
         return 0;
     }
-    switches();
-    if (level != Level::Leaf) {
-        // the group or pod itself: job_submit.lua marks the job for atoll-widen
-        std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
-        return 0;
-    }
-    // one level up, the first level whose islands are not those of this one
-    // (a rail group of one leaf is that leaf under another name)
+    // a preferred leaf widens one level up: the first level whose islands are
+    // not the leaves (a rail group of one leaf is that leaf under another name)
     auto partition = [&](Level l) {
         std::set<std::vector<int>> parts;
         for (int is : c.at(l))
             parts.insert(c.island(is).hosts);
         return parts;
     };
-    for (Level l : order) {
-        if (l <= level || c.largest(l) < n || partition(l) == partition(level))
+    const auto leaves = partition(Level::Leaf);
+    for (Level l : {Level::Group, Level::Pod}) {
+        if (c.largest(l) < n || partition(l) == leaves)
             continue;
         std::cout << "constraint=" << or_constraint(c, rank_islands(policy, free, l, n)) << "\n";
         break;
