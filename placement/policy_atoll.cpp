@@ -93,6 +93,7 @@ protected:
 private:
     int usable(const FreeState &free, int island, int cap) const;
     int leaves_needed(const FreeState &free, int island, int n, int cap);
+    int leaves_in(const FreeState &free, const std::vector<int> &leaves, int n, int cap);
     std::vector<int> caps_;  // scratch
 };
 
@@ -113,8 +114,15 @@ int Atoll::leaves_needed(const FreeState &free, int island, int n, int cap)
     const PlaceIsland &is = free.cluster().island(island);
     if (is.level == Level::Leaf)
         return 1;
+    return leaves_in(free, is.leaf_islands, n, cap);
+}
+
+// The fewest of `leaves` whose free hosts hold n; more than their count when
+// they cannot.
+int Atoll::leaves_in(const FreeState &free, const std::vector<int> &leaves, int n, int cap)
+{
     caps_.clear();
-    for (int l : is.leaf_islands)
+    for (int l : leaves)
         caps_.push_back(cap > 0 ? std::min(free.free_in(l), cap) : free.free_in(l));
     std::sort(caps_.begin(), caps_.end(), std::greater<int>());
     int k = 0;
@@ -214,8 +222,18 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         for (const Item &pd : chosen_pods)
             for (int l : c.island(pd.id).leaf_islands)
                 leaves.push_back(l);
-        p.notes.push_back("spans " + std::to_string(chosen_pods.size()) + " pods (fewest that hold " +
-                          std::to_string(n) + ")");
+        // The fewest pods may hold too few whole leaves for a leaf limit
+        // that the fabric's leaves meet (leaves_needed() counted them all):
+        // then the fewest leaves of any pods, not the fewest pods.
+        if (req.max_leaves > 0 && leaves_in(free, leaves, n, cap) > req.max_leaves) {
+            leaves = is.leaf_islands;
+            p.notes.push_back("the fewest pods (" + std::to_string(chosen_pods.size()) + ") need more than " +
+                              std::to_string(req.max_leaves) + " leaves for " + std::to_string(n) +
+                              ": the fewest leaves of any pods");
+        } else {
+            p.notes.push_back("spans " + std::to_string(chosen_pods.size()) + " pods (fewest that hold " +
+                              std::to_string(n) + ")");
+        }
     } else {
         leaves = is.leaf_islands;
     }
@@ -231,10 +249,15 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             healthy_cap += u;
         }
     }
-    auto picked = fewest_that_fit(healthy_cap >= n ? healthy : all, n);
+    bool only_healthy = healthy_cap >= n;
+    auto picked = fewest_that_fit(only_healthy ? healthy : all, n);
+    if (only_healthy && req.max_leaves > 0 && static_cast<int>(picked.size()) > req.max_leaves) {
+        only_healthy = false;  // the leaf limit first: it is what the job waited for
+        picked = fewest_that_fit(all, n);
+    }
     auto give = req.split == Split::Even ? even_split(picked, n) : pack_split(picked, n);
     std::ostringstream note;
-    note << (req.split == Split::Even ? "split " : "packed ") << n << " over " << picked.size() << " leaves (fewest possible" << (healthy_cap >= n ? ", healthy" : "")
+    note << (req.split == Split::Even ? "split " : "packed ") << n << " over " << picked.size() << " leaves (fewest possible" << (only_healthy ? ", healthy" : "")
          << "):";
     for (std::size_t i = 0; i < picked.size(); ++i) {
         take_from_leaf(picked[i].id, give[i]);

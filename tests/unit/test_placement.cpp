@@ -221,6 +221,40 @@ TEST_CASE("atoll: among islands that fit, the one spanning the fewest leaves; ma
     CHECK_THAT(no.error, Catch::Contains("at most 1 asked for"));
 }
 
+TEST_CASE("atoll: a leaf limit the fewest pods cannot meet spans more pods", "[placement][atoll]")
+{
+    // P1: leaves of 4, 3, 3, 3 (13 hosts); P2 and P3: one leaf of 4 each.
+    // 12 nodes fit P1 alone on 4 leaves; the fabric's fewest is 3 (L1, L5, L6).
+    Topology t = topo_csv("host,leaf,pod\n"
+                          "a1,L1,P1\na2,L1,P1\na3,L1,P1\na4,L1,P1\n"
+                          "b1,L2,P1\nb2,L2,P1\nb3,L2,P1\n"
+                          "c1,L3,P1\nc2,L3,P1\nc3,L3,P1\n"
+                          "d1,L4,P1\nd2,L4,P1\nd3,L4,P1\n"
+                          "e1,L5,P2\ne2,L5,P2\ne3,L5,P2\ne4,L5,P2\n"
+                          "f1,L6,P3\nf2,L6,P3\nf3,L6,P3\nf4,L6,P3\n");
+    Cluster c(t);
+    CHECK(c.min_leaves(12) == 3);
+    FreeState f(c);
+    auto pol = make_policy("atoll", c);
+    Request r;
+    r.nodes = 12;
+    Placement fewest_pods = pol->place(f, r);
+    REQUIRE(fewest_pods.ok);
+    CHECK(fewest_pods.pods == 1);
+    CHECK(fewest_pods.leaves == 4);
+    r.max_leaves = 3;  // what the job waits for with --switches=3: it must get it
+    Placement p = pol->place(f, r);
+    REQUIRE(p.ok);
+    CHECK(p.leaves == 3);
+    CHECK(p.pods == 3);
+    CHECK(names(c, p) == V{"a1", "a2", "a3", "a4", "e1", "e2", "e3", "e4", "f1", "f2", "f3", "f4"});
+    // slurm-tree takes the lowest switch with room, P1's, and its leaves: 4, refused
+    auto tree = make_policy("slurm-tree", c);
+    Placement t3 = tree->place(f, r);
+    CHECK_FALSE(t3.ok);
+    CHECK_THAT(t3.error, Catch::Contains("4 leaves; at most 3"));
+}
+
 TEST_CASE("rank_islands: the policy's choices in turn, then the rest", "[placement][atoll]")
 {
     Topology t = topo_csv(kTwoPods);
