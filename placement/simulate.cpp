@@ -266,6 +266,46 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     return m;
 }
 
+LeafDemand leaf_demand(const Cluster &c, const std::vector<Job> &trace)
+{
+    LeafDemand d;
+    std::vector<int> caps;
+    for (int l : c.at(Level::Leaf))
+        caps.push_back(c.capacity(l));
+    std::sort(caps.begin(), caps.end(), std::greater<int>());
+    d.leaves = static_cast<int>(caps.size());
+    if (caps.empty() || c.pool_size() == 0)
+        return d;
+    d.largest = caps.front();
+    int next_size = 0, in_largest = 0;
+    for (int cap : caps) {
+        if (cap == d.largest) {
+            ++d.largest_leaves;
+            in_largest += cap;
+        } else if (next_size == 0) {
+            next_size = cap;
+        }
+    }
+    d.mixed = next_size > 0;
+    d.host_share = static_cast<double>(in_largest) / c.pool_size();
+    // prefix sums of the capacities, largest first
+    std::vector<long> sum(caps.size() + 1, 0);
+    for (std::size_t i = 0; i < caps.size(); ++i)
+        sum[i + 1] = sum[i] + caps[i];
+    double all = 0, only_largest = 0;
+    for (const Job &j : trace) {
+        if (j.nodes > c.pool_size())
+            continue;
+        double w = j.nodes * j.duration;
+        all += w;
+        auto k = static_cast<std::size_t>(c.min_leaves(j.nodes));
+        if (d.mixed && caps[k - 1] == d.largest && sum[k - 1] + next_size < j.nodes)
+            only_largest += w;
+    }
+    d.work_share = all > 0 ? only_largest / all : 0;
+    return d;
+}
+
 Stat stat_of(const std::vector<double> &v)
 {
     Stat s;

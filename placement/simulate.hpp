@@ -51,6 +51,21 @@ struct SimMetrics {
 
 SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &policy, const SimOptions &opt);
 
+// How much of a trace can reach the fewest leaves only on the fabric's
+// largest leaves: a job of n nodes whose k fewest leaves cannot include a
+// smaller one ((k-1) largest + the next size < n). When that share of the
+// work times the utilisation exceeds the largest leaves' share of the hosts,
+// some of those jobs must span more leaves than the fewest, whatever the
+// policy: they would need those leaves busy all the time.
+struct LeafDemand {
+    bool mixed = false;         // leaves of more than one size
+    int largest = 0;            // hosts in the largest leaves
+    int largest_leaves = 0, leaves = 0;
+    double host_share = 0;      // of the pool, in the largest leaves
+    double work_share = 0;      // of node-seconds (jobs that fit the pool), in such jobs
+};
+LeafDemand leaf_demand(const Cluster &c, const std::vector<Job> &trace);
+
 // Mean and 95 % confidence half-width (Student t) of a sample.
 struct Stat {
     double mean = 0, ci = 0;

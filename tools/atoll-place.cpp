@@ -491,8 +491,14 @@ int cmd_simulate(int argc, char **argv)
     std::string title = a.get("title", c.source() + " x " + a.operands[1]);
     std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, " << c.at(Level::Leaf).size()
               << " leaf islands up to " << c.largest(Level::Leaf) << ", " << c.at(Level::Pod).size()
-              << " pods up to " << c.largest(Level::Pod) << ")\n"
-              << "trace:  " << a.operands[1] << ": " << r0.jobs << " jobs replayed, " << r0.skipped
+              << " pods up to " << c.largest(Level::Pod) << ")\n";
+    LeafDemand ld = leaf_demand(c, trace);
+    if (ld.mixed)
+        std::cout << "leaves: " << ld.largest_leaves << " of " << ld.leaves << " leaves hold " << ld.largest
+                  << " hosts, " << std::lround(100 * ld.host_share) << " % of the hosts; "
+                  << std::lround(100 * ld.work_share) << " % of the trace's node-seconds are in jobs whose fewest leaves are all "
+                  << ld.largest << "-host leaves\n";
+    std::cout << "trace:  " << a.operands[1] << ": " << r0.jobs << " jobs replayed, " << r0.skipped
               << " larger than the pool skipped; " << r0.multi << " multi-node (" << r0.leaf_fit
               << " fit a leaf, " << r0.pod_fit << " need a pod)\n"
               << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "

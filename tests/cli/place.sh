@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 28
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -92,5 +92,28 @@ echo "9,80,x,2" >>"$work/bad.csv"
 expect "a bad trace row names file and line" 1 "bad.csv:5: found duration \"x\", expected a number" \
     "$PLACE" simulate "$work/ft.json" "$work/bad.csv" --csv "$work/never.csv"
 check "nothing is written on a failed run" [ ! -e "$work/never.csv" ]
+# leaves of mixed sizes: the share of the work that reaches the fewest leaves
+# only on the largest. L1, L2: 4 hosts, L3: 3, L4: 2 (8 of 13 hosts in 4-host
+# leaves, 62 %). 8 nodes (4+3 < 8) and 4 nodes need 4-host leaves: 800 + 200
+# of 1,800 node-seconds, 56 %; 6 nodes (4+3) and 2 nodes do not.
+{
+    echo "host,leaf"
+    for h in a1 a2 a3 a4; do echo "$h,L1"; done
+    for h in b1 b2 b3 b4; do echo "$h,L2"; done
+    for h in c1 c2 c3; do echo "$h,L3"; done
+    for h in d1 d2; do echo "$h,L4"; done
+} >"$work/mixed.csv"
+cat >"$work/mixed-trace.csv" <<'CSV'
+job_id,submit_s,duration_s,nodes
+1,0,100,8
+2,10,100,6
+3,20,50,4
+4,30,100,2
+CSV
+"$PLACE" simulate "$work/mixed.csv" "$work/mixed-trace.csv" --seeds 1 --policy atoll >"$work/mixed.out"
+check "simulate: the work that needs the largest leaves, on a fabric of mixed leaves" \
+    grep -q "^leaves: 2 of 4 leaves hold 4 hosts, 62 % of the hosts; 56 % of the trace's node-seconds" "$work/mixed.out"
+if grep -q "^leaves:" "$work/table"; then not_ok "simulate: no such line when every leaf is the same size"
+else ok "simulate: no such line when every leaf is the same size"; fi
 expect "a trace without the columns says how to map them" 1 "name it with --columns submit=COLUMN" \
     "$PLACE" simulate "$work/ft.json" "$DATA/csv/crux_topology_hosts.csv"
