@@ -53,7 +53,7 @@ void busy(const Cluster &c, FreeState &f, std::initializer_list<const char *> ho
 }
 
 Placement place(const char *policy, const Cluster &c, const FreeState &f, int n, Level level = Level::Fabric,
-                Fit fit = Fit::Auto)
+                Fit fit = Fit::Auto, int max_leaves = 0)
 {
     auto p = make_policy(policy, c);
     REQUIRE(p);
@@ -61,6 +61,7 @@ Placement place(const char *policy, const Cluster &c, const FreeState &f, int n,
     r.nodes = n;
     r.level = level;
     r.fit = fit;
+    r.max_leaves = max_leaves;
     return p->place(f, r);
 }
 
@@ -235,22 +236,18 @@ TEST_CASE("atoll: a leaf limit the fewest pods cannot meet spans more pods", "[p
     Cluster c(t);
     CHECK(c.min_leaves(12) == 3);
     FreeState f(c);
-    auto pol = make_policy("atoll", c);
-    Request r;
-    r.nodes = 12;
-    Placement fewest_pods = pol->place(f, r);
+    Placement fewest_pods = place("atoll", c, f, 12);
     REQUIRE(fewest_pods.ok);
     CHECK(fewest_pods.pods == 1);
     CHECK(fewest_pods.leaves == 4);
-    r.max_leaves = 3;  // what the job waits for with --switches=3: it must get it
-    Placement p = pol->place(f, r);
+    // what the job waits for with --switches=3: it must get it
+    Placement p = place("atoll", c, f, 12, Level::Fabric, Fit::Auto, 3);
     REQUIRE(p.ok);
     CHECK(p.leaves == 3);
     CHECK(p.pods == 3);
     CHECK(names(c, p) == V{"a1", "a2", "a3", "a4", "e1", "e2", "e3", "e4", "f1", "f2", "f3", "f4"});
     // slurm-tree takes the lowest switch with room, P1's, and its leaves: 4, refused
-    auto tree = make_policy("slurm-tree", c);
-    Placement t3 = tree->place(f, r);
+    Placement t3 = place("slurm-tree", c, f, 12, Level::Fabric, Fit::Auto, 3);
     CHECK_FALSE(t3.ok);
     CHECK_THAT(t3.error, Catch::Contains("4 leaves; at most 3"));
 }
@@ -278,10 +275,10 @@ TEST_CASE("rank_islands: the policy's choices in turn, then the rest", "[placeme
     CHECK(rank_islands(*pol, f, Level::Leaf, 5).empty());
 }
 
-TEST_CASE("atoll prefers leaves without degraded links", "[placement][atoll]")
+TEST_CASE("atoll prefers leaves without degraded links, within a leaf limit", "[placement][atoll]")
 {
     GenSpec g;
-    g.groups_per_pod = 2;
+    g.groups_per_pod = 4;
     g.hosts_per_group = 4;
     g.degrade = {{"node001", 0}};
     Topology t = analyse(generate(g));
@@ -289,6 +286,18 @@ TEST_CASE("atoll prefers leaves without degraded links", "[placement][atoll]")
     FreeState f(c);
     Placement p = place("atoll", c, f, 2);
     CHECK(names(c, p) == V{"node005", "node006"});  // leaf02: leaf01 has node001's 1x link
+
+    busy(c, f, {"node005", "node006", "node009", "node010", "node013", "node014"});
+    // 6 nodes: the healthy leaves hold 2+2+2; with leaf01 (degraded, 4 free) two leaves do
+    Placement healthy = place("atoll", c, f, 6);
+    REQUIRE(healthy.ok);
+    CHECK(healthy.leaves == 3);
+    CHECK(names(c, healthy) == V{"node007", "node008", "node011", "node012", "node015", "node016"});
+    // the limit the job waited for comes first
+    Placement limited = place("atoll", c, f, 6, Level::Fabric, Fit::Auto, 2);
+    REQUIRE(limited.ok);
+    CHECK(limited.leaves == 2);
+    CHECK(names(c, limited) == V{"node001", "node002", "node003", "node004", "node007", "node008"});
 }
 
 TEST_CASE("slurm-tree follows eval_nodes_tree.c (worked by hand)", "[placement][slurm-tree]")
