@@ -17,7 +17,7 @@ If sinfo or atoll-place fail or take longer than TIMEOUT seconds, the job goes
 on as submitted (job_submit.lua still constrains it) with one warning. Job
 steps inside an allocation are left alone.
 
-policy= and island_wait= are read from the atoll line of the plugstack
+policy=, island_wait= and leaf_wait= are read from the atoll line of the plugstack
 configuration (PlugStackConfig in slurm.conf, its include lines followed);
 FABRIC is the fabric JSON that the plugin's fabric.view was made from.
 ]]
@@ -25,7 +25,7 @@ FABRIC is the fabric JSON that the plugin's fabric.view was made from.
 local ATOLL_PLACE = "/usr/bin/atoll-place"
 local FABRIC = "/etc/slurm/atoll/fabric.json"
 local TIMEOUT = 3        -- seconds, for sinfo and for atoll-place each
-local POLICY, ISLAND_WAIT = "atoll", 600  -- unless plugstack says otherwise
+local POLICY, ISLAND_WAIT, LEAF_WAIT = "atoll", 600, nil  -- unless plugstack says otherwise
 
 local function quote(s)
     return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
@@ -61,7 +61,7 @@ local function lines(path)
     return function() i = i + 1; return all[i] end
 end
 
--- policy= and island_wait= of the atoll.so line, wherever plugstack puts it
+-- policy=, island_wait= and leaf_wait= of the atoll.so line, wherever plugstack puts it
 local function read_plugstack()
     local conf = os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf"
     local dir = conf:match("^(.*/)") or "./"
@@ -80,12 +80,13 @@ local function read_plugstack()
                     p:close()
                 end
             elseif l:match("^%s*%a+%s+%S*atoll%.so") then
-                for k, v in l:gmatch("(%w+)=(%S+)") do
+                for k, v in l:gmatch("([%w_]+)=(%S+)") do
                     if k == "policy" then POLICY = v end
-                    if k == "island_wait" then
+                    if k == "island_wait" or k == "leaf_wait" then
                         local x, u = v:match("^(%d+)([smhd]?)$")
                         local mult = {[""] = 1, s = 1, m = 60, h = 3600, d = 86400}
-                        if x then ISLAND_WAIT = tonumber(x) * mult[u] end
+                        if x and k == "island_wait" then ISLAND_WAIT = tonumber(x) * mult[u] end
+                        if x and k == "leaf_wait" then LEAF_WAIT = tonumber(x) * mult[u] end
                     end
                 end
             end
@@ -127,8 +128,9 @@ function slurm_cli_pre_submit(options, offset)
         return slurm.SUCCESS
     end
     local free = idle:gsub("%s+", ","):gsub("^,+", ""):gsub(",+$", "")
-    local cmd = string.format("%s place %s --slurm --nodes %d --island %s --policy %s --island-wait %d",
-                              ATOLL_PLACE, quote(FABRIC), n, quote(req), quote(POLICY), ISLAND_WAIT)
+    local cmd = string.format("%s place %s --slurm --nodes %d --island %s --policy %s --island-wait %d --leaf-wait %d",
+                              ATOLL_PLACE, quote(FABRIC), n, quote(req), quote(POLICY), ISLAND_WAIT,
+                              LEAF_WAIT or ISLAND_WAIT)
     if free ~= "" then
         cmd = cmd .. " --free " .. quote(free)
     else

@@ -20,8 +20,8 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    the job widens one level: a matching-OR constraint over the
                    islands of the next level up (a group, else a pod) keeps it
                    there. A group or pod: the matching-OR constraint of the
-                   level, --switches=K@WAIT with K the fewest leaves that can
-                   hold the job (Slurm 22.05 waits for at most K leaf
+                   level, --switches=K@LEAF_WAIT with K the fewest leaves that
+                   can hold the job (Slurm 22.05 waits for at most K leaf
                    switches; later releases reset counts above one), and the
                    admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
                    drop a constraint by itself, so contrib/atoll-widen swaps
@@ -171,6 +171,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         return slurm.SUCCESS
     end
     local wait = tonumber(spank_env(job_desc, "ATOLL_ISLAND_WAIT") or "600") or 600
+    local leaf_wait = tonumber(spank_env(job_desc, "ATOLL_LEAF_WAIT") or "") or wait
     local policy = spank_env(job_desc, "ATOLL_POLICY") or "atoll"
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
     local n = job_desc.min_nodes
@@ -252,20 +253,21 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         return "", nil
     end
     -- --switches=K@WAIT, never over the user's own
-    local function ask_switches(k)
+    local function ask_switches(k, w)
         if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
             job_desc.req_switch = k
-            job_desc.wait4switch = wait
+            job_desc.wait4switch = w
         end
     end
     -- Above a leaf, --switches=K@WAIT asks for the fewest leaves (K) for
-    -- island_wait: Slurm 22.05 waits for at most K leaf switches, later
-    -- releases reset counts above one to none. Not over the user's own.
+    -- leaf_wait (island_wait unless set): Slurm 22.05 waits for at most K
+    -- leaf switches, later releases reset counts above one to none. Not
+    -- over the user's own.
     local function fewest_leaves()
         if level == "leaf" then
             return 1
         end
-        ask_switches(min_leaves(islands, n))
+        ask_switches(min_leaves(islands, n), leaf_wait)
         return job_desc.req_switch
     end
     -- A preferred group or pod: Slurm cannot wait a bounded time for one
@@ -308,14 +310,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         local k = fewest_leaves()
         if explain then
             slurm.log_user("atoll: %d nodes in one %s: constraint %s%s", n, level, c,
-                           k > 1 and string.format(", at most %d leaf switches for up to %d s", k, wait) or "")
+                           k > 1 and string.format(", at most %d leaf switches for up to %d s", k, leaf_wait) or "")
         end
         return slurm.SUCCESS
     end
     -- preferred leaf: Slurm's --switches=1@WAIT waits for one leaf, and a
     -- constraint on the next level up keeps the job from widening further
     if level == "leaf" then
-        ask_switches(1)
+        ask_switches(1, wait)
         local wider = "anywhere"
         if policy ~= "slurm-tree" then
             local c, lv = wider_constraint()
@@ -336,8 +338,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     local c = constrain(cands)
     local then_ = mark_widen()
     if explain then
-        slurm.log_user("atoll: %d nodes, %s %s: constraint %s, at most %d leaf switches, for up to %d s (atoll-widen), then %s",
-                       n, level, fit, c, job_desc.req_switch, wait, then_)
+        slurm.log_user("atoll: %d nodes, %s %s: constraint %s for up to %d s (atoll-widen), then %s; at most %d leaf switches for up to %d s",
+                       n, level, fit, c, wait, then_, job_desc.req_switch, leaf_wait)
     end
     return slurm.SUCCESS
 end

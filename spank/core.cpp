@@ -92,6 +92,8 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.strict = parse_bool(k, v);
         else if (k == "island_wait")
             c.island_wait = static_cast<int>(parse_seconds(k, v));
+        else if (k == "leaf_wait")
+            c.leaf_wait = static_cast<int>(parse_seconds(k, v));
         else if (k == "max_age")
             c.max_age = parse_seconds(k, v);
         else if (k == "fabric_type") {
@@ -113,7 +115,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
         else
             throw std::invalid_argument("plugstack.conf: unknown key \"" + k +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
-                                        "socket_ifname, hca, strict, island_wait, max_age, fabric_type, hwloc_xml, "
+                                        "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
                                         "sysfs_root, gid_index)");
     }
     return c;

@@ -30,6 +30,8 @@ struct PluginConfig {
     std::string hca;                    // HCA selector: fnmatch pattern(s), comma separated; "!" excludes
     bool strict = false;                // our failures fail the job instead of a warning
     int island_wait = 600;              // seconds a preferred island is waited for
+    int leaf_wait = -1;                 // seconds the fewest leaves are waited for above a leaf (-1: island_wait)
+    int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
     std::string fabric_type;            // ib|roce|cloud; default from the fabric
     std::string hwloc_xml;              // per node, %n is the node name

@@ -141,6 +141,8 @@ extern "C" int atl_submit(spank_t sp)
         if (spank_job_control_setenv(sp, "ATOLL_ISLAND", r.c_str(), 1) != ESPANK_SUCCESS ||
             spank_job_control_setenv(sp, "ATOLL_POLICY", g_cfg.policy.c_str(), 1) != ESPANK_SUCCESS ||
             spank_job_control_setenv(sp, "ATOLL_ISLAND_WAIT", std::to_string(g_cfg.island_wait).c_str(), 1) !=
+                ESPANK_SUCCESS ||
+            spank_job_control_setenv(sp, "ATOLL_LEAF_WAIT", std::to_string(g_cfg.leaf_wait_s()).c_str(), 1) !=
                 ESPANK_SUCCESS)
             return our_failure("cannot pass the island request to slurmctld", true);
         if (g_opt.explain) {

@@ -30,7 +30,7 @@ const char *usage_text =
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
-    "                   [--island-wait SECONDS] [--policy NAME]\n"
+    "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
@@ -135,9 +135,9 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
 // free hosts (free=N: how many of the fabric's compute hosts are free), in
 // the same shape job_submit.lua gives without them:
 //   required:        constraint=[islands of the level, best first], and
-//                    above a leaf switches=K@WAIT (the fewest leaves)
+//                    above a leaf switches=K@LEAF_WAIT (the fewest leaves)
 //   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
-//   preferred group or pod: switches=K@WAIT (the fewest leaves) and
+//   preferred group or pod: switches=K@LEAF_WAIT (the fewest leaves) and
 //                    constraint=[islands of the level] (--switches counts
 //                    leaf switches: job_submit.lua marks the job, atoll-widen
 //                    widens it)
@@ -152,6 +152,7 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
         throw Usage(e.what());
     }
     long wait = a.get_int("island-wait", 600, 0, 365L * 86400);
+    long leaf_wait = a.get_int("leaf-wait", wait, 0, 365L * 86400);
     if (ir.none)
         return 0;
     const Level order[] = {Level::Leaf, Level::Group, Level::Pod};
@@ -177,9 +178,11 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     // Slurm's MM:SS; K = 1 for a leaf, else the fewest leaves that can hold
     // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1).
     // A required leaf needs none: one leaf island is one leaf switch.
-    if (!ir.required || level != Level::Leaf)
-        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@" << wait / 60 << ":"
-                  << std::setw(2) << std::setfill('0') << wait % 60 << std::setfill(' ') << "\n";
+    if (!ir.required || level != Level::Leaf) {
+        long w = level == Level::Leaf ? wait : leaf_wait;
+        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@" << w / 60 << ":"
+                  << std::setw(2) << std::setfill('0') << w % 60 << std::setfill(' ') << "\n";
+    }
     if (ir.required || level != Level::Leaf) {
         // a preferred group or pod too: job_submit.lua marks it for atoll-widen
         std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
@@ -207,7 +210,7 @@ int cmd_place(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
-                         "fabric-type", "format", "csv-columns", "island", "island-wait"},
+                         "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait"},
                         {"json", "explain", "slurm"});
     if (a.operands.size() != 1)
         throw Usage("place: give one FABRIC");

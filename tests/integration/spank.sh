@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=28
+N=30
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -181,6 +181,21 @@ if echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] " && echo "$
     echo "$info" | grep -q "Switches=2@00:10:00"
 then ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"
 else not_ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"; diag "$info"; fi
+
+# leaf_wait= apart from island_wait: above a leaf, --switches=K waits
+# leaf_wait, from cli_filter.lua (live) and from job_submit.lua alone (c2)
+sed "s|^\(required .*\)$|\1 leaf_wait=20m|" "$work/c/plugstack.conf" >"$work/c/plugstack-leaf.conf"
+for d in c c2; do
+    sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-leaf.conf|" "$work/$d/slurm.conf" >"$work/$d/slurm-leaf.conf"
+done
+for d in c c2; do
+    jid=$(SLURM_CONF="$work/$d/slurm-leaf.conf" sbatch -H -o /dev/null -N6 --fabric-island=pod --wrap true 2>/dev/null | awk '{print $4}')
+    info=$(scontrol show job -o "$jid")
+    scancel "$jid"
+    what="leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches"
+    [ "$d" = c ] && what="$what (cli_filter.lua)" || what="$what (job_submit.lua alone)"
+    if echo "$info" | grep -q "Switches=2@00:20:00"; then ok "$what"; else not_ok "$what"; diag "$info"; fi
+done
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
 sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"

@@ -20,7 +20,8 @@ TEST_CASE("plugstack.conf keys", "[spank]")
 {
     PluginConfig c = parse_plugstack({"fabric=/etc/slurm/fabric.json", "policy=slurm-tree", "default_island=auto",
                                       "env=off", "sharp=off", "roce_tc=106", "socket_ifname=eth0",
-                                      "hca=mlx5_*,!mlx5_8", "strict=yes", "island_wait=30m", "max_age=7d"});
+                                      "hca=mlx5_*,!mlx5_8", "strict=yes", "island_wait=30m", "max_age=7d",
+                                      "leaf_wait=4h"});
     CHECK(c.fabric == "/etc/slurm/fabric.json");
     CHECK(c.policy == "slurm-tree");
     CHECK_FALSE(c.env);
@@ -28,6 +29,9 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(c.roce_tc == 106);
     CHECK(c.strict);
     CHECK(c.island_wait == 1800);
+    CHECK(c.leaf_wait_s() == 4 * 3600);
+    CHECK(parse_plugstack({"island_wait=30m"}).leaf_wait_s() == 1800);  // unset: island_wait
+    CHECK_THROWS_WITH(parse_plugstack({"leaf_wait=soon"}), Catch::Contains("leaf_wait=soon"));
     CHECK(c.max_age == 7 * 86400);
     CHECK_THROWS_WITH(parse_plugstack({"fabrik=/x"}), Catch::Contains("unknown key \"fabrik\""));
     CHECK_THROWS_WITH(parse_plugstack({"roce_tc=300"}), Catch::Contains("roce_tc=300: expected a traffic class"));
