@@ -49,18 +49,18 @@ for h in gpu01 gpu02 gpu03; do
 done
 cable leaf01 swp49 spine01 swp1
 cable leaf02 swp49 spine01 swp2
+# Each lldpd starts paused and runs its configuration (-O) before the first
+# frame, so no neighbour ever sees the shared host name the namespaces have.
 for s in $systems; do
-    ip netns exec "$tag-$s" lldpd -d -u "$work/$s.sock" -O /dev/null >"$work/$s.log" 2>&1 &
+    {
+        echo "configure system hostname $s"
+        echo "configure lldp tx-interval 1"
+        case $s in  # switches say so, as SONiC and Cumulus do
+        leaf* | spine*) echo "configure system capabilities enabled bridge,router" ;;
+        esac
+    } >"$work/$s.conf"
+    ip netns exec "$tag-$s" lldpd -d -u "$work/$s.sock" -O "$work/$s.conf" >"$work/$s.log" 2>&1 &
     pids="$pids $!"
-done
-for s in $systems; do
-    i=0
-    until [ -S "$work/$s.sock" ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    ip netns exec "$tag-$s" lldpcli -u "$work/$s.sock" configure system hostname "$s" >/dev/null
-    ip netns exec "$tag-$s" lldpcli -u "$work/$s.sock" configure lldp tx-interval 1 >/dev/null
-    case $s in  # switches say so, as SONiC and Cumulus do
-    leaf* | spine*) ip netns exec "$tag-$s" lldpcli -u "$work/$s.sock" configure system capabilities enabled bridge,router >/dev/null ;;
-    esac
 done
 # wait until every system sees its neighbours, switches as switches (bounded)
 want() { case $1 in gpu*) echo 2 ;; leaf*) echo 4 ;; spine*) echo 2 ;; esac; }
