@@ -26,7 +26,8 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
                    drop a constraint by itself, so contrib/atoll-widen swaps
                    in the one a level up once island_wait is over.
-                   auto is the smallest level that can hold the job.
+                   auto is the smallest level that can hold the job; larger
+                   than any pod: --switches=K@LEAF_WAIT alone.
 
 The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
 atoll (default) healthy islands first, then the smallest that holds the job;
@@ -184,6 +185,13 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
         return slurm.SUCCESS
     end
+    -- --switches=K@WAIT, never over the user's own
+    local function ask_switches(k, w)
+        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
+            job_desc.req_switch = k
+            job_desc.wait4switch = w
+        end
+    end
     local level, fit = req:match("^(%a+):(%a+)$")
     if req == "auto" then
         fit = "preferred"
@@ -194,7 +202,15 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
             end
         end
         if level == nil then
-            return slurm.SUCCESS  -- larger than any pod: the whole fabric
+            -- larger than any pod: the whole fabric, on the fewest leaves for leaf_wait
+            if policy ~= "slurm-tree" then
+                ask_switches(min_leaves(islands, n), leaf_wait)
+                if explain then
+                    slurm.log_user("atoll: %d nodes, larger than any pod: at most %d leaf switches for up to %d s",
+                                   n, job_desc.req_switch, job_desc.wait4switch)
+                end
+            end
+            return slurm.SUCCESS
         end
     end
     if level == nil then
@@ -251,13 +267,6 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
             end
         end
         return "", nil
-    end
-    -- --switches=K@WAIT, never over the user's own
-    local function ask_switches(k, w)
-        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
-            job_desc.req_switch = k
-            job_desc.wait4switch = w
-        end
     end
     -- Above a leaf, --switches=K@WAIT asks for the fewest leaves (K) for
     -- leaf_wait (island_wait unless set): Slurm 22.05 waits for at most K

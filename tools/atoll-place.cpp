@@ -131,6 +131,14 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
     return s + "]";
 }
 
+// Slurm's MM:SS for --switches=K@TIME (minutes may exceed 59).
+std::string mm_ss(long seconds)
+{
+    std::ostringstream o;
+    o << seconds / 60 << ":" << std::setw(2) << std::setfill('0') << seconds % 60;
+    return o.str();
+}
+
 // --slurm: what cli_filter.lua hands Slurm for an island request on the live
 // free hosts (free=N: how many of the fabric's compute hosts are free), in
 // the same shape job_submit.lua gives without them:
@@ -141,6 +149,7 @@ std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
 //                    constraint=[islands of the level] (--switches counts
 //                    leaf switches: job_submit.lua marks the job, atoll-widen
 //                    widens it)
+//   auto larger than any pod: switches=K@LEAF_WAIT alone
 int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
 {
     if (!a.flag("island"))
@@ -164,8 +173,11 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
                 level = l;
                 break;
             }
-        if (level == Level::Fabric)
-            return 0;  // larger than any pod: the whole fabric
+        if (level == Level::Fabric) {
+            // larger than any pod: the whole fabric, on the fewest leaves for the leaf wait
+            std::cout << "free=" << free.total() << "\nswitches=" << c.min_leaves(n) << "@" << mm_ss(leaf_wait) << "\n";
+            return 0;
+        }
     }
     if (c.largest(level) < n) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
@@ -179,9 +191,8 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1).
     // A required leaf needs none: one leaf island is one leaf switch.
     if (!ir.required || level != Level::Leaf) {
-        long w = level == Level::Leaf ? wait : leaf_wait;
-        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@" << w / 60 << ":"
-                  << std::setw(2) << std::setfill('0') << w % 60 << std::setfill(' ') << "\n";
+        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@"
+                  << mm_ss(level == Level::Leaf ? wait : leaf_wait) << "\n";
     }
     if (ir.required || level != Level::Leaf) {
         // a preferred group or pod too: job_submit.lua marks it for atoll-widen

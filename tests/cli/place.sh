@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 30
+plan 31
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -45,6 +45,8 @@ out=$("$PLACE" place "$work/pods.json" --nodes 6 --island pod --island-wait 90 -
 check "--slurm: above a leaf, --switches=K waits --leaf-wait (240 minutes)" [ "$out" = "switches=2@240:00" ]
 out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --island-wait 90 --leaf-wait 14400 --slurm | grep '^switches=')
 check "--slurm: a preferred leaf still waits --island-wait" [ "$out" = "switches=1@1:30" ]
+out=$("$PLACE" place "$work/pods.json" --nodes 12 --island auto --leaf-wait 14400 --slurm | grep -v '^free=')
+check "--slurm: auto larger than any pod: the fewest leaves (3 of 4 hosts), no constraint" [ "$out" = "switches=3@240:00" ]
 out=$("$PLACE" place "$work/ft.json" --nodes 9 --island leaf --slurm)
 if \
     [ "$out" = "refuse=--fabric-island=leaf: no leaf can hold 9 nodes; the largest leaf holds 8" ]; then ok "--slurm: a request no leaf can hold is refused, naming the largest"; else not_ok "--slurm: a request no leaf can hold is refused, naming the largest"; diag "$out"; fi

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=30
+N=32
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -188,13 +188,23 @@ sed "s|^\(required .*\)$|\1 leaf_wait=20m|" "$work/c/plugstack.conf" >"$work/c/p
 for d in c c2; do
     sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-leaf.conf|" "$work/$d/slurm.conf" >"$work/$d/slurm-leaf.conf"
 done
+# held_job CONF NAME PATTERN SBATCH-ARGS...: submit held, check scontrol's line, cancel
+held_job() {
+    _conf=$1 _what=$2 _pat=$3
+    shift 3
+    _jid=$(SLURM_CONF="$_conf" sbatch -H -o /dev/null "$@" --wrap true 2>/dev/null | awk '{print $4}')
+    _info=$(scontrol show job -o "$_jid")
+    scancel "$_jid"
+    if echo "$_info" | grep -q "$_pat"; then ok "$_what"; else not_ok "$_what"; diag "$_info"; fi
+}
 for d in c c2; do
-    jid=$(SLURM_CONF="$work/$d/slurm-leaf.conf" sbatch -H -o /dev/null -N6 --fabric-island=pod --wrap true 2>/dev/null | awk '{print $4}')
-    info=$(scontrol show job -o "$jid")
-    scancel "$jid"
-    what="leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches"
-    [ "$d" = c ] && what="$what (cli_filter.lua)" || what="$what (job_submit.lua alone)"
-    if echo "$info" | grep -q "Switches=2@00:20:00"; then ok "$what"; else not_ok "$what"; diag "$info"; fi
+    by="cli_filter.lua"
+    [ "$d" = c2 ] && by="job_submit.lua alone"
+    held_job "$work/$d/slurm-leaf.conf" "leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches ($by)" \
+        "Switches=2@00:20:00" -N6 --fabric-island=pod
+    # auto, larger than any pod (8 hosts): the fabric, on 3 leaves of 4 for leaf_wait
+    held_job "$work/$d/slurm-leaf.conf" "auto, 12 nodes, larger than any pod: no constraint, 3 leaf switches for 20 minutes ($by)" \
+        "Features=(null) .*Switches=3@00:20:00" -N12 --fabric-island=auto
 done
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
