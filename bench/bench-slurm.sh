@@ -22,7 +22,7 @@ export ATOLL_SRCDIR TOPO
 . "$src/tests/slurm-cluster.sh"
 jobs=${JOBS:-150} load=${LOAD:-0.85} runs=${RUNS:-40} wait=${WAIT:-60}
 work=$(mktemp -d /tmp/atoll-bench-slurm.XXXXXX)
-trap 'cluster_down; rm -rf "$work" || true' EXIT
+trap 'cluster_down || true; rm -rf "$work" || true' EXIT
 "$TOPO" generate --groups 8 --hosts 8 --spines 4 --format json -o "$work/fabric.json"
 chmod 644 "$work/fabric.json"
 cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "fabric=$work/fabric.json island_wait=$wait"
