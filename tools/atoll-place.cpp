@@ -173,11 +173,6 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
                 level = l;
                 break;
             }
-        if (level == Level::Fabric) {
-            // larger than any pod: the whole fabric, on the fewest leaves for the leaf wait
-            std::cout << "free=" << free.total() << "\nswitches=" << c.min_leaves(n) << "@" << mm_ss(leaf_wait) << "\n";
-            return 0;
-        }
     }
     if (c.largest(level) < n) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
@@ -185,8 +180,13 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
                   << " nodes; the largest " << to_string(level) << " holds " << c.largest(level) << "\n";
         return 0;
     }
-    std::vector<int> ranked = rank_islands(policy, free, level, n);
     std::cout << "free=" << free.total() << "\n";
+    if (level == Level::Fabric) {
+        // auto, larger than any pod: the whole fabric, on the fewest leaves for the leaf wait
+        std::cout << "switches=" << c.min_leaves(n) << "@" << mm_ss(leaf_wait) << "\n";
+        return 0;
+    }
+    std::vector<int> ranked = rank_islands(policy, free, level, n);
     // Slurm's MM:SS; K = 1 for a leaf, else the fewest leaves that can hold
     // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1).
     // A required leaf needs none: one leaf island is one leaf switch.

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 31
+plan 32
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -47,6 +47,9 @@ out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --islan
 check "--slurm: a preferred leaf still waits --island-wait" [ "$out" = "switches=1@1:30" ]
 out=$("$PLACE" place "$work/pods.json" --nodes 12 --island auto --leaf-wait 14400 --slurm | grep -v '^free=')
 check "--slurm: auto larger than any pod: the fewest leaves (3 of 4 hosts), no constraint" [ "$out" = "switches=3@240:00" ]
+out=$("$PLACE" place "$work/pods.json" --nodes 20 --island auto --slurm)
+check "--slurm: auto larger than the fabric is refused, naming its size" \
+    [ "$out" = "refuse=--fabric-island=auto: no fabric can hold 20 nodes; the largest fabric holds 16" ]
 out=$("$PLACE" place "$work/ft.json" --nodes 9 --island leaf --slurm)
 if \
     [ "$out" = "refuse=--fabric-island=leaf: no leaf can hold 9 nodes; the largest leaf holds 8" ]; then ok "--slurm: a request no leaf can hold is refused, naming the largest"; else not_ok "--slurm: a request no leaf can hold is refused, naming the largest"; diag "$out"; fi

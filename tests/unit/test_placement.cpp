@@ -67,6 +67,14 @@ Placement place(const char *policy, const Cluster &c, const FreeState &f, int n,
 
 using V = std::vector<std::string>;
 
+// The atoll policy over a trace given as CSV text, on a fresh policy each time.
+SimMetrics replay(const Cluster &c, const char *trace, const SimOptions &opt = {})
+{
+    std::istringstream in(trace);
+    auto pol = make_policy("atoll", c);
+    return simulate(c, read_trace(in, "tiny.csv"), *pol, opt);
+}
+
 }  // namespace
 
 TEST_CASE("the placement view of a two-pod fabric", "[placement]")
@@ -358,10 +366,7 @@ TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement]
 {
     Topology t = topo_csv("host,leaf\nh1,L1\nh2,L1\nh3,L2\nh4,L2\n");
     Cluster c(t);
-    std::istringstream tr("job_id,submit_s,duration_s,nodes\n1,0,10,2\n2,0,10,1\n3,1,5,2\n4,2,4,1\n");
-    auto jobs = read_trace(tr, "tiny.csv");
-    auto pol = make_policy("atoll", c);
-    SimMetrics m = simulate(c, jobs, *pol, SimOptions{});
+    SimMetrics m = replay(c, "job_id,submit_s,duration_s,nodes\n1,0,10,2\n2,0,10,1\n3,1,5,2\n4,2,4,1\n");
     // t=0 job 1 on L1, job 2 on h3; t=1 job 3 waits (1 free), its hosts
     // reserved on L1 for t=10; t=2 job 4 backfills on h4 until 6; t=10 job 3.
     CHECK(m.jobs == 4);
@@ -383,17 +388,15 @@ TEST_CASE("the simulator: required islands wait, auto spans (worked by hand)", "
     Cluster c(t);
     // t=0 job 1 (10 s) on h1, job 2 (5 s) best fit on h2; t=1 job 3 (20 s) on
     // h3; t=5 job 2 ends: h2 and h4 free, one per leaf; t=6 job 4 (2 nodes).
-    std::istringstream tr("job_id,submit_s,duration_s,nodes\n1,0,10,1\n2,0,5,1\n3,1,20,1\n4,6,4,2\n");
-    auto jobs = read_trace(tr, "tiny.csv");
-    auto pol = make_policy("atoll", c);
-    SimMetrics any = simulate(c, jobs, *pol, SimOptions{});
+    const char *trace = "job_id,submit_s,duration_s,nodes\n1,0,10,1\n2,0,5,1\n3,1,20,1\n4,6,4,2\n";
+    SimMetrics any = replay(c, trace);
     CHECK(any.leaf_fit == 1);
     CHECK(any.leaf_pct == Approx(0));  // across L1 and L2 at once
     CHECK(any.excess_leaves == Approx(1));
     CHECK(any.mean_wait == Approx(0));
     SimOptions req;
     req.required = true;
-    SimMetrics one = simulate(c, jobs, *pol, req);
+    SimMetrics one = replay(c, trace, req);
     CHECK(one.leaf_pct == Approx(100));  // waits for L1 until job 1 ends at 10
     CHECK(one.excess_leaves == Approx(0));
     CHECK(one.mean_wait == Approx(4.0 / 4));
