@@ -18,7 +18,7 @@ on as submitted (job_submit.lua still constrains it) with one warning. Job
 steps inside an allocation are left alone.
 
 policy=, island_wait= and leaf_wait= are read from the atoll line of the plugstack
-configuration (PlugStackConfig in slurm.conf, its include lines followed);
+configuration by atoll-plugstack.lua (installed next to this file);
 FABRIC is the fabric JSON that the plugin's fabric.view was made from.
 ]]
 
@@ -49,50 +49,20 @@ local function run(cmd)
     return body
 end
 
-local function lines(path)
-    local f = io.open(path, "r")
-    if not f then
-        return function() return nil end
-    end
-    local all = {}
-    for l in f:lines() do table.insert(all, l) end
-    f:close()
-    local i = 0
-    return function() i = i + 1; return all[i] end
+local function script_dir()
+    local src = debug.getinfo(1, "S").source
+    return src:match("^@(.*/)") or "./"
 end
 
--- policy=, island_wait= and leaf_wait= of the atoll.so line, wherever plugstack puts it
+-- policy=, island_wait= and leaf_wait= of the atoll.so line (atoll-plugstack.lua)
 local function read_plugstack()
-    local conf = os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf"
-    local dir = conf:match("^(.*/)") or "./"
-    local stack = dir .. "plugstack.conf"
-    for l in lines(conf) do
-        local v = l:match("^%s*[Pp]lug[Ss]tack[Cc]onfig%s*=%s*(%S+)")
-        if v then stack = v end
+    local ok, reader = pcall(dofile, script_dir() .. "atoll-plugstack.lua")
+    if not ok then
+        return false, tostring(reader)
     end
-    local function scan(path, depth)
-        for l in lines(path) do
-            local pat = l:match("^%s*include%s+(%S+)")
-            if pat and depth < 2 then
-                local p = io.popen("ls -1 " .. pat .. " 2>/dev/null")
-                if p then
-                    for f in p:lines() do scan(f, depth + 1) end
-                    p:close()
-                end
-            elseif l:match("^%s*%a+%s+%S*atoll%.so") then
-                for k, v in l:gmatch("([%w_]+)=(%S+)") do
-                    if k == "policy" then POLICY = v end
-                    if k == "island_wait" or k == "leaf_wait" then
-                        local x, u = v:match("^(%d+)([smhd]?)$")
-                        local mult = {[""] = 1, s = 1, m = 60, h = 3600, d = 86400}
-                        if x and k == "island_wait" then ISLAND_WAIT = tonumber(x) * mult[u] end
-                        if x and k == "leaf_wait" then LEAF_WAIT = tonumber(x) * mult[u] end
-                    end
-                end
-            end
-        end
-    end
-    scan(stack, 0)
+    local conf = reader(os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf")
+    POLICY, ISLAND_WAIT, LEAF_WAIT = conf.policy, conf.island_wait, conf.leaf_wait
+    return true
 end
 
 local function warn(msg)
@@ -116,13 +86,18 @@ function slurm_cli_pre_submit(options, offset)
     if options.type == "srun" and os.getenv("SLURM_JOB_ID") then
         return slurm.SUCCESS  -- a step inside an allocation: placed already
     end
-    read_plugstack()
+    local ok, err = read_plugstack()
+    if not ok then
+        warn(err)
+        return slurm.SUCCESS
+    end
     if POLICY == "slurm-tree" then
         return slurm.SUCCESS  -- Slurm's own choice: job_submit.lua asks topology/tree
     end
     local n = tonumber(tostring(options.nodes or ""):match("^(%d+)")) or 1
     local explain = spank["fabric-explain"] ~= nil and spank["fabric-explain"] ~= "unset"
-    local idle, err = run("sinfo -h -t idle -o %N")
+    local idle
+    idle, err = run("sinfo -h -t idle -o %N")
     if not idle then
         warn(err)
         return slurm.SUCCESS

@@ -29,7 +29,7 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
                    auto is the smallest level that can hold the job; larger
                    than any pod: --switches=K@LEAF_WAIT alone.
 
-The plugin's policy= (ATOLL_POLICY) orders the islands of a constraint:
+The plugstack line's policy= orders the islands of a constraint:
 atoll (default) healthy islands first, then the smallest that holds the job;
 first-fit by name; random shuffled; slurm-tree sets no constraint and asks
 Slurm's topology/tree for --switches=1@WAIT when one leaf can hold the job,
@@ -166,14 +166,34 @@ local function same_partition(islands, a, b)
     return true
 end
 
+-- The site's settings from the atoll.so line of the plugstack configuration
+-- (atoll-plugstack.lua, next to this file and slurm.conf), never from the
+-- job: a user can write anything into a job's SPANK environment.
+local function site_conf()
+    local ok, reader = pcall(dofile, script_dir() .. "atoll-plugstack.lua")
+    if not ok then
+        slurm.log_error("atoll: %s; island_wait=600, policy=atoll", tostring(reader))
+        return {policy = "atoll", island_wait = 600, strict = false}
+    end
+    return reader(script_dir() .. "slurm.conf")
+end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
+    local conf = site_conf()
+    -- strict=yes and the plugin could not read the fabric at submit: an
+    -- optional plugstack line cannot fail sbatch, so the job is refused here
+    local refuse = spank_env(job_desc, "ATOLL_REFUSE")
+    if refuse ~= nil and conf.strict then
+        slurm.log_user("atoll: %s (strict: the job is refused rather than run without atoll)", refuse)
+        return slurm.ERROR
+    end
     local req = spank_env(job_desc, "ATOLL_ISLAND")
     if req == nil or req == "none" then
         return slurm.SUCCESS
     end
-    local wait = tonumber(spank_env(job_desc, "ATOLL_ISLAND_WAIT") or "600") or 600
-    local leaf_wait = tonumber(spank_env(job_desc, "ATOLL_LEAF_WAIT") or "") or wait
-    local policy = spank_env(job_desc, "ATOLL_POLICY") or "atoll"
+    local wait = conf.island_wait
+    local leaf_wait = conf.leaf_wait or wait
+    local policy = conf.policy
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
     local n = job_desc.min_nodes
     if n == nil or n == slurm.NO_VAL or n == 0 then

@@ -5,6 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "topology/check.hpp"
 
 namespace atl {
@@ -102,18 +105,37 @@ void write_summary(std::ostream &out, const FabricSummary &s)
 
 FabricSummary read_summary(std::istream &in, const std::string &source)
 {
+    // The plugin reads this as root in every job step: every field is checked,
+    // names as atoll-topo writes them, counts bounded, parents strictly one
+    // level up or more (so no island can be its own ancestor).
+    constexpr std::size_t max_islands = 1u << 20, max_hosts = 1u << 20, max_hcas = 64;
     FabricSummary s;
     std::string line;
     std::size_t lineno = 0;
     if (!std::getline(in, line) || line != summary_magic)
-        throw InputError(source, 1, "found \"" + line.substr(0, 40) + "\", expected \"" + summary_magic + "\"");
+        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\"");
     ++lineno;
-    auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found \"" + line + "\", expected " + what); };
+    auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
         if (v != "0" && v != "1")
             fail("0 or 1");
         return v == "1";
     };
+    auto number = [&](const std::string &v, long lo, long hi, const char *what) {
+        char *end = nullptr;
+        errno = 0;
+        long x = v.empty() ? 0 : std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end || errno || x < lo || x > hi)
+            fail(std::string(what) + " from " + std::to_string(lo) + " to " + std::to_string(hi));
+        return static_cast<int>(x);
+    };
+    auto name = [&](const std::string &v, const std::string &problem, const char *what) {
+        if (!problem.empty())
+            fail(std::string(what) + " (" + shown(v) + ": " + problem + ")");
+        return v;
+    };
+    std::vector<std::size_t> island_line;
+    std::vector<std::string> parents;
     while (std::getline(in, line)) {
         ++lineno;
         if (line.empty() || line[0] == '#')
@@ -123,46 +145,70 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
         ls >> kind;
         if (kind == "source") {
             std::getline(ls >> std::ws, s.source);
+            for (char c : s.source)
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                    fail("a printable source name");
         } else if (kind == "rails") {
-            std::string a, b;
-            if (!(ls >> a >> b))
+            std::string a, b, extra;
+            if (!(ls >> a >> b) || (ls >> extra))
                 fail("rails RAIL-OPTIMISED RAILS-MEET");
             s.rail_optimised = flag(a);
             s.rails_meet = flag(b);
         } else if (kind == "island") {
-            std::string lv, name, sharp;
+            std::string lv, nm, parent, hops, sharp, extra;
             ViewIsland i;
-            if (!(ls >> lv >> name >> i.parent >> i.hops >> sharp) || !level_from_string(lv, i.level) ||
-                i.parent < -1 || i.parent >= 1 << 30)
+            if (!(ls >> lv >> nm >> parent >> hops >> sharp) || (ls >> extra) || !level_from_string(lv, i.level))
                 fail("island LEVEL NAME PARENT HOPS SHARP");
-            i.name = name;
+            if (s.islands.size() >= max_islands)
+                fail("at most " + std::to_string(max_islands) + " islands");
+            i.name = name(nm, hca_name_problem(nm), "an island name");
+            i.parent = number(parent, -1, static_cast<long>(max_islands) - 1, "a parent island index");
+            i.hops = number(hops, 0, 64, "a hop count");
             i.sharp = flag(sharp);
             s.islands.push_back(i);
+            island_line.push_back(lineno);
         } else if (kind == "host") {
-            std::string name, ok, hcas;
+            std::string nm, leaf, ok, hcas, extra;
             ViewHost h;
-            if (!(ls >> name >> h.leaf >> ok >> hcas) || h.leaf < 0 || h.leaf >= static_cast<int>(s.islands.size()))
-                fail("host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... after the islands");
+            if (!(ls >> nm >> leaf >> ok >> hcas) || (ls >> extra))
+                fail("host NAME LEAF-ISLAND RAILS-OK HCA:PORT,...");
+            if (s.hosts.size() >= max_hosts)
+                fail("at most " + std::to_string(max_hosts) + " hosts");
+            name(nm, host_name_problem(nm), "a host name");
+            h.leaf = number(leaf, 0, static_cast<long>(s.islands.size()) - 1, "the index of a leaf island listed above");
+            if (s.islands[static_cast<std::size_t>(h.leaf)].level != Level::Leaf)
+                fail("the index of a leaf island, not a " + std::string(to_string(s.islands[static_cast<std::size_t>(h.leaf)].level)));
             h.rails_ok = flag(ok);
             if (hcas != "-") {
                 std::istringstream hs(hcas);
                 std::string item;
                 while (std::getline(hs, item, ',')) {
                     std::size_t colon = item.rfind(':');
-                    if (colon == std::string::npos || colon == 0)
-                        fail("HCA:PORT");
-                    h.hcas.push_back({item.substr(0, colon), std::atoi(item.c_str() + colon + 1)});
+                    if (colon == std::string::npos || colon == 0 || h.hcas.size() >= max_hcas)
+                        fail("at most " + std::to_string(max_hcas) + " HCA:PORT items");
+                    std::string hca = item.substr(0, colon);
+                    name(hca, hca_name_problem(hca), "an adapter name");
+                    h.hcas.push_back({hca, number(item.substr(colon + 1), 1, 255, "a port number")});
                 }
             }
-            s.hosts[name] = h;
+            if (!s.hosts.emplace(nm, std::move(h)).second)
+                fail("each host once");
         } else {
             fail("a source, rails, island or host line");
         }
     }
-    for (const ViewIsland &i : s.islands)
+    for (std::size_t k = 0; k < s.islands.size(); ++k) {
+        const ViewIsland &i = s.islands[k];
+        if (i.parent < 0)
+            continue;
+        lineno = island_line[k];
+        line = "island " + i.name + " ... parent " + std::to_string(i.parent);
         if (i.parent >= static_cast<int>(s.islands.size()))
-            throw InputError(source, lineno, "found island " + i.name + " with parent " + std::to_string(i.parent) +
-                                                 ", expected an island index");
+            fail("a parent that is an island index (there are " + std::to_string(s.islands.size()) + ")");
+        if (s.islands[static_cast<std::size_t>(i.parent)].level <= i.level)
+            fail("a parent at a higher level than " + std::string(to_string(i.level)) + ", not " +
+                 to_string(s.islands[static_cast<std::size_t>(i.parent)].level));
+    }
     return s;
 }
 

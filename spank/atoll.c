@@ -44,14 +44,16 @@ static struct spank_option atoll_options[] = {
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     spank_context_t ctx = spank_context();
-    if (atl_configure(ac, av) != 0)
+    int submit = ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR;
+    /* Only srun, sbatch and salloc may fail: never slurmd or a job step. */
+    if (atl_configure(ac, av, submit) != 0)
         return -1;
-    if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
+    if (!submit && ctx != S_CTX_REMOTE)
         return 0;
     for (struct spank_option *o = atoll_options; o->name; o++)
         if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
             slurm_error("atoll: cannot register --%s", o->name);
-            return -1;
+            return submit ? -1 : 0;
         }
     return 0;
 }
@@ -66,16 +68,19 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* In slurmstepd: these always return 0 (see glue.h). */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    return atl_node(sp);
+    atl_node(sp);
+    return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
     (void)ac;
     (void)av;
-    return atl_task(sp);
+    atl_task(sp);
+    return 0;
 }

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sstream>
 #include <ctime>
 #include <set>
 #include <stdexcept>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "topology/io.hpp"
+#include "topology/json.hpp"
 
 namespace atl {
 namespace {
@@ -143,42 +147,187 @@ SharpMode parse_sharp_mode(const std::string &v)
     throw std::invalid_argument("--fabric-sharp=" + v + ": expected auto, on or off");
 }
 
-struct stat check_root_file(const std::string &path, const std::string &what)
+namespace {
+
+struct Fd {
+    int fd = -1;
+    Fd() = default;
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    Fd(Fd &&o) noexcept : fd(o.fd) { o.fd = -1; }
+    ~Fd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+    int release()
+    {
+        int f = fd;
+        fd = -1;
+        return f;
+    }
+};
+
+bool trusted_owner(uid_t uid, uid_t owner) { return uid == 0 || uid == owner; }
+
+std::string owner_text(uid_t owner)
 {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-        throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        throw std::runtime_error(what + " " + path + ": not a regular file");
-    // as root (slurmstepd) only root may own it; a user testing the plugin may own his copy
-    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        throw std::runtime_error(what + " " + path + ": refused, writable by someone other than root");
-    return st;
+    return owner == 0 ? "root" : "root or uid " + std::to_string(owner);
+}
+
+}  // namespace
+
+int open_trusted(const std::string &path, const std::string &what, struct stat &st, uid_t owner)
+{
+    auto refuse = [&](const std::string &where, const std::string &why) -> void {
+        throw std::runtime_error(what + " " + path + ": refused: " + where + why);
+    };
+    if (path.empty() || path[0] != '/')
+        refuse("", "expected an absolute path");
+    std::deque<std::string> comps;
+    auto push_path = [&](const std::string &p, bool front) {
+        std::vector<std::string> parts;
+        std::size_t i = 0;
+        while (i <= p.size()) {
+            std::size_t j = p.find('/', i);
+            if (j == std::string::npos)
+                j = p.size();
+            std::string c = p.substr(i, j - i);
+            if (!c.empty() && c != ".")
+                parts.push_back(c);
+            i = j + 1;
+        }
+        if (front)
+            comps.insert(comps.begin(), parts.begin(), parts.end());
+        else
+            comps.insert(comps.end(), parts.begin(), parts.end());
+    };
+    push_path(path, false);
+    std::vector<Fd> dirs;
+    std::vector<std::string> names;  // the directories walked, for messages
+    auto open_root = [&]() {
+        dirs.clear();
+        names.clear();
+        dirs.emplace_back(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        names.push_back("/");
+    };
+    auto check_dir = [&]() {
+        struct stat ds;
+        if (dirs.back().fd < 0 || fstat(dirs.back().fd, &ds) != 0)
+            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+        if (!trusted_owner(ds.st_uid, owner))
+            refuse("directory " + names.back(), " is owned by uid " + std::to_string(ds.st_uid) + ", expected " + owner_text(owner));
+        if ((ds.st_mode & (S_IWGRP | S_IWOTH)) && !((ds.st_mode & S_ISVTX) && ds.st_uid == 0))
+            refuse("directory " + names.back(), " is writable by someone other than root");
+    };
+    open_root();
+    check_dir();
+    int links = 0;
+    while (!comps.empty()) {
+        std::string c = comps.front();
+        comps.pop_front();
+        if (c == "..") {
+            if (dirs.size() > 1) {
+                dirs.pop_back();
+                names.pop_back();
+            }
+            continue;
+        }
+        std::string here = (names.back() == "/" ? "/" : names.back() + "/") + c;
+        struct stat ls;
+        if (fstatat(dirs.back().fd, c.c_str(), &ls, AT_SYMLINK_NOFOLLOW) != 0)
+            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+        if (S_ISLNK(ls.st_mode)) {
+            if (!trusted_owner(ls.st_uid, owner))
+                refuse("symbolic link " + here, " is owned by uid " + std::to_string(ls.st_uid) + ", expected " + owner_text(owner));
+            if (++links > 16)
+                refuse("", "more than 16 symbolic links");
+            std::vector<char> buf(4096);
+            ssize_t n = readlinkat(dirs.back().fd, c.c_str(), buf.data(), buf.size() - 1);
+            if (n < 0)
+                throw std::runtime_error(what + " " + path + ": " + here + ": " + std::strerror(errno));
+            std::string target(buf.data(), static_cast<std::size_t>(n));
+            if (!target.empty() && target[0] == '/') {
+                open_root();
+                check_dir();
+            }
+            push_path(target, true);
+            continue;
+        }
+        if (!comps.empty()) {
+            int fd = openat(dirs.back().fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (fd < 0)
+                throw std::runtime_error(what + " " + path + ": " + here + ": " + std::strerror(errno));
+            dirs.emplace_back(fd);
+            names.push_back(here);
+            check_dir();
+            continue;
+        }
+        // the file itself: never blocks (a FIFO is refused below), never a link
+        Fd f(openat(dirs.back().fd, c.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+        if (f.fd < 0)
+            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+        if (fstat(f.fd, &st) != 0)
+            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            refuse("", "not a regular file");
+        if (!trusted_owner(st.st_uid, owner))
+            refuse("", "owned by uid " + std::to_string(st.st_uid) + ", expected " + owner_text(owner));
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+            refuse("", "writable by someone other than root");
+        int flags = fcntl(f.fd, F_GETFL);
+        if (flags >= 0)
+            fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK);
+        return f.release();
+    }
+    refuse("", "it names a directory, expected a file");
+    return -1;
+}
+
+std::string read_trusted(int fd, const std::string &path, std::size_t max)
+{
+    std::string data;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw std::runtime_error(path + ": read failed: " + std::strerror(errno));
+        if (n == 0)
+            break;
+        if (data.size() + static_cast<std::size_t>(n) > max)
+            throw std::runtime_error(path + ": refused: larger than " + std::to_string(max >> 20) + " MiB");
+        data.append(buf, static_cast<std::size_t>(n));
+    }
+    return data;
 }
 
 std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path)
 {
     if (path.empty())
         throw std::runtime_error("no fabric file configured (plugstack.conf fabric=)");
-    struct stat st = check_root_file(path, "fabric file");
+    struct stat st;
+    Fd fd(open_trusted(path, "fabric file", st, cfg.owner));
     if (cfg.max_age > 0 && std::time(nullptr) - st.st_mtime > cfg.max_age)
         throw std::runtime_error("fabric file " + path + ": stale, last written " +
                                  std::to_string((std::time(nullptr) - st.st_mtime) / 86400) +
                                  " days ago (max_age is " + std::to_string(cfg.max_age / 86400) + " days)");
+    std::string data = read_trusted(fd.fd, "fabric file " + path, std::size_t(256) << 20);
     auto v = std::make_unique<FabricView>();
     if (!cfg.fabric_type.empty())
         fabric_kind_from_string(cfg.fabric_type, v->kind);
-    std::ifstream in(path);
-    std::string first;
-    if (!in || !std::getline(in, first))
-        throw std::runtime_error("fabric file " + path + ": cannot read it");
-    if (first == summary_magic) {
-        in.clear();
-        in.seekg(0);
+    std::istringstream in(data);
+    std::size_t first = data.find_first_not_of(" \t\r\n");
+    if (data.compare(0, std::strlen(summary_magic), summary_magic) == 0) {
         v->summary = read_summary(in, path);
-    } else {
-        Topology t = analyse(load_fabric(path));
+    } else if (first != std::string::npos && data[first] == '{') {
+        Topology t = analyse(load_fabric_json(in, path));
         v->summary = summarise(t, Cluster(t, v->kind));
+    } else {
+        throw std::runtime_error("fabric file " + path +
+                                 ": neither the view (atoll-topo slurm --format view) nor a fabric.json");
     }
     return v;
 }
@@ -330,12 +479,15 @@ std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const
 }
 
 std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &xml,
-                                  const std::vector<std::pair<std::string, int>> &hcas)
+                                  const std::vector<std::pair<std::string, int>> &hcas, uid_t owner)
 {
-    check_root_file(xml, "hwloc XML");
+    struct stat st;
+    Fd fd(open_trusted(xml, "hwloc XML", st, owner));
+    // hwloc reads the descriptor already checked, not the name again
+    std::string via = "/proc/self/fd/" + std::to_string(fd.fd);
     if (hcas.empty())
-        return gpu_hcas_via(fn, xml);
-    return gpu_hcas_via(fn, xml, [&](const std::string &name) {
+        return gpu_hcas_via(fn, via);
+    return gpu_hcas_via(fn, via, [&](const std::string &name) {
         for (const auto &hp : hcas)
             if (hp.first == name)
                 return true;

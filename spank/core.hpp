@@ -37,6 +37,8 @@ struct PluginConfig {
     std::string hwloc_xml;              // per node, %n is the node name
     std::string sysfs_root;             // per node, %n is the node name (default /sys)
     int gid_index = -1;                 // RoCE GID index to pin (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX)
+    uid_t owner = 0;                    // who may own the files read as root: root (tests may say otherwise;
+                                        // not a plugstack key)
 };
 // Throws std::invalid_argument naming the key on an unknown key or a bad value.
 PluginConfig parse_plugstack(const std::vector<std::string> &args);
@@ -54,19 +56,27 @@ struct UserOptions {
     bool explain = false;
 };
 
-// A file slurmstepd reads as root: a regular file, owned by root (or by the
-// user running us, when that is not root), writable by nobody else. Throws std::runtime_error naming `what` and the file otherwise.
-struct stat check_root_file(const std::string &path, const std::string &what);
+// A file slurmstepd reads as root, opened once and checked on the open
+// descriptor: the path is absolute and walked from "/" one component at a
+// time (openat, O_NOFOLLOW), every directory owned by root (or `owner`) and
+// writable by nobody else (a root-owned sticky directory such as /tmp
+// excepted), a symbolic link followed only when root (or `owner`) owns it; the
+// file itself a regular file owned by root (or `owner`), writable by nobody
+// else. Whatever the effective uid. Returns the descriptor (close it) and its
+// fstat; throws std::runtime_error naming `what`, the path and the reason.
+int open_trusted(const std::string &path, const std::string &what, struct stat &st, uid_t owner = 0);
+// The whole file behind `fd`, at most `max` bytes (std::runtime_error beyond).
+std::string read_trusted(int fd, const std::string &path, std::size_t max);
 
 // The loaded fabric, with everything the environment needs.
 struct FabricView {
     FabricSummary summary;
     FabricKind kind = FabricKind::InfiniBand;
 };
-// Checks the file first (regular, owned by root, writable by nobody else, not
-// older than max_age); throws std::runtime_error saying what is wrong. Reads
-// the compact view (`atoll-topo slurm --format view`) directly, and anything
-// else atoll-topo reads through a full analysis.
+// Opens the file with open_trusted() (not older than max_age either) and reads
+// it from that descriptor, at most 256 MiB: the compact view (`atoll-topo
+// slurm --format view`), or a fabric.json through a full analysis. Throws
+// std::runtime_error saying what is wrong.
 std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path);
 
 struct EnvVar {
@@ -95,10 +105,10 @@ std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const
                                                       const std::string &node);
 
 // The HCA nearest to each GPU (node/gpu_hca.h, through `fn`) among `hcas`
-// (all the node's when empty), from a saved hwloc XML that must pass
-// check_root_file() first.
+// (all the node's when empty), from a saved hwloc XML opened with
+// open_trusted() and read by hwloc from that descriptor.
 std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &hwloc_xml,
-                                  const std::vector<std::pair<std::string, int>> &hcas = {});
+                                  const std::vector<std::pair<std::string, int>> &hcas = {}, uid_t owner = 0);
 
 // The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,
 // else its local rank. -1 when none applies.

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "spank/core.hpp"
 #include "spank/glue.h"
+#include <slurm/slurm.h>
 #include "topology/hostlist.hpp"
 
 using namespace atl;
@@ -16,14 +18,30 @@ using namespace atl;
 namespace {
 
 PluginConfig g_cfg;
+bool g_disabled = false;                // plugstack.conf arguments refused: a step does nothing
 UserOptions g_opt;
 std::unique_ptr<FabricView> g_fabric;   // loaded once per process
 std::string g_fabric_error;
 bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
-std::string g_node, g_warning, g_node_warning;  // job-wide (shown once) and this node's
+std::string g_node;
+// Messages for the task's stderr: fixed buffers, so that a catch handler can
+// set them without allocating (a bad_alloc there would end slurmstepd).
+char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
+char g_node_warning[1024];              // this node's, shown by its task 0
 std::vector<GpuHca> g_gpus;
 std::vector<std::pair<std::string, int>> g_hcas;  // this node's compute-rail HCAs and ports
+
+void set_msg(char *buf, std::size_t n, const char *what) noexcept
+{
+    std::snprintf(buf, n, "%s", what ? what : "unexpected error");
+}
+
+void add_node_warning(const char *what) noexcept
+{
+    std::size_t used = std::strlen(g_node_warning);
+    std::snprintf(g_node_warning + used, sizeof g_node_warning - used, "%s%s", used ? "; " : "", what);
+}
 
 // hwloc lives in atoll-hwloc.so beside this plugin, loaded only when a node
 // asks for GPU affinity (hwloc_xml=): srun and the other steps never load it.
@@ -74,39 +92,53 @@ bool has(spank_t sp, const char *name)
     return e == ESPANK_SUCCESS || e == ESPANK_NOSPACE;  // set, however long
 }
 
-// Our own failure: one warning and the job runs, or with strict an error.
-int our_failure(const std::string &what, bool user_visible_now)
+// Our own failure at submit (srun, sbatch, salloc): with strict the job is
+// refused: a required plugstack line fails the command here, and
+// job_submit.lua refuses what an optional line lets through (ATOLL_REFUSE).
+// Without strict, one warning and the job runs. Allocates nothing.
+int submit_failure(spank_t sp, const char *what) noexcept
 {
     if (g_cfg.strict) {
-        slurm_error("atoll: %s (strict: refusing to run without the fabric)", what.c_str());
+        slurm_error("atoll: %s (strict: the job is refused rather than run without atoll)", what);
+        spank_job_control_setenv(sp, "ATOLL_REFUSE", what, 1);
         return -1;
     }
-    if (user_visible_now)
-        slurm_error("atoll: warning: %s; the job runs without atoll's help", what.c_str());
-    else
-        slurm_info("atoll: warning: %s; the job runs without atoll's help", what.c_str());
+    slurm_error("atoll: warning: %s; the job runs without atoll's help", what);
+    return 0;
+}
+
+// Our own failure in a job step (slurmstepd): never fails the step, strict or
+// not (a failing step can drain its node); logged, and told to the job by
+// its first task. Allocates nothing.
+int step_failure(const char *what) noexcept
+{
+    set_msg(g_warning, sizeof g_warning, what);
+    slurm_info("atoll: warning: %s; the step runs without atoll's help", g_warning);
     return 0;
 }
 
 }  // namespace
 
-extern "C" int atl_configure(int ac, char **av)
+extern "C" int atl_configure(int ac, char **av, int submit)
 {
     try {
         std::vector<std::string> args(av, av + ac);
         g_cfg = parse_plugstack(args);
         return 0;
     } catch (const std::exception &e) {
-        slurm_error("atoll: %s", e.what());
+        slurm_error("atoll: %s%s", e.what(), submit ? "" : " (atoll does nothing in this step)");
     } catch (...) {
         slurm_error("atoll: unexpected error reading plugstack.conf arguments");
     }
-    return -1;
+    g_disabled = true;
+    return submit ? -1 : 0;
 }
 
 extern "C" int atl_option(int which, const char *value, int remote)
 {
-    (void)remote;  // Slurm calls us again in slurmstepd: same values, same result
+    // Slurm calls us again in slurmstepd with the values checked at submit; a
+    // value that did not pass through srun/sbatch is logged and ignored there:
+    // a failing option would fail the step.
     try {
         std::string v = value ? value : "";
         switch (which) {
@@ -118,33 +150,35 @@ extern "C" int atl_option(int which, const char *value, int remote)
         }
         return 0;
     } catch (const std::exception &e) {
-        slurm_error("atoll: %s", e.what());
+        slurm_error("atoll: %s%s", e.what(), remote ? " (ignored in this step)" : "");
     } catch (...) {
         slurm_error("atoll: unexpected error in an option");
     }
-    return -1;
+    return remote ? 0 : -1;
 }
 
 extern "C" int atl_submit(spank_t sp)
 {
     try {
+        if (g_disabled)
+            return 0;
         // srun inside an allocation starts a step: the job is placed already
         if (spank_context() == S_CTX_LOCAL && std::getenv("SLURM_JOB_ID"))
             return 0;
         IslandRequest req = g_opt.island.set ? g_opt.island : parse_island(g_cfg.default_island);
-        if (req.none)
+        bool wants_env = g_cfg.env && g_opt.env != EnvMode::Off;
+        // strict: a job that would run without atoll's help is refused here,
+        // at submit, never in a step
+        if (req.none && !(g_cfg.strict && wants_env))
             return 0;
         const FabricView *f = fabric();
         if (!f)
-            return our_failure(g_fabric_error, true);
+            return submit_failure(sp, g_fabric_error.c_str());
+        if (req.none)
+            return 0;
         std::string r = req.str();
-        if (spank_job_control_setenv(sp, "ATOLL_ISLAND", r.c_str(), 1) != ESPANK_SUCCESS ||
-            spank_job_control_setenv(sp, "ATOLL_POLICY", g_cfg.policy.c_str(), 1) != ESPANK_SUCCESS ||
-            spank_job_control_setenv(sp, "ATOLL_ISLAND_WAIT", std::to_string(g_cfg.island_wait).c_str(), 1) !=
-                ESPANK_SUCCESS ||
-            spank_job_control_setenv(sp, "ATOLL_LEAF_WAIT", std::to_string(g_cfg.leaf_wait_s()).c_str(), 1) !=
-                ESPANK_SUCCESS)
-            return our_failure("cannot pass the island request to slurmctld", true);
+        if (spank_job_control_setenv(sp, "ATOLL_ISLAND", r.c_str(), 1) != ESPANK_SUCCESS)
+            return submit_failure(sp, "cannot pass the island request to slurmctld");
         if (g_opt.explain) {
             spank_job_control_setenv(sp, "ATOLL_EXPLAIN", "1", 1);
             const FabricSummary &sm = f->summary;
@@ -168,64 +202,61 @@ extern "C" int atl_submit(spank_t sp)
         }
         return 0;
     } catch (const std::exception &e) {
-        return our_failure(e.what(), true);
+        return submit_failure(sp, e.what());
     } catch (...) {
-        return our_failure("unexpected error", true);
+        return submit_failure(sp, "unexpected error");
     }
 }
 
 extern "C" int atl_node(spank_t sp)
 {
     try {
-        if (!g_cfg.env || g_opt.env == EnvMode::Off)
+        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off)
             return 0;
         const FabricView *f = fabric();
-        if (!f) {
-            g_warning = g_fabric_error;
-            return our_failure(g_fabric_error, false);
-        }
-        // which node am I: S_JOB_NODEID in the step's node list, else SLURMD_NODENAME
-        std::string list = get(sp, "SLURM_STEP_NODELIST");
-        if (list.empty())
-            list = get(sp, "SLURM_JOB_NODELIST");
-        std::vector<std::string> step_nodes = list.empty() ? std::vector<std::string>{} : expand_hostlist(list);
-        uint32_t nodeid = 0, nnodes = 0;
+        if (!f)
+            return step_failure(g_fabric_error.c_str());
+        // The batch step sets nothing: the script's srun steps each get their
+        // own environment, and would take anything inherited from here for
+        // the user's.
+        uint32_t nodeid = 0, nnodes = 0, stepid = 0;
         spank_get_item(sp, S_JOB_NNODES, &nnodes);
-        if (nnodes > 0 && spank_get_item(sp, S_JOB_NODEID, &nodeid) == ESPANK_SUCCESS && nodeid < step_nodes.size())
-            g_node = step_nodes[nodeid];
-        else
-            g_node = get(sp, "SLURMD_NODENAME");
-        std::string job_list = get(sp, "SLURM_JOB_NODELIST");
-        std::vector<std::string> job_nodes = job_list.empty() ? step_nodes : expand_hostlist(job_list);
-        if (g_node.empty()) {
-            g_warning = "cannot tell which node this is";
-            return our_failure(g_warning, false);
-        }
-        g_node_env = node_env(*f, g_cfg, g_opt, job_nodes, g_node, [&](const std::string &n) { return has(sp, n.c_str()); });
+        if (nnodes == 0 || (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS && stepid == SLURM_BATCH_SCRIPT))
+            return 0;
+        // Which node am I, and the step's nodes: S_JOB_NODEID in the step's
+        // node list, read no further than S_JOB_NNODES names (the list comes
+        // from the user's srun).
+        if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid >= nnodes)
+            return step_failure("cannot tell which node of the step this is");
+        std::vector<std::string> nodes = expand_hostlist(get(sp, "SLURM_STEP_NODELIST"), nnodes);
+        if (nodes.size() != nnodes)
+            return step_failure("the step's node list does not have the step's node count");
+        g_node = nodes[nodeid];
+        if (g_node.empty())
+            return step_failure("cannot tell which node this is");
+        g_node_env = node_env(*f, g_cfg, g_opt, nodes, g_node, [&](const std::string &n) { return has(sp, n.c_str()); });
         for (const EnvVar &v : g_node_env)
             if (!v.kept)
                 spank_setenv(sp, v.name.c_str(), v.value.c_str(), 0);
         for (const std::string &w : roce_gid_warnings(*f, g_cfg, g_node)) {
             slurm_info("atoll: warning: %s", w.c_str());
-            g_node_warning += (g_node_warning.empty() ? "" : "; ") + w;
+            add_node_warning(w.c_str());
         }
         if (!g_cfg.hwloc_xml.empty()) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
             try {
                 g_hcas = compute_hcas(*f, g_cfg, g_node);
-                g_gpus = gpu_hca_pairs(hwloc_module(), xml, g_hcas);
+                g_gpus = gpu_hca_pairs(hwloc_module(), xml, g_hcas, g_cfg.owner);
             } catch (const std::exception &e) {
-                g_warning = std::string("no GPU-to-HCA map: ") + e.what();
-                slurm_info("atoll: %s", g_warning.c_str());
+                std::snprintf(g_warning, sizeof g_warning, "no GPU-to-HCA map: %s", e.what());
+                slurm_info("atoll: %s", g_warning);
             }
         }
         return 0;
     } catch (const std::exception &e) {
-        g_warning = e.what();
-        return our_failure(e.what(), false);
+        return step_failure(e.what());
     } catch (...) {
-        g_warning = "unexpected error";
-        return our_failure(g_warning, false);
+        return step_failure("unexpected error");
     }
 }
 
@@ -236,12 +267,12 @@ extern "C" int atl_task(spank_t sp)
         spank_get_item(sp, S_TASK_ID, &local);
         uint32_t nodeid = 0;
         spank_get_item(sp, S_JOB_NODEID, &nodeid);
-        if (!g_warning.empty() && local == 0 && nodeid == 0)
-            std::fprintf(stderr, "atoll: warning: %s%s\n", g_warning.c_str(),
+        if (g_warning[0] && local == 0 && nodeid == 0)
+            std::fprintf(stderr, "atoll: warning: %s%s\n", g_warning,
                          g_fabric ? "" : "; the job runs without atoll's help");
-        if (!g_node_warning.empty() && local == 0)
-            std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning.c_str());
-        if (!g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric)
+        if (g_node_warning[0] && local == 0)
+            std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning);
+        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric)
             return 0;
         std::vector<EnvVar> mine;
         if (!g_gpus.empty() && !has(sp, "UCX_NET_DEVICES")) {

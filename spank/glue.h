@@ -12,9 +12,12 @@ extern "C" {
 
 enum atl_opt { ATL_OPT_ISLAND = 1, ATL_OPT_ENV, ATL_OPT_SHARP, ATL_OPT_EXPLAIN };
 
-/* plugstack.conf arguments; -1 (after slurm_error naming the key) on a bad one */
-int atl_configure(int ac, char **av);
-/* an option callback; -1 (after slurm_error naming the flag) on a bad value */
+/* plugstack.conf arguments. A bad one is logged naming the key; at submit
+ * (submit nonzero) it returns -1, elsewhere 0 with atoll doing nothing: a step
+ * or slurmd never fails for it. */
+int atl_configure(int ac, char **av, int submit);
+/* an option callback; -1 (after slurm_error naming the flag) on a bad value
+ * at submit; in a step (remote) a bad value is logged and ignored */
 int atl_option(int which, const char *value, int remote);
 /* init_post_opt on the submit side: record the island request for job_submit.lua */
 int atl_submit(spank_t sp);

@@ -38,7 +38,7 @@ cluster_up() {
     "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
-    cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$_cd/job_submit.lua"
+    cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$ATOLL_SRCDIR/contrib/atoll-plugstack.lua" "$_cd/"
     # cli_filter.lua runs the engine on live state with this build's atoll-place
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \

@@ -134,4 +134,12 @@ Args parse_args(int argc, char **argv, int first, const std::vector<std::string>
     return a;
 }
 
+Topology analysed(Fabric f, const char *prog)
+{
+    Topology t = analyse(std::move(f));
+    for (const RefusedCa &r : t.refused)
+        std::cerr << prog << ": warning: " << refused_message(t.fabric.source, r) << "\n";
+    return t;
+}
+
 }  // namespace atl

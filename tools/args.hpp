@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topology/io.hpp"
+#include "topology/topology.hpp"
 
 namespace atl {
 
@@ -38,6 +39,10 @@ Args parse_args(int argc, char **argv, int first, const std::vector<std::string>
 // any other error 1 with one line on stderr; nothing escapes.
 int run_tool(const char *prog, const char *usage, int argc, char **argv,
              const std::function<int(const std::string &)> &dispatch);
+
+// analyse(f), with one warning on stderr per adapter whose names were refused
+// (FILE:LINE, the description's bytes escaped).
+Topology analysed(Fabric f, const char *prog);
 
 // --format for inputs: auto, text, json, cache or csv.
 InputFormat input_format(const Args &a);

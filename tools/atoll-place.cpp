@@ -51,7 +51,7 @@ Cluster load_cluster(const Args &a, const std::string &path, std::unique_ptr<Top
     std::ifstream peek(path);
     peek.read(&head[0], static_cast<std::streamsize>(head.size()));
     bool aws = looks_like_aws_topology(head.substr(0, static_cast<std::size_t>(peek.gcount())));
-    keep = std::make_unique<Topology>(analyse(std::move(f)));
+    keep = std::make_unique<Topology>(analysed(std::move(f), "atoll-place"));
     FabricKind kind = aws ? FabricKind::Cloud : unknown_speed ? FabricKind::RoCE : FabricKind::InfiniBand;
     if (a.flag("fabric-type") && !fabric_kind_from_string(a.get("fabric-type"), kind))
         throw Usage("--fabric-type: \"" + a.get("fabric-type") + "\", expected ib, roce or cloud");

@@ -129,7 +129,7 @@ int cmd_discover(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca"},
                         {"ib", "progress"});
-    Topology t = analyse(load_inputs(a, true));
+    Topology t = analysed(load_inputs(a, true), "atoll-topo");
     std::string out = a.get("output", "-");
     write_file_atomically(out, [&](std::ostream &o) { save_fabric_json(o, t); });
     if (out != "-")
@@ -141,7 +141,7 @@ int cmd_discover(int argc, char **argv)
 int cmd_show(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"json", "links"});
-    Topology t = analyse(load_inputs(a, false));
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (a.flag("links")) {
             for (const Link &l : t.fabric.links)
@@ -158,7 +158,7 @@ int cmd_show(int argc, char **argv)
 int cmd_check(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"json"});
-    Topology t = analyse(load_inputs(a, false));
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
     auto findings = check(t);
     std::size_t errors = 0;
     for (const auto &f : findings)
@@ -192,7 +192,7 @@ int cmd_slurm(int argc, char **argv)
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
         throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands, view or k8s-labels "
                     "(or an input format: auto, text, json, cache, csv, aws, lldp)");
-    Topology t = analyse(load_inputs(a, false));
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
@@ -228,7 +228,7 @@ int cmd_diff(int argc, char **argv)
     auto load_one = [&](const std::string &p) {
         Args one = a;
         one.operands = {p};
-        return analyse(load_inputs(one, false));
+        return analysed(load_inputs(one, false), "atoll-topo");
     };
     Topology old_t = load_one(a.operands[0]), new_t = load_one(a.operands[1]);
     FabricDiff d = diff_fabrics(old_t, new_t);
@@ -281,7 +281,7 @@ int cmd_node(int argc, char **argv)
 int cmd_dot(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"hosts"});
-    Topology t = analyse(load_inputs(a, false));
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
     DotOptions opt;
     opt.hosts = a.flag("hosts");
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) { write_dot(o, t, opt); });

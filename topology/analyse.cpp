@@ -151,7 +151,63 @@ std::pair<std::string, std::string> split_ca_desc(const std::string &desc)
     std::size_t sp = d.find_first_of(" \t");
     if (sp == std::string::npos)
         return {d, ""};
-    return {d.substr(0, sp), trim(d.substr(sp + 1))};
+    std::string rest = trim(d.substr(sp + 1));
+    return {d.substr(0, sp), rest.substr(0, rest.find_first_of(" \t"))};
+}
+
+namespace {
+
+bool name_char(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+std::string bad_chars(const std::string &name)
+{
+    for (char c : name)
+        if (!name_char(c))
+            return "it holds " + shown(std::string(1, c)) +
+                   ", expected only letters, digits, '-', '_' and '.'";
+    return "";
+}
+
+}  // namespace
+
+std::string host_name_problem(const std::string &name)
+{
+    if (name.empty())
+        return "it is empty, expected a host name";
+    if (name.size() > 253)
+        return "it is " + std::to_string(name.size()) + " characters long, expected at most 253";
+    std::string why = bad_chars(name);
+    if (!why.empty())
+        return why;
+    if (!std::isalnum(static_cast<unsigned char>(name[0])))
+        return "it starts with " + shown(name.substr(0, 1)) + ", expected a letter or digit first";
+    std::size_t start = 0;
+    for (;;) {
+        std::size_t dot = name.find('.', start);
+        std::size_t len = (dot == std::string::npos ? name.size() : dot) - start;
+        if (len == 0 || len > 63)
+            return "it has a label of " + std::to_string(len) + " characters, expected 1 to 63 between dots";
+        if (dot == std::string::npos)
+            break;
+        start = dot + 1;
+    }
+    return "";
+}
+
+std::string hca_name_problem(const std::string &name)
+{
+    if (name.size() > 64)
+        return "it is " + std::to_string(name.size()) + " characters long, expected at most 64";
+    return bad_chars(name);
+}
+
+std::string refused_message(const std::string &source, const RefusedCa &r)
+{
+    return source + (r.line ? ":" + std::to_string(r.line) : std::string()) + ": adapter " + guid_str(r.guid) +
+           ", node description " + shown(r.desc) + ": " + r.why + "; the adapter is left out";
 }
 
 int hca_dev_index(const std::string &hca)
@@ -280,6 +336,7 @@ Topology analyse(Fabric fabric)
 
     // Hosts from CA descriptions.
     std::map<std::string, Host> hosts;
+    std::set<std::uint64_t> refused_guids;
     for (std::size_t li = 0; li < f.links.size(); ++li) {
         const Link &l = f.links[li];
         auto sa = t.switch_index.find(l.a.guid), sb = t.switch_index.find(l.b.guid);
@@ -311,6 +368,17 @@ Topology analyse(Fabric fabric)
             break;
         case CaKind::Host: {
             auto hd = split_ca_desc(cn->desc);
+            std::string why = host_name_problem(hd.first);
+            if (!why.empty())
+                why = "host name " + shown(hd.first) + " refused: " + why;
+            else if (!(why = hca_name_problem(hd.second)).empty())
+                why = "adapter name " + shown(hd.second) + " refused: " + why;
+            if (!why.empty()) {
+                if (refused_guids.insert(ca.guid).second)
+                    t.refused.push_back({ca.guid, cn->desc, cn->line, why, swi, sw.port});
+                t.switches[static_cast<std::size_t>(swi)].host_ports++;
+                break;
+            }
             Host &h = hosts[hd.first];
             h.name = hd.first;
             HostPort hp;

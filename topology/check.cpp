@@ -237,6 +237,9 @@ std::vector<Finding> check(const Topology &t)
             "adapter on " + s.name + "[" + std::to_string(u.port) + "] has the firmware default description \"" +
                 u.desc + "\": set its node description or give a --node-name-map" + guess);
     }
+    for (const RefusedCa &r : t.refused)
+        add("refused-name", Severity::Error, guid_str(r.guid),
+            "adapter on " + t.sw(r.sw).name + "[" + std::to_string(r.port) + "]: " + refused_message(t.fabric.source, r));
     for (const auto &kv : group_missing) {
         if (explained.count(kv.first))
             continue;

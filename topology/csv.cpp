@@ -116,6 +116,7 @@ Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std:
         h.guid = name_guid("host", r.host);
         h.num_ports = 1;
         h.desc = r.host + " nic0";
+        h.line = r.line;
         fab.nodes.push_back(h);
         cable(h.guid, 1, leaf, next_port[leaf]++);
         fab.links.back().a.port_guid = h.guid;
@@ -253,7 +254,7 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
 
     std::vector<HostPlacement> placed;
     for (const Row &r : rows)
-        placed.push_back({r.host, r.leaf, r.pod, r.core});
+        placed.push_back({r.host, r.leaf, r.pod, r.core, r.line});
     return fabric_from_placements(placed, source, col.count("pod") > 0, col.count("core") > 0);
 }
 

@@ -26,6 +26,7 @@ std::map<std::string, std::string> parse_role_columns(const std::string &spec, c
 // APIs): its leaf, and optionally its pod and core switch.
 struct HostPlacement {
     std::string host, leaf, pod, core;
+    std::size_t line = 0;  // input line, 0 when there is none (JSON)
 };
 // A synthetic GUID for a named node: FNV-1a of "kind:name", never 0, so a
 // host and a switch of one name differ.

@@ -154,6 +154,26 @@ InputError::InputError(const std::string &file, std::size_t line, const std::str
 {
 }
 
+std::string shown(const std::string &s, std::size_t max)
+{
+    std::string out;
+    for (unsigned char c : s) {
+        if (out.size() >= max) {
+            out += "...";
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out += static_cast<char>(c);
+        else {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return "'" + out + "'";
+}
+
 std::string guid_str(std::uint64_t guid)
 {
     char buf[24];

@@ -37,8 +37,9 @@ struct Node {
     int lid = 0;                    // switch: port 0 LID; CA: base LID of its lowest port seen
     std::uint32_t vendor_id = 0;
     std::uint32_t device_id = 0;
+    std::size_t line = 0;           // line of the input it was read from (0: none, e.g. a cache file)
 
-    bool operator==(const Node &o) const;
+    bool operator==(const Node &o) const;  // compares what was discovered, not `line`
     bool operator!=(const Node &o) const { return !(*this == o); }
 };
 
@@ -88,7 +89,10 @@ public:
     explicit InputError(const std::string &what) : std::runtime_error(what) {}
 };
 
-std::string guid_str(std::uint64_t guid);                // "0x0002c90300a1b2c3"
+std::string guid_str(std::uint64_t guid);
+// Bytes as they can be shown in a message: printable ASCII as is, anything
+// else as \xNN, at most `max` characters then "...", in single quotes.
+std::string shown(const std::string &s, std::size_t max = 60);                // "0x0002c90300a1b2c3"
 bool parse_guid(const std::string &s, std::uint64_t &out);  // "0x..." or bare hex
 
 }  // namespace atl

@@ -60,12 +60,12 @@ std::string compress_hostlist(std::vector<std::string> names)
     return out;
 }
 
-std::vector<std::string> expand_hostlist(const std::string &expr)
+std::vector<std::string> expand_hostlist(const std::string &expr, std::size_t max)
 {
     std::vector<std::string> out;
     std::size_t i = 0;
     auto bad = [&](const std::string &what) {
-        throw std::invalid_argument("hostlist \"" + expr + "\": " + what);
+        throw std::invalid_argument("hostlist \"" + expr.substr(0, 80) + (expr.size() > 80 ? "..." : "") + "\": " + what);
     };
     while (i < expr.size()) {
         std::size_t j = i;
@@ -98,6 +98,8 @@ std::vector<std::string> expand_hostlist(const std::string &expr)
                 unsigned long a = std::stoul(lo), b = std::stoul(hi);
                 if (b < a || b - a > 100000)
                     bad("found range \"" + r + "\", expected a rising range");
+                if (b - a + 1 > max - std::min(max, out.size()))
+                    bad("more than " + std::to_string(max) + " names, expected at most that many");
                 for (unsigned long x = a; x <= b; ++x) {
                     std::string s = std::to_string(x);
                     if (s.size() < lo.size())
@@ -110,6 +112,8 @@ std::vector<std::string> expand_hostlist(const std::string &expr)
             }
             j = k;
         } else if (!prefix.empty()) {
+            if (out.size() >= max)
+                bad("more than " + std::to_string(max) + " names, expected at most that many");
             out.push_back(prefix);
         }
         if (j < expr.size() && expr[j] == ',')

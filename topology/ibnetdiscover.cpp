@@ -10,26 +10,6 @@
 namespace atl {
 namespace {
 
-std::string shown(const std::string &s)
-{
-    std::string out;
-    for (unsigned char c : s) {
-        if (out.size() >= 60) {
-            out += "...";
-            break;
-        }
-        if (c >= 0x20 && c < 0x7f)
-            out += static_cast<char>(c);
-        else {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return "'" + out + "'";
-}
-
 // A cursor over one line, with the error context at hand.
 struct Cursor {
     const std::string &s;
@@ -188,13 +168,15 @@ struct Builder {
     std::map<std::uint64_t, Node> referenced;   // seen only as a link's far end
     std::vector<Link> links;
 
-    void reference(std::uint64_t guid, NodeType type, const std::string &desc, int lid)
+    void reference(std::uint64_t guid, NodeType type, const std::string &desc, int lid, std::size_t line)
     {
         if (nodes.count(guid))
             return;
         auto &n = referenced[guid];
         n.guid = guid;
         n.type = type;
+        if (!n.line)
+            n.line = line;
         if (!desc.empty())
             n.desc = desc;
         if (type == NodeType::Switch && lid)
@@ -341,6 +323,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
             if (end == std::string::npos || end <= c.i)
                 c.fail("a closing '\"' after the node description");
             n.desc = line.substr(c.i + 1, end - c.i - 1);
+            n.line = lineno;
             if (b.nodes.count(g))
                 throw InputError(source, lineno, "found node " + guid_str(g) +
                                                      " a second time, expected each node once");
@@ -383,7 +366,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                 throw InputError(source, lineno,
                                  "found port " + std::to_string(l.a.port) + ", expected 1.." +
                                      std::to_string(cur->num_ports) + " for this node");
-            b.reference(l.b.guid, rt, rdesc, rlid);
+            b.reference(l.b.guid, rt, rdesc, rlid, lineno);
             b.links.push_back(l);
         } else {
             c.fail("a node record (Switch, Ca, Rt), a port line \"[N]\", or vendid=, devid=, "
@@ -433,6 +416,7 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
     struct CaPort {
         PortsEnd e;
         std::string desc;
+        std::size_t line;
     };
     std::map<std::uint64_t, Node> switches;
     std::vector<CaPort> ca_ports;
@@ -464,10 +448,12 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
                 n.type = NodeType::Switch;
                 n.guid = e.guid;
                 n.lid = e.lid;
+                if (!n.line)
+                    n.line = lineno;
                 if (n.desc.empty())
                     n.desc = desc;
             } else {
-                ca_ports.push_back({e, desc});
+                ca_ports.push_back({e, desc, lineno});
             }
         };
         if (c.accept('-')) {
@@ -514,6 +500,8 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
         n.type = p.e.type;
         n.guid = node;
         n.desc = p.desc;
+        if (!n.line)
+            n.line = p.line;
         if (!n.lid || p.e.port == 1)
             n.lid = p.e.lid;
         n.num_ports = std::max(n.num_ports, p.e.port);

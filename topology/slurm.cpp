@@ -1,6 +1,8 @@
 #include "topology/slurm.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <functional>
 #include <istream>
 #include <ostream>
@@ -26,6 +28,22 @@ std::string join(const std::vector<std::string> &v, const char *sep = ",")
     for (const auto &s : v)
         out += (out.empty() ? "" : sep) + s;
     return out;
+}
+
+// One word for sh: as it is when it holds nothing a shell would act on, else
+// in single quotes. Names are checked when read (host_name_problem); features
+// kept from `scontrol show node` are the site's own and may hold anything.
+std::string shell_word(const std::string &s)
+{
+    bool plain = !s.empty();
+    for (char c : s)
+        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_.,:/=@%+", c));
+    if (plain)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
 }
 
 }  // namespace
@@ -140,13 +158,13 @@ void write_k8s_labels(std::ostream &out, const Topology &t)
     for (const Host &h : t.hosts) {
         if (h.leaf_island < 0)
             continue;
-        out << "kubectl label node " << h.name << " --overwrite";
+        out << "kubectl label node " << shell_word(h.name) << " --overwrite";
         const char *keys[] = {"block", "spine", "datacenter"};
         int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
         for (int k = 0; k < 3; ++k)
             if (ids[k] >= 0)
-                out << " network.topology.nvidia.com/" << keys[k] << "="
-                    << t.islands[static_cast<std::size_t>(ids[k])].name;
+                out << " " << shell_word(std::string("network.topology.nvidia.com/") + keys[k] + "=" +
+                                         t.islands[static_cast<std::size_t>(ids[k])].name);
         out << "\n";
     }
 }
@@ -227,8 +245,8 @@ void write_scontrol_updates(std::ostream &out, const Topology &t,
         for (const auto &f : host_features(t, static_cast<int>(h)))
             feats.push_back(f);
         std::string fl = join(feats);
-        out << "scontrol update NodeName=" << host.name << " AvailableFeatures=" << fl
-            << " ActiveFeatures=" << fl << "\n";
+        out << "scontrol update " << shell_word("NodeName=" + host.name) << " "
+            << shell_word("AvailableFeatures=" + fl) << " " << shell_word("ActiveFeatures=" + fl) << "\n";
     }
 }
 

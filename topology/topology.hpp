@@ -75,6 +75,17 @@ struct UnnamedCa {
     int port = 0;                // port of that switch
 };
 
+// A host adapter whose description names a host or adapter that Slurm, DNS
+// or the plugin's environment could not carry: left out of the topology.
+struct RefusedCa {
+    std::uint64_t guid = 0;
+    std::string desc;
+    std::size_t line = 0;        // input line, 0 when the input has none
+    std::string why;
+    int sw = -1;
+    int port = 0;
+};
+
 struct Topology {
     Fabric fabric;
     SwitchGraph graph;
@@ -87,6 +98,7 @@ struct Topology {
     int max_tier = 0;
     std::vector<Island> islands;            // leaves, then groups, pods, fabric
     std::vector<UnnamedCa> unnamed;
+    std::vector<RefusedCa> refused;         // names refused (see host_name_problem)
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
 
     std::vector<int> islands_at(Level l) const;
@@ -98,8 +110,19 @@ struct Topology {
 // firmware default ("MT4129 ConnectX7 Mellanox Technologies", "", "localhost").
 enum class CaKind : std::uint8_t { Host, Sharp, Default };
 CaKind classify_ca(const std::string &desc);
-// "dgx01 mlx5_3 " -> {"dgx01", "mlx5_3"}
+// "dgx01 mlx5_3 " -> {"dgx01", "mlx5_3"}: the first two words (words after the
+// second are not part of either name)
 std::pair<std::string, std::string> split_ca_desc(const std::string &desc);
+// Names are data: they end up in topology.conf, slurm.conf includes, shell
+// lines (scontrol, kubectl) and the plugin's environment, so only what Slurm,
+// DNS and the ibverbs/netdev namespaces accept is taken. A host name: 1-253
+// characters of letters, digits, '-', '_' and '.', starting with a letter or
+// digit, labels (between dots) of 1-63. An adapter name: 1-64 letters,
+// digits, '-', '_' and '.'. Empty when the name is acceptable, else why not.
+std::string host_name_problem(const std::string &name);
+std::string hca_name_problem(const std::string &name);
+// "FILE:LINE: ..." (or "FILE: ...") for a refused adapter, its bytes escaped.
+std::string refused_message(const std::string &source, const RefusedCa &r);
 // mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number
 int hca_dev_index(const std::string &hca);
 // A switch description's stable name: "MF0;ib-leaf01:MQM8700/U1" -> "ib-leaf01"

@@ -3,11 +3,11 @@
 # real ibnetdiscover: the graph must equal the generated one, and check must
 # report exactly the faults injected.
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 23
 UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 if ! command -v ibsim >/dev/null || ! command -v ibnetdiscover >/dev/null || ! command -v opensm >/dev/null ||
    [ ! -f "$UMAD2SIM" ]; then
-    for i in $(seq 1 17); do skip "ibsim scenario $i" "ibsim-utils, opensm or infiniband-diags not installed"; done
+    for i in $(seq 1 23); do skip "ibsim scenario $i" "ibsim-utils, opensm or infiniband-diags not installed"; done
     exit 0
 fi
 work=$(tmpdir)
@@ -99,3 +99,51 @@ got=$("$TOPO" check --node-name-map map rails-faults.txt | grep -c default-descr
 check "--node-name-map names the adapter, the finding goes" [ "$got" = 0 ]
 "$TOPO" discover rails-faults.txt -o rails.json && "$TOPO" discover rails.json -o rails2.json
 check "discover of its own fabric.json is stable" cmp -s rails.json rails2.json
+
+# Hostile node descriptions: whoever is root on a node sets its description.
+# Through ibnetdiscover's text, its --cache file and live libibnetdisc (raw
+# bytes: a newline put into the cache file), the adapters are refused with a
+# warning and no output a shell or slurm.conf reads carries them.
+"$TOPO" generate --groups 2 --hosts 4 -o hostile0.net
+sed -e 's/"node001 mlx5_0"/"node001;touch${IFS}\/tmp\/atoll-pwned mlx5_0"/g' \
+    -e 's/"node002 mlx5_0"/"node002 PrologSlurmctld=\/x"/g' -e 's/"node003 mlx5_0"/"node003$(reboot) mlx5_0"/g' \
+    hostile0.net >hostile.net
+if start_fabric hostile hostile.net; then
+    discover >hostile.txt
+    discover --cache hostile.cache >/dev/null
+    LD_PRELOAD=$UMAD2SIM timeout 60 "$TOPO" discover --ib -o hostile.live.json 2>hostile.live.err
+fi
+stop_fabric
+# the cache holds each description as 64 raw bytes: make one a newline
+printf 'node004\nmlx5_0' >nl.desc
+python3 - hostile.cache <<'PY' 2>/dev/null || perl -0777 -pi -e 's/node004 mlx5_0/node004\nmlx5_0/g' hostile.cache
+import sys
+p = sys.argv[1]
+b = open(p, 'rb').read().replace(b'node004 mlx5_0', b'node004\nmlx5_0')
+open(p, 'wb').write(b)
+PY
+for src in hostile.txt hostile.cache hostile.live.json; do
+    out=$("$TOPO" slurm --format scontrol "$src" 2>"$src.err"; "$TOPO" slurm --format features "$src" 2>/dev/null;
+          "$TOPO" slurm "$src" 2>/dev/null; "$TOPO" slurm --format k8s-labels "$src" 2>/dev/null)
+    # node004's newline is in the cache file alone
+    want=5 gone='node00[1-3]'
+    [ "$src" = hostile.cache ] && want=4 gone='node00[1-4]'
+    nodes=$(printf '%s\n' "$out" | grep -c '^scontrol update NodeName=node00[4-8] ')
+    if printf '%s\n' "$out" | grep -q -e "$gone" -e 'reboot' -e 'touch' -e 'Prolog' -e '^mlx5'; then
+        not_ok "hostile descriptions ($src): nothing of them reaches Slurm's files or shell lines"; diag "$out"
+    elif [ "$nodes" -ne "$want" ]; then
+        not_ok "hostile descriptions ($src): nothing of them reaches Slurm's files or shell lines"; diag "$out"
+    else
+        ok "hostile descriptions ($src): nothing of them reaches Slurm's files or shell lines"
+    fi
+done
+# one warning per refused adapter, naming the line for text input, bytes escaped
+if grep -q "^atoll-topo: warning: hostile.txt:[0-9]*: adapter 0x[0-9a-f]*, node description 'node001;touch\${IFS}/tmp/atoll-pwned mlx5_0': host name .* refused" hostile.txt.err &&
+   grep -q "node description 'node004\\\\x0amlx5_0'" hostile.cache.err &&
+   [ "$(grep -c 'refused' hostile.txt.err)" -eq 3 ] && [ "$(grep -c 'refused' hostile.cache.err)" -eq 4 ]; then
+    ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\x0a"
+else
+    not_ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\x0a"; diag "$(cat hostile.txt.err hostile.cache.err)"
+fi
+check "a refused name makes check exit 4" sh -c '"$1" check hostile.txt >/dev/null 2>&1; [ $? -eq 4 ]' _ "$TOPO"
+check "nothing ran: /tmp/atoll-pwned does not exist" [ ! -e /tmp/atoll-pwned ]

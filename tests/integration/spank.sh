@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=32
+N=45
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -37,6 +37,13 @@ else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so
 
 cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml" || {
     i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
+
+# The site's keys live in the one plugstack.conf that srun, slurmstepd and
+# job_submit.lua (in slurmctld) all read: a scenario rewrites it, each reads
+# it afresh per job or step.
+cp "$work/c/plugstack.conf" "$work/c/plugstack.base"
+set_plugstack() { sed "s|^\(required .*\)$|\1 $1|" "$work/c/plugstack.base" >"$work/c/plugstack.conf"; }
+reset_plugstack() { cp "$work/c/plugstack.base" "$work/c/plugstack.conf"; }
 
 srun --help >"$work/help" 2>&1
 check "srun --help lists the options with [atoll]" grep -q -- "--fabric-island=LEVEL *\[atoll\]" "$work/help"
@@ -130,12 +137,15 @@ if \
 # held to the pods and marked; atoll-widen lifts the constraint once
 # island_wait (3 s here) is over. Each pod has 4 free: 5 nodes wait.
 scancel --user=root; wait_idle
-sed "s|^\(required .*\)$|\1 island_wait=3|" "$work/c/plugstack.conf" >"$work/c/plugstack-wait.conf"
-sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-wait.conf|" "$work/c/slurm.conf" >"$work/c/slurm-wait.conf"
+set_plugstack "island_wait=3"
 hold 4 "node[001-004]" 60 >/dev/null
 hold 4 "node[009-012]" 60 >/dev/null
 sleep 1
-jid=$(SLURM_CONF="$work/c/slurm-wait.conf" sbatch -o /dev/null --exclusive -N5 --fabric-island=pod:preferred --wrap "sleep 30" | awk '{print $4}')
+jid=$(sbatch -o /dev/null --exclusive -N5 --fabric-island=pod:preferred --wrap "sleep 30" | awk '{print $4}')
+reset_plugstack
+# a user's own comment that looks like the mark is never applied
+fake=$(sbatch -H -o /dev/null -N1 --comment "AdminComment=atoll-widen 0 bigmem&gpu80g" --wrap true | awk '{print $4}')
+export ATOLL_WIDEN_LOCK="$work/widen.lock"
 sleep 1
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen0"
 st=$(squeue -h -j "$jid" -o %t)
@@ -144,7 +154,17 @@ if \
     [ "$st" = PD ] && [ ! -s "$work/widen0" ] && echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\]" &&
     echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
 sleep 3
+flock "$ATOLL_WIDEN_LOCK" "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-locked" 2>&1
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
+finfo=$(scontrol show job -o "$fake")
+scancel "$fake"
+if echo "$finfo" | grep -q "Features=(null) " && ! grep -q "job $fake " "$work/widen0" "$work/widen1" &&
+   grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
+    ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
+else
+    not_ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
+    diag "$finfo" "$(cat "$work/widen0" "$work/widen1" "$work/widen-locked")"
+fi
 i=0; while [ "$(squeue -h -j "$jid" -o %t)" != R ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 nodes=$(squeue -h -j "$jid" -o %N)
 if \
@@ -164,7 +184,7 @@ echo "$info" | grep -q "Switches=2@00:10:00" || diag "$info"
 # cli_filter.lua failing (here: its fabric file is gone) warns once; the job
 # is submitted as it was and job_submit.lua still keeps it in one leaf
 mkdir -p "$work/c2"
-cp "$work/c/slurm.conf" "$work/c2/slurm.conf"
+cp "$work/c/slurm.conf" "$work/c/atoll-plugstack.lua" "$work/c2/"
 sed "s|^local FABRIC = .*|local FABRIC = \"$work/no-such-fabric.json\"|" "$work/c/cli_filter.lua" >"$work/c2/cli_filter.lua"
 SLURM_CONF="$work/c2/slurm.conf" timeout 30 srun -N2 --fabric-island=leaf printenv ATOLL_LEAVES >"$work/nolive" 2>"$work/nolive.err"
 rc=$?
@@ -184,10 +204,7 @@ else not_ok "job_submit.lua alone: a preferred pod held to the pods, --switches=
 
 # leaf_wait= apart from island_wait: above a leaf, --switches=K waits
 # leaf_wait, from cli_filter.lua (live) and from job_submit.lua alone (c2)
-sed "s|^\(required .*\)$|\1 leaf_wait=20m|" "$work/c/plugstack.conf" >"$work/c/plugstack-leaf.conf"
-for d in c c2; do
-    sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-leaf.conf|" "$work/$d/slurm.conf" >"$work/$d/slurm-leaf.conf"
-done
+set_plugstack "leaf_wait=20m"
 # held_job CONF NAME PATTERN SBATCH-ARGS...: submit held, check scontrol's line, cancel
 held_job() {
     _conf=$1 _what=$2 _pat=$3
@@ -200,29 +217,81 @@ held_job() {
 for d in c c2; do
     by="cli_filter.lua"
     [ "$d" = c2 ] && by="job_submit.lua alone"
-    held_job "$work/$d/slurm-leaf.conf" "leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches ($by)" \
+    held_job "$work/$d/slurm.conf" "leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches ($by)" \
         "Switches=2@00:20:00" -N6 --fabric-island=pod
     # auto, larger than any pod (8 hosts): the fabric, on 3 leaves of 4 for leaf_wait
-    held_job "$work/$d/slurm-leaf.conf" "auto, 12 nodes, larger than any pod: no constraint, 3 leaf switches for 20 minutes ($by)" \
+    held_job "$work/$d/slurm.conf" "auto, 12 nodes, larger than any pod: no constraint, 3 leaf switches for 20 minutes ($by)" \
         "Features=(null) .*Switches=3@00:20:00" -N12 --fabric-island=auto
 done
+reset_plugstack
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
-sed "s|^\(required .*\)$|\1 policy=slurm-tree|" "$work/c/plugstack.conf" >"$work/c/plugstack-tree.conf"
-sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-tree.conf|" "$work/c/slurm.conf" >"$work/c/slurm-tree.conf"
-SLURM_CONF="$work/c/slurm-tree.conf" timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err"
+set_plugstack "policy=slurm-tree"
+timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err"
 if \
     grep -q "atoll: 2 nodes, leaf required: one leaf switch for up to 600 s" "$work/tree.err"; then ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; else not_ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; diag "$(cat "$work/tree.err")"; fi
 
-# our own failures: a missing fabric file warns once and the job runs; strict refuses
-mv "$work/fabric.view" "$work/fabric.away"
-timeout 30 srun -N2 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/nofab" 2>"$work/nofab.err"
-rc=$?
-if \
-    [ $rc -eq 0 ] && [ "$(wc -l <"$work/nofab")" -eq 2 ] && grep -q "atoll: warning: fabric file .*fabric.view: No such file" "$work/nofab.err"; then ok "a missing fabric file: a warning, and the job runs"; else not_ok "a missing fabric file: a warning, and the job runs"; fi
-sed "s|^\(required .*\)$|\1 strict=yes|" "$work/c/plugstack.conf" >"$work/c/plugstack-strict.conf"
-sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/c/plugstack-strict.conf|" "$work/c/slurm.conf" >"$work/c/slurm-strict.conf"
-SLURM_CONF="$work/c/slurm-strict.conf" timeout 30 srun -N1 --fabric-island=leaf true 2>"$work/strict.err"
-rc=$?
-if [ $rc -ne 0 ] && grep -q "atoll: fabric file .*No such file.*(strict" "$work/strict.err"; then ok "strict: the job is refused with a clear error"; else not_ok "strict: the job is refused with a clear error"; fi
-mv "$work/fabric.away" "$work/fabric.view"
+reset_plugstack
+
+# Our own failures, as a batch job and as srun, with a required and an
+# optional plugstack line, with and without strict: a missing, a stale and a
+# corrupt fabric file. Without strict the job runs with one warning; with
+# strict it is refused at submit, naming the reason. No node is ever drained.
+mv "$work/fabric.view" "$work/fabric.good"
+fabric_state() {
+    rm -f "$work/fabric.view"
+    case "$1" in
+    missing) ;;
+    stale) cp "$work/fabric.good" "$work/fabric.view"; touch -d '3 days ago' "$work/fabric.view" ;;
+    corrupt) printf 'atoll-view 1\nisland leaf L1 0 2 1\n' >"$work/fabric.view" ;;
+    esac
+    [ -f "$work/fabric.view" ] && chmod 644 "$work/fabric.view"
+}
+reason_of() {
+    case "$1" in
+    missing) echo "fabric file .*fabric.view: No such file" ;;
+    stale) echo "fabric file .*fabric.view: stale, last written 3 days ago" ;;
+    corrupt) echo "fabric.view:2: found 'island L1 ... parent 0', expected a parent at a higher level" ;;
+    esac
+}
+for line in required optional; do
+    for strict in no yes; do
+        for state in missing stale corrupt; do
+            sed -e "s|^required |$line |" -e "s|^\(.*\)$|\1 max_age=1d strict=$strict|" "$work/c/plugstack.base" >"$work/c/plugstack.conf"
+            fabric_state "$state"
+            what="$line line, strict=$strict, $state fabric file"
+            reason=$(reason_of "$state")
+            timeout 30 srun -N1 -w node003 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/f.out" 2>"$work/f.err"
+            src=$?
+            rm -f "$work/batch.out"
+            timeout 60 sbatch -W -w node004 -o "$work/batch.out" --wrap 'echo ran on $SLURMD_NODENAME' >"$work/b.out" 2>"$work/b.err"
+            sbrc=$?
+            if [ "$strict" = no ]; then
+                if [ $src -eq 0 ] && [ "$(cat "$work/f.out")" = node003 ] && grep -q "atoll: warning: .*$reason" "$work/f.err" &&
+                   [ $sbrc -eq 0 ] && grep -q "^ran on node004$" "$work/batch.out"; then
+                    ok "$what: srun and sbatch jobs run, with a warning"
+                else
+                    not_ok "$what: srun and sbatch jobs run, with a warning"
+                    diag "srun rc=$src: $(cat "$work/f.out" "$work/f.err")" "sbatch rc=$sbrc: $(cat "$work/b.out" "$work/b.err" "$work/batch.out" 2>/dev/null)"
+                fi
+            else
+                if [ $src -ne 0 ] && [ ! -s "$work/f.out" ] && grep -q "atoll: .*$reason" "$work/f.err" &&
+                   [ $sbrc -ne 0 ] && ! grep -q "Submitted" "$work/b.out" && grep -q "atoll: .*$reason.*(strict" "$work/b.err"; then
+                    ok "$what: srun and sbatch refused at submit, naming the reason"
+                else
+                    not_ok "$what: srun and sbatch refused at submit, naming the reason"
+                    diag "srun rc=$src: $(cat "$work/f.out" "$work/f.err")" "sbatch rc=$sbrc: $(cat "$work/b.out" "$work/b.err")"
+                fi
+            fi
+        done
+    done
+done
+fabric_state missing
+mv "$work/fabric.good" "$work/fabric.view"
+sed -e "s|^\(.*\)$|\1 strict=yes|" "$work/c/plugstack.base" >"$work/c/plugstack.conf"
+timeout 60 sbatch -W -w node004 -o "$work/batch.out" --wrap 'echo "ran ${ATOLL_ISLAND:-unset}"; srun printenv ATOLL_ISLAND' >/dev/null 2>&1
+if [ "$(cat "$work/batch.out" | tr '\n' ' ')" = "ran unset grp-ib-leaf01 " ]; then ok "strict, good fabric file: the batch job runs; its script gets nothing, its srun step its environment"
+else not_ok "strict, good fabric file: the batch job runs; its script gets nothing, its srun step its environment"; diag "$(cat "$work/batch.out")"; fi
+reset_plugstack
+drained=$(sinfo -h -N -t drain,drained,draining,fail,down -o %N | sort -u | tr '\n' ' ')
+if [ -z "$drained" ]; then ok "no node was drained or downed by any of it"; else not_ok "no node was drained or downed by any of it"; diag "$drained" "$(sinfo -R)"; fi

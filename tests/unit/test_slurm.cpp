@@ -16,6 +16,14 @@ TEST_CASE("hostlists compress and expand as Slurm writes them", "[slurm][hostlis
     CHECK(expand_hostlist("a[8-10]-ib") == std::vector<std::string>{"a8-ib", "a9-ib", "a10-ib"});
     CHECK_THROWS_WITH(expand_hostlist("a[1-"), Catch::Contains("without ']'"));
     CHECK_THROWS_WITH(expand_hostlist("a[3-1]"), Catch::Contains("rising range"));
+    // bounded before anything is made: a user's 4 KB node list is not 50 M names
+    CHECK(expand_hostlist("n[1-4]", 4).size() == 4);
+    CHECK_THROWS_WITH(expand_hostlist("n[1-5]", 4), Catch::Contains("more than 4 names"));
+    CHECK_THROWS_WITH(expand_hostlist("n[1-3],a,b", 4), Catch::Contains("more than 4 names"));
+    std::string huge = "n[";
+    for (int k = 0; k < 400; ++k)
+        huge += (k ? "," : "") + std::to_string(k * 100000) + "-" + std::to_string(k * 100000 + 99999);
+    CHECK_THROWS_WITH(expand_hostlist(huge + "]", 64), Catch::Contains("more than 64 names"));
 }
 
 TEST_CASE("topology.conf for a 2-level tree (checked by hand)", "[slurm]")

@@ -183,9 +183,10 @@ TEST_CASE("a node's environment", "[spank]")
     }
     CHECK(fast[0].value == "fabric");  // node016 is in the other pod
     std::istringstream bad("atoll-view 1\nrails 1 0\nisland leaf L1 -1 2 1\nhost n1 3 1 mlx5_0:1\n");
-    CHECK_THROWS_WITH(read_summary(bad, "v.txt"), Catch::StartsWith("v.txt:4: found \"host n1 3 1 mlx5_0:1\", expected host"));
+    CHECK_THROWS_WITH(read_summary(bad, "v.txt"),
+                      Catch::StartsWith("v.txt:4: found 'host n1 3 1 mlx5_0:1', expected the index of a leaf island"));
     std::istringstream notview("{}\n");
-    CHECK_THROWS_WITH(read_summary(notview, "v.txt"), Catch::StartsWith("v.txt:1: found \"{}\""));
+    CHECK_THROWS_WITH(read_summary(notview, "v.txt"), Catch::StartsWith("v.txt:1: found '{}'"));
     unlink(vpath.c_str());
     // RoCE: a port whose GIDs are all RoCE v1 gets a warning, one with a v2 GID none
     std::string sys = std::string(dir) + "/sys-%n";
@@ -227,6 +228,88 @@ TEST_CASE("a node's environment", "[spank]")
     CHECK_THROWS_WITH(load_fabric_view(cfg, std::string(dir) + "/none.json"), Catch::Contains("No such file"));
     unlink(path.c_str());
     rmdir(dir);
+}
+
+TEST_CASE("the view file the plugin reads as root: cycles, parents, names and counts", "[spank][security]")
+{
+    auto read = [](const std::string &body) {
+        std::istringstream in(std::string("atoll-view 1\nrails 1 1\n") + body);
+        return read_summary(in, "v");
+    };
+    const std::string ok = "island leaf L1 1 2 1\nisland pod P1 -1 4 0\nhost n1 0 1 mlx5_0:1\n";
+    CHECK(read(ok).hosts.at("n1").hcas.size() == 1);
+    // an island that is its own parent, or whose parent is not above it
+    CHECK_THROWS_WITH(read("island leaf L1 0 2 1\n"),
+                      Catch::StartsWith("v:3: found 'island L1 ... parent 0', expected a parent at a higher level than leaf"));
+    CHECK_THROWS_WITH(read("island pod P1 1 2 1\nisland leaf L1 0 2 1\n"),
+                      Catch::Contains("expected a parent at a higher level than pod, not leaf"));
+    CHECK_THROWS_WITH(read("island leaf L1 7 2 1\n"), Catch::Contains("expected a parent that is an island index"));
+    CHECK_THROWS_WITH(read("island leaf L1 99999999999 2 1\n"), Catch::Contains("expected a parent island index from -1"));
+    // a host on a pod, or on an island not listed above
+    CHECK_THROWS_WITH(read("island pod P1 -1 4 0\nhost n1 0 1 -\n"), Catch::Contains("the index of a leaf island, not a pod"));
+    CHECK_THROWS_WITH(read("host n1 0 1 -\n"), Catch::Contains("the index of a leaf island listed above"));
+    // names that could carry a separator, bytes escaped in the message
+    CHECK_THROWS_WITH(read("island leaf L;1 -1 2 1\n"), Catch::Contains("expected an island name ('L;1'"));
+    CHECK_THROWS_WITH(read(ok + "host n2;reboot 0 1 -\n"), Catch::Contains("expected a host name ('n2;reboot'"));
+    CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:1,$(x):1\n"), Catch::Contains("expected an adapter name"));
+    CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:0\n"), Catch::Contains("expected a port number from 1 to 255"));
+    CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:1 extra\n"), Catch::Contains("expected host NAME LEAF-ISLAND"));
+    CHECK_THROWS_WITH(read(ok + "host n1 0 1 -\n"), Catch::Contains("expected each host once"));
+    CHECK_THROWS_WITH(read("source a\x1b[2Jb\n"), Catch::Contains("expected a printable source name"));
+    std::string many;
+    for (int k = 0; k < 65; ++k)
+        many += (k ? "," : "") + std::string("mlx5_") + std::to_string(k) + ":1";
+    CHECK_THROWS_WITH(read(ok + "host n2 0 1 " + many + "\n"), Catch::Contains("at most 64 HCA:PORT items"));
+    CHECK_THROWS_WITH(read("island leaf L1 -1 65 1\n"), Catch::Contains("a hop count from 0 to 64"));
+}
+
+TEST_CASE("files read as root are opened once and checked on the descriptor", "[spank][security]")
+{
+    char dir[] = "/tmp/atoll-trust-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    chmod(dir, 0755);
+    uid_t me = geteuid();
+    std::string d = dir;
+    std::ofstream(d + "/ok") << "x\n";
+    chmod((d + "/ok").c_str(), 0644);
+    struct stat st;
+    int fd = open_trusted(d + "/ok", "fabric file", st, me);
+    CHECK(fd >= 0);
+    CHECK(read_trusted(fd, "ok", 100) == "x\n");
+    close(fd);
+    CHECK_THROWS_WITH(open_trusted("ok", "fabric file", st, me), Catch::Contains("expected an absolute path"));
+    // a FIFO is refused at once, never waited on
+    REQUIRE(mkfifo((d + "/fifo").c_str(), 0644) == 0);
+    CHECK_THROWS_WITH(open_trusted(d + "/fifo", "fabric file", st, me), Catch::Contains("not a regular file"));
+    // a directory anyone may write into: refused (a root-owned sticky one, as /tmp, is not)
+    REQUIRE(mkdir((d + "/open").c_str(), 0777) == 0);
+    chmod((d + "/open").c_str(), 0777);
+    std::ofstream(d + "/open/f") << "x\n";
+    chmod((d + "/open/f").c_str(), 0644);
+    CHECK_THROWS_WITH(open_trusted(d + "/open/f", "fabric file", st, me),
+                      Catch::Contains("refused: directory " + d + "/open is writable by someone other than root"));
+    CHECK_THROWS_WITH(read_trusted(open_trusted(d + "/ok", "f", st, me), "ok", 1), Catch::Contains("larger than"));
+    // a symbolic link is followed when its owner is trusted, and checked all the way
+    REQUIRE(symlink("ok", (d + "/link").c_str()) == 0);
+    fd = open_trusted(d + "/link", "fabric file", st, me);
+    CHECK(fd >= 0);
+    close(fd);
+    REQUIRE(symlink((d + "/open/f").c_str(), (d + "/link2").c_str()) == 0);
+    CHECK_THROWS_WITH(open_trusted(d + "/link2", "fabric file", st, me), Catch::Contains("is writable by someone other than root"));
+    if (me == 0) {
+        // whatever the effective uid (Slurm sets the job user's before user_init), the owner must be root
+        REQUIRE(chown((d + "/ok").c_str(), 65534, 65534) == 0);
+        CHECK_THROWS_WITH(open_trusted(d + "/ok", "fabric file", st), Catch::Contains("owned by uid 65534, expected root"));
+        REQUIRE(lchown((d + "/link").c_str(), 65534, 65534) == 0);
+        CHECK_THROWS_WITH(open_trusted(d + "/link", "fabric file", st),
+                          Catch::Contains("symbolic link " + d + "/link is owned by uid 65534"));
+        REQUIRE(chown(dir, 65534, 65534) == 0);
+        CHECK_THROWS_WITH(open_trusted(d + "/open/f", "fabric file", st),
+                          Catch::Contains("directory " + d + " is owned by uid 65534, expected root"));
+        REQUIRE(chown(dir, 0, 0) == 0);
+    }
+    std::string rm = "rm -rf '" + d + "'";
+    REQUIRE(system(rm.c_str()) == 0);
 }
 
 TEST_CASE("the node's HCA ports, link state and RoCE v2 GIDs from sysfs", "[node]")

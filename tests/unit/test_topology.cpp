@@ -1,7 +1,14 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
 
 #include "testdata.hpp"
+#include "topology/check.hpp"
+#include "topology/ibnetdiscover.hpp"
+#include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
 using namespace atl;
@@ -152,4 +159,57 @@ TEST_CASE("no leaf is placed above a spine and switch names are unique", "[topol
                 }
         }
     }
+}
+
+TEST_CASE("names are data: hostile node descriptions are refused with FILE:LINE and reach no output", "[topology][security]")
+{
+    CHECK(host_name_problem("dgx-01.cluster_a").empty());
+    CHECK_THAT(host_name_problem("gpu008;touch${IFS}/tmp/x"), Catch::Contains("it holds ';'"));
+    CHECK_THAT(host_name_problem("a\nPrologSlurmctld=/x"), Catch::Contains("it holds '\\x0a'"));
+    CHECK_THAT(host_name_problem("-rf"), Catch::Contains("expected a letter or digit first"));
+    CHECK_THAT(host_name_problem("a..b"), Catch::Contains("a label of 0 characters"));
+    CHECK_THAT(host_name_problem(std::string(64, 'a')), Catch::Contains("a label of 64 characters"));
+    CHECK_THAT(host_name_problem("n[1-2]"), Catch::Contains("it holds '['"));
+    CHECK(hca_name_problem("ibp11s0f0").empty());
+    CHECK_THAT(hca_name_problem("mlx5_0:1"), Catch::Contains("it holds ':'"));
+    // words after the second are neither name (a three-word description)
+    CHECK(split_ca_desc("gpu001 mlx5_0 port1") == std::make_pair(std::string("gpu001"), std::string("mlx5_0")));
+
+    std::ifstream in(test_data("ibsim/fattree_4x8_2s/ibnetdiscover.txt"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto swap_desc = [&](const std::string &from, const std::string &to) {
+        for (std::size_t p = text.find(from); p != std::string::npos; p = text.find(from, p + to.size()))
+            text.replace(p, from.size(), to);
+    };
+    swap_desc("\"gpu001 mlx5_0\"", "\"gpu001;touch${IFS}/tmp/x mlx5_0\"");
+    swap_desc("\"gpu002 mlx5_0\"", "\"gpu002 mlx5_0$(reboot)\"");
+    swap_desc("\"gpu003 mlx5_0\"", "\"gpu003=x mlx5_0\"");
+    swap_desc("\"gpu004 mlx5_0\"", "\"gpu004 mlx5_0 port 1\"");
+    std::istringstream is(text);
+    Topology t = analyse(parse_ibnetdiscover(is, "hostile.txt"));
+    REQUIRE(t.refused.size() == 3);
+    std::set<std::string> msgs;
+    for (const auto &r : t.refused)
+        msgs.insert(refused_message(t.fabric.source, r));
+    // each names the line of the adapter's own record (Ca ...), the bytes escaped
+    bool named_line = false;
+    for (const auto &m : msgs) {
+        CHECK_THAT(m, Catch::StartsWith("hostile.txt:"));
+        CHECK_THAT(m, Catch::EndsWith("; the adapter is left out"));
+        named_line = named_line || m.find("host name 'gpu001;touch${IFS}/tmp/x' refused: it holds ';'") != std::string::npos;
+    }
+    CHECK(named_line);
+    CHECK(t.host_index.count("gpu004") == 1);
+    CHECK(t.hosts[static_cast<std::size_t>(t.host_index.at("gpu004"))].ports[0].hca == "mlx5_0");
+    for (const auto &h : t.hosts)
+        CHECK(host_name_problem(h.name).empty());
+    std::ostringstream all;
+    write_topology_tree(all, t);
+    write_features_conf(all, t, "");
+    write_scontrol_updates(all, t, {});
+    write_k8s_labels(all, t);
+    for (const char *bad : {";", "$", "=x", "\n\n"})
+        CHECK(all.str().find(std::string("gpu00") + bad) == std::string::npos);
+    auto findings = check(t);
+    CHECK(std::count_if(findings.begin(), findings.end(), [](const Finding &f) { return f.code == "refused-name"; }) == 3);
 }
