@@ -100,19 +100,23 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=2 Featur
     done
 }
 
+# Safe under set -e and twice in a row (the demo calls it, then its EXIT trap):
+# nothing here may fail the caller.
 cluster_down() {
     [ -n "${CLUSTER_PIDS:-}" ] || return 0
-    timeout 10 scancel --user=root >/dev/null 2>&1
+    _pids=$CLUSTER_PIDS
+    CLUSTER_PIDS=
+    timeout 10 scancel --user=root >/dev/null 2>&1 || true
     wait_idle || true  # the jobs' slurmstepd end before their slurmd
-    kill $CLUSTER_PIDS 2>/dev/null
-    for _pid in $CLUSTER_PIDS; do
+    kill $_pids 2>/dev/null || true
+    for _pid in $_pids; do
         _i=0
         while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-        kill -9 "$_pid" 2>/dev/null
+        kill -9 "$_pid" 2>/dev/null || true
     done
     _i=0  # let the last slurmstepd finish (bounded)
     while pgrep -x slurmstepd >/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-    CLUSTER_PIDS=
+    return 0
 }
 
 # wait_idle: until no job is left and every node is idle

@@ -58,7 +58,10 @@ int run_tool(const char *prog, const char *usage, int argc, char **argv,
     }
     std::string cmd = argv[1];
     try {
-        if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        bool help = cmd == "-h" || cmd == "--help" || cmd == "help";
+        for (int i = 2; i < argc; ++i)
+            help = help || std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help";
+        if (help) {
             std::cout << usage;
             return 0;
         }

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 13
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -47,3 +47,6 @@ check "an unknown command exits 2" [ $? -eq 2 ]
 if [ $? -eq 2 ] && grep -q -- '--rails: "x"' "$work/err"; then ok "a bad number names the flag"; else not_ok "a bad number names the flag"; fi
 "$TOPO" show --format text - <"$good" | grep -q "hosts:     32"
 check "standard input works as an input" [ $? -eq 0 ]
+"$PLACE" simulate --help >"$work/help" 2>"$work/err"
+if [ $? -eq 0 ] && [ ! -s "$work/err" ] && grep -q "^usage: atoll-place" "$work/help"; then ok "--help after a command prints the usage and exits 0"
+else not_ok "--help after a command prints the usage and exits 0"; diag "$(cat "$work/err")"; fi
