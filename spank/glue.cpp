@@ -21,7 +21,7 @@ PluginConfig g_cfg;
 bool g_disabled = false;                // plugstack.conf arguments refused: a step does nothing
 UserOptions g_opt;
 std::unique_ptr<FabricView> g_fabric;   // loaded once per process
-std::string g_fabric_error;
+char g_fabric_error[1024];            // why g_fabric is null (fixed: set in a catch)
 bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 std::string g_node;
@@ -71,7 +71,9 @@ const FabricView *fabric()
         try {
             g_fabric = load_fabric_view(g_cfg, g_cfg.fabric);
         } catch (const std::exception &e) {
-            g_fabric_error = e.what();
+            set_msg(g_fabric_error, sizeof g_fabric_error, e.what());
+        } catch (...) {
+            set_msg(g_fabric_error, sizeof g_fabric_error, "unexpected error reading the fabric file");
         }
     }
     return g_fabric.get();
@@ -173,7 +175,7 @@ extern "C" int atl_submit(spank_t sp)
             return 0;
         const FabricView *f = fabric();
         if (!f)
-            return submit_failure(sp, g_fabric_error.c_str());
+            return submit_failure(sp, g_fabric_error);
         if (req.none)
             return 0;
         std::string r = req.str();
@@ -215,7 +217,7 @@ extern "C" int atl_node(spank_t sp)
             return 0;
         const FabricView *f = fabric();
         if (!f)
-            return step_failure(g_fabric_error.c_str());
+            return step_failure(g_fabric_error);
         // The batch step sets nothing: the script's srun steps each get their
         // own environment, and would take anything inherited from here for
         // the user's.
