@@ -87,6 +87,12 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             long x = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || x < 0 || x > 255)
                 throw std::invalid_argument("plugstack.conf: roce_tc=" + v + ": expected a traffic class from 0 to 255");
+            // the class byte is DSCP << 2 | ECN: both ECN bits set is CE, "congestion
+            // experienced", which switches would take for a marked packet
+            if ((x & 3) == 3)
+                throw std::invalid_argument("plugstack.conf: roce_tc=" + v +
+                                            ": both ECN bits set (CE), expected DSCP << 2 with ECN 0, 1 or 2, e.g. 106 "
+                                            "(DSCP 26, ECT(0))");
             c.roce_tc = static_cast<int>(x);
         } else if (k == "socket_ifname")
             c.socket_ifname = v;

@@ -35,6 +35,8 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(c.max_age == 7 * 86400);
     CHECK_THROWS_WITH(parse_plugstack({"fabrik=/x"}), Catch::Contains("unknown key \"fabrik\""));
     CHECK_THROWS_WITH(parse_plugstack({"roce_tc=300"}), Catch::Contains("roce_tc=300: expected a traffic class"));
+    CHECK_THROWS_WITH(parse_plugstack({"roce_tc=107"}), Catch::Contains("roce_tc=107: both ECN bits set (CE)"));
+    CHECK(parse_plugstack({"roce_tc=105"}).roce_tc == 105);
     CHECK_THROWS_WITH(parse_plugstack({"policy=best"}), Catch::Contains("policy=best"));
     CHECK_THROWS_WITH(parse_plugstack({"default_island=rack"}), Catch::Contains("--fabric-island=rack"));
     CHECK(parse_plugstack({"strict"}).strict);
