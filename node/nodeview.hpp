@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "node/gpu_hca.h"
+#include "node/sysfs.hpp"
 
 namespace atl {
 
@@ -63,19 +64,6 @@ inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &x
     }
     return out;
 }
-
-struct NodePort {
-    std::string hca;            // mlx5_0
-    int port = 0;
-    std::string link_layer;     // InfiniBand, Ethernet
-    std::string state;          // "4: ACTIVE"
-    std::string rate;           // "200 Gb/sec (4X HDR)"
-    std::vector<std::string> netdevs;   // from the GIDs' ndevs, or device/net
-    int roce_v2_gid_index = -1; // Ethernet: the first RoCE v2 GID
-    std::string roce_v2_gid;    // its address
-};
-// <sysfs_root>/class/infiniband/*/ports/*; empty when there is none.
-std::vector<NodePort> node_ports(const std::string &sysfs_root);
 
 nlohmann::json node_json(const std::vector<GpuHca> &gpus, const std::vector<NodePort> &ports);
 

@@ -16,6 +16,7 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
 {
     FabricSummary s;
     s.source = t.fabric.source;
+    s.kind = t.fabric.kind;
     s.rail_optimised = t.rail_optimised;
     // Do rail planes meet above the leaves? Components of the switch graph.
     std::vector<int> comp(t.switches.size(), -1);
@@ -56,10 +57,21 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         for (std::size_t a = 0; a < ls.size(); ++a)
             for (std::size_t b = a + 1; b < ls.size(); ++b)
                 vi.hops = std::max(vi.hops, c.hops(ls[a], ls[b]));
-        if (pi.level == Level::Leaf) {
-            vi.sharp = !t.islands[i].leaves.empty();
-            for (int sw : t.islands[i].leaves)
+        const Island &ti = t.islands[i];
+        vi.sharp = !ti.leaves.empty() || ti.level == Level::Fabric;
+        if (ti.level == Level::Fabric) {
+            for (const Switch &sw : t.switches)
+                vi.sharp = vi.sharp && (sw.tier < 0 || sw.sharp);
+        } else {
+            for (int sw : ti.leaves) {
                 vi.sharp = vi.sharp && t.sw(sw).sharp;
+                if (ti.level == Level::Leaf)
+                    continue;
+                auto adj = boost::adjacent_vertices(static_cast<SwitchId>(sw), t.graph);
+                for (auto it = adj.first; it != adj.second; ++it)
+                    if (t.switches[*it].tier > t.sw(sw).tier)
+                        vi.sharp = vi.sharp && t.switches[*it].sharp;
+            }
         }
         s.islands.push_back(vi);
     }
@@ -74,9 +86,12 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         vh.leaf = c.leaf_of(static_cast<int>(h));
         vh.rails_ok = !bad.count(t.hosts[h].name);
         std::set<std::pair<std::string, int>> seen;
+        std::map<int, int> on_leaf;
         for (const HostPort &p : t.hosts[h].ports)
-            if (p.rail >= 0 && !p.hca.empty() && seen.insert({p.hca, p.port}).second)
+            if (p.rail >= 0 && !p.hca.empty() && seen.insert({p.hca, p.port}).second) {
                 vh.hcas.push_back({p.hca, p.port});
+                vh.per_leaf = std::max(vh.per_leaf, ++on_leaf[p.sw]);
+            }
         s.hosts[t.hosts[h].name] = vh;
     }
     return s;
@@ -87,19 +102,20 @@ void write_summary(std::ostream &out, const FabricSummary &s)
     out << summary_magic << "\n"
         << "# the atoll plugin's view of " << s.source << ", written by atoll-topo slurm --format view\n"
         << "source " << s.source << "\n"
+        << "kind " << (s.kind.empty() ? "ib" : s.kind) << "\n"
         << "rails " << (s.rail_optimised ? 1 : 0) << " " << (s.rails_meet ? 1 : 0) << "\n"
         << "# island LEVEL NAME PARENT HOPS SHARP (in index order)\n";
     for (const ViewIsland &i : s.islands)
         out << "island " << to_string(i.level) << " " << i.name << " " << i.parent << " " << i.hops << " "
             << (i.sharp ? 1 : 0) << "\n";
-    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT,...\n";
+    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF\n";
     for (const auto &kv : s.hosts) {
         out << "host " << kv.first << " " << kv.second.leaf << " " << (kv.second.rails_ok ? 1 : 0) << " ";
         if (kv.second.hcas.empty())
             out << "-";
         for (std::size_t k = 0; k < kv.second.hcas.size(); ++k)
             out << (k ? "," : "") << kv.second.hcas[k].first << ":" << kv.second.hcas[k].second;
-        out << "\n";
+        out << " " << kv.second.per_leaf << "\n";
     }
 }
 
@@ -112,8 +128,9 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
     FabricSummary s;
     std::string line;
     std::size_t lineno = 0;
-    if (!std::getline(in, line) || line != summary_magic)
+    if (!std::getline(in, line) || (line != summary_magic && line != summary_magic_v1))
         throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\"");
+    bool v1 = line == summary_magic_v1;
     ++lineno;
     auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
@@ -148,6 +165,11 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             for (char c : s.source)
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
                     fail("a printable source name");
+        } else if (kind == "kind" && !v1) {
+            std::string k, extra;
+            if (!(ls >> k) || (ls >> extra) || hca_name_problem(k) != "")
+                fail("kind NAME");
+            s.kind = k;
         } else if (kind == "rails") {
             std::string a, b, extra;
             if (!(ls >> a >> b) || (ls >> extra))
@@ -168,10 +190,11 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             s.islands.push_back(i);
             island_line.push_back(lineno);
         } else if (kind == "host") {
-            std::string nm, leaf, ok, hcas, extra;
+            std::string nm, leaf, ok, hcas, per_leaf, extra;
             ViewHost h;
-            if (!(ls >> nm >> leaf >> ok >> hcas) || (ls >> extra))
-                fail("host NAME LEAF-ISLAND RAILS-OK HCA:PORT,...");
+            if (!(ls >> nm >> leaf >> ok >> hcas) || (!v1 && !(ls >> per_leaf)) || (ls >> extra))
+                fail(v1 ? "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,..." : "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF");
+            h.per_leaf = v1 ? 0 : number(per_leaf, 0, static_cast<long>(max_hcas), "a port count");
             if (s.hosts.size() >= max_hosts)
                 fail("at most " + std::to_string(max_hosts) + " hosts");
             name(nm, host_name_problem(nm), "a host name");
@@ -197,6 +220,9 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             fail("a source, rails, island or host line");
         }
     }
+    if (v1)  // a view 1 marked leaf islands alone: SHARP above them is unknown
+        for (ViewIsland &i : s.islands)
+            i.sharp = i.sharp && i.level == Level::Leaf;
     for (std::size_t k = 0; k < s.islands.size(); ++k) {
         const ViewIsland &i = s.islands[k];
         if (i.parent < 0)

@@ -1,6 +1,8 @@
 #include "spank/core.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -49,6 +51,14 @@ long parse_seconds(const std::string &key, const std::string &v)
     if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0)
         throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected seconds (or a number with s, m, h, d)");
     return x * mult;
+}
+
+bool known_profile(const std::string &p)
+{
+    for (const char *k : {"ib", "roce", "azure", "aws", "gcp", "generic", "cloud"})
+        if (p == k)
+            return true;
+    return false;
 }
 
 }  // namespace
@@ -107,10 +117,24 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
         else if (k == "max_age")
             c.max_age = parse_seconds(k, v);
         else if (k == "fabric_type") {
-            FabricKind fk;
-            if (!fabric_kind_from_string(v, fk))
-                throw std::invalid_argument("plugstack.conf: fabric_type=" + v + ": expected ib, roce or cloud");
+            if (!known_profile(v))
+                throw std::invalid_argument("plugstack.conf: fabric_type=" + v +
+                                            ": expected ib, roce, azure, aws, gcp, generic or cloud");
             c.fabric_type = v;
+        } else if (k == "proc_root")
+            c.proc_root = v;
+        else if (k == "constrain_devices") {
+            if (v == "auto")
+                c.constrain_devices = -1;
+            else
+                c.constrain_devices = parse_bool(k, v) ? 1 : 0;
+        } else if (k == "roce_fifo_tc") {
+            char *end = nullptr;
+            long x = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || x < 0 || x > 255 || (x & 3) == 3)
+                throw std::invalid_argument("plugstack.conf: roce_fifo_tc=" + v +
+                                            ": expected a traffic class from 0 to 255 without both ECN bits set");
+            c.fifo_tc = static_cast<int>(x);
         } else if (k == "hwloc_xml")
             c.hwloc_xml = v;
         else if (k == "sysfs_root")
@@ -126,7 +150,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             throw std::invalid_argument("plugstack.conf: unknown key \"" + k +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
                                         "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
-                                        "sysfs_root, gid_index)");
+                                        "sysfs_root, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
     }
     return c;
 }
@@ -322,11 +346,10 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
                                  " days ago (max_age is " + std::to_string(cfg.max_age / 86400) + " days)");
     std::string data = read_trusted(fd.fd, "fabric file " + path, std::size_t(256) << 20);
     auto v = std::make_unique<FabricView>();
-    if (!cfg.fabric_type.empty())
-        fabric_kind_from_string(cfg.fabric_type, v->kind);
     std::istringstream in(data);
     std::size_t first = data.find_first_not_of(" \t\r\n");
-    if (data.compare(0, std::strlen(summary_magic), summary_magic) == 0) {
+    if (data.compare(0, std::strlen(summary_magic), summary_magic) == 0 ||
+        data.compare(0, std::strlen(summary_magic_v1), summary_magic_v1) == 0) {
         v->summary = read_summary(in, path);
     } else if (first != std::string::npos && data[first] == '{') {
         Topology t = analyse(load_fabric_json(in, path));
@@ -335,22 +358,153 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
         throw std::runtime_error("fabric file " + path +
                                  ": neither the view (atoll-topo slurm --format view) nor a fabric.json");
     }
+    v->profile = !cfg.fabric_type.empty() ? cfg.fabric_type
+                 : known_profile(v->summary.kind) ? v->summary.kind
+                                                  : "ib";
+    if (v->profile == "roce")
+        v->kind = FabricKind::RoCE;
+    else if (v->profile == "aws" || v->profile == "gcp" || v->profile == "cloud" || v->profile == "generic")
+        v->kind = FabricKind::Cloud;
     return v;
 }
 
+namespace {
+
+bool device_profile(const std::string &p) { return p == "ib" || p == "roce" || p == "azure"; }
+
+const char *profile_note(const std::string &p)
+{
+    if (p == "aws")
+        return "AWS: aws-ofi-nccl configures EFA itself";
+    if (p == "gcp")
+        return "GCP: the image's gIB setup (set_nccl_env.sh) configures NCCL";
+    if (p == "cloud")
+        return "a cloud fabric: its own NCCL plugin configures the network";
+    if (p == "generic")
+        return "a site's CSV topology names no adapters";
+    return "";
+}
+
+std::vector<int> int_list(const std::string &s, bool &ok)
+{
+    std::vector<int> v;
+    ok = true;
+    std::size_t p = 0;
+    while (p < s.size()) {
+        char *end = nullptr;
+        errno = 0;
+        long x = std::strtol(s.c_str() + p, &end, 10);
+        if (end == s.c_str() + p || errno || x < 0 || x > 4095) {
+            ok = false;
+            return {};
+        }
+        v.push_back(static_cast<int>(x));
+        p = static_cast<std::size_t>(end - s.c_str());
+        if (p < s.size() && s[p] != ',') {
+            ok = false;
+            return {};
+        }
+        ++p;
+    }
+    return v;
+}
+
+// "0000:0000:0000:0000:0000:ffff:c0a8:0a05" -> 0xc0a80a05; false when not IPv4-mapped
+bool gid_ipv4(const std::string &gid, std::uint32_t &out)
+{
+    if (gid.size() != 39 || gid.compare(0, 30, "0000:0000:0000:0000:0000:ffff:") != 0)
+        return false;
+    unsigned long hi = std::strtoul(gid.substr(30, 4).c_str(), nullptr, 16);
+    unsigned long lo = std::strtoul(gid.substr(35, 4).c_str(), nullptr, 16);
+    out = static_cast<std::uint32_t>((hi << 16) | lo);
+    return true;
+}
+
+}  // namespace
+
+NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                         const std::vector<NodePort> &ports)
+{
+    NodeDevices d;
+    auto me = f.summary.hosts.find(node);
+    if (me == f.summary.hosts.end() || !device_profile(f.profile))
+        return d;
+    const bool roce = f.profile == "roce";
+    const char *want = roce ? "Ethernet" : "InfiniBand";
+    for (const auto &hp : me->second.hcas) {
+        const NodePort *hit = nullptr;
+        for (const NodePort &p : ports)
+            if (p.hca == hp.first && p.port == hp.second)
+                hit = &p;
+        if (!hit && roce)  // LLDP names the netdev: the RDMA port behind it
+            for (const NodePort &p : ports)
+                if (std::find(p.netdevs.begin(), p.netdevs.end(), hp.first) != p.netdevs.end())
+                    hit = &p;
+        std::string name = hp.first + " port " + std::to_string(hp.second);
+        if (!hit) {
+            d.problems.push_back(name + " is not an RDMA port of this node");
+            continue;
+        }
+        if (!hca_selected(cfg.hca, hit->hca))
+            continue;
+        if (hit->link_layer != want) {
+            d.problems.push_back(name + " (" + hit->hca + ") is " + (hit->link_layer.empty() ? "of no link layer" : hit->link_layer) +
+                                 ", expected " + want);
+            continue;
+        }
+        if (std::find(d.ports.begin(), d.ports.end(), std::make_pair(hit->hca, hit->port)) != d.ports.end())
+            continue;
+        d.ports.push_back({hit->hca, hit->port});
+        if (!hit->active())
+            d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) + " is " +
+                                 (hit->state.empty() ? "in no known state" : hit->state) + " (NCCL skips it)");
+        else
+            d.usable = true;
+        if (roce && hit->active() && hit->roce_v2_gid_index < 0)
+            d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
+                                 " has no RoCE v2 GID with an address (check its IP address and VLAN)");
+    }
+    return d;
+}
+
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &files)
+{
+    std::map<std::string, std::string> out;
+    for (const std::string &path : files) {
+        if (path.empty())
+            continue;
+        std::istringstream in(read_small_file(path, 65536).value_or(""));
+        std::string line;
+        while (std::getline(in, line)) {
+            std::size_t b = line.find_first_not_of(" \t");
+            if (b == std::string::npos || line[b] == '#')
+                continue;
+            std::size_t eq = line.find('=', b);
+            if (eq == std::string::npos)
+                continue;
+            std::string k = line.substr(b, eq - b);
+            k.erase(k.find_last_not_of(" \t") + 1);
+            if (!k.empty() && !out.count(k))
+                out[k] = path;
+        }
+    }
+    return out;
+}
+
 std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
-                             const std::vector<std::string> &job_hosts, const std::string &node,
+                             const StepInfo &step, const NodeFacts &facts,
                              const std::function<bool(const std::string &)> &user_has)
 {
     const FabricSummary &s = f.summary;
-    auto me = s.hosts.find(node);
+    auto me = s.hosts.find(step.node);
     if (me == s.hosts.end())
-        throw std::runtime_error("node " + node + " is not in the fabric " + s.source);
+        throw std::runtime_error("node " + step.node + " is not in the fabric " + s.source);
     std::set<int> leaves;
     std::size_t known = 0;
     std::vector<std::string> unknown;
     bool rails_ok = true;
-    for (const auto &h : job_hosts) {
+    int per_leaf = 0;
+    for (const auto &h : step.nodes) {
         auto it = s.hosts.find(h);
         if (it == s.hosts.end()) {
             unknown.push_back(h);
@@ -359,11 +513,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         ++known;
         leaves.insert(it->second.leaf);
         rails_ok = rails_ok && it->second.rails_ok;
+        per_leaf = it->second.per_leaf == 0 ? 99 : std::max(per_leaf, it->second.per_leaf);
     }
-    // the smallest island above every leaf of the job
+    // the smallest island above every leaf of the step (parents are checked
+    // to rise a level each, so a chain has at most four links)
     auto chain = [&](int i) {
         std::vector<int> c;
-        for (; i >= 0; i = s.islands[static_cast<std::size_t>(i)].parent)
+        for (; i >= 0 && c.size() < 8; i = s.islands[static_cast<std::size_t>(i)].parent)
             c.push_back(i);
         return c;
     };
@@ -384,49 +540,362 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     std::vector<EnvVar> out;
     auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
-        EnvVar v{name, value, why, user_has(name)};
+        EnvVar v{name, value, why, false, true};
+        auto conf = facts.nccl_conf.find(name);
+        if (user_has(name) && !step.atoll_set.count(name)) {
+            v.kept = true;
+        } else if (conf != facts.nccl_conf.end()) {
+            v.kept = true;
+            v.value.clear();
+            v.why = "set in " + conf->second;
+        }
         out.push_back(v);
+    };
+    auto skip = [&](const std::string &name, const std::string &why) {
+        out.push_back(EnvVar{name, "", why, false, false});
     };
     if (island >= 0) {
         const ViewIsland &is = s.islands[static_cast<std::size_t>(island)];
         std::string names;
         for (int l : leaves)
             names += (names.empty() ? "" : ",") + s.islands[static_cast<std::size_t>(l)].name;
-        add("ATOLL_ISLAND", is.name, std::string("the smallest island holding the job's nodes (") + to_string(is.level) + ")");
+        std::string whose = step.batch ? "the job's nodes" : "the step's nodes";
+        add("ATOLL_ISLAND", is.name, "the smallest island holding " + whose + " (" + to_string(is.level) + ")");
         add("ATOLL_LEAVES", names, std::to_string(leaves.size()) + " leaf island(s) spanned");
         add("ATOLL_HOPS", std::to_string(known > 1 ? is.hops : 0), "cables on the longest host-to-host path");
     }
     if (!unknown.empty())
-        add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "job nodes absent from the fabric file");
-    if (f.kind == FabricKind::Cloud)
-        return out;  // the cloud's own NCCL plugin (EFA, gIB, Azure) sets the rest
+        add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "step nodes absent from the fabric file");
+    auto record = [&]() {
+        std::string r = env_set_record(out);
+        if (!r.empty())
+            out.push_back(EnvVar{"ATOLL_ENV_SET", r, "what atoll set (name:hash of the value), recomputed by a later step",
+                                 false, true});
+        return out;
+    };
+    if (!device_profile(f.profile)) {
+        skip("NCCL_IB_HCA", profile_note(f.profile));
+        return record();
+    }
+    // devices as this node names them
+    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports);
     std::string hcas;
-    for (const auto &hp : compute_hcas(f, cfg, node))
+    for (const auto &hp : dev.ports)
         hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
-    if (!hcas.empty())
-        add("NCCL_IB_HCA", hcas, "this node's compute-rail HCAs and ports, exact names");
+    if (dev.usable)
+        add("NCCL_IB_HCA", hcas,
+            "this node's compute-rail adapters, checked in sysfs" +
+                (dev.problems.empty() ? std::string() : "; " + dev.problems[0] +
+                                                            (dev.problems.size() > 1 ? " (and more)" : "")));
+    else if (facts.ports.empty())
+        skip("NCCL_IB_HCA", "no RDMA device in sysfs (" + (cfg.sysfs_root.empty() ? std::string("/sys") : per_node_path(cfg.sysfs_root, step.node)) +
+                                "/class/infiniband): NCCL's own choice is left");
+    else
+        skip("NCCL_IB_HCA", "no compute-rail adapter of the fabric is ACTIVE here" +
+                                (dev.problems.empty() ? std::string() : " (" + dev.problems[0] + ")") +
+                                ": NCCL's own choice is left");
     if (!cfg.socket_ifname.empty())
         add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
-    if (s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty())
-        add("NCCL_CROSS_NIC", "0", "rail-aligned job on rail planes that do not meet above the leaves");
-    if (f.kind == FabricKind::RoCE && cfg.roce_tc >= 0) {
-        add("NCCL_IB_TC", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
-        add("UCX_IB_TRAFFIC_CLASS", std::to_string(cfg.roce_tc), "site RoCE traffic class (roce_tc)");
+    if (dev.usable && s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty())
+        add("NCCL_CROSS_NIC", "0", "rail-aligned step on rail planes that do not meet above the leaves");
+    if (f.profile == "roce" && dev.usable) {
+        // one traffic class for NCCL and UCX: the site's, else the ports' own
+        std::set<int> tcs;
+        for (const NodePort &p : facts.ports)
+            for (const auto &hp : dev.ports)
+                if (p.hca == hp.first && p.port == hp.second)
+                    tcs.insert(p.traffic_class);
+        int tc = cfg.roce_tc;
+        std::string why = "site RoCE traffic class (roce_tc)";
+        if (tc < 0 && tcs.size() == 1 && *tcs.begin() >= 0) {
+            tc = *tcs.begin();
+            why = "the traffic class configured on this node's RoCE ports";
+        }
+        if (tc >= 0 && (tc & 3) == 3) {
+            skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
+        } else if (tc >= 0) {
+            add("NCCL_IB_TC", std::to_string(tc), why);
+            add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
+        } else {
+            skip("NCCL_IB_TC", tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
+                                              : "no roce_tc= and no class configured on the ports: NCCL would use 0, "
+                                                "UCX the port's or 106; set roce_tc= to the lossless class");
+        }
+        if (cfg.fifo_tc >= 0)
+            add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
+        // the RoCE v2 GID: the site's index, else the ports' when they agree,
+        // else an address range
+        std::set<int> idx;
+        std::vector<std::string> gids;
+        bool v2_everywhere = true;
+        for (const NodePort &p : facts.ports)
+            for (const auto &hp : dev.ports)
+                if (p.hca == hp.first && p.port == hp.second && p.active()) {
+                    idx.insert(p.roce_v2_gid_index);
+                    gids.push_back(p.roce_v2_gid);
+                    v2_everywhere = v2_everywhere && p.roce_v2_gid_index >= 0;
+                }
+        if (cfg.gid_index >= 0) {
+            add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+            add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        } else if (!v2_everywhere) {
+            skip("NCCL_IB_GID_INDEX", "a RoCE port has no RoCE v2 GID with an address (see the warning)");
+        } else if (idx.size() == 1) {
+            std::string i = std::to_string(*idx.begin());
+            add("NCCL_IB_GID_INDEX", i, "the RoCE v2 GID index of every compute port here (NCCL < 2.21 would take 0)");
+            add("UCX_IB_GID_INDEX", i, "the RoCE v2 GID index of every compute port here");
+        } else {
+            std::uint32_t lo = 0xffffffffu, hi = 0;
+            bool v4 = true;
+            for (const std::string &g : gids) {
+                std::uint32_t a = 0;
+                v4 = v4 && gid_ipv4(g, a);
+                lo = std::min(lo, a);
+                hi = std::max(hi, a);
+            }
+            int len = 32;
+            while (len > 0 && (lo >> (32 - len)) != (hi >> (32 - len)))
+                --len;
+            if (v4 && len >= 8) {
+                std::uint32_t net = len == 32 ? lo : lo & ~((1u << (32 - len)) - 1);
+                std::string cidr = std::to_string(net >> 24) + "." + std::to_string((net >> 16) & 255) + "." +
+                                   std::to_string((net >> 8) & 255) + "." + std::to_string(net & 255) + "/" +
+                                   std::to_string(len);
+                add("NCCL_IB_ADDR_RANGE", cidr, "RoCE v2 GID indexes differ between ports: NCCL takes the GID in the ports' subnet");
+                add("UCX_IB_ROCE_LOCAL_SUBNET", "y", "RoCE v2 GID indexes differ between ports: UCX routes within each port's subnet");
+            } else {
+                skip("NCCL_IB_GID_INDEX", "RoCE v2 GID indexes differ between ports and share no IPv4 subnet: set gid_index=");
+            }
+        }
     }
-    if (f.kind == FabricKind::RoCE && cfg.gid_index >= 0) {
-        add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
-        add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
-    }
-    if (cfg.sharp && opt.sharp != SharpMode::Off && f.kind == FabricKind::InfiniBand && island >= 0) {
-        bool all_sharp = true;
+    // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
+    // environment would override every communicator's own choice
+    if (f.profile == "ib" && cfg.sharp && opt.sharp != SharpMode::Off && island >= 0) {
+        std::string why;
         for (int l : leaves)
-            all_sharp = all_sharp && s.islands[static_cast<std::size_t>(l)].sharp;
-        std::size_t min_leaves = opt.sharp == SharpMode::On ? 1 : 2;
-        if (all_sharp && rails_ok && unknown.empty() && leaves.size() >= min_leaves)
-            add("NCCL_COLLNET_ENABLE", "1", "every leaf of the job has SHARP aggregation, rails are correct, " +
-                                                std::to_string(leaves.size()) + " leaves");
+            if (!s.islands[static_cast<std::size_t>(l)].sharp)
+                why = "leaf island " + s.islands[static_cast<std::size_t>(l)].name + " has a switch without SHARP";
+        if (why.empty() && !s.islands[static_cast<std::size_t>(island)].sharp)
+            why = "a switch of " + s.islands[static_cast<std::size_t>(island)].name + " above the leaves has no SHARP";
+        if (why.empty() && !rails_ok)
+            why = "a step node has a miswired or missing rail";
+        if (why.empty() && !unknown.empty())
+            why = "step nodes absent from the fabric file";
+        if (why.empty() && per_leaf > 1)
+            why = per_leaf == 99 ? "the view (version 1) does not say how many ports a host has on one leaf: "
+                                   "regenerate it with atoll-topo slurm --format view"
+                                 : "a host has " + std::to_string(per_leaf) +
+                                       " compute ports on one leaf switch, beyond SHARP's flows per switch";
+        if (why.empty() && opt.sharp != SharpMode::On && leaves.size() < 2)
+            why = "the step is in one leaf: nothing for the switches to reduce above it";
+        if (!dev.usable && why.empty())
+            why = "no compute-rail adapter is usable here";
+        if (why.empty()) {
+            add("ATOLL_SHARP", "1", "SHARP aggregation on every switch of " + s.islands[static_cast<std::size_t>(island)].name +
+                                        ", rails correct: a communicator may enable CollNet");
+            add("ATOLL_SHARP_ISLAND", s.islands[static_cast<std::size_t>(island)].name, "the island SHARP covers for this step");
+            if (opt.sharp == SharpMode::On)
+                add("NCCL_COLLNET_ENABLE", "1", "--fabric-sharp=on (every communicator uses SHARP)");
+            else
+                skip("NCCL_COLLNET_ENABLE", "left to the application per communicator (--fabric-sharp=on sets it)");
+        } else {
+            skip("ATOLL_SHARP", why);
+        }
+    }
+    return record();
+}
+
+namespace {
+
+std::string value_hash(const std::string &v)
+{
+    std::uint32_t h = 2166136261u;
+    for (unsigned char c : v) {
+        h ^= c;
+        h *= 16777619u;
+    }
+    char buf[9];
+    std::snprintf(buf, sizeof buf, "%08x", h);
+    return buf;
+}
+
+}  // namespace
+
+std::string env_set_add(const std::string &record, const EnvVar &v)
+{
+    return record + (record.empty() ? "" : ",") + v.name + ":" + value_hash(v.value);
+}
+
+std::string env_set_record(const std::vector<EnvVar> &vars)
+{
+    std::string r;
+    for (const EnvVar &v : vars)
+        if (v.set && !v.kept)
+            r = env_set_add(r, v);
+    return r;
+}
+
+std::set<std::string> atoll_unchanged(const std::string &record,
+                                      const std::function<std::optional<std::string>(const std::string &)> &value_of)
+{
+    std::set<std::string> out;
+    std::size_t p = 0;
+    int n = 0;
+    while (p < record.size() && n++ < 64) {
+        std::size_t q = record.find(',', p);
+        if (q == std::string::npos)
+            q = record.size();
+        std::string item = record.substr(p, q - p);
+        std::size_t colon = item.rfind(':');
+        if (colon != std::string::npos) {
+            std::string name = item.substr(0, colon);
+            auto v = value_of(name);
+            if (v && value_hash(*v) == item.substr(colon + 1))
+                out.insert(name);
+        }
+        p = q + 1;
     }
     return out;
+}
+
+std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
+                                         int constrained, const std::map<int, std::string> &gpus, std::string &why)
+{
+    bool ok_step = true, ok_cv = true;
+    std::vector<int> g = int_list(step_gpus, ok_step);
+    if (step_gpus.empty() || !ok_step || g.empty()) {
+        why = step_gpus.empty() ? "the step has no GPU gres (SLURM_STEP_GPUS): its tasks' GPUs are not known"
+                                : "SLURM_STEP_GPUS \"" + step_gpus.substr(0, 40) + "\" is not a list of indices";
+        return {};
+    }
+    std::vector<int> sorted = g;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> mine = g;
+    if (!cuda_visible.empty()) {
+        std::vector<int> cv = int_list(cuda_visible, ok_cv);
+        if (!ok_cv || cv.empty()) {
+            why = "CUDA_VISIBLE_DEVICES holds UUIDs or MIG devices";
+            return {};
+        }
+        bool global = std::all_of(cv.begin(), cv.end(), [&](int x) { return std::count(g.begin(), g.end(), x) > 0; });
+        bool relative = std::all_of(cv.begin(), cv.end(), [&](int x) { return x < static_cast<int>(g.size()); });
+        bool same = true;  // both readings give the same GPUs
+        for (int x : cv)
+            same = same && (!relative || !global || sorted[static_cast<std::size_t>(x)] == x);
+        bool use_relative;
+        if (global && relative && !same) {
+            if (constrained < 0) {
+                why = "CUDA_VISIBLE_DEVICES could be Slurm's indices or positions under ConstrainDevices: set "
+                      "constrain_devices=";
+                return {};
+            }
+            use_relative = constrained == 1;
+        } else if (global || relative) {
+            use_relative = !global;
+        } else {
+            why = "CUDA_VISIBLE_DEVICES \"" + cuda_visible.substr(0, 40) + "\" names GPUs outside the step's";
+            return {};
+        }
+        mine.clear();
+        for (int x : cv)
+            mine.push_back(use_relative ? sorted[static_cast<std::size_t>(x)] : x);
+    }
+    // Slurm's index i is the i-th GPU by device minor
+    std::vector<std::string> by_index;
+    for (const auto &kv : gpus)
+        by_index.push_back(kv.second);
+    std::vector<std::string> out;
+    for (int i : mine) {
+        if (i >= static_cast<int>(by_index.size())) {
+            why = by_index.empty() ? "no NVIDIA GPU in /proc/driver/nvidia/gpus"
+                                   : "GPU index " + std::to_string(i) + " beyond the node's " +
+                                         std::to_string(by_index.size()) + " GPUs";
+            return {};
+        }
+        out.push_back(by_index[static_cast<std::size_t>(i)]);
+    }
+    return out;
+}
+
+std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
+                             const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
+                             const std::function<bool(const std::string &)> &user_has)
+{
+    std::vector<EnvVar> out;
+    const std::string name = "UCX_NET_DEVICES";
+    if (user_has(name) && !step.atoll_set.count(name)) {
+        out.push_back(EnvVar{name, "", "", true, true});
+        return out;
+    }
+    auto skip = [&](const std::string &why) {
+        out.push_back(EnvVar{name, "", why, false, false});
+        return out;
+    };
+    if (step.batch)
+        return skip("the batch step: each srun step sets its own");
+    if (cfg.hwloc_xml.empty())
+        return skip("no hwloc_xml= for GPU-to-HCA affinity");
+    if (facts.gpu_hcas.empty())
+        return skip("no GPU-to-HCA map on this node");
+    if (!dev.usable)
+        return skip("no compute-rail adapter is usable here");
+    std::string why;
+    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, devices_constrained(cfg), facts.gpus, why);
+    if (bus.empty())
+        return skip(why);
+    std::set<std::string> nearest;
+    std::string dist;
+    for (const std::string &b : bus) {
+        const GpuHca *hit = nullptr;
+        for (const GpuHca &g : facts.gpu_hcas) {
+            std::string id = g.gpu_busid;
+            for (char &c : id)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (id == b)
+                hit = &g;
+        }
+        if (!hit || hit->hca.empty())
+            return skip("GPU " + b + " is not in the hwloc topology, or has no compute HCA near it");
+        nearest.insert(hit->hca);
+        dist += (dist.empty() ? "" : ", ") + b + " " + hit->distance;
+    }
+    if (nearest.size() != 1)
+        return skip("the task's " + std::to_string(bus.size()) + " GPUs have " + std::to_string(nearest.size()) +
+                    " nearest HCAs: UCX chooses per transfer");
+    int port = 0;
+    for (const auto &hp : dev.ports)
+        if (hp.first == *nearest.begin())
+            port = hp.second;
+    if (port == 0)
+        return skip("the nearest HCA " + *nearest.begin() + " is not a usable compute-rail adapter here");
+    out.push_back(EnvVar{name, *nearest.begin() + ":" + std::to_string(port),
+                         "nearest compute HCA to the task's GPU" + std::string(bus.size() > 1 ? "s (" : " (") + dist + ")",
+                         false, true});
+    return out;
+}
+
+int devices_constrained(const PluginConfig &cfg)
+{
+    if (cfg.constrain_devices >= 0)
+        return cfg.constrain_devices;
+    const char *conf = std::getenv("SLURM_CONF");
+    std::string path = conf && *conf ? conf : "/etc/slurm/slurm.conf";
+    path = path.substr(0, path.rfind('/') + 1) + "cgroup.conf";
+    std::optional<std::string> text = read_small_file(path, 65536);
+    if (!text)
+        return -1;
+    int result = 0;
+    std::istringstream in(*text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::string l;
+        for (char c : line)
+            if (!std::isspace(static_cast<unsigned char>(c)))
+                l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (l.rfind("constraindevices=", 0) == 0)
+            result = l.substr(17) == "yes" ? 1 : 0;
+    }
+    return result;
 }
 
 std::string per_node_path(const std::string &pattern, const std::string &node)
@@ -437,50 +906,6 @@ std::string per_node_path(const std::string &pattern, const std::string &node)
         out.replace(p, 2, node);
         p += node.size();
     }
-    return out;
-}
-
-std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConfig &cfg, const std::string &node)
-{
-    std::vector<std::string> w;
-    if (f.kind != FabricKind::RoCE)
-        return w;
-    std::string root = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
-    for (const auto &hp : compute_hcas(f, cfg, node)) {
-        std::string dir = root + "/class/infiniband/" + hp.first + "/ports/" + std::to_string(hp.second) +
-                          "/gid_attrs/types";
-        DIR *d = opendir(dir.c_str());
-        if (!d) {
-            w.push_back(node + ": " + hp.first + " port " + std::to_string(hp.second) + ": cannot read " + dir + ": " +
-                        std::strerror(errno));
-            continue;
-        }
-        bool v2 = false;
-        while (struct dirent *e = readdir(d)) {
-            if (e->d_name[0] == '.')
-                continue;
-            std::ifstream in(dir + "/" + e->d_name);
-            std::string type;
-            if (in && std::getline(in, type) && type.rfind("RoCE v2", 0) == 0)
-                v2 = true;
-        }
-        closedir(d);
-        if (!v2)
-            w.push_back(node + ": " + hp.first + " port " + std::to_string(hp.second) +
-                        " has no RoCE v2 GID (check its IP address and VLAN); NCCL and UCX may fall back to RoCE v1");
-    }
-    return w;
-}
-
-std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const PluginConfig &cfg,
-                                                      const std::string &node)
-{
-    std::vector<std::pair<std::string, int>> out;
-    auto me = f.summary.hosts.find(node);
-    if (me != f.summary.hosts.end())
-        for (const auto &hp : me->second.hcas)
-            if (hca_selected(cfg.hca, hp.first))
-                out.push_back(hp);
     return out;
 }
 
@@ -501,36 +926,14 @@ std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &xml,
     });
 }
 
-int task_gpu(const std::string &cuda_visible, const std::string &step_gpus, int local_rank, int ngpus)
+std::string describe(const EnvVar &v)
 {
-    auto list = [](const std::string &s) {
-        std::vector<int> v;
-        std::size_t p = 0;
-        while (p < s.size()) {
-            char *end = nullptr;
-            long x = std::strtol(s.c_str() + p, &end, 10);
-            if (end == s.c_str() + p || x < 0)
-                return std::vector<int>{};
-            v.push_back(static_cast<int>(x));
-            p = static_cast<std::size_t>(end - s.c_str());
-            if (p < s.size() && s[p] != ',')
-                return std::vector<int>{};
-            ++p;
-        }
-        return v;
-    };
-    // CUDA_VISIBLE_DEVICES as the user set it names physical GPUs; the first is
-    // the one a task drives. Slurm's SLURM_STEP_GPUS lists the step's GPUs on
-    // the node: task i takes the i-th.
-    auto cv = list(cuda_visible);
-    if (!cv.empty())
-        return cv[0];
-    auto sg = list(step_gpus);
-    if (!sg.empty() && local_rank >= 0)
-        return sg[static_cast<std::size_t>(local_rank) % sg.size()];
-    if (ngpus > 0 && local_rank >= 0)
-        return local_rank % ngpus;
-    return -1;
+    if (!v.set)
+        return v.name + " not set: " + v.why;
+    if (v.kept)
+        return v.name + (v.value.empty() ? "" : "=" + v.value) + " (" +
+               (v.why.rfind("set in ", 0) == 0 ? v.why + ", kept" : std::string("set by the user, kept")) + ")";
+    return v.name + "=" + v.value + " (" + v.why + ")";
 }
 
 }  // namespace atl

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,10 @@ struct PluginConfig {
     int leaf_wait = -1;                 // seconds the fewest leaves are waited for above a leaf (-1: island_wait)
     int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
-    std::string fabric_type;            // ib|roce|cloud; default from the fabric
+    std::string fabric_type;            // ib|roce|azure|aws|gcp|generic|cloud; default from the fabric
+    std::string proc_root;              // per node, %n is the node name (default /proc): NVIDIA GPUs
+    int constrain_devices = -1;         // Slurm's ConstrainDevices: 1, 0, -1 read cgroup.conf
+    int fifo_tc = -1;                   // NCCL_IB_FIFO_TC on RoCE
     std::string hwloc_xml;              // per node, %n is the node name
     std::string sysfs_root;             // per node, %n is the node name (default /sys)
     int gid_index = -1;                 // RoCE GID index to pin (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX)
@@ -71,7 +75,11 @@ std::string read_trusted(int fd, const std::string &path, std::size_t max);
 // The loaded fabric, with everything the environment needs.
 struct FabricView {
     FabricSummary summary;
-    FabricKind kind = FabricKind::InfiniBand;
+    FabricKind kind = FabricKind::InfiniBand;  // for placement's cost model
+    // The environment profile: ib, roce, azure (InfiniBand VMs: as ib, no
+    // SHARP), aws, gcp, generic (a site's CSV) or cloud (any cloud): from
+    // fabric_type=, else the view's kind, else ib.
+    std::string profile = "ib";
 };
 // Opens the file with open_trusted() (not older than max_age either) and reads
 // it from that descriptor, at most 256 MiB: the compact view (`atoll-topo
@@ -79,30 +87,84 @@ struct FabricView {
 // std::runtime_error saying what is wrong.
 std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std::string &path);
 
+// A variable atoll set, kept (the user's), or considered and left alone.
 struct EnvVar {
     std::string name, value, why;
-    bool kept = false;      // the user had set it: left alone
+    bool kept = false;      // the user (or an nccl.conf file) had set it: left alone
+    bool set = true;        // false: atoll left it unset, `why` says why
 };
 
-// A node's environment for a job on `job_hosts` (node names). `user_env`
-// says whether the user set a variable already. Throws std::runtime_error
-// when the node is not in the fabric.
+// What the node says of itself, read once per step on each node.
+struct NodeFacts {
+    std::vector<NodePort> ports;              // <sysfs_root>/class/infiniband
+    std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
+    std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
+    std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
+};
+// The nccl.conf files NCCL reads (/etc/nccl.conf, HOME/.nccl.conf,
+// NCCL_CONF_FILE): which variables they set. Regular files only, 64 KiB each,
+// never blocking; missing ones are skipped.
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &files);
+
+// The step: its nodes (the batch step: the job's), this node, and what an
+// earlier step of atoll set (ATOLL_ENV_SET), which is recomputed, not kept.
+struct StepInfo {
+    std::vector<std::string> nodes;
+    std::string node;
+    bool batch = false;
+    std::set<std::string> atoll_set;
+};
+
+// The fabric's compute-rail adapters of this node as the node names them:
+// each (name, port) of the view matched in sysfs by device name or, on RoCE,
+// by the netdev behind a port; the hca= selector applied to the device name.
+struct NodeDevices {
+    std::vector<std::pair<std::string, int>> ports;  // ibverbs device and port, rail order
+    std::vector<std::string> problems;                // what did not match, or is not ACTIVE
+    bool usable = false;                               // at least one port ACTIVE
+};
+NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                         const std::vector<NodePort> &ports);
+
+// This node's variables for the step (the same for every task of the node):
+// ATOLL_*, NCCL_IB_HCA, NCCL_CROSS_NIC, the RoCE class and GID, SHARP, and
+// ATOLL_ENV_SET naming what atoll set. `user_has` says whether a variable is
+// in the environment already (then it is kept, unless an earlier step of
+// atoll set it). Throws std::runtime_error when the node is not in the fabric.
 std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
-                             const std::vector<std::string> &job_hosts, const std::string &node,
+                             const StepInfo &step, const NodeFacts &facts,
                              const std::function<bool(const std::string &)> &user_has);
 
-// RoCE only: for each of the node's compute HCA ports, a warning when sysfs
-// (<sysfs_root>/class/infiniband/<hca>/ports/<port>/gid_attrs/types/*) shows
-// no RoCE v2 GID. Empty on InfiniBand and cloud fabrics.
-std::vector<std::string> roce_gid_warnings(const FabricView &f, const PluginConfig &cfg, const std::string &node);
+// ATOLL_ENV_SET: "NAME:HASH,..." for what atoll set (HASH: FNV-1a of the
+// value), so that a later step tells atoll's values, which it recomputes,
+// from ones the user changed since, which it keeps.
+std::string env_set_record(const std::vector<EnvVar> &vars);
+std::string env_set_add(const std::string &record, const EnvVar &v);
+// The names of `record` whose current value (`value_of`, nullopt when unset)
+// is still the one atoll set.
+std::set<std::string> atoll_unchanged(const std::string &record,
+                                      const std::function<std::optional<std::string>(const std::string &)> &value_of);
+
+// A task's GPUs as PCI bus ids, from Slurm's GPU gres: SLURM_STEP_GPUS are
+// Slurm's indices (device-minor order), CUDA_VISIBLE_DEVICES the task's own,
+// either those indices or, under ConstrainDevices, positions among the step's
+// GPUs. `constrained`: 1 yes, 0 no, -1 unknown (then only an unambiguous
+// numbering is taken). Empty with `why` set when it cannot be sure.
+std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
+                                         int constrained, const std::map<int, std::string> &gpus, std::string &why);
+
+// A task's own variables: UCX_NET_DEVICES, when every GPU it holds has the
+// same nearest compute HCA; otherwise nothing, and why.
+std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
+                             const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
+                             const std::function<bool(const std::string &)> &user_has);
+
+// ConstrainDevices from the cgroup.conf beside slurm.conf: 1, 0, or -1 when
+// it cannot be read. constrain_devices= overrides it.
+int devices_constrained(const PluginConfig &cfg);
 
 // "%n" in a per-node path replaced by the node name.
 std::string per_node_path(const std::string &pattern, const std::string &node);
-
-// The node's compute-rail HCAs and their ports: those of the fabric that the
-// hca= selector keeps (what NCCL_IB_HCA lists). Empty for a node not in it.
-std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const PluginConfig &cfg,
-                                                      const std::string &node);
 
 // The HCA nearest to each GPU (node/gpu_hca.h, through `fn`) among `hcas`
 // (all the node's when empty), from a saved hwloc XML opened with
@@ -110,8 +172,8 @@ std::vector<std::pair<std::string, int>> compute_hcas(const FabricView &f, const
 std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &hwloc_xml,
                                   const std::vector<std::pair<std::string, int>> &hcas = {}, uid_t owner = 0);
 
-// The task's GPU: the first of CUDA_VISIBLE_DEVICES, else of SLURM_STEP_GPUS,
-// else its local rank. -1 when none applies.
-int task_gpu(const std::string &cuda_visible, const std::string &step_gpus, int local_rank, int ngpus);
+// Lines for --fabric-env=show and atoll-topo env: "NAME=VALUE (why)",
+// "NAME=VALUE (set by the user, kept)" or "NAME not set: why".
+std::string describe(const EnvVar &v);
 
 }  // namespace atl

@@ -29,8 +29,11 @@ std::string g_node;
 // set them without allocating (a bad_alloc there would end slurmstepd).
 char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
 char g_node_warning[1024];              // this node's, shown by its task 0
-std::vector<GpuHca> g_gpus;
-std::vector<std::pair<std::string, int>> g_hcas;  // this node's compute-rail HCAs and ports
+StepInfo g_step;                        // this step, as user_init saw it
+std::string g_env_record;               // ATOLL_ENV_SET of this node's variables
+NodeFacts g_facts;                      // what the node says of itself (sysfs, procfs, hwloc, nccl.conf)
+NodeDevices g_dev;                      // the fabric's compute-rail adapters as the node names them
+constexpr std::size_t max_batch_nodes = 1u << 16;  // the batch step's job node list, at most
 
 void set_msg(char *buf, std::size_t n, const char *what) noexcept
 {
@@ -218,41 +221,79 @@ extern "C" int atl_node(spank_t sp)
         const FabricView *f = fabric();
         if (!f)
             return step_failure(g_fabric_error);
-        // The batch step sets nothing: the script's srun steps each get their
-        // own environment, and would take anything inherited from here for
-        // the user's.
         uint32_t nodeid = 0, nnodes = 0, stepid = 0;
         spank_get_item(sp, S_JOB_NNODES, &nnodes);
-        if (nnodes == 0 || (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS && stepid == SLURM_BATCH_SCRIPT))
-            return 0;
-        // Which node am I, and the step's nodes: S_JOB_NODEID in the step's
-        // node list, read no further than S_JOB_NNODES names (the list comes
-        // from the user's srun).
-        if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid >= nnodes)
-            return step_failure("cannot tell which node of the step this is");
-        std::vector<std::string> nodes = expand_hostlist(get(sp, "SLURM_STEP_NODELIST"), nnodes);
-        if (nodes.size() != nnodes)
-            return step_failure("the step's node list does not have the step's node count");
-        g_node = nodes[nodeid];
+        g_step = StepInfo();
+        g_step.batch = nnodes == 0 ||
+                       (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS && stepid == SLURM_BATCH_SCRIPT);
+        if (g_step.batch) {
+            // the job script runs on the job's first node; its variables
+            // describe the job (no per-GPU ones); its srun steps recompute
+            g_step.nodes = expand_hostlist(get(sp, "SLURM_JOB_NODELIST"), max_batch_nodes);
+            if (!g_step.nodes.empty())
+                g_step.node = g_step.nodes[0];
+        } else {
+            // this node's index in the step's node list, read no further than
+            // S_JOB_NNODES names (the list comes from the user's srun)
+            if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid >= nnodes)
+                return step_failure("cannot tell which node of the step this is");
+            g_step.nodes = expand_hostlist(get(sp, "SLURM_STEP_NODELIST"), nnodes);
+            if (g_step.nodes.size() != nnodes)
+                return step_failure("the step's node list does not have the step's node count");
+            g_step.node = g_step.nodes[nodeid];
+        }
+        g_node = g_step.node;
         if (g_node.empty())
             return step_failure("cannot tell which node this is");
-        g_node_env = node_env(*f, g_cfg, g_opt, nodes, g_node, [&](const std::string &n) { return has(sp, n.c_str()); });
-        for (const EnvVar &v : g_node_env)
-            if (!v.kept)
-                spank_setenv(sp, v.name.c_str(), v.value.c_str(), 0);
-        for (const std::string &w : roce_gid_warnings(*f, g_cfg, g_node)) {
-            slurm_info("atoll: warning: %s", w.c_str());
-            add_node_warning(w.c_str());
-        }
-        if (!g_cfg.hwloc_xml.empty()) {
+        // what an earlier step of atoll set, unchanged since, is recomputed;
+        // what the user changed since is the user's
+        g_step.atoll_set = atoll_unchanged(get(sp, "ATOLL_ENV_SET"), [&](const std::string &n) -> std::optional<std::string> {
+            if (!has(sp, n.c_str()))
+                return std::nullopt;
+            return get(sp, n.c_str());
+        });
+        if (has(sp, "ATOLL_ENV_SET"))
+            g_step.atoll_set.insert("ATOLL_ENV_SET");
+        g_facts = NodeFacts();
+        g_facts.ports = node_ports(g_cfg.sysfs_root.empty() ? "/sys" : per_node_path(g_cfg.sysfs_root, g_node));
+        g_facts.gpus = nvidia_gpus(g_cfg.proc_root.empty() ? "/proc" : per_node_path(g_cfg.proc_root, g_node));
+        std::string home = get(sp, "HOME");
+        g_facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", home.empty() ? "" : home + "/.nccl.conf", get(sp, "NCCL_CONF_FILE")});
+        g_dev = node_devices(*f, g_cfg, g_node, g_facts.ports);
+        if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
             try {
-                g_hcas = compute_hcas(*f, g_cfg, g_node);
-                g_gpus = gpu_hca_pairs(hwloc_module(), xml, g_hcas, g_cfg.owner);
+                g_facts.gpu_hcas = gpu_hca_pairs(hwloc_module(), xml, g_dev.ports, g_cfg.owner);
             } catch (const std::exception &e) {
                 std::snprintf(g_warning, sizeof g_warning, "no GPU-to-HCA map: %s", e.what());
                 slurm_info("atoll: %s", g_warning);
             }
+        }
+        auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
+        g_node_env = node_env(*f, g_cfg, g_opt, g_step, g_facts, user_has);
+        std::set<std::string> mine;
+        for (EnvVar &v : g_node_env) {
+            if (v.kept && v.why.rfind("set in ", 0) != 0)
+                v.value = get(sp, v.name.c_str());  // shown as the user has it
+            if (v.set && !v.kept) {
+                spank_setenv(sp, v.name.c_str(), v.value.c_str(), 1);
+                mine.insert(v.name);
+            }
+            if (!v.set && v.name == "NCCL_IB_HCA") {
+                std::string w = g_node + ": NCCL_IB_HCA not set: " + v.why;
+                slurm_info("atoll: warning: %s", w.c_str());
+                add_node_warning(w.c_str());
+            }
+        }
+        // an earlier step's values that this step does not set go
+        for (const std::string &n : g_step.atoll_set)
+            if (!mine.count(n) && n != "UCX_NET_DEVICES")
+                spank_unsetenv(sp, n.c_str());
+        g_env_record = env_set_record(g_node_env);
+        for (const std::string &w : g_dev.problems) {
+            std::string m = g_node + ": " + w;
+            slurm_info("atoll: warning: %s", m.c_str());
+            add_node_warning(m.c_str());
         }
         return 0;
     } catch (const std::exception &e) {
@@ -274,32 +315,26 @@ extern "C" int atl_task(spank_t sp)
                          g_fabric ? "" : "; the job runs without atoll's help");
         if (g_node_warning[0] && local == 0)
             std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning);
-        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric)
+        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric || g_node.empty())
             return 0;
-        std::vector<EnvVar> mine;
-        if (!g_gpus.empty() && !has(sp, "UCX_NET_DEVICES")) {
-            int gpu = task_gpu(get(sp, "CUDA_VISIBLE_DEVICES"), get(sp, "SLURM_STEP_GPUS"), local,
-                               static_cast<int>(g_gpus.size()));
-            if (gpu >= 0 && gpu < static_cast<int>(g_gpus.size()) && !g_gpus[static_cast<std::size_t>(gpu)].hca.empty()) {
-                const GpuHca &gh = g_gpus[static_cast<std::size_t>(gpu)];
-                int port = 1;
-                for (const auto &hp : g_hcas)
-                    if (hp.first == gh.hca)
-                        port = hp.second;
-                std::string v = gh.hca + ":" + std::to_string(port);
-                spank_setenv(sp, "UCX_NET_DEVICES", v.c_str(), 0);
-                mine.push_back({"UCX_NET_DEVICES", v, "nearest HCA to GPU " + std::to_string(gpu) + " (" + gh.gpu_busid +
-                                                          ", " + gh.distance + ")", false});
+        auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
+        std::vector<EnvVar> mine = task_env(g_cfg, g_facts, g_dev, g_step, get(sp, "CUDA_VISIBLE_DEVICES"),
+                                            get(sp, "SLURM_STEP_GPUS"), user_has);
+        for (EnvVar &v : mine) {
+            if (v.kept)
+                v.value = get(sp, v.name.c_str());
+            if (v.set && !v.kept) {
+                spank_setenv(sp, v.name.c_str(), v.value.c_str(), 1);
+                spank_setenv(sp, "ATOLL_ENV_SET", env_set_add(g_env_record, v).c_str(), 1);
+            } else if (!v.set && g_step.atoll_set.count(v.name)) {
+                spank_unsetenv(sp, v.name.c_str());
             }
-        } else if (has(sp, "UCX_NET_DEVICES")) {
-            mine.push_back({"UCX_NET_DEVICES", get(sp, "UCX_NET_DEVICES"), "", true});
         }
         if (g_opt.env == EnvMode::Show) {
             std::vector<EnvVar> all = g_node_env;
             all.insert(all.end(), mine.begin(), mine.end());
             for (const EnvVar &v : all)
-                std::fprintf(stderr, "atoll: %s task %d: %s=%s (%s)\n", g_node.c_str(), local, v.name.c_str(),
-                             v.value.c_str(), v.kept ? "set by the user, kept" : v.why.c_str());
+                std::fprintf(stderr, "atoll: %s task %d: %s\n", g_node.c_str(), local, describe(v).c_str());
         }
         return 0;
     } catch (...) {

@@ -10,8 +10,8 @@ plugin_LTLIBRARIES = spank/atoll.la
 spank_atoll_la_SOURCES = spank/atoll.c spank/glue.h spank/glue.cpp
 spank_atoll_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
 spank_atoll_la_LDFLAGS = -module -avoid-version -shared -Wl,--version-script=$(top_srcdir)/spank/atoll.map
-spank_atoll_la_LIBADD = spank/libatoll-spankcore.la placement/libatoll-placement.la topology/libatoll-topology.la \
-	topology/libatoll-noibnetdisc.la
+spank_atoll_la_LIBADD = spank/libatoll-spankcore.la node/libatoll-nodesys.la placement/libatoll-placement.la \
+	topology/libatoll-topology.la topology/libatoll-noibnetdisc.la
 if STATIC_LIBSTDCXX
 # Linked by the C driver so that libtool adds no shared libstdc++; the static
 # one and libgcc come in whole, hidden by atoll.map (see configure.ac).

@@ -10,7 +10,7 @@ check_PROGRAMS += tests/unit/atoll-unit
 tests_unit_atoll_unit_SOURCES = tests/unit/main.cpp tests/unit/testdata.hpp \
 	tests/unit/test_ibnetdiscover.cpp tests/unit/test_topology.cpp tests/unit/test_check.cpp \
 	tests/unit/test_json.cpp tests/unit/test_slurm.cpp tests/unit/test_generate.cpp \
-	tests/unit/test_placement.cpp tests/unit/test_spank.cpp tests/unit/test_lldp.cpp
+	tests/unit/test_placement.cpp tests/unit/test_spank.cpp tests/unit/test_lldp.cpp tests/unit/test_env.cpp
 tests_unit_atoll_unit_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(HWLOC_CFLAGS) $(CATCH2_CFLAGS) -DATOLL_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_atoll_unit_LDADD = spank/libatoll-spankcore.la node/libatoll-node.la placement/libatoll-placement.la topology/libatoll-topology.la \
 	topology/libatoll-ibnetdisc.la $(HWLOC_LIBS)
@@ -21,7 +21,7 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-SHELL_TESTS = tests/cli/errors.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/spank.sh tests/integration/lldpd.sh
+SHELL_TESTS = tests/cli/errors.sh tests/cli/env.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/spank.sh tests/integration/lldpd.sh
 TESTS += $(SHELL_TESTS)
 # Files, not whole directories: a directory in the build tree would bring its logs along.
 EXTRA_DIST += $(SHELL_TESTS) tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/cli/golden tests/data tests/unit/testdata.hpp

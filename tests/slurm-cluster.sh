@@ -4,6 +4,8 @@
 # atoll-topo. Sourced.
 #   cluster_up DIR FABRIC.json PLUGIN.so "plugstack keys"   -> exports SLURM_CONF
 #   cluster_down
+# CLUSTER_GRES="node002=gpu:4 ...": those nodes get the gres, described by a
+# gres.conf the caller puts in DIR beforehand (GresTypes=gpu is added).
 # Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
 
 # slurm_conf_base DIR PORT NAME: the slurm.conf lines every test cluster shares
@@ -69,13 +71,19 @@ CONF
         _hl=${_hl%% *}
         _feat=$(echo "$_line" | sed -n 's/.* Features=\([^ ]*\).*/\1/p')
         for _node in $(scontrol show hostnames "$_hl"); do
+            _gres= _cpus=2
+            for _g in ${CLUSTER_GRES:-}; do
+                # a GPU node runs a task per GPU (SlurmdParameters=config_overrides lets it claim 4 CPUs)
+                [ "${_g%%=*}" = "$_node" ] && _gres=" Gres=${_g#*=}" && _cpus=4
+            done
             _nodes="$_nodes
-NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=2 Features=$_feat State=UNKNOWN"
+NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus Features=$_feat$_gres State=UNKNOWN"
             _p=$((_p + 1))
             CLUSTER_NODES="$CLUSTER_NODES $_node"
         done
     done <"$_cd/features.conf"
     [ -n "$CLUSTER_NODES" ] || { echo "cluster_up: no nodes in $_cd/features.conf" >&2; return 1; }
+    [ -n "${CLUSTER_GRES:-}" ] && printf 'GresTypes=gpu\nSelectType=select/cons_tres\n' >>"$_cd/slurm.conf"
     echo "$_nodes" >>"$_cd/slurm.conf"
     echo "PartitionName=all Nodes=ALL Default=YES State=UP MaxTime=INFINITE" >>"$_cd/slurm.conf"
     echo "required $_plugin $_keys" >"$_cd/plugstack.conf"

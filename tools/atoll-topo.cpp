@@ -11,6 +11,10 @@
 #include <vector>
 
 #include "node/nodeview.hpp"
+#include "spank/core.hpp"
+#include "topology/hostlist.hpp"
+#include <optional>
+#include <unistd.h>
 #include "topology/check.hpp"
 #include "topology/diff.hpp"
 #include "topology/dot.hpp"
@@ -41,6 +45,10 @@ const char *usage_text =
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "  node      this node's GPUs, HCAs and the nearest HCA of each GPU\n"
     "            [--hwloc-xml FILE] [--sysfs-root DIR] [--json]\n"
+    "  env       the plugin's environment for one node and task, and why (a dry run)\n"
+    "            VIEW --node NAME [--nodes HOSTLIST] [--batch] [--plugstack 'KEY=VALUE ...']\n"
+    "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
+    "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
     "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
@@ -65,6 +73,8 @@ Fabric load_inputs(const Args &a, bool allow_live)
     Fabric f = std::move(parts[0]);
     for (std::size_t i = 1; i < parts.size(); ++i) {
         f.source += "+" + parts[i].source;
+        if (f.kind != parts[i].kind)
+            f.kind = f.kind.empty() ? parts[i].kind : parts[i].kind.empty() ? f.kind : "generic";
         for (auto &n : parts[i].nodes)
             if (!f.find(n.guid))
                 f.nodes.push_back(n);
@@ -278,6 +288,99 @@ int cmd_node(int argc, char **argv)
     return 0;
 }
 
+// The plugin's environment for one node and task, from the same code, with
+// every variable set, kept or left alone and why: an admin's dry run.
+int cmd_env(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"node", "nodes", "plugstack", "sysfs-root", "proc-root", "hwloc-xml", "cuda-visible-devices",
+                         "step-gpus", "fabric-sharp", "set", "hca"},
+                        {"batch"});
+    if (a.operands.size() != 1)
+        throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
+    if (!a.flag("node"))
+        throw Usage("env needs --node NAME");
+    std::vector<std::string> keys;
+    {
+        std::istringstream ps(a.get("plugstack"));
+        for (std::string k; ps >> k;)
+            keys.push_back(k);
+    }
+    PluginConfig cfg;
+    try {
+        cfg = parse_plugstack(keys);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(std::string("--plugstack: ") + e.what());
+    }
+    cfg.owner = geteuid();  // an admin's own copy may be checked too
+    for (const char *k : {"sysfs-root", "proc-root", "hwloc-xml", "hca"})
+        if (a.flag(k)) {
+            std::string v = a.get(k);
+            if (std::string(k) == "sysfs-root") cfg.sysfs_root = v;
+            if (std::string(k) == "proc-root") cfg.proc_root = v;
+            if (std::string(k) == "hwloc-xml") cfg.hwloc_xml = v;
+            if (std::string(k) == "hca") cfg.hca = v;
+        }
+    UserOptions opt;
+    if (a.flag("fabric-sharp"))
+        opt.sharp = parse_sharp_mode(a.get("fabric-sharp"));
+    // the task's environment as the user would have it
+    std::map<std::string, std::string> env;
+    for (const std::string &kv : a.all("set")) {
+        std::size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw Usage("--set " + kv + ": expected NAME=VALUE");
+        env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    if (a.flag("cuda-visible-devices"))
+        env["CUDA_VISIBLE_DEVICES"] = a.get("cuda-visible-devices");
+    if (a.flag("step-gpus"))
+        env["SLURM_STEP_GPUS"] = a.get("step-gpus");
+    auto user_has = [&](const std::string &n) { return env.count(n) > 0; };
+    auto value_of = [&](const std::string &n) -> std::optional<std::string> {
+        auto it = env.find(n);
+        if (it == env.end())
+            return std::nullopt;
+        return it->second;
+    };
+    std::unique_ptr<FabricView> f = load_fabric_view(cfg, a.operands[0]);
+    StepInfo step;
+    step.node = a.get("node");
+    step.nodes = expand_hostlist(a.get("nodes", step.node));
+    step.batch = a.flag("batch");
+    step.atoll_set = atoll_unchanged(env.count("ATOLL_ENV_SET") ? env["ATOLL_ENV_SET"] : "", value_of);
+    if (env.count("ATOLL_ENV_SET"))
+        step.atoll_set.insert("ATOLL_ENV_SET");
+    NodeFacts facts;
+    facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
+    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, step.node));
+    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", env.count("HOME") ? env["HOME"] + "/.nccl.conf" : "",
+                                      env.count("NCCL_CONF_FILE") ? env["NCCL_CONF_FILE"] : ""});
+    NodeDevices dev = node_devices(*f, cfg, step.node, facts.ports);
+    if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
+        facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.ports, cfg.owner);
+    std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);
+    std::vector<EnvVar> task = task_env(cfg, facts, dev, step, value_of("CUDA_VISIBLE_DEVICES").value_or(""),
+                                        value_of("SLURM_STEP_GPUS").value_or(""), user_has);
+    std::cout << "node " << step.node << (step.batch ? ", the batch step" : "") << ", " << step.nodes.size()
+              << " node(s) in the step; fabric " << f->summary.source << " (" << f->profile << ")\n";
+    for (const std::string &w : dev.problems)
+        std::cout << "  warning: " << w << "\n";
+    for (EnvVar &v : node) {
+        if (v.kept && env.count(v.name))
+            v.value = env[v.name];
+        std::cout << "  " << describe(v) << "\n";
+    }
+    std::cout << "task (CUDA_VISIBLE_DEVICES=" << value_of("CUDA_VISIBLE_DEVICES").value_or("") << " SLURM_STEP_GPUS="
+              << value_of("SLURM_STEP_GPUS").value_or("") << ")\n";
+    for (EnvVar &v : task) {
+        if (v.kept && env.count(v.name))
+            v.value = env[v.name];
+        std::cout << "  " << describe(v) << "\n";
+    }
+    return 0;
+}
+
 int cmd_dot(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, common_values, {"hosts"});
@@ -382,6 +485,7 @@ int main(int argc, char **argv)
         if (cmd == "dot") return cmd_dot(argc, argv);
         if (cmd == "diff") return cmd_diff(argc, argv);
         if (cmd == "node") return cmd_node(argc, argv);
+        if (cmd == "env") return cmd_env(argc, argv);
         if (cmd == "generate") return cmd_generate(argc, argv);
         throw Usage("unknown command \"" + cmd + "\"");
     });

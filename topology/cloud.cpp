@@ -48,7 +48,9 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source)
     }
     if (rows.empty())
         throw InputError(source + ": found no instances, expected at least one");
-    return fabric_from_placements(rows, source, true, true);
+    Fabric f = fabric_from_placements(rows, source, true, true);
+    f.kind = "aws";
+    return f;
 }
 
 }  // namespace atl

@@ -80,6 +80,7 @@ Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std:
 {
     Fabric fab;
     fab.source = source;
+    fab.kind = "generic";
     std::map<std::uint64_t, int> next_port;  // switch -> next free port
     std::set<std::uint64_t> have;
     auto add_switch = [&](const std::string &kind, const std::string &name) {

@@ -68,6 +68,10 @@ struct Link {
 
 struct Fabric {
     std::string source;          // where it came from (file name, "ibnetdisc", ...)
+    // What kind of network the input describes: "ib" (ibnetdiscover, cache,
+    // live), "roce" (LLDP), "aws" (EC2 instance topology), "generic" (a
+    // site's CSV); "" when unknown (a fabric.json of an older atoll).
+    std::string kind;
     std::vector<Node> nodes;     // sorted by GUID
     std::vector<Link> links;     // sorted by a, then b
 

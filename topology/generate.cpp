@@ -46,6 +46,7 @@ Fabric generate(const GenSpec &s)
         throw std::invalid_argument("generate: every count must be at least 1 and oversubscription above 0");
     Fabric f;
     f.source = "generated";
+    f.kind = "ib";
     int nleaves = s.pods * s.groups_per_pod * s.rails;
     int up = std::max(1, static_cast<int>(std::ceil(s.hosts_per_group / s.oversub)));
     int per_spine = std::max(1, up / s.spines_per_pod);

@@ -121,6 +121,7 @@ Fabric convert(ibnd_fabric_t *fab, const std::string &source)
 {
     Fabric f;
     f.source = source;
+    f.kind = "ib";
     for (ibnd_node_t *n = fab->nodes; n; n = n->next) {
         Node node;
         node.type = node_type(n->type);

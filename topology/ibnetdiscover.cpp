@@ -187,6 +187,7 @@ struct Builder {
     {
         Fabric f;
         f.source = source;
+        f.kind = "ib";
         for (auto &kv : referenced)
             if (!nodes.count(kv.first))
                 nodes.emplace(kv.first, kv.second);
@@ -508,6 +509,7 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
     }
     Fabric f;
     f.source = source;
+    f.kind = "ib";
     for (auto &kv : switches)
         f.nodes.push_back(kv.second);
     for (auto &kv : cas)

@@ -121,6 +121,7 @@ json fabric_to_json(const Topology &t)
     return {{"format", "atoll-fabric"},
             {"version", fabric_json_version},
             {"source", f.source},
+            {"kind", f.kind},
             {"nodes", nodes},
             {"links", links},
             {"analysis",
@@ -139,6 +140,8 @@ Fabric fabric_from_json(const json &j, const std::string &source)
                              ", expected version " + std::to_string(fabric_json_version));
         Fabric f;
         f.source = j.at("source").get<std::string>();
+        if (j.contains("kind") && j["kind"].is_string())
+            f.kind = j["kind"].get<std::string>();
         std::size_t i = 0;
         for (const json &n : j.at("nodes")) {
             std::string where = source + ": nodes[" + std::to_string(i++) + "]";

@@ -331,6 +331,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             switches.insert(l);
     Fabric f;
     f.source = source;
+    f.kind = "roce";
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
     auto sw_port = [&](const std::string &sw, const std::string &port) {
         auto &m = port_no[sw];

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=45
+N=48
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -24,6 +24,28 @@ for i in $(seq -w 1 16); do cp "$DATA/hwloc/32em64t-2n8c2t-pci-normalio.xml" "$w
 cp "$DATA/hwloc/dgx-a100-like-4gpu-5hca.xml" "$work/hwloc/node002.xml"
 chmod 644 "$work/hwloc/"*.xml
 xml="$work/hwloc/%n.xml"
+# each node's sysfs: mlx5_0 and mlx5_1 port 1, InfiniBand, ACTIVE (node002
+# has a third, mlx5_4, its storage HCA); node002's NVIDIA driver numbers its 4
+# GPUs (PCI 12, 16, 92, 96) by device minors 1, 0, 3, 2, and Slurm gives them
+# as gres gpu:4 (fake device files: the mapping is what is tested)
+for i in $(seq -w 1 16); do
+    for h in 0 1; do
+        d="$work/sys/node0$i/class/infiniband/mlx5_$h/ports/1"
+        mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
+    done
+done
+d="$work/sys/node002/class/infiniband/mlx5_4/ports/1"
+mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
+set -- 0000:12:00.0 1 0000:16:00.0 0 0000:92:00.0 3 0000:96:00.0 2
+while [ $# -gt 0 ]; do
+    mkdir -p "$work/proc/node002/driver/nvidia/gpus/$1"
+    printf 'Model:\t\t NVIDIA A100-SXM4-80GB (fake)\nDevice Minor:\t %s\n' "$2" >"$work/proc/node002/driver/nvidia/gpus/$1/information"
+    shift 2
+done
+mkdir -p "$work/dev" "$work/c"
+for m in 0 1 2 3; do mknod "$work/dev/nvidia$m" c 195 "$m" 2>/dev/null || : >"$work/dev/nvidia$m"; done
+echo "NodeName=node002 Name=gpu File=$work/dev/nvidia[0-3]" >"$work/c/gres.conf"
+export CLUSTER_GRES="node002=gpu:4"
 
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
@@ -35,7 +57,7 @@ hsyms=$(nm -D --defined-only "$(dirname "$so")/atoll-hwloc.so" | awk '{print $3}
 if [ "$deps" -eq 0 ] && [ "$hsyms" = "atl_gpu_hcas " ]; then ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"
 else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"; diag "$(ldd "$so")" "$hsyms"; fi
 
-cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml" || {
+cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml sysfs_root=$work/sys/%n proc_root=$work/proc/%n" || {
     i=2; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
 
 # The site's keys live in the one plugstack.conf that srun, slurmstepd and
@@ -97,25 +119,41 @@ scancel --user=root; wait_idle
 
 # The environment of each task, worked out by hand: node001 (grp-ib-leaf01)
 # and node005 (grp-ib-leaf03) meet in pod-ib-leaf01 through a spine (4 cables);
-# both have mlx5_0 and mlx5_1 on port 1; every leaf has SHARP and the job spans
-# two, so CollNet; in the hwloc XML GPU 0 reaches mlx5_0 across the sockets
-# (SYS), GPU 1 through its host bridge (PHB).
-timeout 30 srun -N2 -n4 -w node001,node005 -l sh -c 'echo "$SLURMD_NODENAME $SLURM_LOCALID $ATOLL_ISLAND $ATOLL_LEAVES $ATOLL_HOPS $NCCL_IB_HCA $NCCL_COLLNET_ENABLE $UCX_NET_DEVICES ${NCCL_CROSS_NIC:-unset} ${NCCL_DEBUG:-unset}"' \
+# both have mlx5_0 and mlx5_1 on port 1 in sysfs; every switch has SHARP and
+# the step spans two leaves, so SHARP is offered (ATOLL_SHARP) and CollNet left
+# to each communicator; no GPU gres, so no UCX_NET_DEVICES (which GPU a task
+# drives is not known).
+timeout 30 srun -N2 -n4 -w node001,node005 -l sh -c 'echo "$SLURMD_NODENAME $SLURM_LOCALID $ATOLL_ISLAND $ATOLL_LEAVES $ATOLL_HOPS $NCCL_IB_HCA ${ATOLL_SHARP:-unset} ${NCCL_COLLNET_ENABLE:-unset} ${UCX_NET_DEVICES:-unset} ${NCCL_CROSS_NIC:-unset} ${NCCL_DEBUG:-unset}"' \
     2>/dev/null | sed 's/^[0-9]*: //' | sort >"$work/env"
 cat >"$work/env.want" <<'TABLE'
-node001 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
-node001 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
-node005 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
-node005 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 mlx5_0:1 unset unset
+node001 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 unset unset unset unset
+node001 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 unset unset unset unset
+node005 0 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 unset unset unset unset
+node005 1 pod-ib-leaf01 grp-ib-leaf01,grp-ib-leaf03 4 =mlx5_0:1,mlx5_1:1 1 unset unset unset unset
 TABLE
 if cmp -s "$work/env" "$work/env.want"; then ok "each task's environment matches the hand-checked table"; else not_ok "each task's environment matches the hand-checked table"; diag "$(diff "$work/env.want" "$work/env")"; fi
-# A multi-HCA node: node002 plays a hand-written DGX A100-like hwloc XML
-# (GPU k beside mlx5_k on one PCIe switch; hwloc_xml= is per node). Each task
-# gets its own GPU's HCA among the fabric's compute rails (mlx5_0, mlx5_1);
-# GPUs 2 and 3 sit on the other socket, equally far (SYS) from both: the first.
-timeout 30 srun -N1 -n4 -O -w node002 -l printenv UCX_NET_DEVICES 2>/dev/null | sort | tr '\n' ' ' >"$work/ucx"
-check "per task UCX_NET_DEVICES follows its GPU on a multi-HCA node" \
-    [ "$(cat "$work/ucx")" = "0: mlx5_0:1 1: mlx5_1:1 2: mlx5_0:1 3: mlx5_0:1 " ]
+# A multi-HCA node with GPU gres: node002 plays a hand-written DGX A100-like
+# hwloc XML (GPU k beside mlx5_k on one PCIe switch). Slurm's GPU i is the
+# GPU of device minor i: 0 is PCI 16 (beside mlx5_1), 1 is PCI 12 (mlx5_0), 2
+# and 3 (PCI 96, 92) sit beside mlx5_3 and mlx5_2, which are no compute rails:
+# their nearest compute HCA is mlx5_0 (SYS, the first). One GPU per task.
+timeout 30 srun -N1 -n4 -w node002 --gpus-per-task=1 -l sh -c 'echo "$CUDA_VISIBLE_DEVICES ${UCX_NET_DEVICES:-unset}"' \
+    2>"$work/ucx.err" | sort | tr '\n' ' ' >"$work/ucx"
+if [ "$(cat "$work/ucx")" = "0: 0 mlx5_1:1 1: 1 mlx5_0:1 2: 2 mlx5_0:1 3: 3 mlx5_0:1 " ]; then
+    ok "GPU gres: each task's UCX_NET_DEVICES is its own GPU's (by device minor) nearest compute HCA"
+else
+    not_ok "GPU gres: each task's UCX_NET_DEVICES is its own GPU's (by device minor) nearest compute HCA"; diag "$(cat "$work/ucx" "$work/ucx.err")"
+fi
+# one task holding GPUs 0 and 1 (beside mlx5_1 and mlx5_0): no single HCA is right, none set;
+# the storage HCA mlx5_4 is never listed
+timeout 30 srun -N1 -n1 -w node002 --gpus=2 --fabric-env=show sh -c 'echo "${UCX_NET_DEVICES:-unset} $NCCL_IB_HCA"' \
+    >"$work/ucx2" 2>"$work/ucx2.err"
+if [ "$(cat "$work/ucx2")" = "unset =mlx5_0:1,mlx5_1:1" ] &&
+   grep -q "UCX_NET_DEVICES not set: the task's 2 GPUs have 2 nearest HCAs" "$work/ucx2.err"; then
+    ok "a task holding two GPUs with two nearest HCAs gets no UCX_NET_DEVICES, and show says why"
+else
+    not_ok "a task holding two GPUs with two nearest HCAs gets no UCX_NET_DEVICES, and show says why"; diag "$(cat "$work/ucx2" "$work/ucx2.err")"
+fi
 timeout 30 srun -N1 -w node009 sh -c 'echo "$ATOLL_ISLAND $ATOLL_HOPS ${NCCL_COLLNET_ENABLE:-unset}"' >"$work/one" 2>/dev/null
 if [ "$(cat "$work/one")" = "grp-ib-leaf05 0 unset" ]; then ok "one node: its leaf island, no CollNet"; else not_ok "one node: its leaf island, no CollNet"; diag "$(cat "$work/one")"; fi
 NCCL_IB_HCA=mine timeout 30 srun -N1 -w node001 printenv NCCL_IB_HCA >"$work/kept" 2>/dev/null
@@ -124,10 +162,29 @@ timeout 30 srun -N1 -w node001 --fabric-env=off sh -c 'echo "${NCCL_IB_HCA:-unse
 check "--fabric-env=off sets nothing" [ "$(cat "$work/off")" = "unset unset" ]
 timeout 30 srun -N1 -w node001 --fabric-env=show true 2>"$work/show"
 check "--fabric-env=show says what was set and why" \
-    grep -q "atoll: node001 task 0: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail HCAs" "$work/show"
+    grep -q "atoll: node001 task 0: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail adapters, checked in sysfs)" "$work/show"
 timeout 30 srun -N1 -w node001 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >"$work/nosharp" 2>/dev/null
 timeout 30 srun -N2 -w node001,node005 --fabric-sharp=off printenv NCCL_COLLNET_ENABLE >>"$work/nosharp" 2>/dev/null
 check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
+timeout 30 srun -N2 -w node001,node005 --fabric-sharp=on printenv NCCL_COLLNET_ENABLE >"$work/sharpon" 2>/dev/null
+check "--fabric-sharp=on sets NCCL_COLLNET_ENABLE=1 for a step over two SHARP leaves" [ "$(sort -u "$work/sharpon")" = 1 ]
+
+# A batch script with two srun steps: the script gets the job's node
+# variables; step 1 (node005 alone) recomputes them; step 2 keeps the
+# NCCL_IB_HCA the script exported, and recomputes the rest
+timeout 60 sbatch -W -N2 -w node001,node005 -o "$work/steps.out" --wrap '
+echo "B $ATOLL_ISLAND $NCCL_IB_HCA ${UCX_NET_DEVICES:-unset}"
+srun -N1 -w node005 sh -c "echo S1 \$ATOLL_ISLAND \$ATOLL_HOPS \${ATOLL_SHARP:-unset} \$NCCL_IB_HCA"
+export NCCL_IB_HCA==mlx5_1:1
+srun -N2 -l sh -c "echo S2 \$SLURMD_NODENAME \$ATOLL_ISLAND \$NCCL_IB_HCA" | sort' >/dev/null 2>&1
+cat >"$work/steps.want" <<'TABLE'
+B pod-ib-leaf01 =mlx5_0:1,mlx5_1:1 unset
+S1 grp-ib-leaf03 0 unset =mlx5_0:1,mlx5_1:1
+0: S2 node001 pod-ib-leaf01 =mlx5_1:1
+1: S2 node005 pod-ib-leaf01 =mlx5_1:1
+TABLE
+if grep -v '^atoll:' "$work/steps.out" | cmp -s - "$work/steps.want"; then ok "a batch script's steps each get their own environment; a variable the script set is kept"
+else not_ok "a batch script's steps each get their own environment; a variable the script set is kept"; diag "$(cat "$work/steps.out")"; fi
 
 timeout 30 srun -N2 --fabric-island=leaf:preferred --fabric-explain true 2>"$work/pref.err"
 if \
@@ -290,8 +347,8 @@ fabric_state missing
 mv "$work/fabric.good" "$work/fabric.view"
 sed -e "s|^\(.*\)$|\1 strict=yes|" "$work/c/plugstack.base" >"$work/c/plugstack.conf"
 timeout 60 sbatch -W -w node004 -o "$work/batch.out" --wrap 'echo "ran ${ATOLL_ISLAND:-unset}"; srun printenv ATOLL_ISLAND' >/dev/null 2>&1
-if [ "$(cat "$work/batch.out" | tr '\n' ' ')" = "ran unset grp-ib-leaf01 " ]; then ok "strict, good fabric file: the batch job runs; its script gets nothing, its srun step its environment"
-else not_ok "strict, good fabric file: the batch job runs; its script gets nothing, its srun step its environment"; diag "$(cat "$work/batch.out")"; fi
+if [ "$(cat "$work/batch.out" | tr '\n' ' ')" = "ran grp-ib-leaf01 grp-ib-leaf01 " ]; then ok "strict, good fabric file: the batch job runs with its environment, and so does its srun step"
+else not_ok "strict, good fabric file: the batch job runs with its environment, and so does its srun step"; diag "$(cat "$work/batch.out")"; fi
 reset_plugstack
 drained=$(sinfo -h -N -t drain,drained,draining,fail,down -o %N | sort -u | tr '\n' ' ')
 if [ -z "$drained" ]; then ok "no node was drained or downed by any of it"; else not_ok "no node was drained or downed by any of it"; diag "$drained" "$(sinfo -R)"; fi

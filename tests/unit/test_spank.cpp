@@ -103,19 +103,11 @@ TEST_CASE("GPU-to-HCA pairs on a multi-HCA node, restricted to the compute HCAs"
     CHECK(r[3].distance == "PXB");
 }
 
-TEST_CASE("a task's GPU", "[spank]")
-{
-    CHECK(task_gpu("3,4", "", 1, 8) == 3);
-    CHECK(task_gpu("", "4,5,6,7", 2, 8) == 6);
-    CHECK(task_gpu("", "", 9, 8) == 1);
-    CHECK(task_gpu("GPU-uuid", "", 2, 8) == 2);
-    CHECK(task_gpu("", "", 0, 0) == -1);
-}
-
-TEST_CASE("a node's environment", "[spank]")
+TEST_CASE("the fabric file: JSON and view give one environment; refused, stale and missing files", "[spank]")
 {
     char dir[] = "/tmp/atoll-spank-XXXXXX";
     REQUIRE(mkdtemp(dir));
+    chmod(dir, 0755);
     std::string path = std::string(dir) + "/fabric.json";
     GenSpec g;
     g.pods = 2;
@@ -131,101 +123,56 @@ TEST_CASE("a node's environment", "[spank]")
     chmod(path.c_str(), 0644);
     PluginConfig cfg;
     cfg.max_age = 0;
-    auto f = load_fabric_view(cfg, path);
+    cfg.owner = geteuid();
     UserOptions opt;
     auto none = [](const std::string &) { return false; };
-    auto env = node_env(*f, cfg, opt, {"node001", "node005"}, "node001", none);
-    std::map<std::string, std::string> m;
-    for (const auto &v : env)
-        m[v.name] = v.value;
-    CHECK(m["ATOLL_ISLAND"] == "pod-ib-leaf01");
-    CHECK(m["ATOLL_LEAVES"] == "grp-ib-leaf01,grp-ib-leaf03");
-    CHECK(m["ATOLL_HOPS"] == "4");
-    CHECK(m["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1");
-    CHECK(m["NCCL_COLLNET_ENABLE"] == "1");
-    CHECK(m.count("NCCL_CROSS_NIC") == 0);  // the rails meet at the core
-    CHECK(m.count("NCCL_DEBUG") == 0);
-    // one leaf: no CollNet; the HCA selector drops mlx5_1; a user's variable is kept
-    cfg.hca = "mlx5_*,!mlx5_1";
-    auto one = node_env(*f, cfg, opt, {"node001", "node002"}, "node001",
-                        [](const std::string &n) { return n == "NCCL_IB_HCA"; });
-    std::map<std::string, EnvVar> o;
-    for (const auto &v : one)
-        o[v.name] = v;
-    CHECK(o.count("NCCL_COLLNET_ENABLE") == 0);
-    CHECK(o["NCCL_IB_HCA"].value == "=mlx5_0:1");
-    CHECK(o["NCCL_IB_HCA"].kept);
-    // RoCE: the traffic class from the site, for NCCL and UCX alike
-    cfg.fabric_type = "roce";
-    cfg.roce_tc = 106;
-    auto fr = load_fabric_view(cfg, path);
-    std::map<std::string, std::string> r;
-    for (const auto &v : node_env(*fr, cfg, opt, {"node001"}, "node001", none))
-        r[v.name] = v.value;
-    CHECK(r["NCCL_IB_TC"] == "106");
-    CHECK(r["UCX_IB_TRAFFIC_CLASS"] == "106");
-    CHECK(r.count("NCCL_COLLNET_ENABLE") == 0);
-    CHECK_THROWS_WITH(node_env(*f, cfg, opt, {"node001"}, "gpu999", none), Catch::Contains("node gpu999 is not in the fabric"));
-    // the compact view written by atoll-topo slurm --format view gives the same environment
+    NodeFacts facts;
+    for (const char *hca : {"mlx5_0", "mlx5_1"}) {
+        NodePort p;
+        p.hca = hca;
+        p.port = 1;
+        p.link_layer = "InfiniBand";
+        p.state = "4: ACTIVE";
+        facts.ports.push_back(p);
+    }
+    StepInfo step;
+    step.nodes = {"node001", "node005", "node016"};
+    step.node = "node005";
     std::string vpath = std::string(dir) + "/fabric.view";
     {
         std::ofstream vo(vpath);
         write_summary(vo, summarise(t, Cluster(t)));
     }
     chmod(vpath.c_str(), 0644);
-    PluginConfig vcfg;
-    vcfg.max_age = 0;
-    auto fv = load_fabric_view(vcfg, vpath);
-    auto full = node_env(*load_fabric_view(vcfg, path), vcfg, opt, {"node001", "node005", "node016"}, "node005", none);
-    auto fast = node_env(*fv, vcfg, opt, {"node001", "node005", "node016"}, "node005", none);
+    auto full = node_env(*load_fabric_view(cfg, path), cfg, opt, step, facts, none);
+    auto fast = node_env(*load_fabric_view(cfg, vpath), cfg, opt, step, facts, none);
     REQUIRE(full.size() == fast.size());
-    for (std::size_t k = 0; k < full.size(); ++k) {
-        CHECK(full[k].name == fast[k].name);
-        CHECK(full[k].value == fast[k].value);
-    }
+    for (std::size_t k = 0; k < full.size(); ++k)
+        CHECK(describe(full[k]) == describe(fast[k]));
     CHECK(fast[0].value == "fabric");  // node016 is in the other pod
+    step.node = "gpu999";
+    CHECK_THROWS_WITH(node_env(*load_fabric_view(cfg, vpath), cfg, opt, step, facts, none),
+                      Catch::Contains("node gpu999 is not in the fabric"));
     std::istringstream bad("atoll-view 1\nrails 1 0\nisland leaf L1 -1 2 1\nhost n1 3 1 mlx5_0:1\n");
     CHECK_THROWS_WITH(read_summary(bad, "v.txt"),
                       Catch::StartsWith("v.txt:4: found 'host n1 3 1 mlx5_0:1', expected the index of a leaf island"));
     std::istringstream notview("{}\n");
     CHECK_THROWS_WITH(read_summary(notview, "v.txt"), Catch::StartsWith("v.txt:1: found '{}'"));
+    // a view 1 (before the kind and SHARP above the leaves) is still read
+    std::istringstream v1("atoll-view 1\nrails 1 0\nisland leaf L1 1 2 1\nisland pod P -1 4 1\nhost n1 0 1 mlx5_0:1\n");
+    FabricSummary old = read_summary(v1, "v1");
+    CHECK(old.islands[0].sharp);
+    CHECK_FALSE(old.islands[1].sharp);
+    CHECK(old.hosts.at("n1").per_leaf == 0);
     unlink(vpath.c_str());
-    // RoCE: a port whose GIDs are all RoCE v1 gets a warning, one with a v2 GID none
-    std::string sys = std::string(dir) + "/sys-%n";
-    auto mkgid = [&](const std::string &hca, const char *type0, const char *type1) {
-        std::string d = std::string(dir) + "/sys-node001/class/infiniband/" + hca + "/ports/1/gid_attrs/types";
-        std::string cmd = "mkdir -p '" + d + "'";
-        REQUIRE(system(cmd.c_str()) == 0);
-        std::ofstream(d + "/0") << type0 << "\n";
-        std::ofstream(d + "/1") << type1 << "\n";
-    };
-    mkgid("mlx5_0", "IB/RoCE v1", "RoCE v2");
-    mkgid("mlx5_1", "IB/RoCE v1", "IB/RoCE v1");
-    PluginConfig rc;
-    rc.max_age = 0;
-    rc.fabric_type = "roce";
-    rc.sysfs_root = sys;
-    auto froce = load_fabric_view(rc, path);
-    auto warn = roce_gid_warnings(*froce, rc, "node001");
-    REQUIRE(warn.size() == 1);
-    CHECK_THAT(warn[0], Catch::StartsWith("node001: mlx5_1 port 1 has no RoCE v2 GID"));
-    CHECK(roce_gid_warnings(*f, cfg, "node001").empty());  // InfiniBand: nothing to check
-    rc.gid_index = 3;
-    std::map<std::string, std::string> gid;
-    for (const auto &v : node_env(*froce, rc, opt, {"node001"}, "node001", none))
-        gid[v.name] = v.value;
-    CHECK(gid["NCCL_IB_GID_INDEX"] == "3");
-    CHECK(gid["UCX_IB_GID_INDEX"] == "3");
-    std::string rm = std::string("rm -rf '") + dir + "/sys-node001'";
-    REQUIRE(system(rm.c_str()) == 0);
     // the file itself: refused when others may write it, stale when old
     chmod(path.c_str(), 0666);
     CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("writable by someone other than root"));
     chmod(path.c_str(), 0644);
     cfg.max_age = 60;
-    struct timespec old[2] = {{0, 0}, {0, 0}};
-    old[0].tv_sec = old[1].tv_sec = time(nullptr) - 3 * 86400;
-    utimensat(AT_FDCWD, path.c_str(), old, 0);
+    struct timespec old_t[2] = {{0, 0}, {0, 0}};
+    old_t[0].tv_sec = old_t[1].tv_sec = time(nullptr) - 3 * 86400;
+    utimensat(AT_FDCWD, path.c_str(), old_t, 0);
     CHECK_THROWS_WITH(load_fabric_view(cfg, path), Catch::Contains("stale, last written 3 days ago"));
     CHECK_THROWS_WITH(load_fabric_view(cfg, std::string(dir) + "/none.json"), Catch::Contains("No such file"));
     unlink(path.c_str());
