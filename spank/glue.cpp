@@ -290,7 +290,7 @@ extern "C" int atl_node(spank_t sp)
             if (!mine.count(n) && n != "UCX_NET_DEVICES")
                 spank_unsetenv(sp, n.c_str());
         g_env_record = env_set_record(g_node_env);
-        for (const std::string &w : g_dev.problems) {
+        for (const std::string &w : g_facts.ports.empty() ? std::vector<std::string>() : g_dev.problems) {
             std::string m = g_node + ": " + w;
             slurm_info("atoll: warning: %s", m.c_str());
             add_node_warning(m.c_str());

@@ -119,6 +119,8 @@ void print_summary(std::ostream &o, const Topology &t)
         for (std::size_t i = 0; i < t.rails.size(); ++i)
             o << (i ? " " : "") << t.rails[i];
         o << ")" << (t.rail_optimised ? ", rail-optimised" : "");
+        if (!t.not_rail_optimised.empty())
+            o << ", not rail-optimised: " << t.not_rail_optimised;
     }
     o << "\n";
     o << "islands:  ";

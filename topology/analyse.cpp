@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstring>
 #include <fnmatch.h>
 #include <cctype>
 #include <deque>
@@ -210,8 +211,60 @@ std::string refused_message(const std::string &source, const RefusedCa &r)
            ", node description " + shown(r.desc) + ": " + r.why + "; the adapter is left out";
 }
 
+namespace {
+
+// A netdev name from the PCI address, ibp11s0f0, enp65s0f1np1: its trailing
+// number is a function or port, not an adapter number
+bool pci_netdev_name(const std::string &n)
+{
+    std::size_t i = 0;
+    for (const char *pre : {"ib", "en", "eth"})
+        if (n.compare(0, std::strlen(pre), pre) == 0) {
+            i = std::strlen(pre);
+            break;
+        }
+    if (i == 0 || i >= n.size() || n[i] != 'p' || i + 1 >= n.size() || !std::isdigit(static_cast<unsigned char>(n[i + 1])))
+        return false;
+    return n.find('s', i + 1) != std::string::npos;
+}
+
+// "ibp139s0f0" < "ibp11s0f1" as people read them: numbers by value
+bool natural_less(const std::string &a, const std::string &b)
+{
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
+        if (da && db) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei])))
+                ++ei;
+            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej])))
+                ++ej;
+            std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+            na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+            nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+            if (na.size() != nb.size())
+                return na.size() < nb.size();
+            if (na != nb)
+                return na < nb;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j])
+                return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+}  // namespace
+
 int hca_dev_index(const std::string &hca)
 {
+    if (pci_netdev_name(hca))
+        return -1;  // numbered by its place among the host's adapters
     std::size_t e = hca.size();
     std::size_t b = e;
     while (b > 0 && std::isdigit(static_cast<unsigned char>(hca[b - 1])))
@@ -396,16 +449,27 @@ Topology analyse(Fabric fabric)
     }
     for (auto &kv : hosts) {
         Host &h = kv.second;
-        // Adapters without a number in their name are ordered by GUID.
-        std::vector<std::uint64_t> guids;
+        // Adapters without an adapter number in their name (ibp11s0f0, or
+        // none) are numbered by their names as people read them (PCI order on
+        // servers of one model), then by GUID.
+        std::vector<std::pair<std::string, std::uint64_t>> unnumbered;
         for (auto &p : h.ports)
             if (p.dev_index < 0)
-                guids.push_back(p.ca_guid);
-        std::sort(guids.begin(), guids.end());
-        guids.erase(std::unique(guids.begin(), guids.end()), guids.end());
+                unnumbered.push_back({p.hca, p.ca_guid});
+        auto by_name = [](const std::pair<std::string, std::uint64_t> &x, const std::pair<std::string, std::uint64_t> &y) {
+            if (natural_less(x.first, y.first))
+                return true;
+            if (natural_less(y.first, x.first))
+                return false;
+            return x.second < y.second;
+        };
+        std::sort(unnumbered.begin(), unnumbered.end(), by_name);
+        unnumbered.erase(std::unique(unnumbered.begin(), unnumbered.end()), unnumbered.end());
         for (auto &p : h.ports)
             if (p.dev_index < 0)
-                p.dev_index = static_cast<int>(std::lower_bound(guids.begin(), guids.end(), p.ca_guid) - guids.begin());
+                p.dev_index = static_cast<int>(
+                    std::lower_bound(unnumbered.begin(), unnumbered.end(), std::make_pair(p.hca, p.ca_guid), by_name) -
+                    unnumbered.begin());
         std::sort(h.ports.begin(), h.ports.end(), [](const HostPort &x, const HostPort &y) {
             return std::tie(x.dev_index, x.port, x.ca_guid) < std::tie(y.dev_index, y.port, y.ca_guid);
         });
@@ -513,6 +577,10 @@ Topology analyse(Fabric fabric)
     }
     t.rail_optimised = t.rails.size() > 1 && ncompute > 0 &&
                        2 * multi_leaf_hosts > static_cast<std::size_t>(ncompute);
+    if (t.rails.size() > 1 && !t.rail_optimised)
+        t.not_rail_optimised = std::to_string(static_cast<std::size_t>(ncompute) - multi_leaf_hosts) + " of " +
+                               std::to_string(ncompute) + " compute hosts have all their " +
+                               std::to_string(t.rails.size()) + " rail adapters on one leaf switch";
     if (t.rail_optimised)
         for (std::size_t i = 0; i < t.switches.size(); ++i) {
             int best = -1, n = 0, total = 0;
@@ -712,6 +780,29 @@ Topology analyse(Fabric fabric)
     t.islands[static_cast<std::size_t>(fabric_index)] = fab;
     for (auto &is : t.islands)
         std::sort(is.hosts.begin(), is.hosts.end());
+    // Island names are Slurm switch names and node features. The hosts cabled
+    // to every rail of a group share the group's name, which is one island
+    // when they are all its hosts; when the group has other leaf islands too
+    // (a host on one rail's leaf alone), the group becomes grp-LEAF-all. Any
+    // other clash gets -2, -3, ...
+    std::map<std::string, const Island *> leaf_named;
+    for (const Island &is : t.islands)
+        if (is.level == Level::Leaf)
+            leaf_named[is.name] = &is;
+    for (Island &is : t.islands) {
+        auto same = leaf_named.find(is.name);
+        if (is.level == Level::Group && same != leaf_named.end() && same->second->hosts != is.hosts)
+            is.name += "-all";
+    }
+    std::set<std::string> used;
+    for (Island &is : t.islands) {
+        bool twin = is.level == Level::Group && leaf_named.count(is.name) && leaf_named[is.name]->hosts == is.hosts;
+        if (twin)
+            continue;  // the same island at two levels: one name
+        std::string base = is.name;
+        for (int k = 2; !used.insert(is.name).second; ++k)
+            is.name = base + "-" + std::to_string(k);
+    }
     return t;
 }
 

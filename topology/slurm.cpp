@@ -8,6 +8,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "topology/hostlist.hpp"
 
@@ -95,10 +96,21 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t)
 
 void write_topology_tree(std::ostream &out, const Topology &t)
 {
+    // every switch written hangs under one written above it, but the top:
+    // Slurm would otherwise take the tree apart into islands it never joins
+    std::vector<TreeSwitch> tree = slurm_tree(t);
+    std::set<int> below;
+    for (const TreeSwitch &sw : tree)
+        below.insert(sw.children.begin(), sw.children.end());
+    std::size_t tops = 0;
+    for (const TreeSwitch &sw : tree)
+        if (!below.count(sw.island) && ++tops > 1 && tree.size() > 1)
+            throw std::logic_error("topology.conf: switch " + t.islands[static_cast<std::size_t>(sw.island)].name +
+                                   " would hang under no other switch (atoll's island names clash?)");
     out << "# topology.conf for topology/tree, written by atoll-topo from " << t.fabric.source << "\n"
         << "# " << t.switches.size() << " switches, " << t.hosts.size() << " hosts; leaf switches hold the"
         << " nodes, atoll islands (grp-*, pod-*, fabric) stand above them.\n";
-    for (const TreeSwitch &sw : slurm_tree(t)) {
+    for (const TreeSwitch &sw : tree) {
         const Island &is = t.islands[static_cast<std::size_t>(sw.island)];
         if (is.level == Level::Leaf) {
             out << "SwitchName=" << is.name << " Nodes=" << host_list(t, is.hosts) << "\n";

@@ -95,6 +95,7 @@ struct Topology {
     std::map<std::string, int> host_index;
     std::vector<std::string> rails;         // rail names ("mlx5_0", "mlx5_0/2" for port 2)
     bool rail_optimised = false;            // hosts' rails land on different leaves
+    std::string not_rail_optimised;         // why not, when there are several rails
     int max_tier = 0;
     std::vector<Island> islands;            // leaves, then groups, pods, fabric
     std::vector<UnnamedCa> unnamed;

@@ -4,7 +4,9 @@
 #include "testdata.hpp"
 #include "topology/generate.hpp"
 #include "topology/hostlist.hpp"
+#include "placement/cluster.hpp"
 #include "topology/slurm.hpp"
+#include <map>
 
 using namespace atl;
 
@@ -78,4 +80,37 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
                      "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,pod-ib-leaf01\n");
     std::istringstream bad("garbage\n");
     CHECK_THROWS_WITH(parse_scontrol_nodes(bad, "s"), Catch::StartsWith("s:1:"));
+}
+
+TEST_CASE("island names are unique, and every switch of topology.conf hangs under one above it", "[slurm]")
+{
+    // node001's rail-1 adapter has its firmware description: node001 sits on
+    // ib-leaf01 alone, beside the hosts cabled to both rails of the group
+    GenSpec g;
+    g.pods = 1;
+    g.groups_per_pod = 2;
+    g.rails = 2;
+    g.hosts_per_group = 4;
+    g.default_desc = {{"node001", 1}};
+    std::vector<Topology> fabrics;
+    fabrics.push_back(analyse(generate(g)));
+    fabrics.push_back(analyse(load_fabric(test_data("ibnetdiscover/ufm_selene_storage_hdr.txt"))));
+    for (const Topology &t : fabrics) {
+        std::map<std::string, std::vector<int>> seen;
+        for (const Island &is : t.islands) {
+            auto it = seen.find(is.name);
+            // one name twice only for one island at two levels (a group that is its one leaf island)
+            if (it != seen.end())
+                CHECK(it->second == is.hosts);
+            seen[is.name] = is.hosts;
+        }
+        std::ostringstream tree, islands;
+        CHECK_NOTHROW(write_topology_tree(tree, t));
+        CHECK_NOTHROW(write_islands(islands, Cluster(t)));
+    }
+    std::ostringstream o;
+    write_topology_tree(o, fabrics[0]);
+    CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=ib-leaf01 Nodes=node001\n"));
+    CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=grp-ib-leaf01-all Switches=grp-ib-leaf01,ib-leaf01\n"));
+    CHECK_THAT(o.str(), Catch::EndsWith("\nSwitchName=pod-ib-leaf01 Switches=grp-ib-leaf01-all,grp-ib-leaf03\n"));
 }

@@ -213,3 +213,42 @@ TEST_CASE("names are data: hostile node descriptions are refused with FILE:LINE 
     auto findings = check(t);
     CHECK(std::count_if(findings.begin(), findings.end(), [](const Finding &f) { return f.code == "refused-name"; }) == 3);
 }
+
+TEST_CASE("rails from adapters named by netdev (ibpXsYfZ), and why a fabric is not rail-optimised", "[topology]")
+{
+    // two hosts, each with four HCAs named by their PCI netdevs, all on one leaf switch
+    Fabric f;
+    f.source = "hand";
+    Node sw;
+    sw.type = NodeType::Switch;
+    sw.guid = 0x1000;
+    sw.num_ports = 16;
+    sw.desc = "MF0;leaf01:MQM8700/U1";
+    f.nodes.push_back(sw);
+    const char *nd[] = {"ibp11s0f0", "ibp139s0f0", "ibp20s0f0", "ibp213s0f0"};
+    int port = 1;
+    for (int h = 0; h < 2; ++h)
+        for (int k = 0; k < 4; ++k) {
+            Node ca;
+            ca.type = NodeType::Ca;
+            ca.guid = 0x2000 + static_cast<std::uint64_t>(h * 16 + (3 - k));  // GUIDs in another order than PCI
+            ca.num_ports = 1;
+            ca.desc = std::string(h ? "gpu002 " : "gpu001 ") + nd[k];
+            f.nodes.push_back(ca);
+            Link l;
+            l.a = LinkEnd{sw.guid, port++, 0, 0};
+            l.b = LinkEnd{ca.guid, 1, ca.guid, 0};
+            l.width = 4;
+            l.speed = Speed::HDR;
+            f.links.push_back(l);
+        }
+    normalise(f);
+    Topology t = analyse(f);
+    // four rails in PCI order (11 < 20 < 139 < 213), not one rail "ibp..f0"
+    CHECK(t.rails == std::vector<std::string>{"ibp11s0f0", "ibp20s0f0", "ibp139s0f0", "ibp213s0f0"});
+    CHECK_FALSE(t.rail_optimised);
+    CHECK(t.not_rail_optimised == "2 of 2 compute hosts have all their 4 rail adapters on one leaf switch");
+    CHECK(hca_dev_index("mlx5_3") == 3);
+    CHECK(hca_dev_index("ib2") == 2);
+    CHECK(hca_dev_index("enp65s0f1np1") == -1);
+}
