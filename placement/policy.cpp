@@ -137,7 +137,7 @@ Placement Policy::place(const FreeState &free, const Request &req)
         return p;
     }
     if (req.nodes > c.pool_size()) {
-        p.error = "asks for " + std::to_string(req.nodes) + " nodes; the fabric has " +
+        p.error = "asks for " + std::to_string(req.nodes) + " nodes; the fabric " + c.source() + " has " +
                   std::to_string(c.pool_size()) + " compute hosts";
         return p;
     }

@@ -21,7 +21,7 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-SHELL_TESTS = tests/cli/errors.sh tests/cli/env.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/spank.sh tests/integration/lldpd.sh
+SHELL_TESTS = tests/cli/errors.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/spank.sh tests/integration/lldpd.sh
 TESTS += $(SHELL_TESTS)
 # Files, not whole directories: a directory in the build tree would bring its logs along.
 EXTRA_DIST += $(SHELL_TESTS) tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/cli/golden tests/data tests/unit/testdata.hpp

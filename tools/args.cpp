@@ -140,6 +140,8 @@ Args parse_args(int argc, char **argv, int first, const std::vector<std::string>
 Topology analysed(Fabric f, const char *prog)
 {
     Topology t = analyse(std::move(f));
+    for (const std::string &w : t.fabric.warnings)
+        std::cerr << prog << ": warning: " << w << "\n";
     for (const RefusedCa &r : t.refused)
         std::cerr << prog << ": warning: " << refused_message(t.fabric.source, r) << "\n";
     return t;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/json.hpp"
 #include "placement/cost.hpp"
 #include "placement/simulate.hpp"
 #include "topology/cloud.hpp"
@@ -315,7 +316,7 @@ int cmd_place(int argc, char **argv)
             cands.push_back({{"island", c.island(cd.island).name}, {"free", cd.free}, {"verdict", cd.verdict}});
         j["considered"] = cands;
         j["notes"] = p.notes;
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
     } else if (p.ok) {
         std::cout << hl << "\n";
     }
@@ -592,7 +593,7 @@ int cmd_simulate(int argc, char **argv)
                 pol[p] = ms;
             }
             j["policies"] = pol;
-            o << j.dump(2) << "\n";
+            o << json_text(j, 2) << "\n";
         });
     if (a.flag("plot"))
         write_file_atomically(a.get("plot"), [&](std::ostream &o) { write_svg(o, title, policies, stats); });

@@ -73,6 +73,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
     Fabric f = std::move(parts[0]);
     for (std::size_t i = 1; i < parts.size(); ++i) {
         f.source += "+" + parts[i].source;
+        f.warnings.insert(f.warnings.end(), parts[i].warnings.begin(), parts[i].warnings.end());
         if (f.kind != parts[i].kind)
             f.kind = f.kind.empty() ? parts[i].kind : parts[i].kind.empty() ? f.kind : "generic";
         for (auto &n : parts[i].nodes)
@@ -159,7 +160,7 @@ int cmd_show(int argc, char **argv)
             for (const Link &l : t.fabric.links)
                 o << link_name(t, l) << " " << rate_name(l.width, l.speed) << "\n";
         } else if (a.flag("json")) {
-            o << summary_json(t).dump(2) << "\n";
+            o << json_text(summary_json(t), 2) << "\n";
         } else {
             print_summary(o, t);
         }
@@ -177,7 +178,7 @@ int cmd_check(int argc, char **argv)
         errors += f.severity == Severity::Error;
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (a.flag("json")) {
-            o << findings_json(findings).dump(2) << "\n";
+            o << json_text(findings_json(findings), 2) << "\n";
             return;
         }
         for (const auto &f : findings)
@@ -245,7 +246,7 @@ int cmd_diff(int argc, char **argv)
     Topology old_t = load_one(a.operands[0]), new_t = load_one(a.operands[1]);
     FabricDiff d = diff_fabrics(old_t, new_t);
     if (a.flag("json")) {
-        std::cout << diff_json(d).dump(2) << "\n";
+        std::cout << json_text(diff_json(d), 2) << "\n";
     } else {
         for (const auto &c : d.changes)
             std::cout << c.kind << ": " << c.subject << " (" << c.detail << ")\n";
@@ -266,7 +267,7 @@ int cmd_node(int argc, char **argv)
     std::vector<GpuHca> gpus = node_gpu_hcas(a.get("hwloc-xml"));
     std::vector<NodePort> ports = node_ports(a.get("sysfs-root", "/sys"));
     if (a.flag("json")) {
-        std::cout << node_json(gpus, ports).dump(2) << "\n";
+        std::cout << json_text(node_json(gpus, ports), 2) << "\n";
         return 0;
     }
     std::cout << "gpus:      " << gpus.size() << (a.flag("hwloc-xml") ? " (from " + a.get("hwloc-xml") + ")" : "") << "\n";

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "topology/csv.hpp"
+#include "topology/json.hpp"
 
 namespace atl {
 
@@ -18,8 +19,8 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source)
     nlohmann::json j;
     try {
         in >> j;
-    } catch (const nlohmann::json::parse_error &e) {
-        throw InputError(source + ": not valid JSON (" + std::string(e.what()) +
+    } catch (const nlohmann::json::exception &e) {
+        throw InputError(source + ": not valid JSON (" + json_error_text(e) +
                          "), expected aws ec2 describe-instance-topology output");
     }
     if (!j.is_object() || !j.contains("Instances") || !j["Instances"].is_array())
@@ -34,12 +35,12 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source)
         std::string id = inst["InstanceId"].get<std::string>();
         if (!inst.contains("NetworkNodes") || !inst["NetworkNodes"].is_array() || inst["NetworkNodes"].size() < 3)
             throw InputError(where + " (" + id + "): found " +
-                             (inst.contains("NetworkNodes") ? inst["NetworkNodes"].dump() : std::string("no NetworkNodes")) +
+                             (inst.contains("NetworkNodes") ? json_value_text(inst["NetworkNodes"]) : std::string("no NetworkNodes")) +
                              ", expected three or more network nodes (the instance type may not report its topology)");
         std::vector<std::string> nn;
         for (const auto &n : inst["NetworkNodes"]) {
             if (!n.is_string() || n.get<std::string>().empty())
-                throw InputError(where + " (" + id + "): found a network node " + n.dump() + ", expected a name");
+                throw InputError(where + " (" + id + "): found a network node " + json_value_text(n) + ", expected a name");
             nn.push_back(n.get<std::string>());
         }
         if (!seen.insert(id).second)

@@ -74,6 +74,7 @@ struct Fabric {
     std::string kind;
     std::vector<Node> nodes;     // sorted by GUID
     std::vector<Link> links;     // sorted by a, then b
+    std::vector<std::string> warnings;  // what a reader skipped, FILE:LINE first (not compared)
 
     bool operator==(const Fabric &o) const;
     bool operator!=(const Fabric &o) const { return !(*this == o); }

@@ -3,6 +3,9 @@
 #include "topology/ibnetdiscover.hpp"
 
 #include <cctype>
+#include <cstring>
+#include <iterator>
+#include <sstream>
 #include <istream>
 #include <map>
 #include <optional>
@@ -284,8 +287,9 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
             pending = Node{};
             std::size_t kw = line.compare(c.i, 6, "Switch") == 0 ? 6 : 2;
             c.i += kw;
-            if (!c.peek(' ') && !c.peek('\t'))
-                c.fail("whitespace and a port count after the record type");
+            // a terminal capture may lose the tab: "Switch41 \"S-...\""
+            if (!c.peek(' ') && !c.peek('\t') && !(c.i < line.size() && std::isdigit(static_cast<unsigned char>(line[c.i]))))
+                c.fail("a port count after the record type");
             c.ws();
             n.num_ports = static_cast<int>(c.integer("the node's port count"));
             c.ws();
@@ -549,24 +553,99 @@ bool looks_like_ports_report(const std::string &line)
     return i + 2 < line.size() && line[i + 2] == ' ';
 }
 
+// A line of ibnetdiscover's topology output: a record, a port, a node
+// attribute, a -g header or a comment. Anything else before the first or
+// after the last of them is a capture's banner or prompt.
+bool topology_line(const std::string &l)
+{
+    std::size_t i = l.find_first_not_of(" \t");
+    if (i == std::string::npos)
+        return false;
+    auto at = [&](const char *w) { return l.compare(i, std::strlen(w), w) == 0; };
+    if (at("#") || at("vendid=") || at("devid=") || at("sysimgguid=") || at("switchguid=") || at("caguid=") ||
+        at("rtguid=") || at("Chassis") || at("Hostname:") || at("Non-Chassis Nodes"))
+        return true;
+    for (const char *kw : {"Switch", "Ca", "Rt"})
+        if (at(kw)) {
+            std::size_t j = i + std::strlen(kw);
+            return j < l.size() && (l[j] == ' ' || l[j] == '\t' || std::isdigit(static_cast<unsigned char>(l[j])));
+        }
+    // a port: "[12]", "[12](guid)", "[12][ext 3]"
+    std::size_t j = i + 1;
+    while (j < l.size() && std::isdigit(static_cast<unsigned char>(l[j])))
+        ++j;
+    return at("[") && j > i + 1 && j < l.size() && l[j] == ']';
+}
+
 }  // namespace
 
 Fabric parse_ibnetdiscover(std::istream &in, const std::string &source)
 {
-    std::string line;
-    std::size_t lineno = 0;
-    while (std::getline(in, line)) {
-        ++lineno;
-        std::string t = line;
-        if (!t.empty() && t.back() == '\r')
-            t.pop_back();
-        if (is_blank(t) || t.find_first_not_of(" \t") == t.find('#') || diagnostic(t))
-            continue;
-        if (looks_like_ports_report(t))
-            return parse_ports_report(in, source, line, lineno);
-        return parse_topology(in, source, line, lineno);
+    // Files as people save them: LF, CRLF or CR-only line ends; a terminal
+    // logger's banner before the first record and the next prompt after the
+    // last are skipped with one warning each, naming their lines.
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> lines;
+    {
+        std::string cur;
+        for (std::size_t k = 0; k < all.size(); ++k) {
+            char ch = all[k];
+            if (ch == '\r' || ch == '\n') {
+                lines.push_back(std::move(cur));
+                cur.clear();
+                if (ch == '\r' && k + 1 < all.size() && all[k + 1] == '\n')
+                    ++k;
+            } else {
+                cur += ch;
+            }
+        }
+        if (!cur.empty())
+            lines.push_back(std::move(cur));
     }
-    throw InputError(source + ": empty input: expected ibnetdiscover output");
+    // a line naming a node ("S-...", "H-...") is ibnetdiscover's, however broken
+    auto names_node = [](const std::string &t) {
+        for (std::size_t q = t.find('"'); q != std::string::npos && q + 2 < t.size(); q = t.find('"', q + 1))
+            if (std::isupper(static_cast<unsigned char>(t[q + 1])) && t[q + 2] == '-')
+                return true;
+        return false;
+    };
+    auto meaningful = [&](const std::string &t) {
+        return !is_blank(t) && !diagnostic(t) && (topology_line(t) || looks_like_ports_report(t) || names_node(t));
+    };
+    std::size_t first = 0, last = lines.size();
+    while (first < lines.size() && !meaningful(lines[first]))
+        ++first;
+    if (first == lines.size()) {
+        std::size_t k = 0;
+        while (k < lines.size() && (is_blank(lines[k]) || diagnostic(lines[k])))
+            ++k;
+        if (k == lines.size())
+            throw InputError(source + ": empty input: expected ibnetdiscover output");
+        throw InputError(source, k + 1, "found " + shown(lines[k]) + ", expected ibnetdiscover output (no Switch, Ca "
+                                        "or port record anywhere in it)");
+    }
+    while (last > first && !meaningful(lines[last - 1]))
+        --last;
+    std::vector<std::string> warnings;
+    auto skipped = [&](std::size_t from, std::size_t to, const char *what) {
+        std::size_t n = 0;
+        for (std::size_t k = from; k < to; ++k)
+            n += !is_blank(lines[k]) && !diagnostic(lines[k]);
+        if (n)
+            warnings.push_back(source + ":" + std::to_string(from + 1) + ": skipped " + std::to_string(n) + " line" +
+                               (n > 1 ? "s" : "") + " " + what + " (" + shown(lines[from], 40) +
+                               (n > 1 ? ", ..." : "") + "), not ibnetdiscover output");
+    };
+    skipped(0, first, "before the first record");
+    skipped(last, lines.size(), "after the last record");
+    std::string body;
+    for (std::size_t k = first + 1; k < last; ++k)
+        body += lines[k] + "\n";
+    std::istringstream rest(body);
+    Fabric f = looks_like_ports_report(lines[first]) ? parse_ports_report(rest, source, lines[first], first + 1)
+                                                      : parse_topology(rest, source, lines[first], first + 1);
+    f.warnings = std::move(warnings);
+    return f;
 }
 
 NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)

@@ -11,12 +11,39 @@ using nlohmann::json;
 
 std::uint64_t guid_at(const json &j, const char *key, const std::string &where)
 {
+    if (!j.is_object() || !j.contains(key))
+        throw InputError(where + ": found no \"" + key + "\", expected a GUID string such as \"0x0002c903000e0b72\"");
     const json &v = j.at(key);
     std::uint64_t g;
     if (!v.is_string() || !parse_guid(v.get<std::string>(), g))
-        throw InputError(where + ": \"" + key + "\" is " + v.dump() +
+        throw InputError(where + ": \"" + key + "\" is " + json_value_text(v) +
                          ", expected a GUID string such as \"0x0002c903000e0b72\"");
     return g;
+}
+
+// An integer member in [lo, hi]; `def` when absent and def is given.
+long int_at(const json &j, const char *key, const std::string &where, long lo, long hi, const long *def = nullptr)
+{
+    if (!j.is_object() || !j.contains(key)) {
+        if (def)
+            return *def;
+        throw InputError(where + ": found no \"" + key + "\", expected a whole number");
+    }
+    const json &v = j.at(key);
+    if (!v.is_number_integer() || (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                                                          : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi))
+        throw InputError(where + ": \"" + key + "\" is " + json_value_text(v) + ", expected a whole number from " +
+                         std::to_string(lo) + " to " + std::to_string(hi));
+    return static_cast<long>(v.get<std::int64_t>());
+}
+
+std::string string_at(const json &j, const char *key, const std::string &where)
+{
+    if (!j.is_object() || !j.contains(key) || !j.at(key).is_string())
+        throw InputError(where + ": \"" + key + "\" is " +
+                         (j.is_object() && j.contains(key) ? json_value_text(j.at(key)) : std::string("missing")) +
+                         ", expected a string");
+    return j.at(key).get<std::string>();
 }
 
 json end_json(const LinkEnd &e)
@@ -33,10 +60,11 @@ LinkEnd end_from(const json &j, const std::string &where)
 {
     LinkEnd e;
     e.guid = guid_at(j, "guid", where);
-    e.port = j.at("port").get<int>();
+    e.port = static_cast<int>(int_at(j, "port", where, 0, 65535));
     if (j.contains("port_guid"))
         e.port_guid = guid_at(j, "port_guid", where);
-    e.lid = j.value("lid", 0);
+    const long zero = 0;
+    e.lid = static_cast<int>(int_at(j, "lid", where, 0, 65535, &zero));
     return e;
 }
 
@@ -52,7 +80,7 @@ Speed speed_from(const json &j, const char *key, const std::string &where)
 {
     if (!j.contains(key))
         return Speed::Unknown;
-    std::string s = j.at(key).get<std::string>();
+    std::string s = string_at(j, key, where);
     Speed sp = speed_from_string(s);
     if (sp == Speed::Unknown && s != "unknown")
         throw InputError(where + ": speed \"" + s + "\", expected SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR or unknown");
@@ -134,27 +162,30 @@ Fabric fabric_from_json(const json &j, const std::string &source)
     try {
         if (!j.is_object() || j.value("format", "") != "atoll-fabric")
             throw InputError(source + ": not an atoll fabric file: expected {\"format\": \"atoll-fabric\", ...}");
-        int v = j.at("version").get<int>();
+        int v = static_cast<int>(int_at(j, "version", source, 0, 1000000));
         if (v != fabric_json_version)
             throw InputError(source + ": fabric format version " + std::to_string(v) +
                              ", expected version " + std::to_string(fabric_json_version));
         Fabric f;
-        f.source = j.at("source").get<std::string>();
+        f.source = string_at(j, "source", source);
         if (j.contains("kind") && j["kind"].is_string())
             f.kind = j["kind"].get<std::string>();
         std::size_t i = 0;
+        if (!j.contains("nodes") || !j["nodes"].is_array() || !j.contains("links") || !j["links"].is_array())
+            throw InputError(source + ": found no \"nodes\" and \"links\" arrays, expected an atoll fabric file");
+        const long zero = 0;
         for (const json &n : j.at("nodes")) {
             std::string where = source + ": nodes[" + std::to_string(i++) + "]";
             Node node;
             node.guid = guid_at(n, "guid", where);
-            node.type = type_from(n.at("type").get<std::string>(), where);
-            node.num_ports = n.at("ports").get<int>();
-            node.desc = n.at("desc").get<std::string>();
-            node.lid = n.value("lid", 0);
+            node.type = type_from(string_at(n, "type", where), where);
+            node.num_ports = static_cast<int>(int_at(n, "ports", where, 0, 65535));
+            node.desc = string_at(n, "desc", where);
+            node.lid = static_cast<int>(int_at(n, "lid", where, 0, 65535, &zero));
             if (n.contains("sysimgguid"))
                 node.sysimg_guid = guid_at(n, "sysimgguid", where);
-            node.vendor_id = n.value("vendid", 0u);
-            node.device_id = n.value("devid", 0u);
+            node.vendor_id = static_cast<std::uint32_t>(int_at(n, "vendid", where, 0, 0xffffff, &zero));
+            node.device_id = static_cast<std::uint32_t>(int_at(n, "devid", where, 0, 0xffff, &zero));
             f.nodes.push_back(std::move(node));
         }
         i = 0;
@@ -163,9 +194,9 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             Link link;
             link.a = end_from(l.at("a"), where);
             link.b = end_from(l.at("b"), where);
-            link.width = l.at("width").get<int>();
+            link.width = static_cast<int>(int_at(l, "width", where, 0, 32));
             link.speed = speed_from(l, "speed", where);
-            link.supported_width = l.value("supported_width", 0);
+            link.supported_width = static_cast<int>(int_at(l, "supported_width", where, 0, 32, &zero));
             link.supported_speed = speed_from(l, "supported_speed", where);
             f.links.push_back(link);
         }
@@ -173,22 +204,45 @@ Fabric fabric_from_json(const json &j, const std::string &source)
         normalise(g);
         return g;
     } catch (const json::exception &e) {
-        throw InputError(source + ": " + e.what());
+        throw InputError(source + ": " + json_error_text(e));
     }
 }
 
-void save_fabric_json(std::ostream &out, const Topology &t) { out << fabric_to_json(t).dump(1) << '\n'; }
+void save_fabric_json(std::ostream &out, const Topology &t) { out << json_text(fabric_to_json(t), 1) << '\n'; }
 
 Fabric load_fabric_json(std::istream &in, const std::string &source)
 {
     json j;
     try {
         j = json::parse(in);
-    } catch (const json::parse_error &e) {
-        // e.byte is an offset; say the line as the house style asks
-        throw InputError(source + ": " + e.what());
+    } catch (const json::exception &e) {
+        // parse errors say the line and column; an overlong number is out_of_range
+        throw InputError(source + ": " + json_error_text(e));
     }
     return fabric_from_json(j, source);
+}
+
+std::string json_text(const json &j, int indent)
+{
+    return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+std::string json_value_text(const json &j)
+{
+    if (j.is_array())
+        return j.empty() ? "[]" : "an array of " + std::to_string(j.size());
+    if (j.is_object())
+        return j.empty() ? "{}" : "an object of " + std::to_string(j.size()) + " members";
+    std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+std::string json_error_text(const std::exception &e)
+{
+    std::string s = e.what();
+    if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos)
+        s = s.substr(s.find("] ") + 2);
+    return s;
 }
 
 json summary_json(const Topology &t)

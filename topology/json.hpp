@@ -23,4 +23,13 @@ Fabric load_fabric_json(std::istream &in, const std::string &source);
 // `atoll-topo show --json`: counts, tiers, rails, islands per level, speeds.
 nlohmann::json summary_json(const Topology &t);
 
+// JSON out: bytes that are not UTF-8 (a node description may hold anything)
+// are replaced by U+FFFD, never an exception.
+std::string json_text(const nlohmann::json &j, int indent);
+// A value for an error message: scalars as JSON (at most 60 characters),
+// containers by their size; never walks the input's depth.
+std::string json_value_text(const nlohmann::json &j);
+// nlohmann's message without its "[json.exception.type_error.302] " tag.
+std::string json_error_text(const std::exception &e);
+
 }  // namespace atl

@@ -1,4 +1,5 @@
 #include "topology/lldp.hpp"
+#include "topology/json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -43,6 +44,9 @@ const json *first(const json &j, const char *key)
 
 std::string value_of(const json *j)
 {
+    // a loop, not recursion: input depth must not reach the stack
+    while (j && j->is_array() && !j->empty())
+        j = &(*j)[0];
     if (!j)
         return "";
     if (j->is_string())
@@ -51,11 +55,9 @@ std::string value_of(const json *j)
         const json &v = (*j)["value"];
         if (v.is_string())
             return v.get<std::string>();
-        if (v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("value"))
+        if (v.is_array() && !v.empty() && v[0].is_object() && v[0].contains("value") && v[0]["value"].is_string())
             return v[0]["value"].get<std::string>();
     }
-    if (j->is_array() && !j->empty())
-        return value_of(&(*j)[0]);
     return "";
 }
 
@@ -97,8 +99,8 @@ std::vector<LldpNeighbor> parse_json(const std::string &text, const std::string 
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error &e) {
-        throw InputError(source + ": not valid JSON (" + std::string(e.what()) + "), expected lldpcli -f json or json0");
+    } catch (const json::exception &e) {
+        throw InputError(source + ": not valid JSON (" + json_error_text(e) + "), expected lldpcli -f json or json0");
     }
     if (j.contains("lldp_loc_chassis")) {  // SONiC: the local system names itself
         const json *lc = first(j["lldp_loc_chassis"], "local-chassis");

@@ -1,4 +1,7 @@
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "testdata.hpp"
 #include "topology/topology.hpp"
@@ -209,4 +212,31 @@ TEST_CASE("a node name map renames adapters with firmware default descriptions",
     CHECK(f.find(0x003048c707b60000ULL)->desc == "x5-node01 HCA-1");
     std::istringstream bad("0x01 no-quotes\n");
     CHECK_THROWS_WITH(parse_node_name_map(bad, "map"), Catch::StartsWith("map:1:"));
+}
+
+TEST_CASE("files as people save them: a terminal capture's banner, prompts, CR and CRLF, lost tabs", "[ibnetdiscover]")
+{
+    Fabric clean = load_fabric(test_data("ibsim/fattree_4x8_2s/ibnetdiscover.txt"));
+    CHECK(clean.warnings.empty());
+    for (const char *name : {"ibnetdiscover/capture_script_crlf.txt", "ibnetdiscover/capture_cr_notab.txt"}) {
+        Fabric f = load_fabric(test_data(name));
+        CHECK(f.nodes == clean.nodes);
+        CHECK(f.links == clean.links);
+    }
+    Fabric cap = load_fabric(test_data("ibnetdiscover/capture_script_crlf.txt"));
+    REQUIRE(cap.warnings.size() == 2);
+    // lines 1-2: the banner and the prompt; after the last record, the next prompt and script's end
+    CHECK_THAT(cap.warnings[0], Catch::EndsWith("capture_script_crlf.txt:1: skipped 2 lines before the first record "
+                                                "('Script started on 2026-11-30 09:12:44+00...', ...), not ibnetdiscover output"));
+    CHECK_THAT(cap.warnings[1], Catch::Contains("capture_script_crlf.txt:411: skipped 2 lines after the last record ('[root@ufm01 ~]# exit'"));
+    // a broken record in the middle is still an error at its line
+    std::ifstream in(test_data("ibnetdiscover/capture_script_crlf.txt"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::size_t at = text.find("Switch\t");
+    text.insert(at, "Switch oops \"S-1\"\r\n");
+    std::istringstream bad(text);
+    CHECK_THROWS_WITH(parse_ibnetdiscover(bad, "cap.txt"), Catch::StartsWith("cap.txt:") && Catch::Contains("found 'oops"));
+    std::istringstream nothing("Script started\r\n[root@ufm01 ~]# ibnetdiscover\r\nibnetdiscover: command not found\r\n");
+    CHECK_THROWS_WITH(parse_ibnetdiscover(nothing, "x.txt"),
+                      Catch::StartsWith("x.txt:1: found 'Script started', expected ibnetdiscover output"));
 }

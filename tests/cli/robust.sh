@@ -1,0 +1,68 @@
+#!/bin/sh
+# No internal error reaches a user: every subcommand on every fixture, in every
+# output format, and on hostile variants of them (a byte that is not UTF-8 in
+# a description, a NUL byte, a truncated file, CR line ends, numbers out of
+# range, 100,000-deep JSON). Fails on a signal, on an exception's text
+# (map::at, json.exception, std::, terminate) and on an error line that does
+# not name the file it is about.
+. "$(dirname "$0")/../lib.sh"
+work=$(tmpdir)
+fixtures=$(cd "$DATA" && ls ibnetdiscover/* ibnetdiscover-p/* ibsim/*/ibnetdiscover*.txt ibsim/*/topology.net \
+    ibsim/*/ibnetdiscover.cache csv/* cloud/* lldp/*.json lldp/*.json0 lldp/*.keyvalue lldp/*.xml)
+
+# hostile variants, made here from the fixtures
+small="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
+sed 's/"gpu001 mlx5_0"/"gpu001\xff\xfe mlx5_0"/' "$small" >"$work/nonutf8.txt"
+sed 's/"gpu002 mlx5_0"/"gp\xc3u002 mlx5_0"/' "$small" >"$work/badutf8-host.txt"
+head -c 5000 "$small" >"$work/truncated.txt"
+{ head -c 3000 "$small"; printf '\0\0\0\0'; tail -c +3001 "$small"; } >"$work/nul.txt"
+tr '\n' '\r' <"$small" >"$work/cr.txt"
+"$TOPO" discover "$small" -o "$work/good.json" 2>/dev/null
+sed '0,/"ports": [0-9]*/s//"ports": 1e999/' "$work/good.json" >"$work/bignum.json"
+sed '0,/"ports": [0-9]*/s//"ports": 99999999999999999999999/' "$work/good.json" >"$work/overlong.json"
+sed '0,/"ports": [0-9]*/s//"ports": 3.5e300/' "$work/good.json" >"$work/float.json"
+sed '0,/"desc": "[^"]*"/s//"desc": 12/' "$work/good.json" >"$work/wrongtype.json"
+deep() { i=0; s=; while [ $i -lt 1000 ]; do s="$s[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["; i=$((i + 1)); done; printf '%s' "$s"; }
+{ printf '{"lldp": {"interface": [{"name": "eth0", "chassis": '; deep; } >"$work/deep.json0"
+{ printf '{"format": "atoll-fabric", "version": 1, "source": "x", "nodes": '; deep; } >"$work/deep-fabric.json"
+{ printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", 1e999]}]}'; } >"$work/aws-bignum.json"
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"], "X": 1e999}]}' >"$work/aws-bignum2.json"
+hostile="nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json"
+
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w)))
+plan "$n"
+
+# run_all FILE: every subcommand and format; prints what went wrong, if anything
+run_all() {
+    f=$1
+    for cmd in "show" "show --json" "show --links" "check" "check --json" "slurm" "slurm --format block" \
+        "slurm --format features" "slurm --format scontrol" "slurm --format islands" "slurm --format view" \
+        "slurm --format k8s-labels" "dot" "dot --hosts" "discover -o $work/out.json"; do
+        # shellcheck disable=SC2086
+        timeout 60 "$TOPO" $cmd "$f" >/dev/null 2>"$work/err"
+        rc=$?
+        report "atoll-topo $cmd" "$rc" "$f"
+    done
+    timeout 60 "$PLACE" place "$f" --nodes 2 >/dev/null 2>"$work/err"
+    report "atoll-place place --nodes 2" $? "$f"
+}
+report() {
+    if [ "$2" -ge 124 ]; then
+        echo "$1: exit $2 (signal or timeout)"
+    elif grep -q -e 'map::at' -e 'json.exception' -e 'std::' -e 'terminate' -e 'what()' -e 'basic_string' "$work/err"; then
+        echo "$1: an internal error reached the user: $(head -2 "$work/err")"
+    elif [ "$2" -ne 0 ] && grep '^atoll-[a-z]*: ' "$work/err" | grep -v ': warning: ' | grep -v -q -F "$(basename "$3")"; then
+        echo "$1: an error that does not name the file: $(head -2 "$work/err")"
+    fi
+}
+
+for f in $fixtures; do
+    got=$(run_all "$DATA/$f")
+    if [ -z "$got" ]; then ok "every command on $f: no crash, no internal error"
+    else not_ok "every command on $f: no crash, no internal error"; diag "$got"; fi
+done
+for f in $hostile; do
+    got=$(run_all "$work/$f")
+    if [ -z "$got" ]; then ok "every command on hostile $f: no crash, no internal error, errors name the file"
+    else not_ok "every command on hostile $f: no crash, no internal error, errors name the file"; diag "$got"; fi
+done
