@@ -21,10 +21,23 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-SHELL_TESTS = tests/cli/errors.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/spank.sh tests/integration/lldpd.sh
+SHELL_TESTS = tests/cli/errors.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/cli/fuzz-regress.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/lldpd.sh
 TESTS += $(SHELL_TESTS)
+# atoll.so loaded into srun and slurmstepd: not with sanitizers (Slurm's
+# programs are not instrumented); the same code runs in the unit tests
+if !SANITIZERS
+TESTS += tests/integration/spank.sh
+endif
+EXTRA_DIST += tests/integration/spank.sh
+
+# the fuzz harnesses as a program that replays files (fuzz/regress, the seeds)
+check_PROGRAMS += fuzz/atoll-fuzz-replay
+fuzz_atoll_fuzz_replay_SOURCES = fuzz/harness.cpp
+fuzz_atoll_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) -DATOLL_FUZZ_REPLAY
+fuzz_atoll_fuzz_replay_LDADD = placement/libatoll-placement.la topology/libatoll-topology.la topology/libatoll-noibnetdisc.la
+EXTRA_DIST += fuzz/harness.cpp fuzz/run.sh fuzz/seeds fuzz/regress
 # Files, not whole directories: a directory in the build tree would bring its logs along.
-EXTRA_DIST += $(SHELL_TESTS) tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/cli/golden tests/data tests/unit/testdata.hpp
+EXTRA_DIST += $(SHELL_TESTS) tests/lsan.supp tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/cli/golden tests/data tests/unit/testdata.hpp
 # Cancel GNU make's built-in "%: %.sh" rule: it would "make" the directory
 # tests/cli/golden by copying golden.sh over it whenever the script is newer.
 %: %.sh

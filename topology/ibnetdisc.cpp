@@ -172,11 +172,30 @@ Fabric load_ibnetdiscover_cache(const std::string &path)
     std::ifstream probe(path, std::ios::binary);
     if (!probe)
         throw InputError(path + ": cannot open: " + std::strerror(errno));
-    char magic[4] = {};
-    probe.read(magic, 4);
-    if (probe.gcount() < 4)
+    // libibnetdisc trusts the header's counts (a corrupt one hangs it or
+    // exhausts memory): the magic, the version and counts the file can hold
+    unsigned char head[16] = {};
+    probe.read(reinterpret_cast<char *>(head), sizeof head);
+    if (probe.gcount() < static_cast<std::streamsize>(sizeof head))
         throw InputError(path, 1, "found a file shorter than a cache header, expected an "
                                   "`ibnetdiscover --cache` file");
+    auto u32 = [&](int at) {
+        return static_cast<std::uint32_t>(head[at]) | static_cast<std::uint32_t>(head[at + 1]) << 8 |
+               static_cast<std::uint32_t>(head[at + 2]) << 16 | static_cast<std::uint32_t>(head[at + 3]) << 24;
+    };
+    if (u32(0) != 0x8fe7832bu)
+        throw InputError(path, 1, "found binary data without the cache magic 0x8fe7832b, expected ibnetdiscover "
+                                  "output or an `ibnetdiscover --cache` file");
+    if (u32(4) != 1)
+        throw InputError(path, 1, "found cache version " + std::to_string(u32(4)) + ", expected version 1");
+    probe.seekg(0, std::ios::end);
+    std::uint64_t size = static_cast<std::uint64_t>(probe.tellg());
+    std::uint64_t nodes = u32(8), ports = u32(12);
+    // every node record holds at least its 64-byte description, every port record 32 bytes
+    if (nodes == 0 || nodes > (1u << 22) || ports > (1u << 26) || 16 + nodes * 64 + ports * 32 > size)
+        throw InputError(path, 1, "found a cache header of " + std::to_string(nodes) + " nodes and " +
+                                      std::to_string(ports) + " ports in " + std::to_string(size) +
+                                      " bytes, expected counts the file can hold");
     std::unique_ptr<ibnd_fabric_t, FabricDeleter> fab(ibnd_load_fabric(path.c_str(), 0));
     if (!fab)
         throw InputError(path, 1, "libibnetdisc could not load it, expected an "

@@ -173,25 +173,59 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
     return out;
 }
 
-// the text of the first <tag ...>...</tag> in s from pos
+// `what` in s[from, to): searches never run past the element at hand, so a
+// document of many interfaces is read in linear time
+std::size_t find_in(const std::string &s, const std::string &what, std::size_t from, std::size_t to)
+{
+    if (from == std::string::npos || from >= s.size())
+        return std::string::npos;
+    to = std::min(to, s.size());
+    if (to <= from)
+        return std::string::npos;
+    auto it = std::search(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to),
+                          what.begin(), what.end());
+    return it == s.begin() + static_cast<std::ptrdiff_t>(to) ? std::string::npos : static_cast<std::size_t>(it - s.begin());
+}
+
+// &amp; &lt; &gt; &quot; &apos; decoded in one pass (&amp;lt; is "&lt;")
+std::string xml_decode(const std::string &v)
+{
+    std::string out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] == '&') {
+            bool done = false;
+            for (auto [ent, ch] : {std::make_pair("&amp;", '&'), std::make_pair("&lt;", '<'), std::make_pair("&gt;", '>'),
+                                   std::make_pair("&quot;", '"'), std::make_pair("&apos;", '\'')}) {
+                std::size_t n = std::strlen(ent);
+                if (v.compare(i, n, ent) == 0) {
+                    out += ch;
+                    i += n - 1;
+                    done = true;
+                    break;
+                }
+            }
+            if (done)
+                continue;
+        }
+        out += v[i];
+    }
+    return out;
+}
+
+// the text of the first <tag ...>...</tag> in s[from, to)
 std::string xml_text(const std::string &s, const std::string &tag, std::size_t from, std::size_t to)
 {
-    std::size_t a = s.find("<" + tag + " ", from);
-    if (a == std::string::npos || a >= to)
-        a = s.find("<" + tag + ">", from);
-    if (a == std::string::npos || a >= to)
+    std::size_t a = find_in(s, "<" + tag + " ", from, to);
+    if (a == std::string::npos)
+        a = find_in(s, "<" + tag + ">", from, to);
+    if (a == std::string::npos)
         return "";
-    std::size_t b = s.find('>', a);
-    std::size_t c = s.find("</" + tag + ">", b);
-    if (b == std::string::npos || c == std::string::npos || c > to)
+    std::size_t b = find_in(s, ">", a, to);
+    std::size_t c = find_in(s, "</" + tag + ">", b, to);
+    if (b == std::string::npos || c == std::string::npos)
         return "";
-    std::string v = s.substr(b + 1, c - b - 1);
-    for (auto [ent, ch] : {std::make_pair("&amp;", "&"), std::make_pair("&lt;", "<"), std::make_pair("&gt;", ">")}) {
-        std::size_t p;
-        while ((p = v.find(ent)) != std::string::npos)
-            v.replace(p, std::strlen(ent), ch);
-    }
-    return v;
+    return xml_decode(s.substr(b + 1, c - b - 1));
 }
 
 std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &source, const std::string &local)
@@ -204,21 +238,25 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
         std::size_t end = s.find("</interface>", pos);
         if (end == std::string::npos)
             throw InputError(source + ": an <interface> element is not closed, expected lldpcli -f xml output");
-        std::size_t np = s.find("name=\"", pos);
+        std::size_t tag_end = find_in(s, ">", pos, end);
+        std::size_t np = find_in(s, "name=\"", pos, tag_end);
         LldpNeighbor n;
         n.local = local;
-        if (np != std::string::npos && np < s.find('>', pos))
-            n.iface = s.substr(np + 6, s.find('"', np + 6) - np - 6);
-        std::size_t cs = s.find("<chassis", pos), ps = s.find("<port", pos);
-        std::size_t ce = cs != std::string::npos ? s.find("</chassis>", cs) : end;
+        if (np != std::string::npos) {
+            std::size_t q = find_in(s, "\"", np + 6, tag_end);
+            if (q != std::string::npos)
+                n.iface = xml_decode(s.substr(np + 6, q - np - 6));
+        }
+        std::size_t cs = find_in(s, "<chassis", pos, end), ps = find_in(s, "<port", pos, end);
+        std::size_t ce = cs != std::string::npos ? find_in(s, "</chassis>", cs, end) : std::string::npos;
+        if (ce == std::string::npos)
+            ce = end;
         std::string name = xml_text(s, "name", cs, ce);
         n.chassis = !name.empty() ? short_name(name) : xml_text(s, "id", cs, ce);
-        for (const char *cap : {"type=\"Bridge\" enabled=\"on\"", "type=\"Router\" enabled=\"on\""}) {
-            std::size_t c = s.find(cap, cs);
-            if (c != std::string::npos && c < ce)
+        for (const char *cap : {"type=\"Bridge\" enabled=\"on\"", "type=\"Router\" enabled=\"on\""})
+            if (find_in(s, cap, cs, ce) != std::string::npos)
                 n.bridge = true;
-        }
-        if (ps != std::string::npos && ps < end) {
+        if (ps != std::string::npos) {
             n.port = xml_text(s, "id", ps, end);
             n.gbps = mau_gbps(xml_text(s, "current", ps, end));
         }

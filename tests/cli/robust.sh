@@ -27,7 +27,13 @@ deep() { i=0; s=; while [ $i -lt 1000 ]; do s="$s[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
 { printf '{"format": "atoll-fabric", "version": 1, "source": "x", "nodes": '; deep; } >"$work/deep-fabric.json"
 { printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", 1e999]}]}'; } >"$work/aws-bignum.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"], "X": 1e999}]}' >"$work/aws-bignum2.json"
-hostile="nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json"
+cache="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.cache"
+{ head -c 8 "$cache"; printf '\377\377\377\017\377\377\377\017'; tail -c +17 "$cache"; } >"$work/hugecounts.cache"
+head -c 20000 "$cache" >"$work/truncated.cache"
+cp "$cache" "$work/corrupt.cache"
+printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 seek=100 conv=notrunc 2>/dev/null
+printf 'abc\000def' >"$work/nul-short.bin"
+hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json"
 
 n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w)))
 plan "$n"

@@ -1,0 +1,117 @@
+// libFuzzer harnesses for every reader of atoll and the view file the plugin
+// reads as root. One source: fuzz_one(target, bytes) is the harness; built
+// with -DATOLL_FUZZ_TARGET=NAME it is a libFuzzer target, built with
+// -DATOLL_FUZZ_REPLAY a program that runs files through any target (the
+// regression inputs in make check). A harness may throw atl::InputError (or
+// std::invalid_argument / std::runtime_error naming the input): that is a
+// clear error. Anything else, a crash, a sanitizer report or a hang, is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "placement/cluster.hpp"
+#include "placement/view.hpp"
+#include "topology/check.hpp"
+#include "topology/cloud.hpp"
+#include "topology/csv.hpp"
+#include "topology/hostlist.hpp"
+#include "topology/ibnetdiscover.hpp"
+#include "topology/json.hpp"
+#include "topology/lldp.hpp"
+#include "topology/slurm.hpp"
+#include "topology/topology.hpp"
+
+using namespace atl;
+
+namespace {
+
+// what a tool does after reading: analysis and every writer
+void downstream(const Fabric &f)
+{
+    Topology t = analyse(f);
+    check(t);
+    std::ostringstream o;
+    write_topology_tree(o, t);
+    write_features_conf(o, t, "");
+    write_scontrol_updates(o, t, {});
+    Cluster c(t);
+    write_islands(o, c);
+    write_summary(o, summarise(t, c));
+    save_fabric_json(o, t);
+}
+
+}  // namespace
+
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", nullptr};
+
+// 0: consumed (maybe with a clear error); -1: unknown target
+int fuzz_one(const std::string &target, const std::string &bytes)
+{
+    std::istringstream in(bytes);
+    try {
+        if (target == "ibnetdiscover")
+            downstream(parse_ibnetdiscover(in, "fuzz.txt"));
+        else if (target == "namemap")
+            parse_node_name_map(in, "fuzz.map");
+        else if (target == "fabricjson")
+            downstream(load_fabric_json(in, "fuzz.json"));
+        else if (target == "csv")
+            downstream(parse_topology_csv(in, "fuzz.csv"));
+        else if (target == "aws")
+            downstream(parse_aws_topology(in, "fuzz.json"));
+        else if (target == "lldp")
+            downstream(lldp_fabric(parse_lldp(in, "fuzz.lldp", "host"), "fuzz.lldp"));
+        else if (target == "view") {
+            FabricSummary s = read_summary(in, "fuzz.view");
+            std::ostringstream o;
+            write_summary(o, s);
+        } else if (target == "hostlist")
+            expand_hostlist(bytes, 100000);
+        else if (target == "scontrol")
+            parse_scontrol_nodes(in, "fuzz.txt");
+        else
+            return -1;
+    } catch (const InputError &) {
+    } catch (const std::invalid_argument &) {
+    } catch (const std::runtime_error &) {
+    }
+    return 0;
+}
+
+#if defined(ATOLL_FUZZ_TARGET)
+#define ATOLL_STR2(x) #x
+#define ATOLL_STR(x) ATOLL_STR2(x)
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    fuzz_one(ATOLL_STR(ATOLL_FUZZ_TARGET), std::string(reinterpret_cast<const char *>(data), size));
+    return 0;
+}
+#elif defined(ATOLL_FUZZ_REPLAY)
+// atoll-fuzz-replay TARGET FILE...: each file through the harness
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: atoll-fuzz-replay TARGET FILE...\n");
+        return 2;
+    }
+    for (int i = 2; i < argc; ++i) {
+        std::ifstream f(argv[i], std::ios::binary);
+        if (!f) {
+            std::fprintf(stderr, "atoll-fuzz-replay: cannot open %s\n", argv[i]);
+            return 1;
+        }
+        std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        if (fuzz_one(argv[1], bytes) < 0) {
+            std::fprintf(stderr, "atoll-fuzz-replay: unknown target %s\n", argv[1]);
+            return 2;
+        }
+    }
+    return 0;
+}
+#endif

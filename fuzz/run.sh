@@ -1,0 +1,68 @@
+#!/bin/sh
+# Fuzz every reader with libFuzzer (Debian's clang), AddressSanitizer and
+# UndefinedBehaviorSanitizer, from a seed corpus of the project's fixtures.
+#   fuzz/run.sh [SECONDS-PER-TARGET] [TARGET...]     (default 60, every target)
+# Builds into ${ATOLL_FUZZ_BUILD:-fuzz-build} beside the sources, prints one TAP
+# line per target and the CPU seconds and runs each took; a crash fails its
+# target and is copied to fuzz/found/TARGET/ (then reduce it, fix the bug and
+# move it to fuzz/regress/TARGET/, which make check replays).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol"}
+out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
+CXX=${FUZZ_CXX:-clang++}
+command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
+mkdir -p "$out/obj"
+flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$here -I/usr/include"
+srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topology/json.cpp topology/check.cpp
+topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
+topology/dot.cpp topology/io.cpp topology/generate.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
+placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp"
+objs=
+for s in $srcs; do
+    o="$out/obj/$(echo "$s" | tr / _).o"
+    objs="$objs $o"
+    if [ ! -f "$o" ] || [ "$here/$s" -nt "$o" ]; then
+        $CXX $flags -c "$here/$s" -o "$o" || { echo "1..1"; echo "not ok 1 - fuzz build: $s"; exit 1; }
+    fi
+done
+n=0
+for t in $targets; do n=$((n + 1)); done
+echo "1..$n"
+i=0
+for t in $targets; do
+    i=$((i + 1))
+    bin="$out/fuzz-$t"
+    # shellcheck disable=SC2086
+    $CXX $flags -fsanitize=fuzzer -DATOLL_FUZZ_TARGET="$t" "$here/fuzz/harness.cpp" $objs -o "$bin" 2>"$out/$t.build.log" ||
+        { echo "not ok $i - fuzz $t: build failed (see $out/$t.build.log)"; continue; }
+    corpus="$out/corpus-$t"
+    mkdir -p "$corpus" "$here/fuzz/found/$t"
+    case $t in
+    ibnetdiscover) seeds="$here/tests/data/ibnetdiscover/* $here/tests/data/ibnetdiscover-p/* $here/tests/data/ibsim/*/ibnetdiscover*.txt" ;;
+    namemap) seeds="$here/fuzz/seeds/namemap/*" ;;
+    fabricjson) seeds="$here/fuzz/seeds/fabricjson/*" ;;
+    csv) seeds="$here/tests/data/csv/*" ;;
+    aws) seeds="$here/tests/data/cloud/*" ;;
+    lldp) seeds="$here/tests/data/lldp/*" ;;
+    view) seeds="$here/fuzz/seeds/view/*" ;;
+    hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;
+    scontrol) seeds="$here/fuzz/seeds/scontrol/*" ;;
+    esac
+    for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
+    start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)
+    t0=$(date +%s)
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$bin" "$corpus" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
+        -artifact_prefix="$here/fuzz/found/$t/" -print_final_stats=1 >"$out/$t.log" 2>&1
+    rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log")
+    if [ $rc -eq 0 ]; then
+        echo "ok $i - fuzz $t: ${runs:-?} runs in $(( $(date +%s) - t0 )) s, no crash"
+    else
+        echo "not ok $i - fuzz $t: crash or sanitizer report after ${runs:-?} runs (see $out/$t.log; input in fuzz/found/$t/)"
+        grep -m5 -E 'ERROR|runtime error|SUMMARY' "$out/$t.log" | sed 's/^/# /'
+    fi
+done

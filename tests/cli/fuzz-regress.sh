@@ -1,0 +1,28 @@
+#!/bin/sh
+# Every fuzz target's seeds and every input that once crashed a reader
+# (fuzz/regress/TARGET/) through the same harness, built as a plain program
+# (and with the sanitizers in a --enable-sanitizers build): no crash, no
+# exception that is not an input error.
+. "$(dirname "$0")/../lib.sh"
+replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
+targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol"
+plan 9
+for t in $targets; do
+    case $t in
+    ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
+    csv) files=$(ls "$DATA"/csv/*) ;;
+    aws) files=$(ls "$DATA"/cloud/*) ;;
+    lldp) files=$(ls "$DATA"/lldp/*) ;;
+    *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
+    esac
+    [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"
+    n=$(echo $files | wc -w)
+    # shellcheck disable=SC2086
+    timeout 300 "$replay" "$t" $files >"$_tmproot/out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && ! grep -q -e 'runtime error' -e 'ERROR: AddressSanitizer' "$_tmproot/out"; then
+        ok "$t: $n inputs replayed, no crash"
+    else
+        not_ok "$t: $n inputs replayed, no crash"; diag "exit $rc" "$(head -20 "$_tmproot/out")"
+    fi
+done
