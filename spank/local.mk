@@ -19,6 +19,10 @@ spank_atoll_la_LIBADD += $(STATIC_LIBSTDCXX) -lm
 spank_atoll_la_LDFLAGS += -Wc,-static-libgcc
 spank_atoll_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) \
 	$(AM_CFLAGS) $(CFLAGS) $(spank_atoll_la_LDFLAGS) $(LDFLAGS) -o $@
+else
+# the shared libstdc++ (no PIC libstdc++.a, or a sanitizer build)
+spank_atoll_la_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CXXLD) \
+	$(AM_CXXFLAGS) $(CXXFLAGS) $(spank_atoll_la_LDFLAGS) $(LDFLAGS) -o $@
 endif
 EXTRA_DIST += spank/atoll.map
 

@@ -3,7 +3,8 @@
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 TEST_EXTENSIONS = .sh
 SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
-AM_TESTS_ENVIRONMENT = ATOLL_SRCDIR='$(abs_top_srcdir)' ATOLL_BUILDDIR='$(abs_top_builddir)'; export ATOLL_SRCDIR ATOLL_BUILDDIR;
+AM_TESTS_ENVIRONMENT = ATOLL_SRCDIR='$(abs_top_srcdir)' ATOLL_BUILDDIR='$(abs_top_builddir)' ATOLL_SANITIZERS='$(enable_sanitizers)'; \
+	export ATOLL_SRCDIR ATOLL_BUILDDIR ATOLL_SANITIZERS;
 
 if HAVE_CATCH2
 check_PROGRAMS += tests/unit/atoll-unit

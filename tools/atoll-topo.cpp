@@ -105,6 +105,24 @@ void print_summary(std::ostream &o, const Topology &t)
         first = false;
     }
     o << "), " << s["sharp_switches"].get<int>() << " with SHARP\n";
+    // director chassis: their ASICs are one box to an admin
+    std::map<std::string, std::pair<std::string, std::pair<int, int>>> chassis;  // name -> model, (line, spine)
+    for (const Switch &sw : t.switches)
+        if (!sw.chassis.empty()) {
+            auto &c = chassis[sw.chassis];
+            c.first = sw.model;
+            (sw.slot[0] == 'L' ? c.second.first : c.second.second)++;
+        }
+    if (!chassis.empty()) {
+        o << "chassis:   " << chassis.size() << " director" << (chassis.size() > 1 ? "s" : "") << " (";
+        bool first_c = true;
+        for (const auto &kv : chassis) {
+            o << (first_c ? "" : ", ") << kv.first << ": " << kv.second.first << ", " << kv.second.second.first
+              << " line and " << kv.second.second.second << " spine ASICs";
+            first_c = false;
+        }
+        o << ")\n";
+    }
     o << "hosts:     " << s["hosts"].get<int>() << " (" << s["compute_hosts"].get<int>() << " compute), "
       << s["hcas"].get<int>() << " host HCAs, " << s["cas"].get<int>() << " CAs in all\n";
     o << "links:     " << s["links"].get<int>() << " (";
@@ -429,10 +447,11 @@ int cmd_generate(int argc, char **argv)
     if (a.flag("spines")) s.spines_per_pod = to_int("spines", a.get("spines"));
     if (a.flag("cores")) s.cores = to_int("cores", a.get("cores"));
     if (a.flag("oversub")) {
+        const std::string ov = a.get("oversub");  // `end` points into it: it must outlive the check
         char *end = nullptr;
-        s.oversub = std::strtod(a.get("oversub").c_str(), &end);
-        if (*end || !(s.oversub > 0))
-            throw Usage("--oversub: \"" + a.get("oversub") + "\", expected a ratio such as 2 (for 2:1)");
+        s.oversub = std::strtod(ov.c_str(), &end);
+        if (ov.empty() || *end || !(s.oversub > 0) || s.oversub > 1000)
+            throw Usage("--oversub: \"" + ov + "\", expected a ratio such as 2 (for 2:1)");
     }
     if (a.flag("speed")) {
         s.speed = speed_from_string(a.get("speed"));

@@ -327,6 +327,27 @@ std::string slot_suffix(const std::string &desc)
     return sanitise_name(desc.substr(slash + 1));
 }
 
+// "MF0;core1:MCS8500/L16/U2" -> chassis core1, model MCS8500, slot L16/U2;
+// false unless the slot is a line (L) or spine (S) board
+bool director_slot(const std::string &desc, std::string &chassis, std::string &model, std::string &slot)
+{
+    std::size_t semi = desc.find(';'), colon = desc.find(':', semi == std::string::npos ? 0 : semi);
+    if (semi == std::string::npos || colon == std::string::npos)
+        return false;
+    std::size_t slash = desc.find('/', colon);
+    if (slash == std::string::npos || slash + 2 >= desc.size() || (desc[slash + 1] != 'L' && desc[slash + 1] != 'S') ||
+        !std::isdigit(static_cast<unsigned char>(desc[slash + 2])))
+        return false;
+    chassis = sanitise_name(desc.substr(semi + 1, colon - semi - 1));
+    model = sanitise_name(desc.substr(colon + 1, slash - colon - 1));
+    slot = desc.substr(slash + 1);
+    std::string clean;
+    for (char c : slot)
+        clean += std::isalnum(static_cast<unsigned char>(c)) || c == '/' ? c : '-';
+    slot = clean;
+    return !chassis.empty();
+}
+
 void name_switches(Topology &t)
 {
     std::map<std::string, std::vector<int>> by_base;
@@ -353,6 +374,8 @@ void name_switches(Topology &t)
             }
             used.insert(name);
             s.name = name;
+            if (!director_slot(trim(n->desc), s.chassis, s.model, s.slot))
+                s.chassis.clear();
         }
     }
 }
@@ -701,6 +724,13 @@ Topology analyse(Fabric fabric)
         }
         std::sort(p.leaves.begin(), p.leaves.end(), leaf_name_less);
         p.name = "pod-" + t.switches[static_cast<std::size_t>(p.leaves[0])].name;
+        // a pod that is one director's line boards is named after the chassis
+        const std::string &ch = t.switches[static_cast<std::size_t>(p.leaves[0])].chassis;
+        bool one_chassis = !ch.empty();
+        for (int l : p.leaves)
+            one_chassis = one_chassis && t.switches[static_cast<std::size_t>(l)].chassis == ch;
+        if (one_chassis)
+            p.name = "pod-" + ch;
         pods.push_back(p);
     }
     std::vector<Island> grp_islands;

@@ -280,6 +280,17 @@ std::vector<Finding> check(const Topology &t)
             }
     }
 
+    // a director's ASIC is named for the admin by its chassis and slot
+    std::map<std::string, const Switch *> by_name;
+    for (const Switch &sw : t.switches)
+        if (!sw.chassis.empty())
+            by_name[sw.name] = &sw;
+    if (!by_name.empty())
+        for (Finding &fd : out) {
+            auto it = by_name.find(fd.subject.substr(0, fd.subject.find_first_of("[ ")));
+            if (it != by_name.end())
+                fd.message += " (director " + it->second->chassis + " " + it->second->model + ", slot " + it->second->slot + ")";
+        }
     std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
         return std::tie(a.code, a.subject, a.message) < std::tie(b.code, b.subject, b.message);
     });

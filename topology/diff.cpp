@@ -13,20 +13,28 @@
 namespace atl {
 namespace {
 
-// A node's stable name: the switch name, the host name, or the GUID.
-std::string node_name(const Topology &t, std::uint64_t guid)
-{
-    auto s = t.switch_index.find(guid);
-    if (s != t.switch_index.end())
-        return t.sw(s->second).name;
-    for (const Host &h : t.hosts)
-        for (const HostPort &p : h.ports)
-            if (p.ca_guid == guid)
-                return h.name + " " + p.hca;
-    return guid_str(guid);
-}
-
-std::string end_name(const Topology &t, const LinkEnd &e) { return node_name(t, e.guid) + "[" + std::to_string(e.port) + "]"; }
+// A node's stable name: the switch name, the host name, or the GUID; the
+// adapters' names indexed once (a scan of every host per changed link was
+// quadratic on a fabric that changed much)
+struct Names {
+    const Topology &t;
+    std::map<std::uint64_t, std::string> ca;
+    explicit Names(const Topology &top) : t(top)
+    {
+        for (const Host &h : t.hosts)
+            for (const HostPort &p : h.ports)
+                ca.emplace(p.ca_guid, h.name + " " + p.hca);
+    }
+    std::string node(std::uint64_t guid) const
+    {
+        auto s = t.switch_index.find(guid);
+        if (s != t.switch_index.end())
+            return t.sw(s->second).name;
+        auto c = ca.find(guid);
+        return c != ca.end() ? c->second : guid_str(guid);
+    }
+    std::string end(const LinkEnd &e) const { return node(e.guid) + "[" + std::to_string(e.port) + "]"; }
+};
 
 std::string speed_name(const Link &l)
 {
@@ -98,17 +106,18 @@ FabricDiff diff_fabrics(const Topology &a, const Topology &b)
         return m;
     };
     auto la = index(a.fabric), lb = index(b.fabric);
+    const Names na(a), nb(b);
     for (const auto &kv : la) {
         auto it = lb.find(kv.first);
         if (it == lb.end())
-            add("link-down", end_name(a, kv.second->a) + " - " + end_name(a, kv.second->b), speed_name(*kv.second));
+            add("link-down", na.end(kv.second->a) + " - " + na.end(kv.second->b), speed_name(*kv.second));
         else if (it->second->width != kv.second->width || it->second->speed != kv.second->speed)
-            add("link-speed", end_name(b, it->second->a) + " - " + end_name(b, it->second->b),
+            add("link-speed", nb.end(it->second->a) + " - " + nb.end(it->second->b),
                 speed_name(*kv.second) + " -> " + speed_name(*it->second));
     }
     for (const auto &kv : lb)
         if (!la.count(kv.first))
-            add("link-up", end_name(b, kv.second->a) + " - " + end_name(b, kv.second->b), speed_name(*kv.second));
+            add("link-up", nb.end(kv.second->a) + " - " + nb.end(kv.second->b), speed_name(*kv.second));
     // what scheduling sees: islands per host, topology.conf
     auto ma = membership(a), mb = membership(b);
     int moved = 0;

@@ -44,7 +44,8 @@ void write_dot(std::ostream &out, const Topology &t, const DotOptions &opt)
                 << q(gi.name + " (" + std::to_string(gi.hosts.size()) + " hosts)") << "; style=rounded;\n";
             for (int l : gi.leaves) {
                 const Switch &s = t.sw(l);
-                out << "      " << q(s.name) << " [label=" << q(s.name + (s.rail >= 0 ? "\\nrail " + t.rails[static_cast<std::size_t>(s.rail)] : "") +
+                std::string label = s.chassis.empty() ? s.name : s.chassis + " " + s.slot;
+                out << "      " << q(s.name) << " [label=" << q(label + (s.rail >= 0 ? "\\nrail " + t.rails[static_cast<std::size_t>(s.rail)] : "") +
                                                               "\\n" + std::to_string(s.host_ports) + " host ports")
                     << ", fillcolor=" << (s.sharp ? "palegreen" : "lightyellow") << "];\n";
                 placed.insert(l);
@@ -70,7 +71,9 @@ void write_dot(std::ostream &out, const Topology &t, const DotOptions &opt)
         out << " }\n";
         for (int i : kv.second)
             if (!placed.count(i))
-                out << "  " << q(t.sw(i).name) << " [fillcolor=" << (t.sw(i).sharp ? "palegreen" : "lightblue") << "];\n";
+                out << "  " << q(t.sw(i).name) << " ["
+                    << (t.sw(i).chassis.empty() ? std::string() : "label=" + q(t.sw(i).chassis + " " + t.sw(i).slot) + ", ")
+                    << "fillcolor=" << (t.sw(i).sharp ? "palegreen" : "lightblue") << "];\n";
     }
     // edges: switch pairs, upper tier first so dot ranks cores above leaves
     std::map<std::pair<int, int>, std::pair<int, bool>> pairs;  // -> (cables, any degraded)

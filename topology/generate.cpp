@@ -44,6 +44,14 @@ Fabric generate(const GenSpec &s)
     if (s.pods < 1 || s.groups_per_pod < 1 || s.rails < 1 || s.hosts_per_group < 1 ||
         s.spines_per_pod < 1 || (s.pods > 1 && s.cores < 1) || !(s.oversub > 0))
         throw std::invalid_argument("generate: every count must be at least 1 and oversubscription above 0");
+    // the products below are ints: keep the fabric within what they hold
+    // (and what a machine can analyse): at most 10 million hosts or ports
+    const double hosts = double(s.pods) * s.groups_per_pod * s.hosts_per_group * s.rails;
+    const double ports = hosts + double(s.pods) * s.spines_per_pod * s.groups_per_pod * s.rails * 2 +
+                         double(s.cores) * s.pods * s.spines_per_pod;
+    if (hosts > 1e7 || ports > 1e7 || s.oversub > 1000)
+        throw std::invalid_argument("generate: " + std::to_string(static_cast<long long>(hosts)) +
+                                    " host ports, expected at most 10,000,000 (and --oversub at most 1000)");
     Fabric f;
     f.source = "generated";
     f.kind = "ib";
@@ -57,7 +65,11 @@ Fabric generate(const GenSpec &s)
     int spine_ports = spine_down + per_core * s.cores + (s.sharp ? 1 : 0);
     int nspines = s.pods * s.spines_per_pod;
     int core_ports = nspines * per_core + (s.sharp ? 1 : 0);
-    int lid = 1;
+    // unicast LIDs are 1..0xbfff: a larger synthetic fabric (more than one
+    // subnet could hold) leaves the rest without one (0), as ibnetdiscover
+    // shows an unconfigured port
+    int next_lid = 1;
+    auto lid_next = [&]() { return next_lid <= 0xbfff ? next_lid++ : 0; };
     auto add_switch = [&](std::uint64_t guid, const std::string &name, int ports) {
         Node n;
         n.type = NodeType::Switch;
@@ -65,7 +77,7 @@ Fabric generate(const GenSpec &s)
         n.sysimg_guid = guid;
         n.num_ports = ports;
         n.desc = sw_desc(name);
-        n.lid = lid++;
+        n.lid = lid_next();
         n.vendor_id = 0x2c9;
         n.device_id = 0xd2f0;
         f.nodes.push_back(n);
@@ -122,7 +134,7 @@ Fabric generate(const GenSpec &s)
             ca.sysimg_guid = ca.guid;
             ca.num_ports = 1;
             ca.desc = host + " mlx5_" + std::to_string(r);
-            ca.lid = lid++;
+            ca.lid = lid_next();
             ca.vendor_id = 0x2c9;
             ca.device_id = 0x101b;
             f.nodes.push_back(ca);
@@ -151,7 +163,7 @@ Fabric generate(const GenSpec &s)
             an.sysimg_guid = sws[i].guid;
             an.num_ports = 1;
             an.desc = "Mellanox Technologies Aggregation Node";
-            an.lid = lid++;
+            an.lid = lid_next();
             an.vendor_id = 0x2c9;
             an.device_id = 0xcf09;
             f.nodes.push_back(an);

@@ -39,6 +39,10 @@ struct Switch {
     int rail = -1;           // the rail most of its host ports carry (leaves only)
     int host_ports = 0;      // host HCA ports cabled to it
     int uplinks = 0;         // cables to switches of a higher tier
+    // An ASIC of a director chassis ("MF0;core1:MCS8500/L16/U2"): the chassis,
+    // its model and the slot (L16/U2 a line board, S03/U1 a spine board);
+    // empty for a switch of its own
+    std::string chassis, model, slot;
 };
 
 struct HostPort {

@@ -252,3 +252,24 @@ TEST_CASE("rails from adapters named by netdev (ibpXsYfZ), and why a fabric is n
     CHECK(hca_dev_index("ib2") == 2);
     CHECK(hca_dev_index("enp65s0f1np1") == -1);
 }
+
+TEST_CASE("a director chassis: its line and spine ASICs are one box, its pod is named after it", "[topology]")
+{
+    Topology t = analyse(load_fabric(test_data("ibnetdiscover/director_mcs8500_hand.txt")));
+    int line = 0, spine = 0;
+    for (const Switch &s : t.switches) {
+        CHECK(s.chassis == "ibdir1");
+        CHECK(s.model == "MCS8500");
+        line += s.slot[0] == 'L';
+        spine += s.slot[0] == 'S';
+    }
+    CHECK(line == 4);
+    CHECK(spine == 2);
+    REQUIRE(t.islands_at(Level::Pod).size() == 1);
+    CHECK(t.islands[static_cast<std::size_t>(t.islands_at(Level::Pod)[0])].name == "pod-ibdir1");
+    // line boards are the leaves: a path between two of them crosses a spine ASIC, 4 cables
+    CHECK(t.sw(t.islands[static_cast<std::size_t>(t.islands_at(Level::Leaf)[0])].leaves[0]).name == "ibdir1-L01-U1");
+    auto f = check(t);
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].message, Catch::EndsWith("(director ibdir1 MCS8500, slot L01/U1)"));
+}
