@@ -47,9 +47,9 @@ Fabric generate(const GenSpec &s)
     // the products below are ints: keep the fabric within what they hold
     // (and what a machine can analyse): at most 10 million hosts or ports
     const double hosts = double(s.pods) * s.groups_per_pod * s.hosts_per_group * s.rails;
-    const double ports = hosts + double(s.pods) * s.spines_per_pod * s.groups_per_pod * s.rails * 2 +
+    const double all_ports = hosts + double(s.pods) * s.spines_per_pod * s.groups_per_pod * s.rails * 2 +
                          double(s.cores) * s.pods * s.spines_per_pod;
-    if (hosts > 1e7 || ports > 1e7 || s.oversub > 1000)
+    if (hosts > 1e7 || all_ports > 1e7 || s.oversub > 1000)
         throw std::invalid_argument("generate: " + std::to_string(static_cast<long long>(hosts)) +
                                     " host ports, expected at most 10,000,000 (and --oversub at most 1000)");
     Fabric f;
