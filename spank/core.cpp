@@ -467,6 +467,18 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     return d;
 }
 
+NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev)
+{
+    NodeFacts facts;
+    facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
+    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
+    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", home.empty() ? "" : home + "/.nccl.conf", nccl_conf_file});
+    facts.constrained = devices_constrained(cfg);
+    dev = node_devices(f, cfg, node, facts.ports);
+    return facts;
+}
+
 std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &files)
 {
     std::map<std::string, std::string> out;
@@ -755,6 +767,8 @@ std::set<std::string> atoll_unchanged(const std::string &record,
         }
         p = q + 1;
     }
+    if (value_of("ATOLL_ENV_SET"))
+        out.insert("ATOLL_ENV_SET");
     return out;
 }
 
@@ -840,7 +854,8 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
     if (!dev.usable)
         return skip("no compute-rail adapter is usable here");
     std::string why;
-    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, devices_constrained(cfg), facts.gpus, why);
+    int constrained = cfg.constrain_devices >= 0 ? cfg.constrain_devices : facts.constrained;
+    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, constrained, facts.gpus, why);
     if (bus.empty())
         return skip(why);
     std::set<std::string> nearest;

@@ -100,6 +100,7 @@ struct NodeFacts {
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
+    int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
 };
 // The nccl.conf files NCCL reads (/etc/nccl.conf, HOME/.nccl.conf,
 // NCCL_CONF_FILE): which variables they set. Regular files only, 64 KiB each,
@@ -126,6 +127,13 @@ struct NodeDevices {
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
                          const std::vector<NodePort> &ports);
 
+// Everything the node says of itself for a step but hwloc's map (the caller
+// adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf
+// files (/etc, HOME's, NCCL_CONF_FILE), ConstrainDevices; and the devices.
+// The plugin and atoll-topo env both read a node through this.
+NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev);
+
 // This node's variables for the step (the same for every task of the node):
 // ATOLL_*, NCCL_IB_HCA, NCCL_CROSS_NIC, the RoCE class and GID, SHARP, and
 // ATOLL_ENV_SET naming what atoll set. `user_has` says whether a variable is
@@ -141,7 +149,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
 std::string env_set_record(const std::vector<EnvVar> &vars);
 std::string env_set_add(const std::string &record, const EnvVar &v);
 // The names of `record` whose current value (`value_of`, nullopt when unset)
-// is still the one atoll set.
+// is still the one atoll set, and ATOLL_ENV_SET itself when it is set.
 std::set<std::string> atoll_unchanged(const std::string &record,
                                       const std::function<std::optional<std::string>(const std::string &)> &value_of);
 
@@ -159,8 +167,8 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
                              const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
                              const std::function<bool(const std::string &)> &user_has);
 
-// ConstrainDevices from the cgroup.conf beside slurm.conf: 1, 0, or -1 when
-// it cannot be read. constrain_devices= overrides it.
+// ConstrainDevices: constrain_devices= when set, else the cgroup.conf beside
+// slurm.conf: 1, 0, or -1 when it cannot be read.
 int devices_constrained(const PluginConfig &cfg);
 
 // "%n" in a per-node path replaced by the node name.

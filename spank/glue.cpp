@@ -24,7 +24,6 @@ std::unique_ptr<FabricView> g_fabric;   // loaded once per process
 char g_fabric_error[1024];            // why g_fabric is null (fixed: set in a catch)
 bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
-std::string g_node;
 // Messages for the task's stderr: fixed buffers, so that a catch handler can
 // set them without allocating (a bad_alloc there would end slurmstepd).
 char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
@@ -242,8 +241,7 @@ extern "C" int atl_node(spank_t sp)
                 return step_failure("the step's node list does not have the step's node count");
             g_step.node = g_step.nodes[nodeid];
         }
-        g_node = g_step.node;
-        if (g_node.empty())
+        if (g_step.node.empty())
             return step_failure("cannot tell which node this is");
         // what an earlier step of atoll set, unchanged since, is recomputed;
         // what the user changed since is the user's
@@ -252,16 +250,9 @@ extern "C" int atl_node(spank_t sp)
                 return std::nullopt;
             return get(sp, n.c_str());
         });
-        if (has(sp, "ATOLL_ENV_SET"))
-            g_step.atoll_set.insert("ATOLL_ENV_SET");
-        g_facts = NodeFacts();
-        g_facts.ports = node_ports(g_cfg.sysfs_root.empty() ? "/sys" : per_node_path(g_cfg.sysfs_root, g_node));
-        g_facts.gpus = nvidia_gpus(g_cfg.proc_root.empty() ? "/proc" : per_node_path(g_cfg.proc_root, g_node));
-        std::string home = get(sp, "HOME");
-        g_facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", home.empty() ? "" : home + "/.nccl.conf", get(sp, "NCCL_CONF_FILE")});
-        g_dev = node_devices(*f, g_cfg, g_node, g_facts.ports);
+        g_facts = read_node_facts(*f, g_cfg, g_step.node, get(sp, "HOME"), get(sp, "NCCL_CONF_FILE"), g_dev);
         if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
-            std::string xml = per_node_path(g_cfg.hwloc_xml, g_node);
+            std::string xml = per_node_path(g_cfg.hwloc_xml, g_step.node);
             try {
                 g_facts.gpu_hcas = gpu_hca_pairs(hwloc_module(), xml, g_dev.ports, g_cfg.owner);
             } catch (const std::exception &e) {
@@ -280,7 +271,7 @@ extern "C" int atl_node(spank_t sp)
                 mine.insert(v.name);
             }
             if (!v.set && v.name == "NCCL_IB_HCA") {
-                std::string w = g_node + ": NCCL_IB_HCA not set: " + v.why;
+                std::string w = g_step.node + ": NCCL_IB_HCA not set: " + v.why;
                 slurm_info("atoll: warning: %s", w.c_str());
                 add_node_warning(w.c_str());
             }
@@ -291,7 +282,7 @@ extern "C" int atl_node(spank_t sp)
                 spank_unsetenv(sp, n.c_str());
         g_env_record = env_set_record(g_node_env);
         for (const std::string &w : g_facts.ports.empty() ? std::vector<std::string>() : g_dev.problems) {
-            std::string m = g_node + ": " + w;
+            std::string m = g_step.node + ": " + w;
             slurm_info("atoll: warning: %s", m.c_str());
             add_node_warning(m.c_str());
         }
@@ -315,7 +306,7 @@ extern "C" int atl_task(spank_t sp)
                          g_fabric ? "" : "; the job runs without atoll's help");
         if (g_node_warning[0] && local == 0)
             std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning);
-        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric || g_node.empty())
+        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric || g_step.node.empty())
             return 0;
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
         std::vector<EnvVar> mine = task_env(g_cfg, g_facts, g_dev, g_step, get(sp, "CUDA_VISIBLE_DEVICES"),
@@ -334,7 +325,7 @@ extern "C" int atl_task(spank_t sp)
             std::vector<EnvVar> all = g_node_env;
             all.insert(all.end(), mine.begin(), mine.end());
             for (const EnvVar &v : all)
-                std::fprintf(stderr, "atoll: %s task %d: %s\n", g_node.c_str(), local, describe(v).c_str());
+                std::fprintf(stderr, "atoll: %s task %d: %s\n", g_step.node.c_str(), local, describe(v).c_str());
         }
         return 0;
     } catch (...) {

@@ -369,15 +369,10 @@ int cmd_env(int argc, char **argv)
     step.node = a.get("node");
     step.nodes = expand_hostlist(a.get("nodes", step.node));
     step.batch = a.flag("batch");
-    step.atoll_set = atoll_unchanged(env.count("ATOLL_ENV_SET") ? env["ATOLL_ENV_SET"] : "", value_of);
-    if (env.count("ATOLL_ENV_SET"))
-        step.atoll_set.insert("ATOLL_ENV_SET");
-    NodeFacts facts;
-    facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
-    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, step.node));
-    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", env.count("HOME") ? env["HOME"] + "/.nccl.conf" : "",
-                                      env.count("NCCL_CONF_FILE") ? env["NCCL_CONF_FILE"] : ""});
-    NodeDevices dev = node_devices(*f, cfg, step.node, facts.ports);
+    step.atoll_set = atoll_unchanged(value_of("ATOLL_ENV_SET").value_or(""), value_of);
+    NodeDevices dev;
+    NodeFacts facts = read_node_facts(*f, cfg, step.node, value_of("HOME").value_or(""),
+                                      value_of("NCCL_CONF_FILE").value_or(""), dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.ports, cfg.owner);
     std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);

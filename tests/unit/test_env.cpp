@@ -85,6 +85,15 @@ NodeFacts dgx_facts()
 
 const auto no_user = [](const std::string &) { return false; };
 
+// The plugin's keys for the DGX tables: hwloc's map given, ConstrainDevices as said
+PluginConfig gres_cfg(int constrained)
+{
+    PluginConfig cfg;
+    cfg.hwloc_xml = "(given)";
+    cfg.constrain_devices = constrained;
+    return cfg;
+}
+
 // One pod of two rail groups, 2 hosts each, 8 rails: node001-002 and node003-004
 FabricView dgx_view(bool sharp)
 {
@@ -102,9 +111,7 @@ FabricView dgx_view(bool sharp)
 TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail groups", "[env]")
 {
     FabricView v = dgx_view(true);
-    PluginConfig cfg;
-    cfg.hwloc_xml = "(given)";
-    cfg.constrain_devices = 0;
+    PluginConfig cfg = gres_cfg(0);
     UserOptions opt;
     NodeFacts facts = dgx_facts();
     StepInfo step{{"node001", "node003"}, "node001", false, {}};
@@ -153,8 +160,7 @@ TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail g
 TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without ConstrainDevices", "[env]")
 {
     FabricView v = dgx_view(false);
-    PluginConfig cfg;
-    cfg.hwloc_xml = "(given)";
+    PluginConfig cfg = gres_cfg(-1);
     NodeFacts facts = dgx_facts();
     StepInfo step{{"node001"}, "node001", false, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
@@ -198,9 +204,7 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
 TEST_CASE("expert table: one task holding all 8 GPUs (a torchrun launcher)", "[env]")
 {
     FabricView v = dgx_view(false);
-    PluginConfig cfg;
-    cfg.hwloc_xml = "(given)";
-    cfg.constrain_devices = 0;
+    PluginConfig cfg = gres_cfg(0);
     NodeFacts facts = dgx_facts();
     StepInfo step{{"node001", "node002"}, "node001", false, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
@@ -261,9 +265,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
 TEST_CASE("expert table: a batch script with two srun steps", "[env]")
 {
     FabricView v = dgx_view(true);
-    PluginConfig cfg;
-    cfg.hwloc_xml = "(given)";
-    cfg.constrain_devices = 0;
+    PluginConfig cfg = gres_cfg(0);
     UserOptions opt;
     NodeFacts facts = dgx_facts();
     // the batch step runs on node001 for the job's nodes: node variables, no per-GPU ones
