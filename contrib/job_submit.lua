@@ -5,74 +5,98 @@ The atoll SPANK plugin records a job's island request on the submit side
 (--fabric-island, or the admin's default_island) as ATOLL_ISLAND in the job's
 SPANK environment. Here, where the node count is known, the request becomes
 something Slurm's own scheduler enforces, so Slurm stays in charge of timing
-(queueing, priorities, backfill) while atoll decides the islands:
+(queueing, priorities, backfill) while atoll decides the islands.
 
-  LEVEL:required   a matching-OR constraint over the islands of LEVEL that can
-                   ever hold the job, e.g. --constraint="[grp-leaf03|grp-leaf01]":
-                   the job starts in the first of them with room, never
-                   across two. A group or pod also gets --switches=K@WAIT,
-                   K the fewest leaves that can hold the job (see below). The islands are node features written by
-                   `atoll-topo slurm --format features`.
-  LEVEL:preferred, auto
-                   a leaf: --switches=1@WAIT, one leaf switch of atoll's
-                   topology.conf waited for up to island_wait seconds (raise
-                   max_switch_wait in SchedulerParameters above 300 s), then
-                   the job widens one level: a matching-OR constraint over the
-                   islands of the next level up (a group, else a pod) keeps it
-                   there. A group or pod: the matching-OR constraint of the
-                   level, --switches=K@LEAF_WAIT with K the fewest leaves that
-                   can hold the job (Slurm 22.05 waits for at most K leaf
-                   switches; later releases reset counts above one), and the
-                   admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
-                   drop a constraint by itself, so contrib/atoll-widen swaps
-                   in the one a level up once island_wait is over.
-                   auto is the smallest level that can hold the job; larger
-                   than any pod: --switches=K@LEAF_WAIT alone.
+What Slurm is asked is not decided here: atoll's C++ (slurm/ask.cpp, the one
+author of it, also behind atoll-place --slurm in cli_filter.lua) wrote the
+answer for every request, policy and node count into atoll-requests.conf next
+to this script (`atoll-topo slurm --format requests`). This script looks the
+job up and applies the row:
 
-The plugstack line's policy= orders the islands of a constraint:
-atoll (default) healthy islands first, then the smallest that holds the job;
-first-fit by name; random shuffled; slurm-tree sets no constraint and asks
-Slurm's topology/tree for --switches=1@WAIT when one leaf can hold the job,
-required or not (Slurm's own choice, for comparison).
+  refuse           the job is refused with the row's message (no island of
+                   the level can ever hold it, naming the largest)
+  CONSTRAINT       a matching-OR constraint over those islands, best first,
+                   e.g. --constraint="[grp-leaf03|grp-leaf01]" (after the
+                   user's own features, joined with &): the job starts in the
+                   first of them with room, never across two. The islands are
+                   node features written by `atoll-topo slurm --format features`.
+  SWITCHES WAIT    --switches=K@island_wait or @leaf_wait (never over the
+                   user's own): one leaf switch for a preferred leaf, the
+                   fewest leaves above a leaf (topology/tree waits for at most
+                   K leaf switches, 22.05 to 26.05; only TopologyParam=dragonfly
+                   resets counts above one)
+  WIDEN            a preferred group or pod: the admin comment
+                   "atoll-widen DEADLINE FEATURES": Slurm cannot drop a
+                   constraint by itself, so contrib/atoll-widen swaps in the
+                   row's wider constraint (or none) once island_wait is over.
 
-Without live state the order is static. contrib/cli_filter.lua, where it is
-installed, ranks the islands on the idle nodes with atoll's engine before the
-job is submitted; a job whose constraint already names atoll islands is left
-as it is here.
+The policy, island_wait, leaf_wait and strict come from the atoll.so line of
+the plugstack configuration (atoll-plugstack.lua), never from the job. With
+policy=random the row's islands are shuffled per job.
 
-A request no island can ever hold is refused at submit, naming the largest
-island. Jobs without ATOLL_ISLAND are left alone. The islands come from
-atoll-islands.conf next to this script (`atoll-topo slurm --format islands`).
+A job whose constraint already names atoll islands (cli_filter.lua ranked them
+on the idle nodes with the same C++) keeps it; the row's switches and widen
+mark still apply. Jobs without ATOLL_ISLAND are left alone.
 ]]
 
-local ISLANDS_FILE = "atoll-islands.conf"
+local REQUESTS_FILE = "atoll-requests.conf"
 
 local function script_dir()
     local src = debug.getinfo(1, "S").source
     return src:match("^@(.*/)") or "./"
 end
 
-local function load_islands()
-    local path = script_dir() .. ISLANDS_FILE
+-- The table, read once per job (slurmctld may be reconfigured with a new one):
+-- rows[REQUEST .. " " .. POLICY] = list of {from, to, refuse | level, k, wait,
+-- constraint, widen}; named = every island name the table holds.
+local function load_requests()
+    local path = script_dir() .. REQUESTS_FILE
     local f = io.open(path, "r")
     if not f then
-        return nil, "cannot open " .. path
+        return nil, nil, "cannot open " .. path
     end
-    local islands = {}
+    local rows, named = {}, {}
     local lineno = 0
+    local function names(w)
+        if w ~= "-" and w ~= "*" then
+            for tok in w:gmatch("[^|]+") do named[tok] = true end
+        end
+    end
     for line in f:lines() do
         lineno = lineno + 1
         if not line:match("^%s*#") and line:match("%S") then
-            local level, name, cap, healthy = line:match("^(%S+)%s+(%S+)%s+(%d+)%s+([01])%s*$")
-            if not level then
-                f:close()
-                return nil, string.format("%s:%d: found \"%s\", expected LEVEL NAME CAPACITY HEALTHY", path, lineno, line)
+            local req, pol, from, to, rest = line:match("^(%S+) (%S+) (%d+) (%S+) (.*)$")
+            local row
+            if req then
+                local msg = rest:match("^refuse (.*)$")
+                if msg then
+                    row = {refuse = msg}
+                else
+                    local lv, k, wait, cons, widen = rest:match("^(%a+) (%d+) (%a+) (%S+) (%S+)$")
+                    if not lv then
+                        lv, k, cons, widen = rest:match("^(%a+) (%d+) %- (%S+) (%S+)$")
+                        wait = "-"
+                    end
+                    if lv then
+                        row = {level = lv, k = tonumber(k), wait = wait, constraint = cons, widen = widen}
+                        names(cons)
+                        names(widen)
+                    end
+                end
             end
-            table.insert(islands, {level = level, name = name, cap = tonumber(cap), healthy = healthy == "1"})
+            if not row or (to ~= "-" and not to:match("^%d+$")) then
+                f:close()
+                return nil, nil, string.format("%s:%d: found \"%s\", expected REQUEST POLICY FROM TO ANSWER", path, lineno, line)
+            end
+            row.from = tonumber(from)
+            row.to = to == "-" and math.huge or tonumber(to)
+            local key = req .. " " .. pol
+            rows[key] = rows[key] or {}
+            table.insert(rows[key], row)
         end
     end
     f:close()
-    return islands
+    return rows, named
 end
 
 local function spank_env(job_desc, name)
@@ -86,44 +110,6 @@ local function spank_env(job_desc, name)
         end
     end
     return nil
-end
-
-local function largest(islands, level)
-    local m = 0
-    for _, is in ipairs(islands) do
-        if is.level == level and is.cap > m then
-            m = is.cap
-        end
-    end
-    return m
-end
-
--- fewest leaf islands whose capacities hold n
-local function min_leaves(islands, n)
-    local caps = {}
-    for _, is in ipairs(islands) do
-        if is.level == "leaf" then
-            table.insert(caps, is.cap)
-        end
-    end
-    table.sort(caps, function(a, b) return a > b end)
-    local sum, k = 0, 0
-    for _, c in ipairs(caps) do
-        if sum >= n then
-            break
-        end
-        sum = sum + c
-        k = k + 1
-    end
-    return k
-end
-
-local function names_of(cands)
-    local names = {}
-    for _, is in ipairs(cands) do
-        table.insert(names, is.name)
-    end
-    return table.concat(names, "|")
 end
 
 -- The features with atoll's bracket (the first [...] naming an island)
@@ -146,26 +132,6 @@ local function replace_islands(features, named, with)
     return out
 end
 
--- Two levels cut the hosts into the same islands (a rail group of one leaf
--- is that leaf under another name) when they have as many islands of the
--- same capacities: each upper island is a union of lower ones.
-local function same_partition(islands, a, b)
-    local ca, cb = {}, {}
-    for _, is in ipairs(islands) do
-        if is.level == a then table.insert(ca, is.cap) end
-        if is.level == b then table.insert(cb, is.cap) end
-    end
-    if #ca ~= #cb then
-        return false
-    end
-    table.sort(ca)
-    table.sort(cb)
-    for i = 1, #ca do
-        if ca[i] ~= cb[i] then return false end
-    end
-    return true
-end
-
 -- The site's settings from the atoll.so line of the plugstack configuration
 -- (atoll-plugstack.lua, next to this file and slurm.conf), never from the
 -- job: a user can write anything into a job's SPANK environment.
@@ -176,6 +142,22 @@ local function site_conf()
         return {policy = "atoll", island_wait = 600, strict = false}
     end
     return reader(script_dir() .. "slurm.conf")
+end
+
+-- the islands of a row's field as a constraint, shuffled for policy=random
+local function bracket(field, policy)
+    if field == "-" or field == "*" then
+        return ""
+    end
+    local list = {}
+    for tok in field:gmatch("[^|]+") do table.insert(list, tok) end
+    if policy == "random" then
+        for i = #list, 2, -1 do
+            local j = math.random(i)
+            list[i], list[j] = list[j], list[i]
+        end
+    end
+    return "[" .. table.concat(list, "|") .. "]"
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
@@ -199,176 +181,72 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if n == nil or n == slurm.NO_VAL or n == 0 then
         n = 1
     end
-    local islands, err = load_islands()
-    if not islands then
+    local rows, named, err = load_requests()
+    if not rows then
         slurm.log_info("atoll: %s; job left as submitted", err)
         slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
         return slurm.SUCCESS
     end
-    -- --switches=K@WAIT, never over the user's own
-    local function ask_switches(k, w)
-        if job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0 then
-            job_desc.req_switch = k
-            job_desc.wait4switch = w
+    local list = rows[req .. " " .. policy]
+    if list == nil and rows[req .. " atoll"] ~= nil then
+        slurm.log_info("atoll: policy=%s is not in %s; atoll's order instead", tostring(policy), REQUESTS_FILE)
+        list = rows[req .. " atoll"]
+    end
+    local row
+    for _, r in ipairs(list or {}) do
+        if r.from <= n and n <= r.to then
+            row = r
+            break
         end
     end
-    local level, fit = req:match("^(%a+):(%a+)$")
-    if req == "auto" then
-        fit = "preferred"
-        for _, l in ipairs({"leaf", "group", "pod"}) do
-            if largest(islands, l) >= n then
-                level = l
-                break
-            end
-        end
-        if level == nil then
-            -- larger than any pod: the whole fabric, on the fewest leaves for leaf_wait
-            if policy ~= "slurm-tree" then
-                ask_switches(min_leaves(islands, n), leaf_wait)
-                if explain then
-                    slurm.log_user("atoll: %d nodes, larger than any pod: at most %d leaf switches for up to %d s",
-                                   n, job_desc.req_switch, job_desc.wait4switch)
-                end
-            end
-            return slurm.SUCCESS
-        end
-    end
-    if level == nil then
-        slurm.log_user("atoll: bad island request \"%s\"", req)
+    if row == nil then
+        slurm.log_user("atoll: bad island request \"%s\" for %d nodes: not in %s", req, n, REQUESTS_FILE)
         return slurm.ERROR
     end
-    -- the islands of a level that can ever hold the job, in the policy's order
-    local function candidates(lv)
-        local cands = {}
-        for _, is in ipairs(islands) do
-            if is.level == lv and is.cap >= n then
-                table.insert(cands, is)
-            end
-        end
-        if policy == "first-fit" then
-            table.sort(cands, function(a, b) return a.name < b.name end)
-        elseif policy == "random" then
-            for i = #cands, 2, -1 do
-                local j = math.random(i)
-                cands[i], cands[j] = cands[j], cands[i]
-            end
-        else
-            -- healthy islands first, then the smallest that holds the job (best fit)
-            table.sort(cands, function(a, b)
-                if a.healthy ~= b.healthy then return a.healthy end
-                if a.cap ~= b.cap then return a.cap < b.cap end
-                return a.name < b.name
-            end)
-        end
-        return cands
+    if row.refuse then
+        slurm.log_user("atoll: %s", (row.refuse:gsub("{n}", tostring(n))))
+        return slurm.ERROR
     end
-    local function constrain_str(c)
-        if job_desc.features ~= nil and job_desc.features ~= "" then
-            c = job_desc.features .. "&" .. c
-        end
-        job_desc.features = c
-        return c
-    end
-    local function constrain(cands)
-        return constrain_str("[" .. names_of(cands) .. "]")
-    end
-    local named = {}
-    for _, is in ipairs(islands) do named[is.name] = true end
-    local order = {"leaf", "group", "pod"}
-    -- the constraint one level up: the islands of the first level above whose
-    -- islands are not these ("" when none: anywhere)
-    local function wider_constraint()
-        local start = 0
-        for i, l in ipairs(order) do if l == level then start = i end end
-        for i = start + 1, #order do
-            local up = candidates(order[i])
-            if #up > 0 and not same_partition(islands, level, order[i]) then
-                return "[" .. names_of(up) .. "]", order[i]
-            end
-        end
-        return "", nil
-    end
-    -- Above a leaf, --switches=K@WAIT asks for the fewest leaves (K) for
-    -- leaf_wait (island_wait unless set): Slurm 22.05 waits for at most K
-    -- leaf switches, later releases reset counts above one to none. Not
-    -- over the user's own.
-    local function fewest_leaves()
-        if level == "leaf" then
-            return 1
-        end
-        ask_switches(min_leaves(islands, n), leaf_wait)
-        return job_desc.req_switch
-    end
-    -- A preferred group or pod: Slurm cannot wait a bounded time for one
-    -- (--switches counts leaf switches), so the job is constrained to the
-    -- level now and marked for atoll-widen, which swaps in the constraint one
-    -- level up once the wait is over.
-    local function mark_widen()
-        fewest_leaves()
-        local c, lv = wider_constraint()
-        local target = replace_islands(job_desc.features, named, c)
-        job_desc.admin_comment = string.format("atoll-widen %d %s", os.time() + wait, target ~= "" and target or "-")
-        return lv and ("within one " .. lv .. ": " .. c) or "anywhere"
+    -- --switches=K@WAIT, never over the user's own
+    local k, w = row.k, (row.wait == "leaf" and leaf_wait or wait)
+    if k > 0 and (job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0) then
+        job_desc.req_switch = k
+        job_desc.wait4switch = w
     end
     -- cli_filter.lua already named the islands, ranked on the live state
+    local live = false
     if job_desc.features ~= nil and job_desc.features ~= "" then
         for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
-            if named[tok] then
-                local then_ = nil
-                if fit == "preferred" and level ~= "leaf" and policy ~= "slurm-tree" then
-                    then_ = mark_widen()
-                elseif level ~= "leaf" and policy ~= "slurm-tree" then
-                    fewest_leaves()
-                end
-                if explain then
-                    slurm.log_user("atoll: %d nodes: islands chosen on live state by cli_filter.lua: %s%s",
-                                   n, job_desc.features, then_ and (" for up to " .. wait .. " s, then " .. then_) or "")
-                end
-                return slurm.SUCCESS
-            end
+            if named[tok] then live = true break end
         end
     end
-    local cands = candidates(level)
-    if #cands == 0 then
-        slurm.log_user("atoll: --fabric-island=%s: no %s can hold %d nodes; the largest %s holds %d",
-                       req, level, n, level, largest(islands, level))
-        return slurm.ERROR
-    end
-    if fit == "required" and policy ~= "slurm-tree" then
-        local c = constrain(cands)
-        local k = fewest_leaves()
-        if explain then
-            slurm.log_user("atoll: %d nodes in one %s: constraint %s%s", n, level, c,
-                           k > 1 and string.format(", at most %d leaf switches for up to %d s", k, leaf_wait) or "")
+    local c = bracket(row.constraint, policy)
+    if not live and c ~= "" then
+        if job_desc.features ~= nil and job_desc.features ~= "" then
+            job_desc.features = job_desc.features .. "&" .. c
+        else
+            job_desc.features = c
         end
-        return slurm.SUCCESS
     end
-    -- preferred leaf: Slurm's --switches=1@WAIT waits for one leaf, and a
-    -- constraint on the next level up keeps the job from widening further
-    if level == "leaf" then
-        ask_switches(1, wait)
-        local wider = "anywhere"
-        if policy ~= "slurm-tree" then
-            local c, lv = wider_constraint()
-            if lv then
-                wider = "within one " .. lv .. ": " .. constrain_str(c)
-            end
-        end
-        if explain then
-            slurm.log_user("atoll: %d nodes, %s %s: one leaf switch for up to %d s, then %s",
-                           n, level, fit, wait, wider)
-        end
-        return slurm.SUCCESS
+    local then_ = nil
+    if row.widen ~= "-" then
+        local wider = bracket(row.widen, policy)
+        local target = replace_islands(job_desc.features, named, wider)
+        job_desc.admin_comment = string.format("atoll-widen %d %s", os.time() + wait, target ~= "" and target or "-")
+        then_ = wider ~= "" and wider or "anywhere"
     end
-    if policy == "slurm-tree" then
-        return slurm.SUCCESS  -- Slurm's tree alone: it cannot wait for a group or pod
-    end
-    -- preferred group or pod: constrained to the level now, widened later
-    local c = constrain(cands)
-    local then_ = mark_widen()
     if explain then
-        slurm.log_user("atoll: %d nodes, %s %s: constraint %s for up to %d s (atoll-widen), then %s; at most %d leaf switches for up to %d s",
-                       n, level, fit, c, wait, then_, job_desc.req_switch, leaf_wait)
+        local parts = {}
+        table.insert(parts, string.format("atoll: %d nodes, --fabric-island=%s (%s): ", n, req, row.level))
+        table.insert(parts, live and ("islands chosen on live state by cli_filter.lua: " .. job_desc.features)
+                                  or (c ~= "" and ("constraint " .. c) or "no constraint"))
+        if k > 0 then
+            table.insert(parts, string.format(", at most %d leaf switch%s for up to %d s", k, k > 1 and "es" or "", w))
+        end
+        if then_ then
+            table.insert(parts, string.format("; after %d s (atoll-widen): %s", wait, then_))
+        end
+        slurm.log_user("%s", table.concat(parts))
     end
     return slurm.SUCCESS
 end

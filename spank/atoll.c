@@ -1,10 +1,20 @@
 /* atoll SPANK plugin: the ABI Slurm sees. Everything else is C++ behind glue.h. */
 #include <stddef.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 #include <slurm/spank.h>
 
 #include "spank/glue.h"
 
 SPANK_PLUGIN(atoll, 1);
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/* Slurm 25.05 and later drain the node when a required plugin's
+ * slurm_spank_init fails in slurmd or a job step, unless the plugin says the
+ * job is at fault. atoll's returns 0 there whatever happens (a fault of ours
+ * turns atoll off in the step); this is the second line: never a node. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 
 static int opt_island(int val, const char *optarg, int remote)
 {

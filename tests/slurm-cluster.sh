@@ -8,9 +8,19 @@
 # gres.conf the caller puts in DIR beforehand (GresTypes=gpu is added).
 # Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
 
+# slurm_version: the installed Slurm as MAJORMINOR (2205, 2411, 2605), from slurmctld -V
+slurm_version() {
+    slurmctld -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1\2/p' | head -1
+}
+
 # slurm_conf_base DIR PORT NAME: the slurm.conf lines every test cluster shares
-# (state and logs under DIR, auth/none, container-safe plugins).
+# (state and logs under DIR, auth/none, container-safe plugins). Slurm 24.05
+# and later initialise cgroups in slurmd whatever the plugins: DIR/cgroup.conf
+# turns that off (a chroot or container may have no writable cgroup tree).
 slurm_conf_base() {
+    if [ "$(slurm_version)" -ge 2405 ] 2>/dev/null && [ ! -e "$1/cgroup.conf" ]; then
+        echo "CgroupPlugin=disabled" >"$1/cgroup.conf"
+    fi
     cat <<CONF
 ClusterName=$3
 SlurmctldHost=localhost
@@ -33,12 +43,36 @@ MpiDefault=none
 CONF
 }
 
+# free_ports: the first of 500 ports nobody listens on (slurmctld, slurmd, one
+# per node): make check runs several clusters at once, each from its own block
+free_ports() {
+    _b=$((21000 + ($$ % 20) * 500))
+    _tries=0
+    while [ $_tries -lt 20 ]; do
+        if ! ss -Htln 2>/dev/null | awk -v lo=$_b -v hi=$((_b + 500)) \
+                '{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p < hi) f = 1 } END { exit !f }'; then
+            echo $_b
+            return 0
+        fi
+        _b=$((_b + 500))
+        [ $_b -ge 31000 ] && _b=21000
+        _tries=$((_tries + 1))
+    done
+    echo $((21000 + ($$ % 20) * 500))
+}
+
 cluster_up() {
     _cd=$1 _fabric=$2 _plugin=$3 _keys=$4
     mkdir -p "$_cd/state" "$_cd/spool" "$_cd/log"
-    _port=${CLUSTER_PORT:-$((21000 + $$ % 9000))}
-    "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
+    _port=${CLUSTER_PORT:-$(free_ports)}
+    # CLUSTER_TOPOLOGY=block: topology/block (Slurm 23.11+) from atoll-topo --format block
+    if [ "${CLUSTER_TOPOLOGY:-tree}" = block ]; then
+        "$TOPO" slurm --format block "$_fabric" -o "$_cd/topology.conf" 2>"$_cd/log/block.err" || return 1
+    else
+        "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
+    fi
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
+    "$TOPO" slurm --format requests "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
     cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$ATOLL_SRCDIR/contrib/atoll-plugstack.lua" "$_cd/"
     # cli_filter.lua runs the engine on live state with this build's atoll-place
@@ -55,7 +89,7 @@ SlurmdParameters=config_overrides
 TmpFS=$_cd/spool
 ReturnToService=2
 SchedulerParameters=batch_sched_delay=0,bf_interval=5,max_switch_wait=3600
-TopologyPlugin=topology/tree
+TopologyPlugin=topology/${CLUSTER_TOPOLOGY:-tree}
 JobSubmitPlugins=lua
 CliFilterPlugins=lua
 PlugStackConfig=$_cd/plugstack.conf
@@ -83,10 +117,16 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus F
         done
     done <"$_cd/features.conf"
     [ -n "$CLUSTER_NODES" ] || { echo "cluster_up: no nodes in $_cd/features.conf" >&2; return 1; }
-    [ -n "${CLUSTER_GRES:-}" ] && printf 'GresTypes=gpu\nSelectType=select/cons_tres\n' >>"$_cd/slurm.conf"
+    # CLUSTER_SELECT=cons_tres: what GPU clusters run (and the default from 23.11;
+    # 22.05's default is select/linear); GPU gres needs it
+    [ -n "${CLUSTER_GRES:-}" ] && printf 'GresTypes=gpu\n' >>"$_cd/slurm.conf"
+    if [ -n "${CLUSTER_GRES:-}" ] || [ "${CLUSTER_SELECT:-}" = cons_tres ]; then
+        echo "SelectType=select/cons_tres" >>"$_cd/slurm.conf"
+    fi
     echo "$_nodes" >>"$_cd/slurm.conf"
     echo "PartitionName=all Nodes=ALL Default=YES State=UP MaxTime=INFINITE" >>"$_cd/slurm.conf"
-    echo "required $_plugin $_keys" >"$_cd/plugstack.conf"
+    # no plugin (PLUGIN ""): Slurm alone, as under the sanitizers (Slurm's programs are not instrumented)
+    if [ -n "$_plugin" ]; then echo "required $_plugin $_keys" >"$_cd/plugstack.conf"; else : >"$_cd/plugstack.conf"; fi
     CLUSTER_DIR=$_cd
     slurmctld -D -i >"$_cd/log/slurmctld.out" 2>&1 &
     CLUSTER_PIDS=$!
@@ -135,5 +175,16 @@ wait_idle() {
         _i=$((_i + 1))
         [ $_i -gt 100 ] && return 1
         sleep 0.2
+    done
+}
+
+# job_nodes JOBID: the job's node list once it has one (up to 30 s), else nothing
+job_nodes() {
+    _i=0
+    while [ $_i -lt 100 ]; do
+        _nl=$(timeout 5 scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+        if [ -n "$_nl" ] && [ "$_nl" != "(null)" ]; then echo "$_nl"; return 0; fi
+        sleep 0.3
+        _i=$((_i + 1))
     done
 }

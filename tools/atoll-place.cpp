@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "topology/json.hpp"
+#include "slurm/ask.hpp"
 #include "placement/cost.hpp"
 #include "placement/simulate.hpp"
 #include "topology/cloud.hpp"
@@ -123,34 +124,12 @@ std::string human_seconds(double s)
     return o.str();
 }
 
-// The islands of `ranked` as a matching-OR constraint: "[a|b|c]".
-std::string or_constraint(const Cluster &c, const std::vector<int> &ranked)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < ranked.size(); ++i)
-        s += (i ? "|" : "") + c.island(ranked[i]).name;
-    return s + "]";
-}
-
-// Slurm's MM:SS for --switches=K@TIME (minutes may exceed 59).
-std::string mm_ss(long seconds)
-{
-    std::ostringstream o;
-    o << seconds / 60 << ":" << std::setw(2) << std::setfill('0') << seconds % 60;
-    return o.str();
-}
 
 // --slurm: what cli_filter.lua hands Slurm for an island request on the live
-// free hosts (free=N: how many of the fabric's compute hosts are free), in
-// the same shape job_submit.lua gives without them:
-//   required:        constraint=[islands of the level, best first], and
-//                    above a leaf switches=K@LEAF_WAIT (the fewest leaves)
-//   preferred leaf:  switches=1@WAIT and constraint=[islands one level up]
-//   preferred group or pod: switches=K@LEAF_WAIT (the fewest leaves) and
-//                    constraint=[islands of the level] (--switches counts
-//                    leaf switches: job_submit.lua marks the job, atoll-widen
-//                    widens it)
-//   auto larger than any pod: switches=K@LEAF_WAIT alone
+// free hosts (free=N: how many of the fabric's compute hosts are free), from
+// slurm_ask() (slurm/ask.hpp), which also writes job_submit.lua's table:
+//   refuse=MESSAGE | free=N, then switches=K@MM:SS and constraint=[...]
+// (a preferred group or pod is marked for atoll-widen by job_submit.lua).
 int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
 {
     if (!a.flag("island"))
@@ -163,58 +142,19 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     }
     long wait = a.get_int("island-wait", 600, 0, 365L * 86400);
     long leaf_wait = a.get_int("leaf-wait", wait, 0, 365L * 86400);
-    if (ir.none)
+    SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n);
+    if (ask.none)
         return 0;
-    const Level order[] = {Level::Leaf, Level::Group, Level::Pod};
-    Level level = ir.level;
-    if (ir.auto_level) {
-        level = Level::Fabric;
-        for (Level l : order)
-            if (c.largest(l) >= n) {
-                level = l;
-                break;
-            }
-    }
-    if (c.largest(level) < n) {
+    if (!ask.refuse.empty()) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
-        std::cout << "refuse=--fabric-island=" << a.get("island") << ": no " << to_string(level) << " can hold " << n
-                  << " nodes; the largest " << to_string(level) << " holds " << c.largest(level) << "\n";
+        std::cout << "refuse=" << ask.refuse << "\n";
         return 0;
     }
     std::cout << "free=" << free.total() << "\n";
-    if (level == Level::Fabric) {
-        // auto, larger than any pod: the whole fabric, on the fewest leaves for the leaf wait
-        std::cout << "switches=" << c.min_leaves(n) << "@" << mm_ss(leaf_wait) << "\n";
-        return 0;
-    }
-    std::vector<int> ranked = rank_islands(policy, free, level, n);
-    // Slurm's MM:SS; K = 1 for a leaf, else the fewest leaves that can hold
-    // the job (Slurm 22.05 waits for at most K; later releases ignore K > 1).
-    // A required leaf needs none: one leaf island is one leaf switch.
-    if (!ir.required || level != Level::Leaf) {
-        std::cout << "switches=" << (level == Level::Leaf ? 1 : c.min_leaves(n)) << "@"
-                  << mm_ss(level == Level::Leaf ? wait : leaf_wait) << "\n";
-    }
-    if (ir.required || level != Level::Leaf) {
-        // a preferred group or pod too: job_submit.lua marks it for atoll-widen
-        std::cout << "constraint=" << or_constraint(c, ranked) << "\n";
-        return 0;
-    }
-    // a preferred leaf widens one level up: the first level whose islands are
-    // not the leaves (a rail group of one leaf is that leaf under another name)
-    auto partition = [&](Level l) {
-        std::set<std::vector<int>> parts;
-        for (int is : c.at(l))
-            parts.insert(c.island(is).hosts);
-        return parts;
-    };
-    const auto leaves = partition(Level::Leaf);
-    for (Level l : {Level::Group, Level::Pod}) {
-        if (c.largest(l) < n || partition(l) == leaves)
-            continue;
-        std::cout << "constraint=" << or_constraint(c, rank_islands(policy, free, l, n)) << "\n";
-        break;
-    }
+    if (ask.switches > 0)
+        std::cout << "switches=" << ask.switches << "@" << mm_ss(ask.wait == SwitchWait::Leaf ? leaf_wait : wait) << "\n";
+    if (!ask.constraint.empty())
+        std::cout << "constraint=" << constraint_text(c, ask.constraint) << "\n";
     return 0;
 }
 

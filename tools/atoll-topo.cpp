@@ -23,6 +23,7 @@
 #include "topology/json.hpp"
 #include "placement/view.hpp"
 #include "topology/slurm.hpp"
+#include "slurm/ask.hpp"
 #include "tools/args.hpp"
 
 using namespace atl;
@@ -39,10 +40,12 @@ const char *usage_text =
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json]\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
-    "            [--format tree|block|features|scontrol|islands|view|k8s-labels] [--k8s-labels]\n"
-    "            [--node-params STR] [--scontrol-nodes FILE] [-o FILE]\n"
+    "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
+    "            [--node-params STR] [--scontrol-nodes FILE] [--block-size N] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
+    "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
+    "            move the nodes whose leaf changed (Slurm 25.05 and later)\n"
     "  node      this node's GPUs, HCAs and the nearest HCA of each GPU\n"
     "            [--hwloc-xml FILE] [--sysfs-root DIR] [--json]\n"
     "  env       the plugin's environment for one node and task, and why (a dry run)\n"
@@ -207,23 +210,43 @@ int cmd_check(int argc, char **argv)
     return errors ? 4 : findings.empty() ? 0 : 3;
 }
 
+int to_int(const std::string &opt, const std::string &v);
+
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "features" || f == "scontrol" || f == "islands" || f == "view" || f == "k8s-labels") {
+    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "scontrol" || f == "islands" || f == "requests" ||
+        f == "view" || f == "k8s-labels") {
         what = f;
         a.opts.erase("format");
     }
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
-        throw Usage("--format: \"" + f + "\", expected tree, block, features, scontrol, islands, view or k8s-labels "
+        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
                     "(or an input format: auto, text, json, cache, csv, aws, lldp)");
+    if (a.flag("block-size") && what != "block")
+        throw Usage("--block-size: only with --format block");
+    int block_size = a.flag("block-size") ? to_int("block-size", a.get("block-size")) : 0;
+    if (a.flag("block-size") && block_size < 1)
+        throw Usage("--block-size: \"" + a.get("block-size") + "\", expected a node count of 1 or more");
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    BlockLayout layout;
+    if (what == "block") {
+        try {
+            layout = block_layout(t, block_size);
+        } catch (const std::invalid_argument &e) {
+            throw InputError(t.fabric.source + ": " + e.what() + " (see --block-size in atoll-topo(8))");
+        }
+        for (std::size_t k = 0; k < layout.left_out.size(); ++k)
+            std::cerr << "atoll-topo: warning: topology/block: leaf island "
+                      << t.islands[static_cast<std::size_t>(layout.left_out[k])].name << " left out ("
+                      << layout.why_left_out[k] << "): its nodes run no job under topology/block\n";
+    }
     std::map<std::string, std::vector<std::string>> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
@@ -236,11 +259,15 @@ int cmd_slurm(int argc, char **argv)
         if (what == "tree")
             write_topology_tree(o, t);
         else if (what == "block")
-            write_topology_block(o, t);
+            write_topology_block(o, t, layout);
+        else if (what == "yaml")
+            write_topology_yaml(o, t);
         else if (what == "features")
             write_features_conf(o, t, a.get("node-params"));
         else if (what == "islands")
             write_islands(o, Cluster(t));
+        else if (what == "requests")
+            write_requests_table(o, Cluster(t));
         else if (what == "view")
             write_summary(o, summarise(t, Cluster(t)));
         else if (what == "k8s-labels")
@@ -253,9 +280,12 @@ int cmd_slurm(int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca"}, {"json"});
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca", "topology-name"},
+                        {"json", "topology-updates", "block"});
     if (a.operands.size() != 2)
         throw Usage("diff: give OLD and NEW (any input atoll-topo reads)");
+    if ((a.flag("block") || a.flag("topology-name")) && !a.flag("topology-updates"))
+        throw Usage("--block and --topology-name go with --topology-updates");
     auto load_one = [&](const std::string &p) {
         Args one = a;
         one.operands = {p};
@@ -263,6 +293,13 @@ int cmd_diff(int argc, char **argv)
     };
     Topology old_t = load_one(a.operands[0]), new_t = load_one(a.operands[1]);
     FabricDiff d = diff_fabrics(old_t, new_t);
+    if (a.flag("topology-updates")) {
+        // Slurm 25.05 and later move nodes on a running slurmctld; exit 3 when any moved
+        std::string name = a.get("topology-name", "default");
+        if (name.empty() || name.find_first_of(" :,=\t\n'\"") != std::string::npos)
+            throw Usage("--topology-name: \"" + name + "\", expected a topology name of topology.yaml (or default)");
+        return write_topology_updates(std::cout, old_t, new_t, name, a.flag("block")) > 0 ? 3 : 0;
+    }
     if (a.flag("json")) {
         std::cout << json_text(diff_json(d), 2) << "\n";
     } else {

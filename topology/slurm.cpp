@@ -6,7 +6,9 @@
 #include <functional>
 #include <istream>
 #include <ostream>
+#include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <stdexcept>
 
@@ -123,14 +125,239 @@ void write_topology_tree(std::ostream &out, const Topology &t)
     }
 }
 
-void write_topology_block(std::ostream &out, const Topology &t)
+namespace {
+
+// The pod (else the fabric: 0) a leaf island's hosts are in.
+int block_domain(const Topology &t, int leaf)
+{
+    const Island &is = t.islands[static_cast<std::size_t>(leaf)];
+    if (is.hosts.empty())
+        return 0;
+    return std::max(0, t.hosts[static_cast<std::size_t>(is.hosts.front())].pod + 1);
+}
+
+// Slurm's aggregation (block_record_validate() of 24.11 and 26.05): for each
+// level of `sizes` (in blocks, ascending, sizes[0] == 1), the runs of blocks
+// it joins. True when every run of every level lies in one domain.
+bool aggregates_in_one_domain(const std::vector<int> &domain, const std::vector<long> &sizes)
+{
+    const long n = static_cast<long>(domain.size());
+    for (std::size_t j = 1; j < sizes.size(); ++j) {
+        long start = -1;
+        for (long i = 0; i < n; ++i) {
+            if (i % sizes[j] == 0) {
+                long remaining = n - i;
+                start = sizes[j] > remaining && sizes[j - 1] >= remaining ? -1 : i;
+                continue;
+            }
+            if (start >= 0 && domain[static_cast<std::size_t>(i)] != domain[static_cast<std::size_t>(start)])
+                return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+BlockLayout block_layout(const Topology &t, int base_nodes)
+{
+    BlockLayout l;
+    std::vector<int> leaves;
+    std::vector<std::size_t> sizes;
+    for (int i : t.islands_at(Level::Leaf))
+        if (!t.islands[static_cast<std::size_t>(i)].hosts.empty()) {
+            leaves.push_back(i);
+            sizes.push_back(t.islands[static_cast<std::size_t>(i)].hosts.size());
+        }
+    if (leaves.empty())
+        throw std::invalid_argument("topology/block: no leaf island holds a host, so there is no block to write");
+    auto compute = [&](int leaf) {
+        for (int h : t.islands[static_cast<std::size_t>(leaf)].hosts)
+            if (t.hosts[static_cast<std::size_t>(h)].compute)
+                return true;
+        return false;
+    };
+    std::vector<std::size_t> compute_sizes;
+    for (std::size_t k = 0; k < leaves.size(); ++k)
+        if (compute(leaves[k]))
+            compute_sizes.push_back(sizes[k]);
+    std::sort(compute_sizes.begin(), compute_sizes.end());
+    std::size_t median = compute_sizes.empty() ? 0 : compute_sizes[compute_sizes.size() / 2];
+    auto service = [&](std::size_t k) { return !compute(leaves[k]) || sizes[k] * 2 < median; };
+    if (base_nodes > 0)
+        l.base = base_nodes;
+    else {
+        std::size_t smallest = 0;
+        for (std::size_t k = 0; k < leaves.size(); ++k)
+            if (!service(k) && (smallest == 0 || sizes[k] < smallest))
+                smallest = sizes[k];
+        if (smallest == 0)  // no compute host anywhere: every leaf counts
+            smallest = *std::min_element(sizes.begin(), sizes.end());
+        l.base = static_cast<int>(smallest);
+    }
+    std::vector<std::pair<std::tuple<int, int, std::string>, int>> order;
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+        const Island &is = t.islands[static_cast<std::size_t>(leaves[k])];
+        bool is_service = base_nodes <= 0 && service(k) && !compute_sizes.empty();
+        if (is_service || sizes[k] < static_cast<std::size_t>(l.base)) {
+            l.left_out.push_back(leaves[k]);
+            l.why_left_out.push_back(std::to_string(sizes[k]) + (sizes[k] == 1 ? " node" : " nodes") +
+                                     (is_service ? ", a service leaf" : ", fewer than " + std::to_string(l.base)));
+            continue;
+        }
+        const Host &first = t.hosts[static_cast<std::size_t>(is.hosts.front())];
+        order.push_back({{block_domain(t, leaves[k]), first.group, is.name}, leaves[k]});
+    }
+    if (order.empty())
+        throw std::invalid_argument("topology/block: no leaf island holds " + std::to_string(l.base) +
+                                    " nodes or more (the base block size), so there is no block to write");
+    std::sort(order.begin(), order.end());
+    std::vector<int> domain;
+    std::map<int, long> per_domain;
+    for (const auto &o : order) {
+        l.blocks.push_back(o.second);
+        domain.push_back(std::get<0>(o.first));
+        ++per_domain[domain.back()];
+    }
+    long widest = 0;
+    for (const auto &d : per_domain)
+        widest = std::max(widest, d.second);
+    // levels up to the largest pod, each kept only while no aggregated block
+    // of it or a lower level joins two pods
+    l.levels.push_back(0);
+    std::vector<long> chosen{1};
+    for (int k = 1; k <= 15 && (1L << (k - 1)) < widest; ++k) {
+        std::vector<long> trial = chosen;
+        trial.push_back(1L << k);
+        if (aggregates_in_one_domain(domain, trial)) {
+            chosen = trial;
+            l.levels.push_back(k);
+        }
+        else
+            l.unsound.push_back(k);
+    }
+    return l;
+}
+
+void write_topology_block(std::ostream &out, const Topology &t, const BlockLayout &l)
 {
     out << "# topology.conf for topology/block (Slurm >= 23.11), written by atoll-topo from "
-        << t.fabric.source << "\n";
-    for (int i : t.islands_at(Level::Leaf)) {
+        << t.fabric.source << "\n"
+        << "# " << l.blocks.size() << " blocks (leaf islands) of " << l.base
+        << " nodes or more, pod by pod: Slurm joins consecutive blocks into larger ones.\n";
+    if (!l.unsound.empty()) {
+        out << "# Not in BlockSizes (an aggregated block would join two pods):";
+        for (int k : l.unsound)
+            out << " " << (static_cast<long>(l.base) << k);
+        out << "\n";
+    }
+    for (std::size_t k = 0; k < l.left_out.size(); ++k)
+        out << "# Left out: " << t.islands[static_cast<std::size_t>(l.left_out[k])].name << " ("
+            << host_list(t, t.islands[static_cast<std::size_t>(l.left_out[k])].hosts) << ": "
+            << l.why_left_out[k] << "); topology/block runs no job on its nodes\n";
+    for (int i : l.blocks) {
         const Island &is = t.islands[static_cast<std::size_t>(i)];
         out << "BlockName=" << is.name << " Nodes=" << host_list(t, is.hosts) << "\n";
     }
+    out << "BlockSizes=";
+    for (std::size_t k = 0; k < l.levels.size(); ++k)
+        out << (k ? "," : "") << (static_cast<long>(l.base) << l.levels[k]);
+    out << "\n";
+}
+
+void write_topology_block(std::ostream &out, const Topology &t) { write_topology_block(out, t, block_layout(t)); }
+
+void write_topology_yaml(std::ostream &out, const Topology &t)
+{
+    auto q = [](const std::string &v) { return "\"" + v + "\""; };  // names are [A-Za-z0-9._-] (analyse)
+    out << "# topology.yaml (Slurm >= 25.05), written by atoll-topo from " << t.fabric.source << "\n"
+        << "# Partitions pick one: Topology=atoll-tree (the default), atoll-block, atoll-flat.\n"
+        << "---\n"
+        << "- topology: atoll-tree\n"
+        << "  cluster_default: true\n"
+        << "  tree:\n"
+        << "    switches:\n";
+    for (const TreeSwitch &sw : slurm_tree(t)) {
+        const Island &is = t.islands[static_cast<std::size_t>(sw.island)];
+        out << "      - switch: " << q(is.name) << "\n";
+        if (is.level == Level::Leaf) {
+            out << "        nodes: " << q(host_list(t, is.hosts)) << "\n";
+            continue;
+        }
+        std::vector<std::string> names;
+        for (int k : sw.children)
+            names.push_back(t.islands[static_cast<std::size_t>(k)].name);
+        out << "        children: " << q(join(names)) << "\n";
+    }
+    BlockLayout l;
+    try {
+        l = block_layout(t);
+    } catch (const std::invalid_argument &e) {
+        out << "# no atoll-block: " << e.what() << "\n";
+    }
+    if (!l.blocks.empty()) {
+        out << "- topology: atoll-block\n"
+            << "  cluster_default: false\n"
+            << "  block:\n"
+            << "    block_sizes:\n";
+        for (int k : l.levels)
+            out << "      - " << (static_cast<long>(l.base) << k) << "\n";
+        out << "    blocks:\n";
+        for (int i : l.blocks) {
+            const Island &is = t.islands[static_cast<std::size_t>(i)];
+            out << "      - block: " << q(is.name) << "\n"
+                << "        nodes: " << q(host_list(t, is.hosts)) << "\n";
+        }
+        std::vector<int> rest;
+        for (int i : l.left_out)
+            rest.insert(rest.end(), t.islands[static_cast<std::size_t>(i)].hosts.begin(),
+                        t.islands[static_cast<std::size_t>(i)].hosts.end());
+        if (!rest.empty()) {
+            std::sort(rest.begin(), rest.end(),
+                      [&](int a, int b) { return t.hosts[static_cast<std::size_t>(a)].name < t.hosts[static_cast<std::size_t>(b)].name; });
+            out << "# left out of atoll-block (service leaves): " << host_list(t, rest)
+                << " -- a partition of them with Topology=atoll-flat\n";
+        }
+    }
+    out << "- topology: atoll-flat\n"
+        << "  cluster_default: false\n"
+        << "  flat: true\n";
+}
+
+int write_topology_updates(std::ostream &out, const Topology &old_t, const Topology &new_t,
+                           const std::string &topology_name, bool block)
+{
+    // the path of switches down to each leaf island of the new tree
+    std::map<int, int> parent;
+    for (const TreeSwitch &sw : slurm_tree(new_t))
+        for (int k : sw.children)
+            parent[k] = sw.island;
+    auto unit = [&](int leaf) {
+        std::string path = new_t.islands[static_cast<std::size_t>(leaf)].name;
+        if (block)
+            return path;
+        int guard = 0;
+        for (auto it = parent.find(leaf); it != parent.end() && ++guard < 16; it = parent.find(it->second))
+            path = new_t.islands[static_cast<std::size_t>(it->second)].name + ":" + path;
+        return path;
+    };
+    std::map<std::string, std::string> old_leaf;
+    for (const Host &h : old_t.hosts)
+        if (h.leaf_island >= 0)
+            old_leaf[h.name] = old_t.islands[static_cast<std::size_t>(h.leaf_island)].name;
+    int lines = 0;
+    for (const Host &h : new_t.hosts) {
+        if (h.leaf_island < 0)
+            continue;
+        auto it = old_leaf.find(h.name);
+        const std::string &now = new_t.islands[static_cast<std::size_t>(h.leaf_island)].name;
+        if (it == old_leaf.end() || it->second == now)
+            continue;  // not a node of the old fabric, or unchanged
+        out << "scontrol update NodeName=" << shell_word(h.name)
+            << " " << shell_word("Topology=" + topology_name + ":" + unit(h.leaf_island)) << "\n";
+        ++lines;
+    }
+    return lines;
 }
 
 std::vector<std::string> host_features(const Topology &t, int host)

@@ -24,8 +24,45 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t);
 // fabric as switches above them (a level with a single child is skipped), so a
 // host is under exactly one switch even in a rail-optimised fabric.
 void write_topology_tree(std::ostream &out, const Topology &t);
-// topology/block (Slurm >= 23.11): one block per leaf island.
+// topology/block (Slurm >= 23.11): one block per leaf island, laid out so
+// that Slurm 24.11 and later load it. Slurm takes the first block's node count
+// (or BlockSizes' first value) as the planning base block and refuses a later
+// block with fewer nodes; it joins blocks i..i+2^k-1 (i a multiple of 2^k)
+// into the aggregated blocks of level k.
+struct BlockLayout {
+    std::vector<int> blocks;     // leaf island indices, in the order written (pod by pod)
+    int base = 0;                // nodes in the planning base block
+    std::vector<int> levels;     // aggregation levels written to BlockSizes (0 first)
+    std::vector<int> unsound;    // levels left out: an aggregated block would join two pods
+    std::vector<int> left_out;   // leaf islands with hosts that are not written
+    std::vector<std::string> why_left_out;  // per left_out: "service leaf", "13 nodes < 14"
+};
+// base_nodes 0: the smallest leaf island of compute hosts (a leaf of no
+// compute host, or with fewer than half the median leaf's hosts, is a service
+// leaf and left out). Throws std::invalid_argument when no block can be
+// written (no leaf island holds hosts, or none holds base_nodes).
+BlockLayout block_layout(const Topology &t, int base_nodes = 0);
+void write_topology_block(std::ostream &out, const Topology &t, const BlockLayout &layout);
 void write_topology_block(std::ostream &out, const Topology &t);
+
+// topology.yaml (Slurm 25.05 and later), one topology per use: "atoll-tree"
+// (the cluster default: topology/tree as write_topology_tree), "atoll-block"
+// (the block layout, when one exists) and "atoll-flat" (no topology: for a
+// partition of the service nodes the block layout leaves out). A partition
+// picks one with Topology=NAME in slurm.conf.
+void write_topology_yaml(std::ostream &out, const Topology &t);
+
+// Live topology changes (Slurm 25.05 and later): "scontrol update NodeName=H
+// Topology=NAME:UNIT" for each host of both fabrics whose leaf island (its
+// leaf switch in topology/tree, its block in topology/block) differs between
+// them. A host whose island is unchanged gets no line: re-applying an
+// unchanged Topology= turns block scheduling off (SchedMD PR #225). tree:
+// UNIT is the path of switches from the top down to the leaf, as
+// atoll-topo's topology.conf has them (Slurm makes the ones it lacks);
+// block: the block's name. NAME is the topology (topology.conf: "default").
+// Returns the number of lines written.
+int write_topology_updates(std::ostream &out, const Topology &old_t, const Topology &new_t,
+                           const std::string &topology_name, bool block);
 
 // A host's island features: its leaf island, rail group and pod names.
 std::vector<std::string> host_features(const Topology &t, int host);

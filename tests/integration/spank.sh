@@ -49,7 +49,10 @@ export CLUSTER_GRES="node002=gpu:4"
 
 # exported symbols: what Slurm looks up, nothing else
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort | tr '\n' ' ')
-if [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]; then ok "atoll.so exports only the SPANK symbols"; else not_ok "atoll.so exports only the SPANK symbols"; diag "$syms"; fi
+# Slurm 25.05 and later: also slurm_spank_init_failure_mode (ESPANK_JOB_FAILURE: never drain a node)
+mode=
+[ "$(slurm_version)" -ge 2505 ] && mode="slurm_spank_init_failure_mode "
+if [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init ${mode}slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]; then ok "atoll.so exports only the SPANK symbols"; else not_ok "atoll.so exports only the SPANK symbols"; diag "$syms"; fi
 # hwloc stays out of srun: atoll.so does not link it, atoll-hwloc.so (loaded
 # on demand) exports its one function
 deps=$(ldd "$so" | grep -c -E 'libhwloc|libstdc\+\+')
@@ -286,7 +289,7 @@ reset_plugstack
 set_plugstack "policy=slurm-tree"
 timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err"
 if \
-    grep -q "atoll: 2 nodes, leaf required: one leaf switch for up to 600 s" "$work/tree.err"; then ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; else not_ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; diag "$(cat "$work/tree.err")"; fi
+    grep -q "atoll: 2 nodes, --fabric-island=leaf:required (leaf): no constraint, at most 1 leaf switch for up to 600 s" "$work/tree.err"; then ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; else not_ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; diag "$(cat "$work/tree.err")"; fi
 
 reset_plugstack
 

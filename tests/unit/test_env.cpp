@@ -4,7 +4,7 @@
 // single task, a batch script with two srun steps, and an AWS node. The
 // node's own facts (sysfs ports, /proc GPUs by device minor, hwloc's nearest
 // HCA per GPU) are given here; reading them is tested beside.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <cstdlib>
 #include <fstream>
 #include <map>

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <fstream>
 #include <iterator>
 #include <sstream>

@@ -1,5 +1,5 @@
 // LLDP neighbour tables in lldpd's four formats, and the fabric built from them.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <cstdlib>
 #include <fstream>
 #include <sstream>

@@ -1,5 +1,5 @@
 // Placement policies and the simulator on fabrics small enough to check by hand.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <sstream>
 
 #include "placement/cost.hpp"

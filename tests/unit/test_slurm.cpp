@@ -1,4 +1,5 @@
-#include <catch2/catch.hpp>
+#include "catch.hpp"
+#include <algorithm>
 #include <sstream>
 
 #include "testdata.hpp"
@@ -59,6 +60,68 @@ TEST_CASE("rail-optimised fabrics list every host under exactly one switch", "[s
     std::ostringstream b;
     write_topology_block(b, t);
     CHECK_THAT(b.str(), Catch::Contains("\nBlockName=grp-ib-leaf09 Nodes=node[017-024]\n"));
+}
+
+// Slurm's rule (block_record_validate(), 24.11): every block after the first
+// holds at least the base block's nodes; consecutive aligned runs of 2^k
+// blocks are joined at level k.
+TEST_CASE("topology/block: a layout that Slurm 24.11 loads, pods kept together (checked by hand)", "[slurm][block]")
+{
+    SECTION("Selene: service leaves of 2-5 nodes left out, base 14, no pair level (pods of 7 and 4 blocks)")
+    {
+        Topology t = analyse(load_fabric(selene_path()));
+        BlockLayout l = block_layout(t);
+        CHECK(l.base == 14);
+        REQUIRE(l.blocks.size() == 25);
+        REQUIRE(l.left_out.size() == 3);
+        CHECK(t.islands[static_cast<std::size_t>(l.left_out[0])].name == "MLG01-01");
+        CHECK(l.why_left_out[0] == "5 nodes, a service leaf");
+        for (int b : l.blocks)
+            CHECK(t.islands[static_cast<std::size_t>(b)].hosts.size() >= 14);
+        // pod by pod: the pod of each block never returns once left
+        std::vector<int> pods;
+        for (int b : l.blocks) {
+            int p = t.hosts[static_cast<std::size_t>(t.islands[static_cast<std::size_t>(b)].hosts[0])].pod;
+            if (pods.empty() || pods.back() != p) {
+                CHECK(std::find(pods.begin(), pods.end(), p) == pods.end());
+                pods.push_back(p);
+            }
+        }
+        CHECK(pods.size() == 4);
+        CHECK(l.levels == std::vector<int>{0});
+        CHECK(l.unsound == std::vector<int>{1, 2, 3});
+        std::ostringstream o;
+        write_topology_block(o, t, l);
+        CHECK_THAT(o.str(), Catch::EndsWith("\nBlockSizes=14\n"));
+        CHECK_THAT(o.str(), Catch::Contains("\n# Left out: MLG01-04 (selene-cache-[03-04]: 2 nodes, a service leaf)"));
+        CHECK_THAT(o.str(), Catch::Contains("\n# Not in BlockSizes (an aggregated block would join two pods): 28 56 112\n"));
+        // a base of 19 leaves out the leaves of 14 to 18 nodes, by name
+        BlockLayout l19 = block_layout(t, 19);
+        CHECK(l19.base == 19);
+        CHECK(l19.blocks.size() == 15);
+        CHECK(l19.left_out.size() == 13);
+        CHECK_THROWS_WITH(block_layout(t, 21), Catch::Contains("no leaf island holds 21 nodes or more"));
+    }
+    SECTION("2 pods of 4 leaves of 8: levels of 1, 2 and 4 blocks, each inside a pod")
+    {
+        Topology t = generated(2, 4, 8);
+        BlockLayout l = block_layout(t);
+        CHECK(l.base == 8);
+        CHECK(l.blocks.size() == 8);
+        CHECK(l.left_out.empty());
+        CHECK(l.levels == std::vector<int>{0, 1, 2});
+        CHECK(l.unsound.empty());
+        std::ostringstream o;
+        write_topology_block(o, t, l);
+        CHECK_THAT(o.str(), Catch::EndsWith("\nBlockSizes=8,16,32\n"));
+    }
+    SECTION("pods of 3 leaves: pairs would cross pods, so BlockSizes keeps the base alone")
+    {
+        Topology t = generated(2, 3, 4);
+        BlockLayout l = block_layout(t);
+        CHECK(l.levels == std::vector<int>{0});
+        CHECK(l.unsound == std::vector<int>{1, 2});
+    }
 }
 
 TEST_CASE("island features: a slurm.conf include and scontrol lines keeping other features", "[slurm]")

@@ -1,6 +1,6 @@
 // The SPANK plugin's logic without Slurm: plugstack keys, options, the
 // environment of a node, GPU-to-HCA pairs from saved hwloc topologies.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <algorithm>
 #include <fstream>
 #include <iterator>

@@ -3,7 +3,9 @@
 #include <sstream>
 #include <string>
 
+#include "topology/generate.hpp"
 #include "topology/ibnetdiscover.hpp"
+#include "topology/topology.hpp"
 #include "topology/io.hpp"
 
 inline std::string test_data(const std::string &rel) { return std::string(ATOLL_SRCDIR "/tests/data/") + rel; }
@@ -13,4 +15,15 @@ inline atl::Fabric parse_string(const std::string &text, const std::string &name
 {
     std::istringstream in(text);
     return atl::parse_ibnetdiscover(in, name);
+}
+
+// A generated fabric, analysed: pods x groups_per_pod rail groups of `hosts` hosts.
+inline atl::Topology generated(int pods, int groups_per_pod, int hosts, int rails = 1)
+{
+    atl::GenSpec g;
+    g.pods = pods;
+    g.groups_per_pod = groups_per_pod;
+    g.hosts_per_group = hosts;
+    g.rails = rails;
+    return atl::analyse(atl::generate(g));
 }

@@ -1,0 +1,163 @@
+#!/bin/sh
+# topology/block from atoll-topo --format block in a real Slurm (23.11 and
+# later; Debian 12's 22.05 has no topology/block, so these skip there and run
+# in the release matrix, tests/slurm-matrix.sh): Selene's file loads into
+# slurmctld (service leaves left out, blocks of 14 nodes or more), where the
+# file of one block per leaf island in fabric order makes 24.11's slurmctld
+# exit; on a 16-node cluster (2 pods x 2 leaves x 4 hosts) jobs are placed by
+# the blocks: a 4-node job in one leaf, 5- and 8-node jobs in one pod.
+. "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
+n=9
+plan $n
+skip_all() {
+    i=0
+    while [ $i -lt $n ]; do i=$((i + 1)); skip "topology/block $i" "$1"; done
+    exit 0
+}
+command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v srun >/dev/null ||
+    skip_all "Slurm (slurmctld, slurmd, srun) not installed"
+version=$(slurm_version)
+release=$(slurmctld -V | sed 's/^[^ ]* //')
+[ "${version:-0}" -ge 2311 ] || skip_all "Slurm $release has no topology/block (23.11 and later)"
+work=$(tmpdir)
+port=$((30000 + $$ % 20000))
+
+# ctld NAME TOPOLOGY.CONF NODELINE: slurmctld on it; 0 when it answers, 1 when it exits
+ctld() {
+    d="$work/$1"
+    mkdir -p "$d/state" "$d/log"
+    cp "$2" "$d/topology.conf"
+    slurm_conf_base "$d" "$port" "atoll$1" >"$d/slurm.conf"
+    printf 'TopologyPlugin=topology/block\n%s\nPartitionName=all Nodes=ALL Default=YES State=UP\n' "$3" >>"$d/slurm.conf"
+    SLURM_CONF="$d/slurm.conf" slurmctld -D -i >"$d/stdout" 2>&1 &
+    pid=$!
+    at_exit "kill $pid 2>/dev/null"
+    port=$((port + 2))
+    i=0
+    until SLURM_CONF="$d/slurm.conf" timeout 5 scontrol ping 2>/dev/null | grep -q UP; do
+        i=$((i + 1))
+        if ! kill -0 $pid 2>/dev/null; then wait $pid 2>/dev/null; return 1; fi
+        [ $i -gt 100 ] && { kill $pid; return 1; }
+        sleep 0.2
+    done
+    SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show topology >"$d/topology.out" 2>&1
+    kill $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    return 0
+}
+
+selene=$ATOLL_SRCDIR/data/fabrics/selene-compute.ibnetdiscover
+"$TOPO" slurm --format block "$selene" -o "$work/selene.conf" 2>"$work/selene.err"
+# every host of the fabric is a node (the service leaves' hosts too)
+"$TOPO" slurm --format tree "$selene" -o "$work/tree.conf"
+nodes=$(grep -o 'Nodes=[^ ]*' "$work/tree.conf" | sed 's/Nodes=//' | paste -sd, -)
+nodeline="NodeName=$nodes CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
+if ctld selene "$work/selene.conf" "$nodeline" && grep -q 'BlockName=grp-LG01-01 ' "$work/selene/topology.out"; then
+    ok "slurmctld $release loads Selene's topology/block file"
+else
+    not_ok "slurmctld $release loads Selene's topology/block file"
+    diag "$(grep -iE 'fatal|error' "$work/selene/log/slurmctld.log" "$work/selene/stdout" 2>/dev/null | head -5)"
+fi
+if grep -q 'left out (5 nodes, a service leaf)' "$work/selene.err" && grep -q '^BlockSizes=14$' "$work/selene.conf" &&
+   [ "$(grep -c '^BlockName=' "$work/selene.conf")" -eq 25 ]; then
+    ok "Selene: 25 blocks of 14 nodes or more, the 3 service leaves left out with a warning"
+else
+    not_ok "Selene: 25 blocks of 14 nodes or more, the 3 service leaves left out with a warning"
+    diag "$(cat "$work/selene.err")" "$(grep -v '^BlockName' "$work/selene.conf")"
+fi
+# the naive file: one block per leaf island in the fabric's order, service leaves first
+"$TOPO" slurm --format view "$selene" -o "$work/selene.view"
+awk '$1 == "island" && $2 == "leaf" { print $3 }' "$work/selene.view" >"$work/leaves"
+grep -o 'SwitchName=[^ ]* Nodes=[^ ]*' "$work/tree.conf" | sed 's/SwitchName=/BlockName=/' >"$work/naive.conf"
+if [ "$version" -eq 2411 ]; then
+    if ctld naive "$work/naive.conf" "$nodeline"; then
+        not_ok "24.11 refuses the naive file (a later block smaller than the first): the check above can fail"
+    else
+        ok "24.11 refuses the naive file (a later block smaller than the first): the check above can fail"
+    fi
+else
+    skip "24.11 refuses the naive file" "Slurm $release (26.05 accepts smaller later blocks)"
+fi
+
+# topology.yaml (25.05 and later): Selene's tree as the default, its blocks for
+# one partition, the service nodes in a flat topology for another
+if [ "$version" -ge 2505 ]; then
+    "$TOPO" slurm --format yaml "$selene" -o "$work/topology.yaml"
+    d=$work/yaml
+    mkdir -p "$d/state" "$d/log"
+    cp "$work/topology.yaml" "$d/topology.yaml"
+    slurm_conf_base "$d" "$port" atollyaml >"$d/slurm.conf"
+    port=$((port + 2))
+    gpu=$(grep -o 'Nodes=[^ ]*' "$work/selene.conf" | sed 's/Nodes=//' | paste -sd, -)
+    service=$(sed -n 's/^# left out of atoll-block (service leaves): \([^ ]*\) .*/\1/p' "$work/topology.yaml")
+    cat >>"$d/slurm.conf" <<CONF
+$nodeline
+PartitionName=all Nodes=ALL Default=YES State=UP
+PartitionName=gpu Nodes=$gpu Topology=atoll-block State=UP
+PartitionName=service Nodes=$service Topology=atoll-flat State=UP
+CONF
+    SLURM_CONF="$d/slurm.conf" slurmctld -D -i >"$d/stdout" 2>&1 &
+    pid=$!
+    at_exit "kill $pid 2>/dev/null"
+    i=0
+    up=no
+    while [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
+        if SLURM_CONF="$d/slurm.conf" timeout 5 scontrol ping 2>/dev/null | grep -q UP; then up=yes; break; fi
+        sleep 0.2
+        i=$((i + 1))
+    done
+    SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show partition gpu >"$d/gpu.out" 2>&1
+    kill $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    if [ $up = yes ] && grep -q "Topology=atoll-block" "$d/gpu.out"; then
+        ok "slurmctld $release loads Selene's topology.yaml: tree by default, atoll-block for the GPU partition"
+    else
+        not_ok "slurmctld $release loads Selene's topology.yaml: tree by default, atoll-block for the GPU partition"
+        diag "$(grep -iE 'fatal|error' "$d/log/slurmctld.log" "$d/stdout" 2>/dev/null | head -5)" "$(cat "$d/gpu.out")"
+    fi
+else
+    skip "topology.yaml" "Slurm $release has no topology.yaml (25.05 and later)"
+fi
+
+# a cluster of 16 slurmd: 2 pods of 2 leaf islands of 4 hosts
+"$TOPO" generate --rails 1 --groups 2 --pods 2 --hosts 4 -o "$work/small.net"
+"$TOPO" discover "$work/small.net" -o "$work/small.json"
+"$TOPO" slurm --format block "$work/small.json" -o "$work/small.conf"
+check "a fabric of 2 pods x 2 leaves: BlockSizes=4,8 (a pod is an aggregated block)" grep -q '^BlockSizes=4,8$' "$work/small.conf"
+chmod 644 "$work/small.json"
+if ! CLUSTER_TOPOLOGY=block CLUSTER_SELECT=cons_tres cluster_up "$work/c" "$work/small.json" "" "" \
+        >"$work/up.log" 2>&1; then
+    diag "$(cat "$work/up.log")" "$(tail -5 "$work/c/log/slurmctld.log" 2>/dev/null)"
+    i=$_n
+    while [ $i -lt $n ]; do i=$((i + 1)); not_ok "topology/block cluster $i (the cluster did not start)"; done
+    exit 0
+fi
+at_exit cluster_down
+if timeout 10 scontrol show topology | grep -q 'BlockName='; then
+    ok "slurmctld $release runs topology/block on atoll's file"
+else
+    not_ok "slurmctld $release runs topology/block on atoll's file"
+    diag "$(timeout 10 scontrol show topology 2>&1 | head -8)"
+fi
+# a node's island features: LEAF,POD
+leaf_of() { scontrol show node "$1" | sed -n 's/.*AvailableFeatures=\([^ ]*\).*/\1/p'; }
+# islands JOBNODES: the distinct feature sets (leaf,pod) of the nodes
+islands() { for h in $(scontrol show hostnames "$1"); do leaf_of "$h"; done | sort -u; }
+pods() { islands "$1" | sed 's/.*,//' | sort -u | wc -l; }
+leaves() { islands "$1" | wc -l; }
+# two nodes of the first leaf busy: 6 free there, 8 in the other pod
+first=$(scontrol show hostnames "$(sed -n 's/^BlockName=[^ ]* Nodes=//p' "$work/c/topology.conf" | head -1)" | head -2 | paste -sd, -)
+sbatch -o /dev/null -N2 -w "$first" --exclusive --wrap 'sleep 300' >/dev/null
+sleep 1
+n4=$(timeout 60 srun -N4 --exclusive sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+check "a 4-node job lands in one leaf (block) [$n4]" [ "$(leaves "$n4")" -eq 1 ]
+n5=$(timeout 60 srun -N5 --exclusive sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+check "a 5-node job lands in one pod (an aggregated block of 2) [$n5]" [ "$(pods "$n5")" -eq 1 ]
+n8=$(timeout 60 srun -N8 --exclusive sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+if [ -n "$n8" ] && [ "$(pods "$n8")" -eq 1 ] && ! echo ",$n8," | grep -q ",$(echo "$first" | cut -d, -f1),"; then
+    ok "an 8-node job lands in the pod with 8 free nodes, not across pods [$n8]"
+else
+    not_ok "an 8-node job lands in the pod with 8 free nodes, not across pods [$n8]"
+fi
+cluster_down
