@@ -72,7 +72,7 @@ umount_all() {
 
 in_chroot() {
     chroot "$dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-        PATH=/usr/sbin:/usr/bin:/sbin:/bin ATOLL_FUZZ_SECONDS="${ATOLL_FUZZ_SECONDS:-}" sh -c "$1"
+        PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c "$1"
 }
 
 setup() {

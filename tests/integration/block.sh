@@ -23,13 +23,19 @@ release=$(slurmctld -V | sed 's/^[^ ]* //')
 work=$(tmpdir)
 port=$((30000 + $$ % 20000))
 
-# ctld NAME TOPOLOGY.CONF NODELINE: slurmctld on it; 0 when it answers, 1 when it exits
+# ctld NAME FILE LINES: slurmctld on FILE (topology.conf for topology/block, or a
+# topology.yaml) with LINES added to slurm.conf (nodes, partitions); 0 when it
+# answers (then scontrol show topology and show partition gpu are in NAME/),
+# 1 when it exits
 ctld() {
     d="$work/$1"
     mkdir -p "$d/state" "$d/log"
-    cp "$2" "$d/topology.conf"
     slurm_conf_base "$d" "$port" "atoll$1" >"$d/slurm.conf"
-    printf 'TopologyPlugin=topology/block\n%s\nPartitionName=all Nodes=ALL Default=YES State=UP\n' "$3" >>"$d/slurm.conf"
+    case "$2" in
+    *.yaml) cp "$2" "$d/topology.yaml" ;;
+    *) cp "$2" "$d/topology.conf"; echo "TopologyPlugin=topology/block" >>"$d/slurm.conf" ;;
+    esac
+    printf '%s\n' "$3" >>"$d/slurm.conf"
     SLURM_CONF="$d/slurm.conf" slurmctld -D -i >"$d/stdout" 2>&1 &
     pid=$!
     at_exit "kill $pid 2>/dev/null"
@@ -42,6 +48,7 @@ ctld() {
         sleep 0.2
     done
     SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show topology >"$d/topology.out" 2>&1
+    SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show partition gpu >"$d/gpu.out" 2>&1
     kill $pid 2>/dev/null
     wait $pid 2>/dev/null
     return 0
@@ -52,7 +59,8 @@ selene=$ATOLL_SRCDIR/data/fabrics/selene-compute.ibnetdiscover
 # every host of the fabric is a node (the service leaves' hosts too)
 "$TOPO" slurm --format tree "$selene" -o "$work/tree.conf"
 nodes=$(grep -o 'Nodes=[^ ]*' "$work/tree.conf" | sed 's/Nodes=//' | paste -sd, -)
-nodeline="NodeName=$nodes CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1"
+nodeline="NodeName=$nodes CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1
+PartitionName=all Nodes=ALL Default=YES State=UP"
 if ctld selene "$work/selene.conf" "$nodeline" && grep -q 'BlockName=grp-LG01-01 ' "$work/selene/topology.out"; then
     ok "slurmctld $release loads Selene's topology/block file"
 else
@@ -84,32 +92,13 @@ fi
 # one partition, the service nodes in a flat topology for another
 if [ "$version" -ge 2505 ]; then
     "$TOPO" slurm --format yaml "$selene" -o "$work/topology.yaml"
-    d=$work/yaml
-    mkdir -p "$d/state" "$d/log"
-    cp "$work/topology.yaml" "$d/topology.yaml"
-    slurm_conf_base "$d" "$port" atollyaml >"$d/slurm.conf"
-    port=$((port + 2))
     gpu=$(grep -o 'Nodes=[^ ]*' "$work/selene.conf" | sed 's/Nodes=//' | paste -sd, -)
     service=$(sed -n 's/^# left out of atoll-block (service leaves): \([^ ]*\) .*/\1/p' "$work/topology.yaml")
-    cat >>"$d/slurm.conf" <<CONF
-$nodeline
-PartitionName=all Nodes=ALL Default=YES State=UP
-PartitionName=gpu Nodes=$gpu Topology=atoll-block State=UP
-PartitionName=service Nodes=$service Topology=atoll-flat State=UP
-CONF
-    SLURM_CONF="$d/slurm.conf" slurmctld -D -i >"$d/stdout" 2>&1 &
-    pid=$!
-    at_exit "kill $pid 2>/dev/null"
-    i=0
     up=no
-    while [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
-        if SLURM_CONF="$d/slurm.conf" timeout 5 scontrol ping 2>/dev/null | grep -q UP; then up=yes; break; fi
-        sleep 0.2
-        i=$((i + 1))
-    done
-    SLURM_CONF="$d/slurm.conf" timeout 10 scontrol show partition gpu >"$d/gpu.out" 2>&1
-    kill $pid 2>/dev/null
-    wait $pid 2>/dev/null
+    ctld yaml "$work/topology.yaml" "$nodeline
+PartitionName=gpu Nodes=$gpu Topology=atoll-block State=UP
+PartitionName=service Nodes=$service Topology=atoll-flat State=UP" && up=yes
+    d=$work/yaml
     if [ $up = yes ] && grep -q "Topology=atoll-block" "$d/gpu.out"; then
         ok "slurmctld $release loads Selene's topology.yaml: tree by default, atoll-block for the GPU partition"
     else
