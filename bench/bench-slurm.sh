@@ -20,6 +20,7 @@ build=${1:-$src/build}
 ATOLL_SRCDIR=$src ATOLL_BUILDDIR=$build TOPO="$build/tools/atoll-topo"
 export ATOLL_SRCDIR TOPO
 . "$src/tests/slurm-cluster.sh"
+. "$src/bench/slurm-replay.sh"
 jobs=${JOBS:-150} load=${LOAD:-0.85} runs=${RUNS:-40} wait=${WAIT:-60}
 work=$(mktemp -d /tmp/atoll-bench-slurm.XXXXXX)
 trap 'cluster_down || true; rm -rf "$work" || true' EXIT
@@ -82,44 +83,8 @@ awk '{n[$3 <= 8 ? "leaf-fitting" : "multi-leaf"]++; w += $3 * $4} END {
     printf "== job stream: %d jobs (%d need 8 nodes or fewer, %d need 2-4 leaves), %d node-seconds, offered load %s\n",
            NR, n["leaf-fitting"], n["multi-leaf"], w, "'"$load"'" }' "$work/stream"
 
-drain() {  # until the queue is empty (at most 30 minutes)
-    i=0
-    while [ -n "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 1800 ]; do sleep 1; i=$((i + 1)); done
-    wait_idle || true
-}
-replay() {  # NAME EXTRA-SBATCH-OPTIONS
-    drain
-    out="$work/$1.results"
-    : >"$out"
-    t0=$(date +%s.%N)
-    while read -r id at size dur; do
-        now=$(echo "$(date +%s.%N) - $t0" | bc)
-        sl=$(echo "$at - $now" | bc)
-        case "$sl" in -*|0) ;; *) sleep "$sl" ;; esac
-        sub=$(date +%s.%N)
-        opt=$2
-        if [ "$opt" = required ]; then  # one leaf required when one can hold the job
-            if [ "$size" -le 8 ]; then opt=--fabric-island=leaf; else opt=--fabric-island=auto; fi
-        fi
-        # shellcheck disable=SC2086
-        sbatch -o /dev/null --exclusive -N "$size" $opt \
-            --wrap "echo $id $size $sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$out; sleep $dur" >/dev/null
-    done <"$work/stream"
-    drain
-    # leaf of nodeNNN is (NNN-1)/8
-    while read -r id size sub start list; do
-        leaves=$(scontrol show hostnames "$list" | sed 's/node0*//' | awk '{print int(($1 - 1) / 8)}' | sort -u | wc -l)
-        echo "$id $size $sub $start $leaves"
-    done <"$out" | awk -v name="$1" '{
-        w += $4 - $3; n++
-        if ($2 >= 2) { multi++; minl = int(($2 + 7) / 8); ex += $5 - minl }
-        if ($2 >= 2 && $2 <= 8) { lf++; if ($5 == 1) one++ }
-    } END {
-        printf "%-7s %4d jobs  leaf-fitting in one leaf %5.1f%% (%d of %d)  excess leaves/job %.3f  mean wait %.1f s\n",
-               name, n, 100 * one / lf, one, lf, ex / multi, w / n }'
-}
 echo
-replay plain ""
-replay atoll "--fabric-island=auto"
-replay leaf required
+replay plain plain "$work/stream" "$work"
+replay atoll auto "$work/stream" "$work"
+replay leaf leaf "$work/stream" "$work"
 exit 0

@@ -14,6 +14,7 @@ namespace {
 struct Live {
     std::string id;
     double submit = 0, duration = 0, start = -1;
+    double limit = 0;       // what backfill plans with: the time limit, or the duration
     int nodes = 0;
     double wait_from = -1;  // first time it could have started by node count
     std::vector<int> hosts;
@@ -42,6 +43,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         l.id = j.id;
         l.submit = j.submit;
         l.duration = j.duration;
+        l.limit = j.limit > 0 ? std::max(j.limit, j.duration) : j.duration;
         l.nodes = j.nodes;
         for (Level lv : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
             if (c.largest(lv) >= j.nodes) {
@@ -83,7 +85,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     FreeState free(c);
     using End = std::pair<double, int>;
     std::priority_queue<End, std::vector<End>, std::greater<End>> ends;
-    std::multiset<End> running;  // for EASY's shadow time
+    std::multiset<End> running;  // by planned end (start + limit), for EASY's shadow time
     std::priority_queue<double, std::vector<double>, std::greater<double>> wakeups;
     std::deque<int> queue;
     std::size_t next = 0;
@@ -117,7 +119,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         j.start = now;
         j.hosts = std::move(p.hosts);
         ends.push({now + j.duration, ji});
-        running.insert({now + j.duration, ji});
+        running.insert({now + j.limit, ji});
         double wait = now - j.submit;
         wait_sum += wait;
         bsld_sum += std::max(1.0, (wait + j.duration) / std::max(j.duration, 10.0));
@@ -169,20 +171,96 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         return true;
     };
 
-    // FCFS, then backfill around a host-level reservation for the queue's
-    // head, as Slurm's backfill plans one: the hosts the same policy would
-    // give the head when enough running jobs have ended. A backfilled job
-    // that would still run at that time must not use those hosts.
-    auto schedule = [&]() {
-        while (!queue.empty() && try_start(queue.front(), free, nullptr))
-            queue.pop_front();
-        if (queue.empty())
+    // Slurm's backfill pass as it is: every queued job it looks at (in queue
+    // order) starts now if the policy finds it hosts free from now to the end
+    // of its limit, outside the hosts planned for the jobs before it; else it
+    // gets its own plan (the earliest time, by running jobs' limits and the
+    // plans made so far, at which the policy finds it hosts) and later jobs
+    // keep off those hosts for that time. Plans are made again each pass.
+    struct Plan {
+        double from, to;
+        std::vector<int> hosts;
+    };
+    auto backfill_conservative = [&]() {
+        std::vector<Plan> plans;
+        std::vector<double> times{now};
+        for (const End &e : running)
+            if (e.first > now)
+                times.push_back(e.first);
+        int looked = 0;
+        for (auto it = queue.begin(); it != queue.end() && looked < opt.bf_depth;) {
+            const Live &j = jobs[static_cast<std::size_t>(*it)];
+            ++looked;
+            std::sort(times.begin(), times.end());
+            times.erase(std::unique(times.begin(), times.end()), times.end());
+            bool started = false;
+            bool young = now - j.submit < opt.min_age_reserve;  // test now only
+            for (double t : times) {
+                if (young && t > now)
+                    break;
+                if (opt.bf_window > 0 && t > now + opt.bf_window)
+                    break;  // beyond the window: no plan (Slurm's bf_window)
+                FreeState avail = free;
+                for (const End &e : running)
+                    if (e.first <= t)
+                        avail.give(jobs[static_cast<std::size_t>(e.second)].hosts);
+                for (const Plan &pl : plans)
+                    if (pl.from < t + j.limit && t < pl.to)
+                        for (int h : pl.hosts)
+                            avail.set(h, false);
+                if (avail.total() < j.nodes)
+                    continue;
+                if (t <= now) {
+                    if (try_start(*it, avail, nullptr)) {
+                        started = true;
+                        times.push_back(now + j.limit);
+                        break;
+                    }
+                    continue;
+                }
+                Placement p = policy.place(avail, request_for(j, t));
+                if (!p.ok)
+                    continue;
+                plans.push_back({t, t + j.limit, std::move(p.hosts)});
+                times.push_back(t + j.limit);
+                break;
+            }
+            if (started)
+                it = queue.erase(it);
+            else
+                ++it;
+        }
+    };
+
+    // FCFS (Slurm's main scheduler: it stops at the first job that cannot
+    // start), then, on backfill passes, backfill around a host-level
+    // reservation for the queue's head, as Slurm's backfill plans one: the
+    // hosts the same policy would give the head when enough running jobs have
+    // ended (by their time limits). A backfilled job that would still run at
+    // that time (by its limit) must not use those hosts.
+    auto schedule = [&](bool backfill) {
+        // a job pending less than min_age_reserve does not stop it
+        for (auto it = queue.begin(); it != queue.end();) {
+            if (try_start(*it, free, nullptr))
+                it = queue.erase(it);
+            else if (now - jobs[static_cast<std::size_t>(*it)].submit >= opt.min_age_reserve)
+                break;
+            else
+                ++it;
+        }
+        if (queue.empty() || !backfill)
             return;
+        if (opt.conservative) {
+            backfill_conservative();
+            return;
+        }
         const Live &head = jobs[static_cast<std::size_t>(queue.front())];
         FreeState future = free;
         double shadow = std::numeric_limits<double>::infinity();
         std::vector<int> reserved;
         for (const End &e : running) {
+            if (now - head.submit < opt.min_age_reserve)
+                break;  // too young for a reservation
             future.give(jobs[static_cast<std::size_t>(e.second)].hosts);
             if (future.total() < head.nodes)
                 continue;
@@ -200,7 +278,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         for (auto it = queue.begin() + 1; it != queue.end() && looked < opt.bf_depth;) {
             const Live &j = jobs[static_cast<std::size_t>(*it)];
             ++looked;
-            bool before_shadow = now + j.duration <= shadow;
+            bool before_shadow = now + j.limit <= shadow;
             if (j.nodes <= free.total() &&
                 (before_shadow ? try_start(*it, free, &outside) : try_start(*it, outside, nullptr)))
                 it = queue.erase(it);
@@ -227,6 +305,9 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     };
 
     const double inf = std::numeric_limits<double>::infinity();
+    // backfill passes: at every event, or every bf_interval seconds (Slurm's
+    // bf_interval) while jobs are queued
+    double next_bf = opt.bf_interval > 0 ? t0 : -inf;
     while (next < jobs.size() || !ends.empty()) {
         double t_arr = next < jobs.size() ? jobs[next].submit : inf;
         double t_end = ends.empty() ? inf : ends.top().first;
@@ -239,7 +320,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         while (!ends.empty() && ends.top().first <= now) {
             int ji = ends.top().second;
             ends.pop();
-            running.erase(running.find({jobs[static_cast<std::size_t>(ji)].start + jobs[static_cast<std::size_t>(ji)].duration, ji}));
+            const Live &e = jobs[static_cast<std::size_t>(ji)];
+            running.erase(running.find({e.start + e.limit, ji}));
             free.give(jobs[static_cast<std::size_t>(ji)].hosts);
         }
         while (!wakeups.empty() && wakeups.top() <= now)
@@ -248,7 +330,12 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             queue.push_back(static_cast<int>(next));
             ++next;
         }
-        schedule();
+        bool bf = now >= next_bf;
+        if (bf && opt.bf_interval > 0)
+            next_bf = t0 + (std::floor((now - t0) / opt.bf_interval) + 1) * opt.bf_interval;
+        schedule(bf);
+        if (opt.bf_interval > 0 && !queue.empty())
+            wakeups.push(next_bf);
     }
     if (!queue.empty())
         m.skipped += static_cast<int>(queue.size());

@@ -26,6 +26,10 @@ struct SimOptions {
     bool required = false;     // a job never leaves its smallest island level (a matching-OR constraint)
     double leaf_wait = 0;      // a job waits up to this long for the fewest leaves that can hold it
     int bf_depth = 500;        // queued jobs looked at per backfill pass (Slurm's bf_max_job_test)
+    bool conservative = false; // backfill plans every queued job it looks at (Slurm's), not only the head (EASY)
+    double bf_window = 0;      // conservative: no plan starts later than this after now (Slurm's bf_window; 0: any)
+    double min_age_reserve = 0; // a job pending less long neither stops FCFS nor gets a plan (Slurm's bf_min_age_reserve)
+    double bf_interval = 0;    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Even; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job

@@ -12,7 +12,7 @@
 namespace atl {
 namespace {
 
-const char *const kRoles[] = {"id", "submit", "duration", "nodes"};
+const char *const kRoles[] = {"id", "submit", "duration", "nodes", "limit"};
 
 const std::vector<std::string> &usual_names(const std::string &role)
 {
@@ -21,6 +21,8 @@ const std::vector<std::string> &usual_names(const std::string &role)
         {"submit", {"submit", "submit_s", "submit_time_s", "arrival_s"}},
         {"duration", {"duration", "duration_s", "run_s", "runtime", "runtime_s"}},
         {"nodes", {"nodes", "num_nodes", "nnodes", "nodes_min_8gpu"}},
+        // the time limit Slurm plans with; not req_time_s unless asked (--columns limit=req_time_s)
+        {"limit", {"limit", "limit_s", "time_limit_s"}},
     };
     return names.at(role);
 }
@@ -56,7 +58,7 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
             if (match)
                 col[role] = i;
         }
-        if (!col.count(role) && std::string(role) != "id")
+        if (!col.count(role) && std::string(role) != "id" && (std::string(role) != "limit" || given != columns.end()))
             throw InputError(source, lineno,
                              "found no " + std::string(role) + " column in \"" + line + "\", expected one of " +
                                  (given != columns.end() ? given->second : usual_names(role)[0] + ", " + usual_names(role)[1]) +
@@ -90,6 +92,12 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
         if (n < 1 || n != std::floor(n) || n > 1e7)
             throw InputError(source, lineno, "found node count " + f[col["nodes"]] + ", expected a whole number >= 1");
         j.nodes = static_cast<int>(n);
+        if (col.count("limit")) {
+            j.limit = number(f[col["limit"]], "time limit");
+            if (j.limit < j.duration)
+                throw InputError(source, lineno, "found time limit " + f[col["limit"]] + " below the duration " +
+                                                     f[col["duration"]] + ", expected a limit the job ran within");
+        }
         jobs.push_back(j);
     }
     if (jobs.empty())

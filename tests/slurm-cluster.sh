@@ -4,6 +4,7 @@
 # atoll-topo. Sourced.
 #   cluster_up DIR FABRIC.json PLUGIN.so "plugstack keys"   -> exports SLURM_CONF
 #   cluster_down
+# CLUSTER_SCHED_PARAMS: SchedulerParameters (the benchmarks vary them).
 # CLUSTER_GRES="node002=gpu:4 ...": those nodes get the gres, described by a
 # gres.conf the caller puts in DIR beforehand (GresTypes=gpu is added).
 # Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
@@ -88,7 +89,7 @@ SlurmdUser=root
 SlurmdParameters=config_overrides
 TmpFS=$_cd/spool
 ReturnToService=2
-SchedulerParameters=batch_sched_delay=0,bf_interval=5,max_switch_wait=3600
+SchedulerParameters=${CLUSTER_SCHED_PARAMS:-batch_sched_delay=0,bf_interval=5,max_switch_wait=3600}
 TopologyPlugin=topology/${CLUSTER_TOPOLOGY:-tree}
 JobSubmitPlugins=lua
 CliFilterPlugins=lua

@@ -6,6 +6,7 @@
 #   tests/slurm-matrix.sh setup SUITE     make (or reuse) the chroot of SUITE
 #   tests/slurm-matrix.sh run SUITE       setup, then copy this tree in, build it
 #                                         (Catch2 of that release), make check there
+#   tests/slurm-matrix.sh build SUITE     setup, copy this tree in and build it (/build/atoll/b)
 #   tests/slurm-matrix.sh shell SUITE CMD run CMD in the prepared chroot
 #
 # SUITE: trixie (Slurm 24.11) or forky (Slurm 26.05); the host (bookworm) has 22.05.
@@ -115,11 +116,8 @@ hosts() {
     grep -q localhost "$dir/etc/hosts" || echo "127.0.0.1 localhost" >>"$dir/etc/hosts"
 }
 
-run() {
-    setup
-    mount_all
-    trap umount_all EXIT
-    hosts
+# build: copy this tree into the chroot (/build/atoll) and build it there (b/)
+build() {
     # this tree as a clean copy (what git tracks, plus uncommitted changes to tracked files)
     rm -rf "$dir/build/atoll"
     mkdir -p "$dir/build/atoll"
@@ -140,6 +138,14 @@ run() {
         echo "matrix $suite slurm $version: 0 passed, 1 failed, 0 skipped (the build failed)"
         return 1
     fi
+}
+
+run() {
+    setup
+    mount_all
+    trap umount_all EXIT
+    hosts
+    build || return 1
     in_chroot "cd /build/atoll/b && make -s -j\$(nproc) check ${ATOLL_MATRIX_TESTS:+TESTS='$ATOLL_MATRIX_TESTS'} >check-output.log 2>&1" || status=$?
     pass=0 fail=0 skip=0
     if ! grep -q 'S\["HAVE_CATCH2_TRUE"\]=""' "$log/config.status" 2>/dev/null; then
@@ -162,6 +168,13 @@ run() {
 case "$what" in
 setup) setup ;;
 run) run ;;
+build)
+    setup
+    mount_all
+    trap umount_all EXIT
+    hosts
+    build
+    ;;
 shell)
     setup
     mount_all
@@ -169,5 +182,5 @@ shell)
     hosts
     in_chroot "${3:-sh}"
     ;;
-*) die "usage: slurm-matrix.sh setup|run|shell SUITE [CMD]" ;;
+*) die "usage: slurm-matrix.sh setup|run|build|shell SUITE [CMD]" ;;
 esac

@@ -34,6 +34,17 @@ long Args::get_int(const std::string &n, long def, long lo, long hi) const
     return x;
 }
 
+std::string Args::get_one_of(const std::string &n, const std::vector<std::string> &choices) const
+{
+    std::string v = get(n, choices.front());
+    if (std::find(choices.begin(), choices.end(), v) != choices.end())
+        return v;
+    std::string list;
+    for (std::size_t i = 0; i < choices.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    throw Usage("--" + n + ": \"" + v + "\", expected " + list);
+}
+
 double Args::get_double(const std::string &n, double def, double lo, double hi) const
 {
     if (!flag(n))

@@ -27,6 +27,8 @@ struct Args {
     // The option as a number in [lo, hi]; Usage naming the option otherwise.
     long get_int(const std::string &n, long def, long lo, long hi) const;
     double get_double(const std::string &n, double def, double lo, double hi) const;
+    // The option, which must be one of `choices` (the first is the default).
+    std::string get_one_of(const std::string &n, const std::vector<std::string> &choices) const;
 };
 
 // argv[first..]: options named in with_value take an argument, those in flags

@@ -35,7 +35,9 @@ const char *usage_text =
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
-    "                   [--bf-depth N] [--max-jobs N] [--split even|pack]\n"
+    "                   [--bf-depth N] [--bf-interval SECONDS]\n"
+    "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
+    "                   [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
     "\n"
@@ -377,7 +379,7 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "max-jobs", "columns", "split",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "backfill", "max-jobs", "columns", "split",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
                         {});
     if (a.operands.size() != 2)
@@ -407,11 +409,12 @@ int cmd_simulate(int argc, char **argv)
     opt.load = a.get_double("load", 0, 0, 10);
     opt.island_wait = a.get_double("island-wait", 0, 0, 1e9);
     opt.leaf_wait = a.get_double("leaf-wait", 0, 0, 1e9);
-    std::string fit = a.get("fit", "preferred");
-    if (fit != "required" && fit != "preferred")
-        throw Usage("--fit: \"" + fit + "\", expected required or preferred");
-    opt.required = fit == "required";
+    opt.required = a.get_one_of("fit", {"preferred", "required"}) == "required";
     opt.bf_depth = static_cast<int>(a.get_int("bf-depth", 500, 0, 1000000));
+    opt.bf_interval = a.get_double("bf-interval", 0, 0, 1e6);
+    opt.bf_window = a.get_double("bf-window", 0, 0, 1e9);
+    opt.min_age_reserve = a.get_double("bf-min-age-reserve", 0, 0, 1e9);
+    opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
     opt.split = parse_split(a.get("split", "even"));
 
@@ -460,7 +463,9 @@ int cmd_simulate(int argc, char **argv)
               << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")
               << (opt.required ? ", islands required" : "") << ", island wait " << opt.island_wait << " s"
               << (opt.leaf_wait > 0 ? ", leaf wait " + std::to_string(static_cast<long>(opt.leaf_wait)) + " s" : "")
-              << ", backfill depth " << opt.bf_depth << ", split "
+              << (opt.conservative ? ", conservative backfill" : ", EASY backfill") << ", backfill depth " << opt.bf_depth
+              << (opt.bf_interval > 0 ? ", backfill every " + std::to_string(static_cast<long>(opt.bf_interval)) + " s" : "")
+              << ", split "
               << to_string(opt.split) << "\n\n";
     std::cout << std::left << std::setw(36) << "metric (mean +- 95% CI)";
     for (const auto &p : policies)
@@ -471,7 +476,7 @@ int cmd_simulate(int argc, char **argv)
         for (const auto &p : policies) {
             const Stat &s = stats[p][mm.key];
             std::ostringstream v;
-            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") ? 0 : 3) << s.mean << " +- "
+            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") ? 1 : 3) << s.mean << " +- "
               << s.ci;
             std::cout << std::setw(22) << v.str();
         }

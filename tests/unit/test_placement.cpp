@@ -403,6 +403,40 @@ TEST_CASE("the simulator: required islands wait, auto spans (worked by hand)", "
     CHECK(one.widened == 0);
 }
 
+TEST_CASE("the simulator plans backfill with time limits, every bf_interval (worked by hand)", "[placement][simulate]")
+{
+    Topology t = topo_csv("host,leaf\nh1,L1\nh2,L1\nh3,L1\nh4,L1\n");
+    Cluster c(t);
+    // t=0 job 1 (3 nodes, 10 s); t=1 job 2 (4 nodes) waits, all four hosts
+    // reserved for t=10; t=2 job 3 (1 node, 4 s) fits on h4 before then.
+    const char *exact = "job_id,submit_s,duration_s,nodes\n1,0,10,3\n2,1,5,4\n3,2,4,1\n";
+    SimMetrics m = replay(c, exact);
+    CHECK(m.mean_wait == Approx((0 + 9 + 0) / 3.0));
+    // the same with job 3 asking a 20 s limit: 2 + 20 > 10, so it may not
+    // use the reserved h4 and starts after job 2, at 15
+    const char *limits = "job_id,submit_s,duration_s,nodes,limit\n1,0,10,3,10\n2,1,5,4,5\n3,2,4,1,20\n";
+    m = replay(c, limits);
+    CHECK(m.mean_wait == Approx((0 + 9 + 13) / 3.0));
+    // backfill passes every 5 s (at 0, 5, 10...): job 3 waits for the pass at
+    // 5, as the main scheduler stops at the blocked job 2
+    SimOptions every5;
+    every5.bf_interval = 5;
+    m = replay(c, exact, every5);
+    CHECK(m.mean_wait == Approx((0 + 9 + 3) / 3.0));
+    // bf_min_age_reserve: job 2, pending 1 s, does not stop the main
+    // scheduler, which starts job 3 at once
+    SimOptions young = every5;
+    young.min_age_reserve = 5;
+    m = replay(c, exact, young);
+    CHECK(m.mean_wait == Approx((0 + 9 + 0) / 3.0));
+    // conservative backfill plans job 2 on all four hosts from 10; job 3 fits
+    // before that with its exact limit, not with its 20 s limit
+    SimOptions cons;
+    cons.conservative = true;
+    CHECK(replay(c, exact, cons).mean_wait == Approx((0 + 9 + 0) / 3.0));
+    CHECK(replay(c, limits, cons).mean_wait == Approx((0 + 9 + 13) / 3.0));
+}
+
 TEST_CASE("confidence intervals use Student's t", "[placement][simulate]")
 {
     Stat s = stat_of({1, 2, 3});
@@ -432,6 +466,14 @@ TEST_CASE("bad traces fail with FILE:LINE", "[placement][trace]")
     auto j = read_trace(mapped, "m.csv", parse_trace_columns("submit=t,duration=d,nodes=n"));
     CHECK(j[0].submit == 5);
     CHECK(j[0].nodes == 3);
+    CHECK(j[0].limit == 0);  // no limit column: plan with the duration
+    std::istringstream limited("id,submit,duration,nodes,limit\na,0,100,3,60\n");
+    CHECK_THROWS_WITH(read_trace(limited, "l.csv"),
+                      Catch::StartsWith("l.csv:2: found time limit 60 below the duration 100"));
+    std::istringstream req("job_id,submit_s,duration_s,nodes,req_time_s\na,0,100,3,600\n");
+    CHECK(read_trace(req, "r.csv")[0].limit == 0);  // req_time_s only when asked
+    std::istringstream req2("job_id,submit_s,duration_s,nodes,req_time_s\na,0,100,3,600\n");
+    CHECK(read_trace(req2, "r.csv", parse_trace_columns("limit=req_time_s"))[0].limit == 600);
 }
 
 TEST_CASE("host,leaf,pod,core CSV fabrics", "[topology][csv]")

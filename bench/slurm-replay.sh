@@ -1,0 +1,78 @@
+# Replaying a job stream on the loopback Slurm of tests/slurm-cluster.sh, for
+# the benchmarks (sourced after cluster_up). A stream file has one job per
+# line: ID SUBMIT_S NODES DURATION_S (submit times from 0). Leaves are 8 hosts
+# named nodeNNN in order (atoll-topo generate --hosts 8).
+#   replay NAME MODE STREAM OUT  -> OUT/NAME.jobs: ID NODES SUBMIT START LEAVES
+#                                   and one summary line on stdout
+# MODE: plain (no island asked), auto (--fabric-island=auto for every job),
+# leaf (--fabric-island=leaf for jobs a leaf holds, auto for the others), or
+# any other sbatch options given as "opts:--a --b"; MODE@PARAMS runs it with
+# PARAMS added to SchedulerParameters (scontrol reconfigure before the replay,
+# e.g. leaf@bf_min_age_reserve=30). REPLAY_TIME=M: every job asks --time=M
+# (minutes; backfill plans with time limits), none when empty.
+
+drain() {  # until the queue is empty (at most 30 minutes)
+    _i=0
+    while [ -n "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && [ $_i -lt 1800 ]; do sleep 1; _i=$((_i + 1)); done
+    wait_idle || true
+}
+
+# sched_params EXTRA: SchedulerParameters as cluster_up wrote them plus EXTRA
+sched_params() {
+    _conf="$CLUSTER_DIR/slurm.conf"
+    [ -n "${REPLAY_BASE_PARAMS:-}" ] || REPLAY_BASE_PARAMS=$(sed -n 's/^SchedulerParameters=//p' "$_conf")
+    _want=$REPLAY_BASE_PARAMS${1:+,$1}
+    [ "$(sed -n 's/^SchedulerParameters=//p' "$_conf")" = "$_want" ] && return 0
+    sed "s|^SchedulerParameters=.*|SchedulerParameters=$_want|" "$_conf" >"$_conf.new" && mv "$_conf.new" "$_conf"
+    timeout 30 scontrol reconfigure
+    sleep 2
+}
+
+replay() {
+    _name=$1 _mode=${2%%@*} _stream=$3 _out=$4
+    _extra=
+    case "$2" in *@*) _extra=${2#*@} ;; esac
+    drain
+    sched_params "$_extra"
+    _raw="$_out/$_name.raw"
+    : >"$_raw"
+    _log="$CLUSTER_DIR/log/slurmctld.log"
+    _from=$(($(wc -l <"$_log") + 1))
+    _t0=$(date +%s.%N)
+    while read -r _id _at _size _dur; do
+        _sl=$(awk -v at="$_at" -v t0="$_t0" -v now="$(date +%s.%N)" 'BEGIN { d = at - (now - t0); if (d > 0) printf "%.3f", d }')
+        [ -z "$_sl" ] || sleep "$_sl"
+        _sub=$(date +%s.%N)
+        case "$_mode" in
+        plain) _opt= ;;
+        auto) _opt=--fabric-island=auto ;;
+        leaf) if [ "$_size" -le 8 ]; then _opt=--fabric-island=leaf; else _opt=--fabric-island=auto; fi ;;
+        opts:*) _opt=${_mode#opts:} ;;
+        *) echo "replay: unknown mode $_mode" >&2; return 1 ;;
+        esac
+        # shellcheck disable=SC2086
+        sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
+            --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$_raw; sleep $_dur" >/dev/null
+    done <"$_stream"
+    drain
+    # jobs started by the main scheduler and by backfill, from slurmctld's log
+    _main=$(tail -n +"$_from" "$_log" | grep -c 'sched: Allocate JobId=' || true)
+    _bf=$(tail -n +"$_from" "$_log" | grep -c 'backfill.*Started JobId=' || true)
+    # leaf of nodeNNN is (NNN-1)/8
+    while read -r _id _size _sub _start _list; do
+        _leaves=$(scontrol show hostnames "$_list" | sed 's/node0*//' | awk '{print int(($1 - 1) / 8)}' | sort -u | wc -l)
+        echo "$_id $_size $_sub $_start $_leaves"
+    done <"$_raw" | sort -n >"$_out/$_name.jobs"
+    summarise "$_name" "$_out/$_name.jobs" "main $_main backfill $_bf"
+}
+
+# summarise NAME JOBS [EXTRA]: one line of figures for a .jobs file
+summarise() {
+    awk -v name="$1" -v extra="${3:-}" '{
+        w += $4 - $3; n++
+        if ($2 >= 2) { multi++; minl = int(($2 + 7) / 8); ex += $5 - minl }
+        if ($2 >= 2 && $2 <= 8) { lf++; if ($5 == 1) one++; lw += $4 - $3 }
+    } END {
+        printf "%-12s %4d jobs  leaf-fitting in one leaf %5.1f%% (%d of %d)  excess leaves/job %.3f  mean wait %.1f s (leaf-fitting %.1f s)  %s\n",
+               name, n, 100 * one / lf, one, lf, ex / multi, w / n, lw / lf, extra }' "$2"
+}
