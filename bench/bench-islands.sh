@@ -85,6 +85,12 @@ for mode in $modes; do
                   printf "%-8s leaf-fitting in one leaf %5.1f%% (%.1f-%.1f)  mean wait %5.1f s (%.1f-%.1f)\n", m, sp / NR, lo, hi, sw / NR, wl, wh }'
 done
 
+
+echo "== mean wait by job size, over the repeats (s)"
+for mode in $modes; do
+    cat "$out/$mode".*.jobs | awk -v m="$mode" '{ n[$2]++; w[$2] += $4 - $3 }
+        END { printf "%-12s", m; for (s = 1; s <= 64; s++) if (n[s]) printf "  %d nodes: %5.1f (%d)", s, w[s] / n[s], n[s]; print "" }'
+done
 fi
 
 echo "== atoll's simulator on the same stream and fabric, as Slurm schedules (FCFS stopping at the first"

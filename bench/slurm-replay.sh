@@ -28,6 +28,13 @@ sched_params() {
     sleep 2
 }
 
+# started_counts: "STARTED BACKFILLED" since slurmctld started, from sdiag
+# (26.05 logs a backfill start only under DebugFlags=HetJob)
+started_counts() {
+    timeout 10 sdiag 2>/dev/null | awk '/^Jobs started:/ { s = $3 } /Total backfilled jobs \(since last slurm start\)/ { b = $NF }
+        END { print s + 0, b + 0 }'
+}
+
 replay() {
     _name=$1 _mode=${2%%@*} _stream=$3 _out=$4
     _extra=
@@ -36,8 +43,7 @@ replay() {
     sched_params "$_extra"
     _raw="$_out/$_name.raw"
     : >"$_raw"
-    _log="$CLUSTER_DIR/log/slurmctld.log"
-    _from=$(($(wc -l <"$_log") + 1))
+    _s0=$(started_counts)
     _t0=$(date +%s.%N)
     while read -r _id _at _size _dur; do
         _sl=$(awk -v at="$_at" -v t0="$_t0" -v now="$(date +%s.%N)" 'BEGIN { d = at - (now - t0); if (d > 0) printf "%.3f", d }')
@@ -55,9 +61,10 @@ replay() {
             --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$_raw; sleep $_dur" >/dev/null
     done <"$_stream"
     drain
-    # jobs started by the main scheduler and by backfill, from slurmctld's log
-    _main=$(tail -n +"$_from" "$_log" | grep -c 'sched: Allocate JobId=' || true)
-    _bf=$(tail -n +"$_from" "$_log" | grep -c 'backfill.*Started JobId=' || true)
+    # jobs started by the main scheduler and by backfill (sdiag's counters)
+    _s1=$(started_counts)
+    _main=$(( (${_s1% *} - ${_s0% *}) - (${_s1#* } - ${_s0#* }) ))
+    _bf=$(( ${_s1#* } - ${_s0#* } ))
     # leaf of nodeNNN is (NNN-1)/8
     while read -r _id _size _sub _start _list; do
         _leaves=$(scontrol show hostnames "$_list" | sed 's/node0*//' | awk '{print int(($1 - 1) / 8)}' | sort -u | wc -l)

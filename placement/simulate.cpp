@@ -90,7 +90,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     std::deque<int> queue;
     std::size_t next = 0;
     double now = t0, last_end = t0, frag_area = 0;
-    double busy = 0, wait_sum = 0, bsld_sum = 0, excess_sum = 0, hops_sum = 0;
+    double busy = 0, wait_sum = 0, turn_sum = 0, bsld_sum = 0, excess_sum = 0, hops_sum = 0;
 
     // The request a job makes at time t: its smallest island while its island
     // wait runs, anything after.
@@ -116,12 +116,17 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         free.take(p.hosts);
         if (also)
             also->take(p.hosts);
+        if (opt.span_slowdown > 0 && p.leaves > c.min_leaves(j.nodes)) {
+            j.duration *= 1 + opt.span_slowdown;  // all-reduce over the slower path
+            j.limit = std::max(j.limit, j.duration);
+        }
         j.start = now;
         j.hosts = std::move(p.hosts);
         ends.push({now + j.duration, ji});
         running.insert({now + j.limit, ji});
         double wait = now - j.submit;
         wait_sum += wait;
+        turn_sum += wait + j.duration;
         bsld_sum += std::max(1.0, (wait + j.duration) / std::max(j.duration, 10.0));
         busy += j.nodes * j.duration;
         last_end = std::max(last_end, now + j.duration);
@@ -344,6 +349,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     m.makespan = last_end - t0;
     m.utilisation = m.makespan > 0 ? busy / (pool * m.makespan) : 0;
     m.mean_wait = started ? wait_sum / started : 0;
+    m.mean_turnaround = started ? turn_sum / started : 0;
     m.bounded_slowdown = started ? bsld_sum / started : 0;
     m.fragmentation = m.makespan > 0 ? frag_area / (pool * m.makespan) : 0;
     m.excess_leaves = m.multi ? excess_sum / m.multi : 0;

@@ -29,7 +29,8 @@ struct SimOptions {
     bool conservative = false; // backfill plans every queued job it looks at (Slurm's), not only the head (EASY)
     double bf_window = 0;      // conservative: no plan starts later than this after now (Slurm's bf_window; 0: any)
     double min_age_reserve = 0; // a job pending less long neither stops FCFS nor gets a plan (Slurm's bf_min_age_reserve)
-    double bf_interval = 0;    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
+    double bf_interval = 0;
+    double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Even; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job
@@ -48,6 +49,7 @@ struct SimMetrics {
     double mean_hops = 0;                   // multi-node jobs
     double utilisation = 0;                 // busy host-seconds / (pool x makespan)
     double mean_wait = 0, bounded_slowdown = 0;
+    double mean_turnaround = 0;             // wait + run time (longer when spanning, with span_slowdown)
     double fragmentation = 0;               // time-mean share of the pool free but unusable in one leaf
     double offered_load = 0;                // after scaling
     double makespan = 0;

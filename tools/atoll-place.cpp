@@ -37,7 +37,7 @@ const char *usage_text =
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
-    "                   [--max-jobs N] [--split even|pack]\n"
+    "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
     "\n"
@@ -319,6 +319,7 @@ const Metric kMetrics[] = {
     {"mean_hops", "mean hops diameter", &SimMetrics::mean_hops},
     {"utilisation", "utilisation", &SimMetrics::utilisation},
     {"mean_wait", "mean wait (s)", &SimMetrics::mean_wait},
+    {"mean_turnaround", "mean turnaround (s)", &SimMetrics::mean_turnaround},
     {"bounded_slowdown", "bounded slowdown", &SimMetrics::bounded_slowdown},
     {"fragmentation", "fragmentation", &SimMetrics::fragmentation},
 };
@@ -379,7 +380,7 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "backfill", "max-jobs", "columns", "split",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
                         {});
     if (a.operands.size() != 2)
@@ -414,6 +415,7 @@ int cmd_simulate(int argc, char **argv)
     opt.bf_interval = a.get_double("bf-interval", 0, 0, 1e6);
     opt.bf_window = a.get_double("bf-window", 0, 0, 1e9);
     opt.min_age_reserve = a.get_double("bf-min-age-reserve", 0, 0, 1e9);
+    opt.span_slowdown = a.get_double("span-slowdown", 0, 0, 100);
     opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
     opt.split = parse_split(a.get("split", "even"));
@@ -476,7 +478,7 @@ int cmd_simulate(int argc, char **argv)
         for (const auto &p : policies) {
             const Stat &s = stats[p][mm.key];
             std::ostringstream v;
-            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") ? 1 : 3) << s.mean << " +- "
+            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") ? 1 : 3) << s.mean << " +- "
               << s.ci;
             std::cout << std::setw(22) << v.str();
         }

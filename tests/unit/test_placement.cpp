@@ -401,6 +401,16 @@ TEST_CASE("the simulator: required islands wait, auto spans (worked by hand)", "
     CHECK(one.excess_leaves == Approx(0));
     CHECK(one.mean_wait == Approx(4.0 / 4));
     CHECK(one.widened == 0);
+    // a spanning job runs longer with --span-slowdown: job 4's 4 s become 6
+    CHECK(any.utilisation == Approx((10 + 5 + 20 + 2 * 4) / (4 * 21.0)));
+    SimOptions slow;
+    slow.span_slowdown = 0.5;
+    SimMetrics slowed = replay(c, trace, slow);
+    CHECK(slowed.utilisation == Approx((10 + 5 + 20 + 2 * 6) / (4 * 21.0)));
+    CHECK(any.mean_turnaround == Approx((10 + 5 + 20 + 4) / 4.0));
+    CHECK(slowed.mean_turnaround == Approx((10 + 5 + 20 + 6) / 4.0));
+    CHECK(one.mean_turnaround == Approx((10 + 5 + 20 + 4 + 4) / 4.0));  // job 4 waited 4 s
+    CHECK(replay(c, trace, req).utilisation == Approx((10 + 5 + 20 + 2 * 4) / (4 * 21.0)));
 }
 
 TEST_CASE("the simulator plans backfill with time limits, every bf_interval (worked by hand)", "[placement][simulate]")
