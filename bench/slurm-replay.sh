@@ -5,8 +5,8 @@
 #   replay NAME MODE STREAM OUT  -> OUT/NAME.jobs: ID NODES SUBMIT START LEAVES
 #                                   and one summary line on stdout
 # MODE: plain (no island asked), auto (--fabric-island=auto for every job),
-# leaf (--fabric-island=leaf for jobs a leaf holds, auto for the others), or
-# any other sbatch options given as "opts:--a --b"; MODE@PARAMS runs it with
+# leaf (--fabric-island=leaf for jobs a leaf holds, auto for the others);
+# MODE@PARAMS runs it with
 # PARAMS added to SchedulerParameters (scontrol reconfigure before the replay,
 # e.g. leaf@bf_min_age_reserve=30). REPLAY_TIME=M: every job asks --time=M
 # (minutes; backfill plans with time limits), none when empty.
@@ -53,7 +53,6 @@ replay() {
         plain) _opt= ;;
         auto) _opt=--fabric-island=auto ;;
         leaf) if [ "$_size" -le 8 ]; then _opt=--fabric-island=leaf; else _opt=--fabric-island=auto; fi ;;
-        opts:*) _opt=${_mode#opts:} ;;
         *) echo "replay: unknown mode $_mode" >&2; return 1 ;;
         esac
         # shellcheck disable=SC2086

@@ -313,6 +313,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     // backfill passes: at every event, or every bf_interval seconds (Slurm's
     // bf_interval) while jobs are queued
     double next_bf = opt.bf_interval > 0 ? t0 : -inf;
+    double bf_woken = -inf;  // the pass time last put on wakeups
     while (next < jobs.size() || !ends.empty()) {
         double t_arr = next < jobs.size() ? jobs[next].submit : inf;
         double t_end = ends.empty() ? inf : ends.top().first;
@@ -339,8 +340,10 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (bf && opt.bf_interval > 0)
             next_bf = t0 + (std::floor((now - t0) / opt.bf_interval) + 1) * opt.bf_interval;
         schedule(bf);
-        if (opt.bf_interval > 0 && !queue.empty())
-            wakeups.push(next_bf);
+        if (opt.bf_interval > 0 && !queue.empty() && next_bf != bf_woken) {
+            wakeups.push(next_bf);  // once per pass time
+            bf_woken = next_bf;
+        }
     }
     if (!queue.empty())
         m.skipped += static_cast<int>(queue.size());

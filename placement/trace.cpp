@@ -58,7 +58,9 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
             if (match)
                 col[role] = i;
         }
-        if (!col.count(role) && std::string(role) != "id" && (std::string(role) != "limit" || given != columns.end()))
+        // id is optional; so is limit, unless named with --columns
+        bool optional = std::string(role) == "id" || (std::string(role) == "limit" && given == columns.end());
+        if (!col.count(role) && !optional)
             throw InputError(source, lineno,
                              "found no " + std::string(role) + " column in \"" + line + "\", expected one of " +
                                  (given != columns.end() ? given->second : usual_names(role)[0] + ", " + usual_names(role)[1]) +

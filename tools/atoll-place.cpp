@@ -83,13 +83,9 @@ double parse_size(const std::string &s)
     return v * mult;
 }
 
-Split parse_split(const std::string &v)
+Split parse_split(const Args &a)
 {
-    if (v == "even")
-        return Split::Even;
-    if (v == "pack")
-        return Split::Pack;
-    throw Usage("--split: \"" + v + "\", expected even or pack");
+    return a.get_one_of("split", {"even", "pack"}) == "pack" ? Split::Pack : Split::Even;
 }
 
 Level parse_level(const std::string &opt, const std::string &v)
@@ -192,7 +188,7 @@ int cmd_place(int argc, char **argv)
             throw Usage("--fit " + f + " needs --level");
     }
     req.max_per_leaf = static_cast<int>(a.get_int("spread", 0, 1, 10000000));
-    req.split = parse_split(a.get("split", "even"));
+    req.split = parse_split(a);
     std::string pname = a.get("policy", "atoll");
     auto policy = make_policy(pname, c, static_cast<std::uint64_t>(a.get_int("seed", 1, 0, 1L << 62)));
     if (!policy)
@@ -418,7 +414,7 @@ int cmd_simulate(int argc, char **argv)
     opt.span_slowdown = a.get_double("span-slowdown", 0, 0, 100);
     opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
-    opt.split = parse_split(a.get("split", "even"));
+    opt.split = parse_split(a);
 
     std::vector<SimMetrics> runs;
     std::map<std::string, std::map<std::string, Stat>> stats;
