@@ -314,6 +314,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     // bf_interval) while jobs are queued
     double next_bf = opt.bf_interval > 0 ? t0 : -inf;
     double bf_woken = -inf;  // the pass time last put on wakeups
+    bool pass_needed = true; // something changed since the last backfill pass
     while (next < jobs.size() || !ends.empty()) {
         double t_arr = next < jobs.size() ? jobs[next].submit : inf;
         double t_end = ends.empty() ? inf : ends.top().first;
@@ -324,23 +325,36 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         frag_area += stranded() * (t - now);
         now = t;
         while (!ends.empty() && ends.top().first <= now) {
+            pass_needed = true;
             int ji = ends.top().second;
             ends.pop();
             const Live &e = jobs[static_cast<std::size_t>(ji)];
             running.erase(running.find({e.start + e.limit, ji}));
             free.give(jobs[static_cast<std::size_t>(ji)].hosts);
         }
-        while (!wakeups.empty() && wakeups.top() <= now)
+        while (!wakeups.empty() && wakeups.top() <= now) {
+            pass_needed = pass_needed || wakeups.top() != bf_woken;  // a wait ran out, an age was reached
             wakeups.pop();
+        }
         while (next < jobs.size() && jobs[next].submit <= now) {
             queue.push_back(static_cast<int>(next));
+            if (opt.min_age_reserve > 0)
+                wakeups.push(jobs[next].submit + opt.min_age_reserve);
+            pass_needed = true;
             ++next;
         }
+        if (opt.bf_interval > 0 && now > next_bf)  // no pass was due since: the next one on the grid
+            next_bf = t0 + std::ceil((now - t0) / opt.bf_interval) * opt.bf_interval;
         bool bf = now >= next_bf;
         if (bf && opt.bf_interval > 0)
             next_bf = t0 + (std::floor((now - t0) / opt.bf_interval) + 1) * opt.bf_interval;
+        std::size_t queued = queue.size();
         schedule(bf);
-        if (opt.bf_interval > 0 && !queue.empty() && next_bf != bf_woken) {
+        if (bf)  // a pass over an unchanged state finds nothing new: the next waits for a change
+            pass_needed = queue.size() != queued;
+        else if (queue.size() != queued)
+            pass_needed = true;
+        if (opt.bf_interval > 0 && !queue.empty() && pass_needed && next_bf != bf_woken) {
             wakeups.push(next_bf);  // once per pass time
             bf_woken = next_bf;
         }
