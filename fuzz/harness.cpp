@@ -16,10 +16,14 @@
 #include <string>
 
 #include "placement/cluster.hpp"
+#include "placement/policy.hpp"
+#include "placement/simulate.hpp"
+#include "placement/trace.hpp"
 #include "placement/view.hpp"
 #include "topology/check.hpp"
 #include "topology/cloud.hpp"
 #include "topology/csv.hpp"
+#include "topology/generate.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/ibnetdiscover.hpp"
 #include "topology/json.hpp"
@@ -46,9 +50,33 @@ void downstream(const Fabric &f)
     save_fabric_json(o, t);
 }
 
+// a trace replayed as the simulator does, EASY and as Slurm schedules
+void simulate_trace(const std::vector<Job> &trace)
+{
+    static const Topology t = [] {
+        GenSpec g;
+        g.groups_per_pod = 2;
+        g.hosts_per_group = 4;
+        return analyse(generate(g));
+    }();
+    static const Cluster c(t);
+    SimOptions opt;
+    opt.max_jobs = 50;
+    opt.island_wait = 30;
+    auto p = make_policy("atoll", c);
+    simulate(c, trace, *p, opt);
+    opt.conservative = true;
+    opt.bf_interval = 5;
+    opt.min_age_reserve = 10;
+    opt.span_slowdown = 0.5;
+    opt.required = true;
+    auto q = make_policy("slurm-tree", c);
+    simulate(c, trace, *q, opt);
+}
+
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -75,6 +103,8 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             expand_hostlist(bytes, 100000);
         else if (target == "scontrol")
             parse_scontrol_nodes(in, "fuzz.txt");
+        else if (target == "trace")
+            simulate_trace(read_trace(in, "fuzz.csv"));
         else
             return -1;
     } catch (const InputError &) {

@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -19,7 +19,8 @@ flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topology/json.cpp topology/check.cpp
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
 topology/dot.cpp topology/io.cpp topology/generate.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
-placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp"
+placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
+placement/trace.cpp placement/simulate.cpp"
 objs=
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | tr / _).o"
@@ -50,6 +51,7 @@ for t in $targets; do
     view) seeds="$here/fuzz/seeds/view/*" ;;
     hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;
     scontrol) seeds="$here/fuzz/seeds/scontrol/*" ;;
+    trace) seeds="$here/fuzz/seeds/trace/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)
