@@ -17,15 +17,15 @@ If sinfo or atoll-place fail or take longer than TIMEOUT seconds, the job goes
 on as submitted (job_submit.lua still constrains it) with one warning. Job
 steps inside an allocation are left alone.
 
-policy=, island_wait= and leaf_wait= are read from the atoll line of the plugstack
-configuration by atoll-plugstack.lua (installed next to this file);
-FABRIC is the fabric JSON that the plugin's fabric.view was made from.
+The policy and the waits come from the atoll.so line of the plugstack
+configuration that slurm.conf names: atoll-place reads it (--slurm-conf), with
+the plugin's own parser. FABRIC is the fabric JSON that the plugin's
+fabric.view was made from.
 ]]
 
 local ATOLL_PLACE = "/usr/bin/atoll-place"
 local FABRIC = "/etc/slurm/atoll/fabric.json"
 local TIMEOUT = 3        -- seconds, for sinfo and for atoll-place each
-local POLICY, ISLAND_WAIT, LEAF_WAIT = "atoll", 600, nil  -- unless plugstack says otherwise
 
 local function quote(s)
     return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
@@ -49,22 +49,6 @@ local function run(cmd)
     return body
 end
 
-local function script_dir()
-    local src = debug.getinfo(1, "S").source
-    return src:match("^@(.*/)") or "./"
-end
-
--- policy=, island_wait= and leaf_wait= of the atoll.so line (atoll-plugstack.lua)
-local function read_plugstack()
-    local ok, reader = pcall(dofile, script_dir() .. "atoll-plugstack.lua")
-    if not ok then
-        return false, tostring(reader)
-    end
-    local conf = reader(os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf")
-    POLICY, ISLAND_WAIT, LEAF_WAIT = conf.policy, conf.island_wait, conf.leaf_wait
-    return true
-end
-
 local function warn(msg)
     slurm.log_info("atoll: warning: %s; the job is submitted without live placement", msg)
 end
@@ -86,26 +70,17 @@ function slurm_cli_pre_submit(options, offset)
     if options.type == "srun" and os.getenv("SLURM_JOB_ID") then
         return slurm.SUCCESS  -- a step inside an allocation: placed already
     end
-    local ok, err = read_plugstack()
-    if not ok then
-        warn(err)
-        return slurm.SUCCESS
-    end
-    if POLICY == "slurm-tree" then
-        return slurm.SUCCESS  -- Slurm's own choice: job_submit.lua asks topology/tree
-    end
     local n = tonumber(tostring(options.nodes or ""):match("^(%d+)")) or 1
     local explain = spank["fabric-explain"] ~= nil and spank["fabric-explain"] ~= "unset"
-    local idle
-    idle, err = run("sinfo -h -t idle -o %N")
+    local idle, err = run("sinfo -h -t idle -o %N")
     if not idle then
         warn(err)
         return slurm.SUCCESS
     end
     local free = idle:gsub("%s+", ","):gsub("^,+", ""):gsub(",+$", "")
-    local cmd = string.format("%s place %s --slurm --nodes %d --island %s --policy %s --island-wait %d --leaf-wait %d",
-                              ATOLL_PLACE, quote(FABRIC), n, quote(req), quote(POLICY), ISLAND_WAIT,
-                              LEAF_WAIT or ISLAND_WAIT)
+    local cmd = string.format("%s place %s --slurm --nodes %d --island %s --slurm-conf %s",
+                              quote(ATOLL_PLACE), quote(FABRIC), n, quote(req),
+                              quote(os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf"))
     if free ~= "" then
         cmd = cmd .. " --free " .. quote(free)
     else

@@ -31,8 +31,9 @@ job up and applies the row:
                    row's wider constraint (or none) once island_wait is over.
 
 The policy, island_wait, leaf_wait and strict come from the atoll.so line of
-the plugstack configuration (atoll-plugstack.lua), never from the job. With
-policy=random the row's islands are shuffled per job.
+the plugstack configuration, read by `atoll-place settings` (the plugin's own
+parser, at most once a minute), never from the job. With policy=random the
+row's islands are shuffled per job.
 
 A job whose constraint already names atoll islands (cli_filter.lua ranked them
 on the idle nodes with the same C++) keeps it; the row's switches and widen
@@ -132,16 +133,51 @@ local function replace_islands(features, named, with)
     return out
 end
 
--- The site's settings from the atoll.so line of the plugstack configuration
--- (atoll-plugstack.lua, next to this file and slurm.conf), never from the
--- job: a user can write anything into a job's SPANK environment.
+-- The site's settings (policy=, island_wait=, leaf_wait=, strict=) from the
+-- atoll.so line of the plugstack configuration, never from the job: a user
+-- can write anything into a job's SPANK environment. atoll-place reads the
+-- line (the C++ that also parses it for the plugin); the answer is kept for
+-- SETTINGS_TTL seconds, so slurmctld runs it at most once a minute, bounded
+-- by TIMEOUT. If it fails, the job goes on with the defaults and one error.
+local ATOLL_PLACE = "/usr/bin/atoll-place"
+local TIMEOUT = 3        -- seconds
+local SETTINGS_TTL = 60  -- seconds
+local DEFAULTS = {policy = "atoll", island_wait = 600, leaf_wait = 600, strict = false}
+
+local function quote(s)
+    return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+atoll_settings_cache = atoll_settings_cache or {at = -math.huge}
+
 local function site_conf()
-    local ok, reader = pcall(dofile, script_dir() .. "atoll-plugstack.lua")
-    if not ok then
-        slurm.log_error("atoll: %s; island_wait=600, policy=atoll", tostring(reader))
-        return {policy = "atoll", island_wait = 600, strict = false}
+    local now = os.time()
+    local c = atoll_settings_cache
+    if c.conf and now - c.at < SETTINGS_TTL then
+        return c.conf
     end
-    return reader(script_dir() .. "slurm.conf")
+    local cmd = string.format("timeout %d %s settings --slurm-conf %s 2>&1; echo \"rc=$?\"", TIMEOUT,
+                              quote(ATOLL_PLACE), quote(script_dir() .. "slurm.conf"))
+    local p = io.popen(cmd)
+    local out = p and p:read("*a") or ""
+    if p then p:close() end
+    local body, rc = out:match("^(.-)rc=(%d+)%s*$")
+    local conf = {}
+    for k, v in pairs(DEFAULTS) do conf[k] = v end
+    if rc == "0" then
+        for k, v in (body or ""):gmatch("([%w_]+)=([^\n]*)") do
+            if k == "policy" then conf.policy = v end
+            if k == "island_wait" then conf.island_wait = tonumber(v) or conf.island_wait end
+            if k == "leaf_wait" then conf.leaf_wait = tonumber(v) or conf.leaf_wait end
+            if k == "strict" then conf.strict = (v == "yes") end
+        end
+    else
+        local why = rc == "124" and ("atoll-place settings took longer than " .. TIMEOUT .. " s")
+                    or ((body or out):gsub("%s+$", ""))
+        slurm.log_error("atoll: %s; policy=atoll, island_wait=600 for %d s", why, SETTINGS_TTL)
+    end
+    atoll_settings_cache = {at = now, conf = conf}
+    return conf
 end
 
 -- the islands of a row's field as a constraint, shuffled for policy=random
@@ -174,7 +210,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         return slurm.SUCCESS
     end
     local wait = conf.island_wait
-    local leaf_wait = conf.leaf_wait or wait
+    local leaf_wait = conf.leaf_wait
     local policy = conf.policy
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
     local n = job_desc.min_nodes

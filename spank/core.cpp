@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 #include <fstream>
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,86 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
                                         "sysfs_root, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
     }
     return c;
+}
+
+namespace {
+
+std::vector<std::string> words(const std::string &line)
+{
+    std::string l = line.substr(0, line.find('#'));
+    std::vector<std::string> w;
+    std::istringstream s(l);
+    for (std::string x; s >> x;)
+        w.push_back(x);
+    return w;
+}
+
+std::string dir_of(const std::string &file)
+{
+    auto p = file.rfind('/');
+    return p == std::string::npos ? "." : p == 0 ? "/" : file.substr(0, p);
+}
+
+void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
+{
+    std::ifstream in(file);
+    if (!in)
+        return;  // as Slurm: a missing plugstack file loads no plugin
+    std::string line;
+    for (int lineno = 1; std::getline(in, line) && !out.found; ++lineno) {
+        std::vector<std::string> w = words(line);
+        if (w.size() >= 2 && w[0] == "include") {
+            if (depth >= 4)
+                continue;
+            std::string pat = w[1][0] == '/' ? w[1] : dir_of(file) + "/" + w[1];
+            glob_t g{};
+            if (glob(pat.c_str(), 0, nullptr, &g) == 0)
+                for (std::size_t i = 0; i < g.gl_pathc && !out.found; ++i)
+                    scan_plugstack(g.gl_pathv[i], depth + 1, out);
+            globfree(&g);
+            continue;
+        }
+        if (w.size() < 2 || (w[0] != "required" && w[0] != "optional"))
+            continue;
+        const std::string &path = w[1];
+        auto slash = path.rfind('/');
+        if (path.substr(slash == std::string::npos ? 0 : slash + 1) != "atoll.so")
+            continue;
+        out.found = true;
+        out.where = file + ":" + std::to_string(lineno);
+        out.args.assign(w.begin() + 2, w.end());
+        try {
+            out.config = parse_plugstack(out.args);
+        } catch (const std::invalid_argument &e) {
+            throw std::invalid_argument(out.where + ": " + e.what());
+        }
+    }
+}
+
+}  // namespace
+
+PlugstackLine read_plugstack_line(const std::string &slurm_conf)
+{
+    std::string stack = dir_of(slurm_conf) + "/plugstack.conf";
+    std::ifstream conf(slurm_conf);
+    std::string line;
+    while (std::getline(conf, line)) {
+        std::vector<std::string> w = words(line);
+        if (w.empty())
+            continue;
+        // PlugStackConfig=PATH (any case, spaces around '=' allowed)
+        std::string joined;
+        for (const std::string &x : w)
+            joined += x;
+        auto eq = joined.find('=');
+        std::string key = joined.substr(0, eq);
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (eq != std::string::npos && key == "plugstackconfig")
+            stack = joined.substr(eq + 1);
+    }
+    PlugstackLine out;
+    scan_plugstack(stack, 0, out);
+    return out;
 }
 
 EnvMode parse_env_mode(const std::string &v)

@@ -47,6 +47,23 @@ struct PluginConfig {
 // Throws std::invalid_argument naming the key on an unknown key or a bad value.
 PluginConfig parse_plugstack(const std::vector<std::string> &args);
 
+// The atoll.so line of the plugstack configuration that slurm.conf names
+// (PlugStackConfig, default plugstack.conf beside it), read as Slurm reads
+// it: '#' starts a comment, "required|optional PATH ARGS..." loads a plugin,
+// "include PATTERN" reads the files a glob(3) pattern names (relative to the
+// including file's directory), four deep at most. No shell sees a path.
+// The keys every atoll component takes from it (policy=, island_wait=,
+// leaf_wait=, strict=) are parsed here and by parse_plugstack() only.
+struct PlugstackLine {
+    bool found = false;          // an atoll.so line exists
+    std::string where;           // FILE:LINE of it
+    std::vector<std::string> args;
+    PluginConfig config;         // parse_plugstack(args); defaults when not found
+};
+// Throws std::invalid_argument naming FILE:LINE on a bad key or value of the
+// atoll.so line; a missing plugstack file is not an error (found = false).
+PlugstackLine read_plugstack_line(const std::string &slurm_conf);
+
 
 enum class EnvMode { Auto, Off, Show };
 EnvMode parse_env_mode(const std::string &value);       // --fabric-env

@@ -75,8 +75,12 @@ cluster_up() {
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
     "$TOPO" slurm --format requests "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
-    cp "$ATOLL_SRCDIR/contrib/job_submit.lua" "$ATOLL_SRCDIR/contrib/atoll-plugstack.lua" "$_cd/"
-    # cli_filter.lua runs the engine on live state with this build's atoll-place
+    # both Lua scripts run this build's atoll-place: job_submit.lua for the
+    # plugstack settings (read again for every job: the tests rewrite the
+    # plugstack line between jobs), cli_filter.lua for the engine on live state
+    sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
+        -e "s|^local SETTINGS_TTL = .*|local SETTINGS_TTL = 0|" \
+        "$ATOLL_SRCDIR/contrib/job_submit.lua" >"$_cd/job_submit.lua"
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
         "$ATOLL_SRCDIR/contrib/cli_filter.lua" >"$_cd/cli_filter.lua"

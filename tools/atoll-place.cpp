@@ -15,6 +15,7 @@
 
 #include "topology/json.hpp"
 #include "slurm/ask.hpp"
+#include "spank/core.hpp"
 #include "placement/cost.hpp"
 #include "placement/simulate.hpp"
 #include "topology/cloud.hpp"
@@ -32,7 +33,8 @@ const char *usage_text =
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
-    "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
+    "                   [--slurm-conf FILE] [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
+    "       atoll-place settings [--slurm-conf FILE]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
@@ -123,12 +125,45 @@ std::string human_seconds(double s)
 }
 
 
+// The atoll.so line of the plugstack configuration slurm.conf names; a bad
+// key or value is an input error naming FILE:LINE.
+PlugstackLine site_settings(const std::string &slurm_conf)
+{
+    try {
+        return read_plugstack_line(slurm_conf);
+    } catch (const std::invalid_argument &e) {
+        throw InputError(e.what());
+    }
+}
+
+// settings: the site's keys that job_submit.lua and cli_filter.lua use, as
+// key=value lines (the only reader of them is read_plugstack_line()):
+//   found=yes|no  where=FILE:LINE  policy=  island_wait=  leaf_wait=  strict=yes|no
+int cmd_settings(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"slurm-conf"}, {});
+    if (!a.operands.empty())
+        throw Usage("settings: no operands (--slurm-conf FILE names slurm.conf)");
+    const char *env = std::getenv("SLURM_CONF");
+    std::string conf = a.get("slurm-conf", env && *env ? env : "/etc/slurm/slurm.conf");
+    PlugstackLine l = site_settings(conf);
+    std::cout << "found=" << (l.found ? "yes" : "no") << "\n";
+    if (l.found)
+        std::cout << "where=" << l.where << "\n";
+    std::cout << "policy=" << l.config.policy << "\n"
+              << "island_wait=" << l.config.island_wait << "\n"
+              << "leaf_wait=" << l.config.leaf_wait_s() << "\n"
+              << "strict=" << (l.config.strict ? "yes" : "no") << "\n";
+    return 0;
+}
+
 // --slurm: what cli_filter.lua hands Slurm for an island request on the live
 // free hosts (free=N: how many of the fabric's compute hosts are free), from
 // slurm_ask() (slurm/ask.hpp), which also writes job_submit.lua's table:
 //   refuse=MESSAGE | free=N, then switches=K@MM:SS and constraint=[...]
 // (a preferred group or pod is marked for atoll-widen by job_submit.lua).
-int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n)
+int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n,
+                  const PluginConfig &site)
 {
     if (!a.flag("island"))
         throw Usage("--slurm needs --island REQUEST (a --fabric-island value)");
@@ -138,8 +173,8 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     } catch (const std::invalid_argument &e) {
         throw Usage(e.what());
     }
-    long wait = a.get_int("island-wait", 600, 0, 365L * 86400);
-    long leaf_wait = a.get_int("leaf-wait", wait, 0, 365L * 86400);
+    long wait = a.get_int("island-wait", site.island_wait, 0, 365L * 86400);
+    long leaf_wait = a.get_int("leaf-wait", a.flag("island-wait") ? wait : site.leaf_wait_s(), 0, 365L * 86400);
     SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n);
     if (ask.none)
         return 0;
@@ -160,8 +195,15 @@ int cmd_place(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
-                         "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait"},
+                         "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf"},
                         {"json", "explain", "slurm"});
+    if (a.flag("slurm-conf") && !a.flag("slurm"))
+        throw Usage("--slurm-conf goes with --slurm");
+    // the site's policy and waits: the atoll.so line of the plugstack
+    // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
+    PluginConfig site;
+    if (a.flag("slurm-conf"))
+        site = site_settings(a.get("slurm-conf")).config;
     if (a.operands.size() != 1)
         throw Usage("place: give one FABRIC");
     if (!a.flag("nodes"))
@@ -189,7 +231,7 @@ int cmd_place(int argc, char **argv)
     }
     req.max_per_leaf = static_cast<int>(a.get_int("spread", 0, 1, 10000000));
     req.split = parse_split(a);
-    std::string pname = a.get("policy", "atoll");
+    std::string pname = a.get("policy", site.policy);
     auto policy = make_policy(pname, c, static_cast<std::uint64_t>(a.get_int("seed", 1, 0, 1L << 62)));
     if (!policy)
         throw Usage("--policy: \"" + pname + "\", expected atoll, slurm-tree, first-fit or random");
@@ -215,7 +257,7 @@ int cmd_place(int argc, char **argv)
         }
     }
     if (a.flag("slurm"))
-        return slurm_request(a, c, *policy, free, req.nodes);
+        return slurm_request(a, c, *policy, free, req.nodes, site);
     Placement p = policy->place(free, req);
     std::vector<std::string> names;
     for (int h : p.hosts)
@@ -550,6 +592,7 @@ int main(int argc, char **argv)
     return run_tool("atoll-place", usage_text, argc, argv, [&](const std::string &cmd) {
         if (cmd == "place") return cmd_place(argc, argv);
         if (cmd == "simulate") return cmd_simulate(argc, argv);
+        if (cmd == "settings") return cmd_settings(argc, argv);
         if (cmd == "policies") {
             for (const auto &p : policy_names())
                 std::cout << p << "\n";

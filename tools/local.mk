@@ -5,5 +5,6 @@ tools_atoll_topo_LDADD = spank/libatoll-spankcore.la node/libatoll-node.la slurm
 	$(HWLOC_LIBS)
 bin_PROGRAMS += tools/atoll-place
 tools_atoll_place_SOURCES = tools/atoll-place.cpp tools/args.hpp tools/args.cpp
-tools_atoll_place_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
-tools_atoll_place_LDADD = slurm/libatoll-slurm.la placement/libatoll-placement.la topology/libatoll-topology.la topology/libatoll-ibnetdisc.la
+tools_atoll_place_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(HWLOC_CFLAGS)
+tools_atoll_place_LDADD = spank/libatoll-spankcore.la node/libatoll-node.la slurm/libatoll-slurm.la placement/libatoll-placement.la \
+	topology/libatoll-topology.la topology/libatoll-ibnetdisc.la $(HWLOC_LIBS)

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 32
+plan 36
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -69,6 +69,23 @@ expect "an unknown policy is named" 2 "\-\-policy: \"best\"" "$PLACE" place "$wo
 expect "an unknown level is named" 2 "\-\-level: \"rack\"" "$PLACE" place "$work/ft.json" --nodes 2 --level rack
 expect "--slurm: a bad --island value is named as the plugin's flag" 2 "\-\-fabric-island=rack: expected" \
     "$PLACE" place "$work/ft.json" --nodes 2 --island rack --slurm
+# --slurm-conf: the site's policy and waits from the atoll.so line that
+# slurm.conf's plugstack configuration holds (what cli_filter.lua passes),
+# and `settings`, what job_submit.lua reads; a bad key names FILE:LINE
+mkdir -p "$work/etc/plugstack.d"
+echo "PlugStackConfig=$work/etc/plugstack.conf" >"$work/etc/slurm.conf"
+echo "include plugstack.d/*.conf" >"$work/etc/plugstack.conf"
+echo "optional /usr/lib/slurm/atoll.so fabric=/x.json policy=slurm-tree island_wait=2m leaf_wait=1h strict" >"$work/etc/plugstack.d/atoll.conf"
+out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --slurm --slurm-conf "$work/etc/slurm.conf" | grep -v '^free=' | tr '\n' ' ')
+check "--slurm-conf: policy=slurm-tree and island_wait=2m from the plugstack line (no constraint, one switch for 2:00)" [ "$out" = "switches=1@2:00 " ]
+out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --slurm --slurm-conf "$work/etc/slurm.conf" --policy atoll --island-wait 90 | grep -v '^free=' | tr '\n' ' ')
+check "--slurm-conf: --policy and --island-wait given win over the line" [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ]
+out=$(SLURM_CONF="$work/etc/slurm.conf" "$PLACE" settings | tr '\n' ' ')
+check "settings: the line's keys for job_submit.lua, from \$SLURM_CONF" \
+    [ "$out" = "found=yes where=$work/etc/plugstack.d/atoll.conf:1 policy=slurm-tree island_wait=120 leaf_wait=3600 strict=yes " ]
+echo "optional /usr/lib/slurm/atoll.so island_wait=2min" >"$work/etc/plugstack.d/atoll.conf"
+expect "settings: a bad value names the file and line, exit 1" 1 "plugstack.d/atoll.conf:1: plugstack.conf: island_wait=2min: expected seconds" \
+    "$PLACE" settings --slurm-conf "$work/etc/slurm.conf"
 expect "a host outside the fabric is named" 1 "host gpu001 is not in the fabric" \
     "$PLACE" place "$work/ft.json" --nodes 2 --free "gpu[001-002]"
 

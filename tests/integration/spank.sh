@@ -244,7 +244,7 @@ echo "$info" | grep -q "Switches=2@00:10:00" || diag "$info"
 # cli_filter.lua failing (here: its fabric file is gone) warns once; the job
 # is submitted as it was and job_submit.lua still keeps it in one leaf
 mkdir -p "$work/c2"
-cp "$work/c/slurm.conf" "$work/c/atoll-plugstack.lua" "$work/c2/"
+cp "$work/c/slurm.conf" "$work/c2/"
 sed "s|^local FABRIC = .*|local FABRIC = \"$work/no-such-fabric.json\"|" "$work/c/cli_filter.lua" >"$work/c2/cli_filter.lua"
 SLURM_CONF="$work/c2/slurm.conf" timeout 30 srun -N2 --fabric-island=leaf printenv ATOLL_LEAVES >"$work/nolive" 2>"$work/nolive.err"
 rc=$?

@@ -1,6 +1,7 @@
 // The SPANK plugin's logic without Slurm: plugstack keys, options, the
 // environment of a node, GPU-to-HCA pairs from saved hwloc topologies.
 #include "catch.hpp"
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,54 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK_THROWS_WITH(parse_plugstack({"policy=best"}), Catch::Contains("policy=best"));
     CHECK_THROWS_WITH(parse_plugstack({"default_island=rack"}), Catch::Contains("--fabric-island=rack"));
     CHECK(parse_plugstack({"strict"}).strict);
+}
+
+TEST_CASE("the atoll.so line of the plugstack configuration slurm.conf names", "[spank]")
+{
+    char dir[] = "/tmp/atoll-plugstack-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string d = dir;
+    auto put = [](const std::string &path, const std::string &text) { std::ofstream(path) << text; };
+    REQUIRE(mkdir((d + "/plugstack.conf.d").c_str(), 0755) == 0);
+    REQUIRE(mkdir((d + "/etc").c_str(), 0755) == 0);
+
+    // no plugstack file: the defaults, not an error
+    put(d + "/slurm.conf", "ClusterName=x\n");
+    PlugstackLine none = read_plugstack_line(d + "/slurm.conf");
+    CHECK_FALSE(none.found);
+    CHECK(none.config.policy == "atoll");
+    CHECK(none.config.island_wait == 600);
+
+    // the default plugstack.conf beside slurm.conf, an include relative to it
+    // (a glob, in order), a comment after the keys; the first atoll.so line wins
+    put(d + "/plugstack.conf", "# site plugins\noptional /usr/lib/slurm/other.so policy=x\ninclude plugstack.conf.d/*.conf\n");
+    put(d + "/plugstack.conf.d/10-a.conf", "required   /usr/lib/x86_64-linux-gnu/slurm/atoll.so  policy=first-fit\tisland_wait=5m # leaf_wait=zz\n");
+    put(d + "/plugstack.conf.d/20-b.conf", "optional atoll.so policy=random\n");
+    PlugstackLine l = read_plugstack_line(d + "/slurm.conf");
+    CHECK(l.found);
+    CHECK(l.where == d + "/plugstack.conf.d/10-a.conf:1");
+    CHECK(l.args == std::vector<std::string>{"policy=first-fit", "island_wait=5m"});
+    CHECK(l.config.policy == "first-fit");
+    CHECK(l.config.island_wait == 300);
+    CHECK(l.config.leaf_wait_s() == 300);
+    CHECK_FALSE(l.config.strict);
+
+    // PlugStackConfig in any case, spaces around '='; a bad value names FILE:LINE
+    put(d + "/slurm.conf", "ClusterName=x\nplugstackconfig = " + d + "/etc/stack.conf  # ours\n");
+    put(d + "/etc/stack.conf", "\n\noptional atoll.so strict leaf_wait=10min\n");
+    CHECK_THROWS_WITH(read_plugstack_line(d + "/slurm.conf"),
+                      Catch::StartsWith(d + "/etc/stack.conf:3: plugstack.conf: leaf_wait=10min: expected seconds"));
+    put(d + "/etc/stack.conf", "\n\noptional atoll.so strict leaf_wait=10m\n");
+    l = read_plugstack_line(d + "/slurm.conf");
+    CHECK(l.config.strict);
+    CHECK(l.config.leaf_wait_s() == 600);
+    CHECK(l.config.island_wait == 600);
+
+    // an include of itself ends (four deep at most); not atoll.so, not found
+    put(d + "/etc/stack.conf", "include stack.conf\noptional /x/notatoll.so policy=random\n");
+    CHECK_FALSE(read_plugstack_line(d + "/slurm.conf").found);
+    std::string cmd = "rm -rf '" + d + "'";
+    CHECK(std::system(cmd.c_str()) == 0);
 }
 
 TEST_CASE("values of --fabric-island, --fabric-env and --fabric-sharp", "[spank]")
