@@ -92,7 +92,7 @@ function slurm_cli_pre_submit(options, offset)
         warn(err)
         return slurm.SUCCESS
     end
-    local constraint, switches, nfree
+    local constraint, switches, nfree, segment
     for line in out:gmatch("[^\n]+") do
         local k, v = line:match("^(%a+)=(.*)$")
         if k == "refuse" then
@@ -104,6 +104,8 @@ function slurm_cli_pre_submit(options, offset)
             switches = v
         elseif k == "free" then
             nfree = v
+        elseif k == "segment" then
+            segment = v
         end
     end
     if constraint then
@@ -113,6 +115,10 @@ function slurm_cli_pre_submit(options, offset)
         end
         options.constraint = constraint
     end
+    local own_segment = options.segment
+    if segment and (own_segment == nil or own_segment == "" or own_segment == "unset") then
+        options.segment = segment  -- topology/block: never over the user's own --segment
+    end
     local own = options.switches
     if switches and (own == nil or own == "" or own == "unset") then
         options.switches = switches  -- never over the user's own --switches
@@ -120,7 +126,8 @@ function slurm_cli_pre_submit(options, offset)
     if explain then
         slurm.log_info("atoll: %d nodes, --fabric-island=%s, %s of the fabric's nodes idle: constraint %s%s",
                        n, req, tostring(nfree), tostring(constraint),
-                       switches and (", switches " .. switches) or "")
+                       (switches and (", switches " .. switches) or "") ..
+                       (segment and (", segment " .. segment) or ""))
     end
     return slurm.SUCCESS
 end

@@ -49,7 +49,8 @@ end
 
 -- The table, read once per job (slurmctld may be reconfigured with a new one):
 -- rows[REQUEST .. " " .. POLICY] = list of {from, to, refuse | level, k, wait,
--- constraint, widen}; named = every island name the table holds.
+-- constraint, widen, segment}; named = every island name the table holds;
+-- topology = the Slurm topology its answers are for (tree or block).
 local function load_requests()
     local path = script_dir() .. REQUESTS_FILE
     local f = io.open(path, "r")
@@ -63,8 +64,11 @@ local function load_requests()
             for tok in w:gmatch("[^|]+") do named[tok] = true end
         end
     end
+    local topology = "tree"
     for line in f:lines() do
         lineno = lineno + 1
+        local t = line:match("^# topology: (%a+)")
+        if t then topology = t end
         if not line:match("^%s*#") and line:match("%S") then
             local req, pol, from, to, rest = line:match("^(%S+) (%S+) (%d+) (%S+) (.*)$")
             local row
@@ -73,13 +77,13 @@ local function load_requests()
                 if msg then
                     row = {refuse = msg}
                 else
-                    local lv, k, wait, cons, widen = rest:match("^(%a+) (%d+) (%a+) (%S+) (%S+)$")
-                    if not lv then
-                        lv, k, cons, widen = rest:match("^(%a+) (%d+) %- (%S+) (%S+)$")
-                        wait = "-"
+                    local lv, k, wait, cons, widen, seg = rest:match("^(%a+) (%d+) (%S+) (%S+) (%S+) (%d+)$")
+                    if lv and wait ~= "island" and wait ~= "leaf" and wait ~= "-" then
+                        lv = nil
                     end
                     if lv then
-                        row = {level = lv, k = tonumber(k), wait = wait, constraint = cons, widen = widen}
+                        row = {level = lv, k = tonumber(k), wait = wait, constraint = cons, widen = widen,
+                               segment = tonumber(seg)}
                         names(cons)
                         names(widen)
                     end
@@ -87,7 +91,7 @@ local function load_requests()
             end
             if not row or (to ~= "-" and not to:match("^%d+$")) then
                 f:close()
-                return nil, nil, string.format("%s:%d: found \"%s\", expected REQUEST POLICY FROM TO ANSWER", path, lineno, line)
+                return nil, nil, string.format("%s:%d: found \"%s\", expected REQUEST POLICY FROM TO ANSWER (a table of atoll-requests 2: write it again with atoll-topo slurm --format requests)", path, lineno, line)
             end
             row.from = tonumber(from)
             row.to = to == "-" and math.huge or tonumber(to)
@@ -97,7 +101,7 @@ local function load_requests()
         end
     end
     f:close()
-    return rows, named
+    return rows, named, nil, topology
 end
 
 local function spank_env(job_desc, name)
@@ -142,7 +146,7 @@ end
 local ATOLL_PLACE = "/usr/bin/atoll-place"
 local TIMEOUT = 3        -- seconds
 local SETTINGS_TTL = 60  -- seconds
-local DEFAULTS = {policy = "atoll", island_wait = 600, leaf_wait = 600, strict = false}
+local DEFAULTS = {policy = "atoll", island_wait = 600, leaf_wait = 600, strict = false, topology = "tree"}
 
 local function quote(s)
     return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
@@ -170,6 +174,7 @@ local function site_conf()
             if k == "island_wait" then conf.island_wait = tonumber(v) or conf.island_wait end
             if k == "leaf_wait" then conf.leaf_wait = tonumber(v) or conf.leaf_wait end
             if k == "strict" then conf.strict = (v == "yes") end
+            if k == "topology" then conf.topology = v end
         end
     else
         local why = rc == "124" and ("atoll-place settings took longer than " .. TIMEOUT .. " s")
@@ -217,11 +222,15 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if n == nil or n == slurm.NO_VAL or n == 0 then
         n = 1
     end
-    local rows, named, err = load_requests()
+    local rows, named, err, topology = load_requests()
     if not rows then
         slurm.log_info("atoll: %s; job left as submitted", err)
         slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
         return slurm.SUCCESS
+    end
+    if topology ~= conf.topology then
+        slurm.log_error("atoll: %s is for topology/%s but slurm.conf runs topology/%s: write it again with atoll-topo slurm --format requests%s",
+                        REQUESTS_FILE, topology, conf.topology, conf.topology == "block" and " --topology block" or "")
     end
     local list = rows[req .. " " .. policy]
     if list == nil and rows[req .. " atoll"] ~= nil then
@@ -248,6 +257,12 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if k > 0 and (job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0) then
         job_desc.req_switch = k
         job_desc.wait4switch = w
+    end
+    -- --segment=N (topology/block; Slurm 25.11 and later let job_submit set
+    -- it, earlier ones have no such field: cli_filter.lua sets it there)
+    if row.segment > 0 and job_desc.segment_size ~= nil and
+       (job_desc.segment_size == 0 or job_desc.segment_size == slurm.NO_VAL16) then
+        job_desc.segment_size = row.segment
     end
     -- cli_filter.lua already named the islands, ranked on the live state
     local live = false
@@ -278,6 +293,9 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                                   or (c ~= "" and ("constraint " .. c) or "no constraint"))
         if k > 0 then
             table.insert(parts, string.format(", at most %d leaf switch%s for up to %d s", k, k > 1 and "es" or "", w))
+        end
+        if row.segment > 0 then
+            table.insert(parts, string.format(", segments of %d nodes, each in one block", row.segment))
         end
         if then_ then
             table.insert(parts, string.format("; after %d s (atoll-widen): %s", wait, then_))

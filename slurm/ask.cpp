@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <istream>
@@ -10,6 +12,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "topology/slurm.hpp"
 
 namespace atl {
 namespace {
@@ -26,8 +30,65 @@ std::set<std::vector<int>> partition(const Cluster &c, Level l)
     return parts;
 }
 
+// Whether Slurm's block plugin alone keeps a job of n nodes in one island of
+// `level`: every aggregated block of the level it picks lies in one.
+bool block_holds(const Cluster &c, const BlockSite &b, Level level, int n)
+{
+    if (b.base <= 0 || b.blocks.empty())
+        return false;
+    long need = (n + b.base - 1) / b.base, k = 0;
+    while ((1L << k) < need)
+        ++k;
+    auto lv = std::find_if(b.levels.begin(), b.levels.end(), [&](int x) { return x >= k; });
+    if (lv == b.levels.end())
+        return false;  // every block as one: the whole system
+    std::map<std::string, int> leaf_index;
+    for (int is : c.at(Level::Leaf))
+        leaf_index[c.island(is).name] = is;
+    const std::size_t per = std::size_t{1} << *lv;
+    for (std::size_t first = 0; first < b.blocks.size(); first += per) {
+        int island = -1;
+        for (std::size_t i = first; i < std::min(first + per, b.blocks.size()); ++i) {
+            auto it = leaf_index.find(b.blocks[i]);
+            if (it == leaf_index.end() || c.island(it->second).hosts.empty())
+                continue;
+            int here = c.island_of(c.island(it->second).hosts.front(), level);
+            if (island >= 0 && here != island)
+                return false;
+            island = here;
+        }
+    }
+    return true;
+}
+
+SlurmAsk ask_block(const Cluster &c, SlurmAsk a, const std::string &request, bool required, int n, bool slurm_tree,
+                   const BlockSite &b, const Ranker &rank, const std::function<std::vector<int>()> &wider)
+{
+    if (slurm_tree)
+        return a;
+    // no time bound on it: for required requests only
+    a.segment = required && b.base > 0 && n > b.base && n % b.base == 0 ? b.base : 0;
+    if (a.level == Level::Fabric || block_holds(c, b, a.level, n))
+        return a;
+    std::set<std::string> written(b.blocks.begin(), b.blocks.end());
+    for (int is : rank(a.level, n))
+        if (a.level != Level::Leaf || written.count(c.island(is).name))
+            a.constraint.push_back(is);
+    if (a.constraint.empty()) {
+        a.refuse = "--fabric-island=" + request + ": no leaf written as a block can hold " + std::to_string(n) +
+                   " nodes (topology/block)";
+        a.segment = 0;
+        return a;
+    }
+    if (!required) {
+        a.widen = true;
+        a.wider = wider();
+    }
+    return a;
+}
+
 SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &request, int n, bool slurm_tree,
-                  const Ranker &rank)
+                  const Ranker &rank, const BlockSite *block)
 {
     SlurmAsk a;
     if (ir.none) {
@@ -53,6 +114,16 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
                    " nodes; the largest " + to_string(level) + " holds " + std::to_string(c.largest(level));
         return a;
     }
+    // the islands one level up: the first level above whose islands are not these
+    auto wider = [&]() -> std::vector<int> {
+        const auto here = partition(c, level);
+        for (Level l : order)
+            if (l > level && c.largest(l) >= n && partition(c, l) != here)
+                return rank(l, n);
+        return {};
+    };
+    if (block)
+        return ask_block(c, a, request, required, n, slurm_tree, *block, rank, wider);
     if (level == Level::Fabric) {
         // auto, larger than any pod: the whole fabric, on the fewest leaves for the leaf wait
         if (!slurm_tree) {
@@ -69,14 +140,6 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
         }
         return a;
     }
-    // the islands one level up: the first level above whose islands are not these
-    auto wider = [&]() -> std::vector<int> {
-        const auto here = partition(c, level);
-        for (Level l : order)
-            if (l > level && c.largest(l) >= n && partition(c, l) != here)
-                return rank(l, n);
-        return {};
-    };
     // above a leaf, --switches=K@leaf_wait with K the fewest leaves that can hold the job
     if (level != Level::Leaf) {
         a.switches = c.min_leaves(n);
@@ -130,16 +193,70 @@ std::string row_text(const Cluster &c, const SlurmAsk &a, int n)
         s += "-";
     else
         s += a.wider.empty() ? "*" : join_names(c, a.wider);
-    return s;
+    return s + " " + std::to_string(a.segment);
 }
 
 }  // namespace
 
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
-                   const std::string &request, int n)
+                   const std::string &request, int n, const BlockSite *block)
 {
     return ask_with(c, ir, request, n, std::string(policy.name()) == "slurm-tree",
-                    [&](Level l, int k) { return rank_islands(policy, free, l, k); });
+                    [&](Level l, int k) { return rank_islands(policy, free, l, k); }, block);
+}
+
+SiteTopology read_site_topology(const std::string &slurm_conf)
+{
+    SiteTopology st;
+    std::ifstream conf(slurm_conf);
+    std::string plugin = slurm_conf_value(conf, "TopologyPlugin");
+    st.block = plugin == "topology/block" || plugin == "block";
+    if (!st.block)
+        return st;
+    conf.clear();
+    conf.seekg(0);
+    std::string file = slurm_conf_value(conf, "TopologyConf");
+    if (file.empty()) {
+        auto slash = slurm_conf.rfind('/');
+        file = (slash == std::string::npos ? std::string(".") : slurm_conf.substr(0, slash)) + "/topology.conf";
+    }
+    std::ifstream topo(file);
+    std::istringstream sizes(slurm_conf_value(topo, "BlockSizes"));
+    for (std::string x; std::getline(sizes, x, ',');) {
+        int v = std::atoi(x.c_str());
+        if (v > 0 && v <= 1000000)
+            st.block_sizes.push_back(v);
+    }
+    return st;
+}
+
+BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes)
+{
+    if (block_sizes.empty())
+        return block_site(t);
+    BlockSite b = block_site(t, block_sizes.front());
+    b.levels.clear();
+    for (int size : block_sizes)
+        for (int k = 0; k <= 20; ++k)
+            if (static_cast<long>(b.base) << k == size) {
+                b.levels.push_back(k);
+                break;
+            }
+    std::sort(b.levels.begin(), b.levels.end());
+    if (b.levels.empty() || b.levels.front() != 0)
+        b.levels.insert(b.levels.begin(), 0);
+    return b;
+}
+
+BlockSite block_site(const Topology &t, int base_nodes)
+{
+    BlockLayout l = block_layout(t, base_nodes);
+    BlockSite b;
+    b.base = l.base;
+    b.levels = l.levels;
+    for (int is : l.blocks)
+        b.blocks.push_back(t.islands[static_cast<std::size_t>(is)].name);
+    return b;
 }
 
 std::string constraint_text(const Cluster &c, const std::vector<int> &islands)
@@ -161,11 +278,12 @@ const std::vector<std::string> &table_requests()
     return r;
 }
 
-void write_requests_table(std::ostream &out, const Cluster &c)
+void write_requests_table(std::ostream &out, const Cluster &c, const BlockSite *block)
 {
-    out << "# atoll-requests 1: what job_submit.lua asks Slurm, written by atoll-topo from " << c.source() << "\n"
+    out << "# atoll-requests 2: what job_submit.lua asks Slurm, written by atoll-topo from " << c.source() << "\n"
+        << "# topology: " << (block ? "block " + std::to_string(block->base) : std::string("tree")) << "\n"
         << "# REQUEST POLICY FROM TO refuse MESSAGE ({n}: the node count)\n"
-        << "# REQUEST POLICY FROM TO LEVEL SWITCHES WAIT(island|leaf|-) CONSTRAINT(a|b|-) WIDEN(-|*|a|b)\n"
+        << "# REQUEST POLICY FROM TO LEVEL SWITCHES WAIT(island|leaf|-) CONSTRAINT(a|b|-) WIDEN(-|*|a|b) SEGMENT\n"
         << "# TO '-': every larger node count. random's islands by name (job_submit.lua shuffles them).\n";
     FreeState idle(c, true);
     const int last = c.pool_size() + 1;
@@ -195,7 +313,7 @@ void write_requests_table(std::ostream &out, const Cluster &c)
             std::string prev;
             int from = 1;
             for (int n = 1; n <= last; ++n) {
-                std::string row = row_text(c, ask_with(c, ir, req, n, pname == "slurm-tree", rank), n);
+                std::string row = row_text(c, ask_with(c, ir, req, n, pname == "slurm-tree", rank, block), n);
                 if (n > 1 && row != prev) {
                     out << req << " " << pname << " " << from << " " << n - 1 << " " << prev << "\n";
                     from = n;
@@ -245,9 +363,10 @@ std::vector<TableRow> read_requests_table(std::istream &in, const Cluster &c, co
         }
         else {
             std::string wait, cons, widen;
-            if (!level_from_string(kind, r.ask.level) || !(s >> r.ask.switches >> wait >> cons >> widen))
+            if (!level_from_string(kind, r.ask.level) ||
+                !(s >> r.ask.switches >> wait >> cons >> widen >> r.ask.segment))
                 throw std::invalid_argument(source + ":" + std::to_string(lineno) + ": found '" + line +
-                                            "', expected LEVEL SWITCHES WAIT CONSTRAINT WIDEN");
+                                            "', expected LEVEL SWITCHES WAIT CONSTRAINT WIDEN SEGMENT");
             r.ask.wait = wait == "island" ? SwitchWait::Island : wait == "leaf" ? SwitchWait::Leaf : SwitchWait::None;
             r.ask.constraint = islands(cons);
             r.ask.widen = widen != "-";

@@ -11,11 +11,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
+#include "topology/topology.hpp"
 
 namespace atl {
 
@@ -31,13 +33,54 @@ struct SlurmAsk {
     SwitchWait wait = SwitchWait::None;  // ... @island_wait or @leaf_wait
     bool widen = false;            // mark the job for atoll-widen (a preferred group or pod)
     std::vector<int> wider;        // what atoll-widen swaps in (empty: no constraint at all)
+    int segment = 0;               // --segment=N (topology/block: each N nodes in one block; 0: none)
 };
+
+// A site that runs topology/block (23.11+) on atoll's block file. Slurm's
+// block plugin puts a job of n nodes in one block of the smallest configured
+// level whose blocks hold ceil(n / base) base blocks (consecutive blocks in
+// the file's order, aggregated in powers of two), and waits for one; it never
+// spans wider, and --switches means nothing to it. So atoll asks less there:
+//   - nothing for an island Slurm's blocks already give: a job of at most
+//     `base` nodes is in one block, one leaf; a larger one in one pod when
+//     every aggregated block of its level lies in one pod (atoll-topo keeps
+//     only such levels). A preferred request cannot widen beyond that.
+//   - otherwise the constraint over the level's islands (leaves: those
+//     written as blocks), a preferred one marked for atoll-widen, no --switches;
+//   - --segment=base for a required group or pod of a multiple of `base`
+//     nodes above it: each base-sized part in one block, the fewest blocks
+//     (Slurm's own rule only bounds the blocks of the level below the
+//     aggregate). Slurm waits for that without a time bound, so auto and
+//     preferred requests do not get it;
+//   - policy slurm-tree: nothing (Slurm's own choice is the block plugin's).
+struct BlockSite {
+    int base = 0;                     // nodes of the base block (BlockSizes' first)
+    std::vector<std::string> blocks;  // leaf islands written as blocks, in the file's order
+    std::vector<int> levels;          // aggregation levels of BlockSizes (0 first)
+};
+// The blocks of atoll-topo --format block [--block-size N] for this fabric
+// (base_nodes 0: the default). Throws std::invalid_argument as block_layout().
+BlockSite block_site(const Topology &t, int base_nodes = 0);
+// The same with a site's BlockSizes (the first the base; the levels those of
+// the sizes that are the base times a power of two); empty: block_site(t).
+BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes);
 
 // The request `ir` (its text `request` for messages) for n nodes, the
 // islands ranked by `policy` on `free`. slurm-tree is Slurm's own choice:
 // no constraint, --switches=1@island_wait when one leaf can hold the job.
+// What slurm.conf says of the topology: TopologyPlugin=topology/block, and
+// then the base block (the first of BlockSizes= in TopologyConf, default
+// topology.conf beside slurm.conf; 0 when it has none). topology.yaml
+// (25.05+) is not read: a site with one passes --topology block itself.
+struct SiteTopology {
+    bool block = false;
+    std::vector<int> block_sizes;  // BlockSizes= (empty: none)
+};
+SiteTopology read_site_topology(const std::string &slurm_conf);
+
+// `block` set: the site runs topology/block (above); null: topology/tree.
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
-                   const std::string &request, int n);
+                   const std::string &request, int n, const BlockSite *block = nullptr);
 
 // "[a|b|c]" for a matching-OR constraint; "" for none.
 std::string constraint_text(const Cluster &c, const std::vector<int> &islands);
@@ -52,12 +95,14 @@ const std::vector<std::string> &table_requests();
 // hosts, slurm_ask() on the idle fabric, runs of node counts with the same
 // answer on one line:
 //   REQUEST POLICY FROM TO refuse MESSAGE...
-//   REQUEST POLICY FROM TO LEVEL K WAIT CONSTRAINT WIDEN
+//   REQUEST POLICY FROM TO LEVEL K WAIT CONSTRAINT WIDEN SEGMENT
 // K the --switches count (0: none), WAIT island|leaf|-, CONSTRAINT a|b|c or
 // "-", WIDEN "-" (no mark), "*" (mark, then no constraint) or x|y (mark,
-// then that constraint). random's islands are listed by name: job_submit.lua
-// shuffles them per job, as the policy would.
-void write_requests_table(std::ostream &out, const Cluster &c);
+// then that constraint), SEGMENT the --segment size (0: none). random's
+// islands are listed by name: job_submit.lua shuffles them per job, as the
+// policy would. A header line "# topology: tree" or "# topology: block BASE"
+// says which Slurm topology the answers are for.
+void write_requests_table(std::ostream &out, const Cluster &c, const BlockSite *block = nullptr);
 
 // One row of the table, read back (the unit tests compare it with slurm_ask()).
 struct TableRow {

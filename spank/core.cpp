@@ -19,6 +19,7 @@
 
 #include "topology/io.hpp"
 #include "topology/json.hpp"
+#include "topology/slurm.hpp"
 
 namespace atl {
 namespace {
@@ -216,21 +217,9 @@ PlugstackLine read_plugstack_line(const std::string &slurm_conf)
 {
     std::string stack = dir_of(slurm_conf) + "/plugstack.conf";
     std::ifstream conf(slurm_conf);
-    std::string line;
-    while (std::getline(conf, line)) {
-        std::vector<std::string> w = words(line);
-        if (w.empty())
-            continue;
-        // PlugStackConfig=PATH (any case, spaces around '=' allowed)
-        std::string joined;
-        for (const std::string &x : w)
-            joined += x;
-        auto eq = joined.find('=');
-        std::string key = joined.substr(0, eq);
-        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        if (eq != std::string::npos && key == "plugstackconfig")
-            stack = joined.substr(eq + 1);
-    }
+    std::string named = slurm_conf_value(conf, "PlugStackConfig");
+    if (!named.empty())
+        stack = named;
     PlugstackLine out;
     scan_plugstack(stack, 0, out);
     return out;

@@ -73,7 +73,7 @@ cluster_up() {
         "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
     fi
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
-    "$TOPO" slurm --format requests "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
+    "$TOPO" slurm --format requests --topology "${CLUSTER_TOPOLOGY:-tree}" "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
     # both Lua scripts run this build's atoll-place: job_submit.lua for the
     # plugstack settings (read again for every job: the tests rewrite the

@@ -33,7 +33,8 @@ const char *usage_text =
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
-    "                   [--slurm-conf FILE] [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
+    "                   [--slurm-conf FILE] [--topology tree|block] [--block-size N]\n"
+    "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
@@ -154,6 +155,8 @@ int cmd_settings(int argc, char **argv)
               << "island_wait=" << l.config.island_wait << "\n"
               << "leaf_wait=" << l.config.leaf_wait_s() << "\n"
               << "strict=" << (l.config.strict ? "yes" : "no") << "\n";
+    SiteTopology st = read_site_topology(conf);
+    std::cout << "topology=" << (st.block ? "block" : "tree") << "\n";
     return 0;
 }
 
@@ -162,7 +165,7 @@ int cmd_settings(int argc, char **argv)
 // slurm_ask() (slurm/ask.hpp), which also writes job_submit.lua's table:
 //   refuse=MESSAGE | free=N, then switches=K@MM:SS and constraint=[...]
 // (a preferred group or pod is marked for atoll-widen by job_submit.lua).
-int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeState &free, int n,
+int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &policy, const FreeState &free, int n,
                   const PluginConfig &site)
 {
     if (!a.flag("island"))
@@ -175,7 +178,27 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
     }
     long wait = a.get_int("island-wait", site.island_wait, 0, 365L * 86400);
     long leaf_wait = a.get_int("leaf-wait", a.flag("island-wait") ? wait : site.leaf_wait_s(), 0, 365L * 86400);
-    SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n);
+    // topology/block: --topology, else what --slurm-conf's slurm.conf says;
+    // the blocks from --block-size, else BlockSizes, else atoll's layout
+    SiteTopology st;
+    if (a.flag("slurm-conf"))
+        st = read_site_topology(a.get("slurm-conf"));
+    if (a.flag("topology"))
+        st.block = a.get_one_of("topology", {"tree", "block"}) == "block";
+    if (a.flag("block-size") && !st.block)
+        throw Usage("--block-size goes with topology/block (--topology block)");
+    BlockSite block;
+    if (st.block) {
+        try {
+            if (a.flag("block-size"))
+                block = block_site(t, static_cast<int>(a.get_int("block-size", 0, 1, 1000000)));
+            else
+                block = block_site(t, st.block_sizes);
+        } catch (const std::invalid_argument &e) {
+            throw InputError(c.source() + ": " + e.what());
+        }
+    }
+    SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n, st.block ? &block : nullptr);
     if (ask.none)
         return 0;
     if (!ask.refuse.empty()) {
@@ -188,6 +211,8 @@ int slurm_request(const Args &a, const Cluster &c, Policy &policy, const FreeSta
         std::cout << "switches=" << ask.switches << "@" << mm_ss(ask.wait == SwitchWait::Leaf ? leaf_wait : wait) << "\n";
     if (!ask.constraint.empty())
         std::cout << "constraint=" << constraint_text(c, ask.constraint) << "\n";
+    if (ask.segment > 0)
+        std::cout << "segment=" << ask.segment << "\n";
     return 0;
 }
 
@@ -195,10 +220,12 @@ int cmd_place(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
-                         "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf"},
+                         "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf",
+                         "topology", "block-size"},
                         {"json", "explain", "slurm"});
-    if (a.flag("slurm-conf") && !a.flag("slurm"))
-        throw Usage("--slurm-conf goes with --slurm");
+    for (const char *o : {"slurm-conf", "topology", "block-size"})
+        if (a.flag(o) && !a.flag("slurm"))
+            throw Usage(std::string("--") + o + " goes with --slurm");
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;
@@ -257,7 +284,7 @@ int cmd_place(int argc, char **argv)
         }
     }
     if (a.flag("slurm"))
-        return slurm_request(a, c, *policy, free, req.nodes, site);
+        return slurm_request(a, c, *topo, *policy, free, req.nodes, site);
     Placement p = policy->place(free, req);
     std::vector<std::string> names;
     for (int h : p.hosts)

@@ -41,7 +41,7 @@ const char *usage_text =
     "  check     report the fabric's health                [--json]\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
     "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
-    "            [--node-params STR] [--scontrol-nodes FILE] [--block-size N] [-o FILE]\n"
+    "            [--node-params STR] [--scontrol-nodes FILE] [--block-size N] [--topology tree|block] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
@@ -215,7 +215,7 @@ int to_int(const std::string &opt, const std::string &v);
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
@@ -229,12 +229,25 @@ int cmd_slurm(int argc, char **argv)
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
         throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
                     "(or an input format: auto, text, json, cache, csv, aws, lldp)");
-    if (a.flag("block-size") && what != "block")
-        throw Usage("--block-size: only with --format block");
+    // --format requests --topology block: the answers for a site that runs
+    // topology/block on the file --format block writes (same --block-size)
+    bool block_requests = a.flag("topology") && a.get_one_of("topology", {"tree", "block"}) == "block";
+    if (a.flag("topology") && what != "requests")
+        throw Usage("--topology: only with --format requests");
+    if (a.flag("block-size") && what != "block" && !block_requests)
+        throw Usage("--block-size: only with --format block (or --format requests --topology block)");
     int block_size = a.flag("block-size") ? to_int("block-size", a.get("block-size")) : 0;
     if (a.flag("block-size") && block_size < 1)
         throw Usage("--block-size: \"" + a.get("block-size") + "\", expected a node count of 1 or more");
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    BlockSite site;
+    if (block_requests) {
+        try {
+            site = block_site(t, block_size);
+        } catch (const std::invalid_argument &e) {
+            throw InputError(t.fabric.source + ": " + e.what() + " (see --block-size in atoll-topo(8))");
+        }
+    }
     BlockLayout layout;
     if (what == "block") {
         try {
@@ -267,7 +280,7 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
-            write_requests_table(o, Cluster(t));
+            write_requests_table(o, Cluster(t), block_requests ? &site : nullptr);
         else if (what == "view")
             write_summary(o, summarise(t, Cluster(t)));
         else if (what == "k8s-labels")

@@ -96,6 +96,29 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t)
     return out;
 }
 
+std::string slurm_conf_value(std::istream &in, const std::string &key)
+{
+    auto lower = [](std::string x) {
+        std::transform(x.begin(), x.end(), x.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        return x;
+    };
+    const std::string want = lower(key);
+    std::string value, line;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        auto eq = line.find('=');
+        if (eq == std::string::npos)
+            continue;
+        std::istringstream k(line.substr(0, eq)), v(line.substr(eq + 1));
+        std::string name, val;
+        if (!(k >> name) || lower(name) != want)
+            continue;
+        v >> val;
+        value = val;
+    }
+    return value;
+}
+
 void write_topology_tree(std::ostream &out, const Topology &t)
 {
     // every switch written hangs under one written above it, but the top:

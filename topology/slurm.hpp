@@ -24,6 +24,12 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t);
 // fabric as switches above them (a level with a single child is skipped), so a
 // host is under exactly one switch even in a rail-optimised fabric.
 void write_topology_tree(std::ostream &out, const Topology &t);
+
+// The value of KEY in a Slurm configuration file of Key=Value lines
+// (slurm.conf, topology.conf): the key in any case, spaces around '=' allowed,
+// '#' to the end of the line a comment, the last one set wins; "" when the
+// file has none (or cannot be read).
+std::string slurm_conf_value(std::istream &in, const std::string &key);
 // topology/block (Slurm >= 23.11): one block per leaf island, laid out so
 // that Slurm 24.11 and later load it. Slurm takes the first block's node count
 // (or BlockSizes' first value) as the planning base block and refuses a later

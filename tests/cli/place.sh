@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 36
+plan 38
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -82,7 +82,17 @@ out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --slurm
 check "--slurm-conf: --policy and --island-wait given win over the line" [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ]
 out=$(SLURM_CONF="$work/etc/slurm.conf" "$PLACE" settings | tr '\n' ' ')
 check "settings: the line's keys for job_submit.lua, from \$SLURM_CONF" \
-    [ "$out" = "found=yes where=$work/etc/plugstack.d/atoll.conf:1 policy=slurm-tree island_wait=120 leaf_wait=3600 strict=yes " ]
+    [ "$out" = "found=yes where=$work/etc/plugstack.d/atoll.conf:1 policy=slurm-tree island_wait=120 leaf_wait=3600 strict=yes topology=tree " ]
+# topology/block: a preferred leaf of 2 is held by one block, nothing asked;
+# slurm.conf's TopologyPlugin and topology.conf's BlockSizes=4 (no aggregate):
+# a required pod of 8 gets the pods and --segment=4, never --switches
+out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --slurm --topology block | grep -v '^free=')
+check "--topology block: a leaf-sized job gets no constraint and no --switches" [ -z "$out" ]
+printf 'PlugStackConfig=%s\nTopologyPlugin = topology/block # ours\n' "$work/etc/plugstack.conf" >"$work/etc/slurm.conf"
+printf 'BlockName=b1 Nodes=node[001-004]\nBlockSizes=4\n' >"$work/etc/topology.conf"
+out=$("$PLACE" place "$work/pods.json" --nodes 8 --island pod --slurm --slurm-conf "$work/etc/slurm.conf" --policy atoll | grep -v '^free=' | tr '\n' ' ')
+check "--slurm-conf on topology/block (BlockSizes=4): a required pod of 8 gets the pods and --segment=4" \
+    [ "$out" = "constraint=[pod-ib-leaf01|pod-ib-leaf03] segment=4 " ]
 echo "optional /usr/lib/slurm/atoll.so island_wait=2min" >"$work/etc/plugstack.d/atoll.conf"
 expect "settings: a bad value names the file and line, exit 1" 1 "plugstack.d/atoll.conf:1: plugstack.conf: island_wait=2min: expected seconds" \
     "$PLACE" settings --slurm-conf "$work/etc/slurm.conf"

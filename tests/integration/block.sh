@@ -5,10 +5,14 @@
 # slurmctld (service leaves left out, blocks of 14 nodes or more), where the
 # file of one block per leaf island in fabric order makes 24.11's slurmctld
 # exit; on a 16-node cluster (2 pods x 2 leaves x 4 hosts) jobs are placed by
-# the blocks: a 4-node job in one leaf, 5- and 8-node jobs in one pod.
+# the blocks: a 4-node job in one leaf, 5- and 8-node jobs in one pod. Then
+# atoll's island requests on topology/block (atoll.so, cli_filter.lua and
+# job_submit.lua, 2 pods x 3 leaves x 4 hosts: no aggregate, it would join
+# the pods): nothing asked where a block already holds the job, a pod
+# constraint where Slurm alone spans pods, --segment for whole blocks.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=9
+n=15
 plan $n
 skip_all() {
     i=0
@@ -115,14 +119,18 @@ fi
 "$TOPO" slurm --format block "$work/small.json" -o "$work/small.conf"
 check "a fabric of 2 pods x 2 leaves: BlockSizes=4,8 (a pod is an aggregated block)" grep -q '^BlockSizes=4,8$' "$work/small.conf"
 chmod 644 "$work/small.json"
-if ! CLUSTER_TOPOLOGY=block CLUSTER_SELECT=cons_tres cluster_up "$work/c" "$work/small.json" "" "" \
-        >"$work/up.log" 2>&1; then
-    diag "$(cat "$work/up.log")" "$(tail -5 "$work/c/log/slurmctld.log" 2>/dev/null)"
-    i=$_n
-    while [ $i -lt $n ]; do i=$((i + 1)); not_ok "topology/block cluster $i (the cluster did not start)"; done
-    exit 0
-fi
-at_exit cluster_down
+# block_cluster DIR FABRIC PLUGIN KEYS: a topology/block cluster, or every
+# test left fails and the script ends
+block_cluster() {
+    if ! CLUSTER_TOPOLOGY=block CLUSTER_SELECT=cons_tres cluster_up "$@" >"$1.up.log" 2>&1; then
+        diag "$(cat "$1.up.log")" "$(tail -5 "$1/log/slurmctld.log" 2>/dev/null)"
+        i=$_n
+        while [ $i -lt $n ]; do i=$((i + 1)); not_ok "topology/block cluster $i (the cluster did not start)"; done
+        exit 0
+    fi
+    at_exit cluster_down
+}
+block_cluster "$work/c" "$work/small.json" "" ""
 if timeout 10 scontrol show topology | grep -q 'BlockName='; then
     ok "slurmctld $release runs topology/block on atoll's file"
 else
@@ -149,4 +157,70 @@ if [ -n "$n8" ] && [ "$(pods "$n8")" -eq 1 ] && ! echo ",$n8," | grep -q ",$(ech
 else
     not_ok "an 8-node job lands in the pod with 8 free nodes, not across pods [$n8]"
 fi
+cluster_down
+
+# island requests on topology/block: 2 pods of 3 leaves of 4 (node001-012,
+# node013-024); BlockSizes=4 alone (an aggregate of 2 would join the pods)
+so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
+"$TOPO" generate --rails 1 --groups 3 --pods 2 --hosts 4 -o "$work/six.net"
+"$TOPO" discover "$work/six.net" -o "$work/six.json" 2>/dev/null
+"$TOPO" slurm --format view "$work/six.json" -o "$work/six.view"
+chmod 644 "$work/six.json" "$work/six.view"
+block_cluster "$work/d" "$work/six.json" "$so" "fabric=$work/six.view"
+if grep -q '^# topology: block 4$' "$work/d/atoll-requests.conf" && grep -q '^BlockSizes=4$' "$work/d/topology.conf" &&
+   [ "$("$PLACE" settings | sed -n 's/^topology=//p')" = block ]; then
+    ok "the request table is for topology/block (base 4), and atoll-place reads topology/block from slurm.conf"
+else
+    not_ok "the request table is for topology/block (base 4), and atoll-place reads topology/block from slurm.conf"
+    diag "$(head -3 "$work/d/atoll-requests.conf")" "$(grep BlockSizes "$work/d/topology.conf")" "$("$PLACE" settings 2>&1)"
+fi
+# a leaf: one block holds it, so atoll asks for nothing (no constraint, no --switches)
+jid=$(sbatch -H -o /dev/null -N3 --fabric-island=leaf --wrap true 2>/dev/null | awk '{print $4}')
+info=$(scontrol show job -o "$jid" 2>&1)
+scancel "$jid" 2>/dev/null
+if [ -n "$jid" ] && echo "$info" | grep -q " Features=(null) " && ! echo "$info" | grep -q "Switches=[1-9]"; then
+    ok "--fabric-island=leaf on topology/block: no constraint, no --switches (the block plugin holds it to one block)"
+else
+    not_ok "--fabric-island=leaf on topology/block: no constraint, no --switches (the block plugin holds it to one block)"
+    diag "$info"
+fi
+# busy: pod 1 has 4 + 1 + 1 free, pod 2 has 3 + 3 + 0. Slurm alone gives a
+# 6-node job the two fullest blocks (4 in pod 1, 3 in pod 2): across pods
+leaf_of() { scontrol show node "$1" | sed -n 's/.*AvailableFeatures=\([^ ]*\).*/\1/p'; }
+pods() { for h in $(scontrol show hostnames "$1"); do leaf_of "$h"; done | sed 's/.*,//' | sort -u | wc -l; }
+# (one job per block: topology/block wants a job's listed nodes in one block)
+for w in "node[005-007]" "node[009-011]" node013 node017 "node[021-024]"; do
+    sbatch -o /dev/null -w "$w" -N"$(scontrol show hostnames "$w" | wc -l)" --exclusive --wrap 'sleep 300' >/dev/null
+done
+sleep 1
+plain=$(timeout 60 srun -N6 --exclusive sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+island=$(timeout 60 srun -N6 --exclusive --fabric-island=pod sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+if [ -n "$plain" ] && [ -n "$island" ] && [ "$(pods "$plain")" -eq 2 ] && [ "$(pods "$island")" -eq 1 ]; then
+    ok "6 nodes: Slurm's block plugin alone spans the pods [$plain], --fabric-island=pod keeps one [$island]"
+else
+    not_ok "6 nodes: Slurm's block plugin alone spans the pods [$plain], --fabric-island=pod keeps one [$island]"
+fi
+scancel --user=root >/dev/null 2>&1
+wait_idle >/dev/null 2>&1
+# a required pod of 8 (two blocks' worth): --segment=4, two whole blocks in one pod
+out=$(timeout 60 srun -N8 --exclusive --fabric-island=pod --fabric-explain sh -c 'echo $SLURMD_NODENAME' 2>"$work/seg.err" | sort | paste -sd, -)
+blocks=$(for h in $(scontrol show hostnames "$out"); do leaf_of "$h"; done | sort | uniq -c | awk '{print $1}' | paste -sd, -)
+if grep -q "segment 4" "$work/seg.err" && [ "$(pods "$out")" -eq 1 ] && [ "$blocks" = "4,4" ]; then
+    ok "--fabric-island=pod, 8 nodes: --segment=4 from cli_filter.lua, two whole blocks of one pod [$out]"
+else
+    not_ok "--fabric-island=pod, 8 nodes: --segment=4 from cli_filter.lua, two whole blocks of one pod [$out]"
+    diag "$(cat "$work/seg.err")" "blocks: $blocks"
+fi
+# a pod that widens: the constraint and the atoll-widen mark, no --switches
+jid=$(sbatch -H -o /dev/null -N6 --fabric-island=pod:preferred --wrap true 2>/dev/null | awk '{print $4}')
+info=$(scontrol show job -o "$jid" 2>&1)
+scancel "$jid" 2>/dev/null
+if echo "$info" | grep -q "Features=\[pod-ib-leaf0[1-9]|pod-ib-leaf0[1-9]\] " && echo "$info" | grep -q "AdminComment=atoll-widen " &&
+   ! echo "$info" | grep -q "Switches=[1-9]"; then
+    ok "--fabric-island=pod:preferred on topology/block: held to the pods, marked for atoll-widen, no --switches"
+else
+    not_ok "--fabric-island=pod:preferred on topology/block: held to the pods, marked for atoll-widen, no --switches"
+    diag "$info"
+fi
+check "no node was drained or downed" sh -c '! sinfo -h -o "%t" | grep -qE "drain|down"'
 cluster_down

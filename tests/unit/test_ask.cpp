@@ -14,10 +14,10 @@ namespace {
 // Every request x policy x node count of the table against slurm_ask() on the
 // idle fabric (the live path of atoll-place --slurm): the same answer.
 // random's table lists islands by name (job_submit.lua shuffles): compared as sets.
-void table_agrees(const Cluster &c)
+void table_agrees(const Cluster &c, const BlockSite *block = nullptr)
 {
     std::stringstream table;
-    write_requests_table(table, c);
+    write_requests_table(table, c, block);
     std::vector<TableRow> rows = read_requests_table(table, c, "atoll-requests.conf");
     REQUIRE(!rows.empty());
     FreeState idle(c, true);
@@ -31,7 +31,7 @@ void table_agrees(const Cluster &c)
                     return r.request == req && r.policy == pname && r.from <= n && n <= r.to;
                 });
                 REQUIRE(row != rows.end());
-                SlurmAsk live = slurm_ask(c, *policy, idle, ir, req, n);
+                SlurmAsk live = slurm_ask(c, *policy, idle, ir, req, n, block);
                 SlurmAsk t = row->ask;
                 INFO(req << " " << pname << " n=" << n);
                 if (!live.refuse.empty()) {
@@ -48,6 +48,7 @@ void table_agrees(const Cluster &c)
                 CHECK(t.switches == live.switches);
                 CHECK(t.wait == live.wait);
                 CHECK(t.widen == live.widen);
+                CHECK(t.segment == live.segment);
                 // by name: a leaf island and a rail group of the same hosts share a name
                 auto names = [&](const std::vector<int> &v) {
                     std::vector<std::string> out;
@@ -74,11 +75,15 @@ TEST_CASE("the Slurm request table and the live path agree, every request x poli
     {
         Topology t = analyse(load_fabric(selene_path()));
         table_agrees(Cluster(t));
+        BlockSite b = block_site(t);
+        table_agrees(Cluster(t), &b);  // topology/block: blocks of 14, no aggregate
     }
     SECTION("a generated fabric: 3 pods of 4 rail groups of 6, 2 rails (groups of 2 leaves)")
     {
         Topology t = generated(3, 4, 6, 2);
         table_agrees(Cluster(t));
+        BlockSite b = block_site(t);
+        table_agrees(Cluster(t), &b);
     }
 }
 
@@ -114,4 +119,86 @@ TEST_CASE("Slurm requests, checked by hand on 2 pods of 2 leaves of 4", "[ask]")
     CHECK(a.constraint.empty());
     CHECK(ask("none", 3).none);
     CHECK(mm_ss(3600) == "60:00");
+}
+
+TEST_CASE("Slurm requests under topology/block, checked by hand", "[ask]")
+{
+    // 2 pods of 2 leaves of 4: BlockSizes=4,8, a pod is an aggregated block
+    Topology t = generated(2, 2, 4);
+    Cluster c(t);
+    FreeState idle(c, true);
+    BlockSite b = block_site(t);
+    REQUIRE(b.base == 4);
+    REQUIRE(b.levels == std::vector<int>{0, 1});
+    auto atoll = make_policy("atoll", c);
+    auto ask = [&](const std::string &r, int n) { return slurm_ask(c, *atoll, idle, parse_island(r), r, n, &b); };
+    for (const char *r : {"leaf:required", "leaf:preferred", "group:required", "pod:required", "auto"}) {
+        SlurmAsk a = ask(r, 3);  // one block holds it: nothing asked, no --switches
+        INFO(r);
+        CHECK(a.refuse.empty());
+        CHECK(a.constraint.empty());
+        CHECK(a.switches == 0);
+        CHECK_FALSE(a.widen);
+        CHECK(a.segment == 0);
+    }
+    SlurmAsk a = ask("pod:required", 6);  // the aggregate of 2 blocks is a pod
+    CHECK(a.constraint.empty());
+    CHECK(a.segment == 0);
+    a = ask("pod:required", 8);  // a multiple of 4: two whole blocks
+    CHECK(a.segment == 4);
+    CHECK(ask("pod:preferred", 8).segment == 0);  // no time bound on a segment: required only
+    a = ask("auto", 12);
+    CHECK(a.level == Level::Fabric);
+    CHECK(a.switches == 0);
+    CHECK(a.segment == 0);
+    CHECK(ask("leaf:required", 5).refuse == "--fabric-island=leaf:required: no leaf can hold 5 nodes; the largest leaf holds 4");
+    // the site's BlockSizes=4 alone (no aggregate): a pod of 6 is no block's, so the pods are asked
+    BlockSite only4 = block_site(t, std::vector<int>{4});
+    CHECK(only4.levels == std::vector<int>{0});
+    CHECK(block_site(t, std::vector<int>{4, 8}).levels == std::vector<int>{0, 1});
+    a = slurm_ask(c, *atoll, idle, parse_island("pod:required"), "pod:required", 6, &only4);
+    CHECK(constraint_text(c, a.constraint) == "[pod-ib-leaf01|pod-ib-leaf03]");
+    auto tree = make_policy("slurm-tree", c);
+    a = slurm_ask(c, *tree, idle, parse_island("pod:required"), "pod:required", 8, &b);
+    CHECK(a.constraint.empty());
+    CHECK(a.switches == 0);
+    CHECK(a.segment == 0);
+
+    // 3 pods of 4 rail groups of 6 hosts (2 rails): BlockSizes=6,12,24, a pod
+    // is an aggregate of 4 blocks: 18 nodes need 3 blocks, so the level of 4
+    Topology t3 = generated(3, 4, 6, 2);
+    Cluster c3(t3);
+    FreeState idle3(c3, true);
+    BlockSite b3 = block_site(t3);
+    REQUIRE(b3.levels == std::vector<int>{0, 1, 2});
+    auto atoll3 = make_policy("atoll", c3);
+    a = slurm_ask(c3, *atoll3, idle3, parse_island("pod:required"), "pod:required", 18, &b3);
+    CHECK(a.constraint.empty());
+    CHECK(a.segment == 6);
+
+    // Selene: blocks of 14 (the smallest compute leaf), leaves of 14 to 20,
+    // no aggregate (it would join two pods); service leaves are no blocks
+    Topology ts = analyse(load_fabric(selene_path()));
+    Cluster cs(ts);
+    FreeState idles(cs, true);
+    BlockSite bs = block_site(ts);
+    REQUIRE(bs.base == 14);
+    REQUIRE(bs.levels == std::vector<int>{0});
+    auto atolls = make_policy("atoll", cs);
+    auto asks = [&](const std::string &r, int n) { return slurm_ask(cs, *atolls, idles, parse_island(r), r, n, &bs); };
+    CHECK(asks("leaf:required", 14).constraint.empty());
+    a = asks("leaf:required", 16);  // two blocks for Slurm: held to the leaves of 16 or more
+    REQUIRE_FALSE(a.constraint.empty());
+    for (int is : a.constraint) {
+        CHECK(cs.capacity(is) >= 16);
+        CHECK(std::find(bs.blocks.begin(), bs.blocks.end(), cs.island(is).name) != bs.blocks.end());
+    }
+    CHECK(a.segment == 0);
+    a = asks("leaf:preferred", 16);
+    CHECK(a.widen);
+    CHECK(a.wider.size() == 4);  // then its pod
+    a = asks("pod:required", 28);
+    CHECK(a.constraint.size() == 4);
+    CHECK(a.segment == 14);
+    CHECK(a.switches == 0);
 }
