@@ -17,7 +17,7 @@
 
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
-#include "placement/simulate.hpp"
+#include "slurm/simulate.hpp"
 #include "placement/trace.hpp"
 #include "placement/view.hpp"
 #include "topology/check.hpp"

@@ -20,7 +20,7 @@ srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topolo
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
 topology/dot.cpp topology/io.cpp topology/generate.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
 placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
-placement/trace.cpp placement/simulate.cpp"
+placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp"
 objs=
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | tr / _).o"

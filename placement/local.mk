@@ -1,5 +1,5 @@
 # placement/: which hosts a job gets (policies), the cost model and the
-# trace-replay simulator. Depends on topology/ only.
+# trace reader. Depends on topology/ only.
 noinst_LTLIBRARIES += placement/libatoll-placement.la
 placement_libatoll_placement_la_SOURCES = \
 	placement/cluster.hpp placement/cluster.cpp \
@@ -7,6 +7,5 @@ placement_libatoll_placement_la_SOURCES = \
 	placement/policy_atoll.cpp placement/policy_slurm_tree.cpp \
 	placement/cost.hpp placement/cost.cpp \
 	placement/trace.hpp placement/trace.cpp \
-	placement/simulate.hpp placement/simulate.cpp \
 	placement/view.hpp placement/view.cpp
 placement_libatoll_placement_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)

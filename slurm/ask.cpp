@@ -230,6 +230,17 @@ SiteTopology read_site_topology(const std::string &slurm_conf)
     return st;
 }
 
+SlurmAsk slurm_ask_unranked(const Cluster &c, const IslandRequest &ir, const std::string &request, int n)
+{
+    return ask_with(c, ir, request, n, false, [&](Level l, int k) {
+        std::vector<int> r;
+        for (int is : c.at(l))
+            if (c.capacity(is) >= k)
+                r.push_back(is);
+        return r;
+    }, nullptr);
+}
+
 BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes)
 {
     if (block_sizes.empty())

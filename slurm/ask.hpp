@@ -82,6 +82,11 @@ SiteTopology read_site_topology(const std::string &slurm_conf);
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
                    const std::string &request, int n, const BlockSite *block = nullptr);
 
+// What is asked, up to the order of the constraint's islands (index order
+// here, no policy consulted): the trace replay's request model, so that it
+// schedules what job_submit.lua and cli_filter.lua would ask.
+SlurmAsk slurm_ask_unranked(const Cluster &c, const IslandRequest &ir, const std::string &request, int n);
+
 // "[a|b|c]" for a matching-OR constraint; "" for none.
 std::string constraint_text(const Cluster &c, const std::vector<int> &islands);
 // Slurm's MM:SS for --switches=K@TIME (minutes may exceed 59).

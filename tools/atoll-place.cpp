@@ -17,7 +17,7 @@
 #include "slurm/ask.hpp"
 #include "spank/core.hpp"
 #include "placement/cost.hpp"
-#include "placement/simulate.hpp"
+#include "slurm/simulate.hpp"
 #include "topology/cloud.hpp"
 #include "topology/hostlist.hpp"
 #include "tools/args.hpp"
@@ -476,6 +476,10 @@ int cmd_simulate(int argc, char **argv)
     opt.island_wait = a.get_double("island-wait", 0, 0, 1e9);
     opt.leaf_wait = a.get_double("leaf-wait", 0, 0, 1e9);
     opt.required = a.get_one_of("fit", {"preferred", "required"}) == "required";
+    // the replay asks what job_submit.lua asks: without an island request
+    // (--fit required or --island-wait) a job asks nothing, so no leaf wait
+    if (opt.leaf_wait > 0 && !opt.required && opt.island_wait <= 0)
+        throw Usage("--leaf-wait: jobs ask for no island without --fit required or --island-wait");
     opt.bf_depth = static_cast<int>(a.get_int("bf-depth", 500, 0, 1000000));
     opt.bf_interval = a.get_double("bf-interval", 0, 0, 1e6);
     opt.bf_window = a.get_double("bf-window", 0, 0, 1e9);

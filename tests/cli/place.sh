@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 38
+plan 39
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -153,3 +153,6 @@ if grep -q "^leaves:" "$work/table"; then not_ok "simulate: no such line when ev
 else ok "simulate: no such line when every leaf is the same size"; fi
 expect "a trace without the columns says how to map them" 1 "name it with --columns submit=COLUMN" \
     "$PLACE" simulate "$work/ft.json" "$DATA/csv/crux_topology_hosts.csv"
+expect "simulate: --leaf-wait without an island request is a usage error (jobs would ask nothing)" 2 \
+    "\-\-leaf-wait: jobs ask for no island without --fit required or --island-wait" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --leaf-wait 60

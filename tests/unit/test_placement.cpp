@@ -1,9 +1,10 @@
 // Placement policies and the simulator on fabrics small enough to check by hand.
 #include "catch.hpp"
+#include <algorithm>
 #include <sstream>
 
 #include "placement/cost.hpp"
-#include "placement/simulate.hpp"
+#include "slurm/simulate.hpp"
 #include "testdata.hpp"
 #include "topology/cloud.hpp"
 #include "topology/csv.hpp"
@@ -411,6 +412,45 @@ TEST_CASE("the simulator: required islands wait, auto spans (worked by hand)", "
     CHECK(slowed.mean_turnaround == Approx((10 + 5 + 20 + 6) / 4.0));
     CHECK(one.mean_turnaround == Approx((10 + 5 + 20 + 4 + 4) / 4.0));  // job 4 waited 4 s
     CHECK(replay(c, trace, req).utilisation == Approx((10 + 5 + 20 + 2 * 4) / (4 * 21.0)));
+}
+
+TEST_CASE("the simulator asks what job_submit.lua asks: after island_wait, one pod (worked by hand)", "[placement][simulate]")
+{
+    // 2 pods of 2 leaves of 2 hosts, first-fit in host order. At t=0 eight
+    // 1-node jobs fill h1..h8; h2 and h6 free at 5 (one per pod), h4 at 50.
+    // Job 9 (2 nodes, auto, island_wait 5) comes at 6: no leaf has 2 free, so
+    // it waits for one leaf switch until 11; then Slurm holds it to the
+    // matching-OR over the pods (slurm_ask: atoll-widen is not in play for a
+    // leaf, the constraint one level up is), where 1 + 1 hosts are free; it
+    // starts at 50 on h2 + h4, pod P1, two leaves. Spanning the pods at 11
+    // is what the replay did before it took its requests from slurm_ask().
+    Topology t = topo_csv("host,leaf,pod\nh1,L1,P1\nh2,L1,P1\nh3,L2,P1\nh4,L2,P1\nh5,L3,P2\nh6,L3,P2\nh7,L4,P2\nh8,L4,P2\n");
+    Cluster c(t);
+    const char *trace = "job_id,submit_s,duration_s,nodes\n1,0,100,1\n2,0,5,1\n3,0,100,1\n4,0,50,1\n"
+                        "5,0,100,1\n6,0,5,1\n7,0,100,1\n8,0,100,1\n9,6,10,2\n";
+    std::istringstream in(trace);
+    std::vector<Job> jobs = read_trace(in, "pods.csv");
+    auto ff = make_policy("first-fit", c);
+    std::vector<JobRecord> rec;
+    SimOptions opt;
+    opt.island_wait = 5;
+    opt.records = &rec;
+    SimMetrics m = simulate(c, jobs, *ff, opt);
+    auto nine = std::find_if(rec.begin(), rec.end(), [](const JobRecord &r) { return r.id == "9"; });
+    REQUIRE(nine != rec.end());
+    CHECK(nine->start == Approx(50));
+    CHECK(nine->pods == 1);
+    CHECK(nine->leaves == 2);
+    CHECK(m.widened == 1);  // left its leaf, not its pod
+    // leaf:required (--fit required): it waits for a whole leaf, at 100
+    rec.clear();
+    opt.island_wait = 0;
+    opt.required = true;
+    simulate(c, jobs, *ff, opt);
+    nine = std::find_if(rec.begin(), rec.end(), [](const JobRecord &r) { return r.id == "9"; });
+    REQUIRE(nine != rec.end());
+    CHECK(nine->start == Approx(100));  // L1 and L2 both whole again when jobs 1 and 3 end
+    CHECK(nine->leaves == 1);
 }
 
 TEST_CASE("the simulator plans backfill with time limits, every bf_interval (worked by hand)", "[placement][simulate]")

@@ -1,9 +1,12 @@
-#include "placement/simulate.hpp"
+#include "slurm/simulate.hpp"
+
+#include "slurm/ask.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <queue>
 #include <random>
 #include <set>
@@ -19,7 +22,17 @@ struct Live {
     double wait_from = -1;  // first time it could have started by node count
     std::vector<int> hosts;
     Level min_level = Level::Fabric;
+    const SlurmAsk *ask = nullptr;  // what job_submit.lua would ask Slurm for it
 };
+
+// The island request a job of the replay makes: its smallest level,
+// required (--fit required), or auto (an island wait), or none.
+std::string request_text(const SimOptions &opt, Level min_level)
+{
+    if (opt.required)
+        return min_level == Level::Fabric ? "auto" : std::string(to_string(min_level)) + ":required";
+    return opt.island_wait > 0 ? "auto" : "none";
+}
 
 }  // namespace
 
@@ -51,6 +64,17 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 break;
             }
         jobs.push_back(l);
+    }
+    // what each job asks Slurm: slurm/ask.cpp, the author of job_submit.lua's
+    // table and of cli_filter.lua's answers (one per request and node count)
+    std::map<std::pair<std::string, int>, SlurmAsk> asks;
+    for (Live &l : jobs) {
+        std::string text = request_text(opt, l.min_level);
+        auto key = std::make_pair(text, l.nodes);
+        auto it = asks.find(key);
+        if (it == asks.end())
+            it = asks.emplace(key, slurm_ask_unranked(c, parse_island(text), text, l.nodes)).first;
+        l.ask = &it->second;
     }
     m.jobs = static_cast<int>(jobs.size());
     if (jobs.empty())
@@ -92,8 +116,11 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     double now = t0, last_end = t0, frag_area = 0;
     double busy = 0, wait_sum = 0, turn_sum = 0, bsld_sum = 0, excess_sum = 0, hops_sum = 0;
 
-    // The request a job makes at time t: its smallest island while its island
-    // wait runs, anything after.
+    // The request a job makes at time t, as Slurm enforces what it was asked:
+    // a matching-OR constraint holds it to one island of that level (after
+    // island_wait the wider one atoll-widen swaps in, or none); --switches=K
+    // holds it to K leaf switches while its wait runs (island_wait or
+    // leaf_wait); the policy picks the island and hosts.
     auto waiting = [&](const Live &j, double t, double bound) {
         return bound > 0 && (j.wait_from < 0 || t < j.wait_from + bound);
     };
@@ -101,12 +128,24 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         Request req;
         req.nodes = j.nodes;
         req.split = opt.split;
-        if (opt.required || waiting(j, t, opt.island_wait)) {
-            req.level = j.min_level;
+        const SlurmAsk &a = *j.ask;
+        if (a.none)
+            return req;
+        bool island = waiting(j, t, opt.island_wait);
+        const std::vector<int> *held = a.constraint.empty() ? nullptr : &a.constraint;
+        if (a.widen && !island)
+            held = a.wider.empty() ? nullptr : &a.wider;
+        if (held) {
+            req.level = c.island(held->front()).level;
             req.fit = Fit::Required;
         }
-        if (waiting(j, t, opt.leaf_wait))
-            req.max_leaves = c.min_leaves(j.nodes);
+        if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, opt.leaf_wait))) {
+            if (a.switches == 1) {
+                req.level = Level::Leaf;  // one leaf switch: one leaf island
+                req.fit = Fit::Required;
+            } else
+                req.max_leaves = a.switches;
+        }
         return req;
     };
     auto start = [&](int ji, Placement &p, FreeState *also) {
