@@ -72,7 +72,10 @@ function slurm_cli_pre_submit(options, offset)
     end
     local n = tonumber(tostring(options.nodes or ""):match("^(%d+)")) or 1
     local explain = spank["fabric-explain"] ~= nil and spank["fabric-explain"] ~= "unset"
-    local idle, err = run("sinfo -h -t idle -o %N")
+    -- the job's partition: its idle nodes, and (topology.yaml) its topology
+    local part = options.partition
+    part = (part ~= nil and part ~= "" and part ~= "unset") and tostring(part):match("^([^,]+)") or nil
+    local idle, err = run("sinfo -h -t idle -o %N" .. (part and (" -p " .. quote(part)) or ""))
     if not idle then
         warn(err)
         return slurm.SUCCESS
@@ -81,6 +84,9 @@ function slurm_cli_pre_submit(options, offset)
     local cmd = string.format("%s place %s --slurm --nodes %d --island %s --slurm-conf %s",
                               quote(ATOLL_PLACE), quote(FABRIC), n, quote(req),
                               quote(os.getenv("SLURM_CONF") or "/etc/slurm/slurm.conf"))
+    if part then
+        cmd = cmd .. " --partition " .. quote(part)
+    end
     if free ~= "" then
         cmd = cmd .. " --free " .. quote(free)
     else

@@ -40,7 +40,10 @@ on the idle nodes with the same C++) keeps it; the row's switches and widen
 mark still apply. Jobs without ATOLL_ISLAND are left alone.
 ]]
 
+-- the table for topology/tree, and for topology/block (a partition that runs
+-- block uses atoll-requests-block.conf when there is one)
 local REQUESTS_FILE = "atoll-requests.conf"
+local REQUESTS_BLOCK_FILE = "atoll-requests-block.conf"
 
 local function script_dir()
     local src = debug.getinfo(1, "S").source
@@ -51,9 +54,14 @@ end
 -- rows[REQUEST .. " " .. POLICY] = list of {from, to, refuse | level, k, wait,
 -- constraint, widen, segment}; named = every island name the table holds;
 -- topology = the Slurm topology its answers are for (tree or block).
-local function load_requests()
+local function load_requests(topology)
     local path = script_dir() .. REQUESTS_FILE
-    local f = io.open(path, "r")
+    local f
+    if topology == "block" then
+        f = io.open(script_dir() .. REQUESTS_BLOCK_FILE, "r")
+        if f then path = script_dir() .. REQUESTS_BLOCK_FILE end
+    end
+    f = f or io.open(path, "r")
     if not f then
         return nil, nil, "cannot open " .. path
     end
@@ -101,7 +109,7 @@ local function load_requests()
         end
     end
     f:close()
-    return rows, named, nil, topology
+    return rows, named, nil, topology, path
 end
 
 local function spank_env(job_desc, name)
@@ -168,13 +176,17 @@ local function site_conf()
     local body, rc = out:match("^(.-)rc=(%d+)%s*$")
     local conf = {}
     for k, v in pairs(DEFAULTS) do conf[k] = v end
+    conf.partitions = {}
     if rc == "0" then
-        for k, v in (body or ""):gmatch("([%w_]+)=([^\n]*)") do
+        for line in (body or ""):gmatch("[^\n]+") do
+            local k, v = line:match("^([%w_@.-]+)=(.*)$")
             if k == "policy" then conf.policy = v end
             if k == "island_wait" then conf.island_wait = tonumber(v) or conf.island_wait end
             if k == "leaf_wait" then conf.leaf_wait = tonumber(v) or conf.leaf_wait end
             if k == "strict" then conf.strict = (v == "yes") end
             if k == "topology" then conf.topology = v end
+            local part = k and k:match("^topology@(.+)$")
+            if part then conf.partitions[part] = v end
         end
     else
         local why = rc == "124" and ("atoll-place settings took longer than " .. TIMEOUT .. " s")
@@ -222,15 +234,19 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if n == nil or n == slurm.NO_VAL or n == 0 then
         n = 1
     end
-    local rows, named, err, topology = load_requests()
+    -- what the job's partition runs (topology.yaml: per partition)
+    local part = job_desc.partition and tostring(job_desc.partition):match("^([^,]+)")
+    local want = (part and conf.partitions and conf.partitions[part]) or conf.topology
+    local rows, named, err, topology, path = load_requests(want)
     if not rows then
         slurm.log_info("atoll: %s; job left as submitted", err)
         slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
         return slurm.SUCCESS
     end
-    if topology ~= conf.topology then
-        slurm.log_error("atoll: %s is for topology/%s but slurm.conf runs topology/%s: write it again with atoll-topo slurm --format requests%s",
-                        REQUESTS_FILE, topology, conf.topology, conf.topology == "block" and " --topology block" or "")
+    if topology ~= want then
+        slurm.log_error("atoll: %s is for topology/%s but the job's partition runs topology/%s: write %s with atoll-topo slurm --format requests%s",
+                        path, topology, want, want == "block" and REQUESTS_BLOCK_FILE or REQUESTS_FILE,
+                        want == "block" and " --topology block" or "")
     end
     local list = rows[req .. " " .. policy]
     if list == nil and rows[req .. " atoll"] ~= nil then

@@ -76,7 +76,7 @@ void simulate_trace(const std::vector<Job> &trace)
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -105,6 +105,15 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             parse_scontrol_nodes(in, "fuzz.txt");
         else if (target == "trace")
             simulate_trace(read_trace(in, "fuzz.csv"));
+        else if (target == "slurmconf") {
+            // slurm.conf and topology.conf keys, PartitionName words, topology.yaml
+            slurm_conf_value(in, "TopologyPlugin");
+            std::istringstream lines(bytes);
+            for (std::string l; std::getline(lines, l);)
+                slurm_conf_words(l);
+            std::istringstream yaml(bytes);
+            read_topology_yaml(yaml);
+        }
         else
             return -1;
     } catch (const InputError &) {

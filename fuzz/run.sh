@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -52,6 +52,7 @@ for t in $targets; do
     hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;
     scontrol) seeds="$here/fuzz/seeds/scontrol/*" ;;
     trace) seeds="$here/fuzz/seeds/trace/*" ;;
+    slurmconf) seeds="$here/fuzz/seeds/slurmconf/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)

@@ -205,21 +205,57 @@ SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, cons
                     [&](Level l, int k) { return rank_islands(policy, free, l, k); }, block);
 }
 
-SiteTopology read_site_topology(const std::string &slurm_conf)
+namespace {
+
+std::string dir_of(const std::string &file)
+{
+    auto slash = file.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+}
+
+// PartitionName lines of slurm.conf: name -> its words
+std::vector<std::pair<std::string, std::map<std::string, std::string>>> partitions(const std::string &slurm_conf)
+{
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
+    std::ifstream conf(slurm_conf);
+    std::string line;
+    while (std::getline(conf, line)) {
+        auto w = slurm_conf_words(line);
+        auto it = w.find("partitionname");
+        if (it != w.end() && !it->second.empty() && it->second != "DEFAULT")
+            out.push_back({it->second, w});
+    }
+    return out;
+}
+
+SiteTopology site_topology(const std::string &slurm_conf, const std::string &topology_name)
 {
     SiteTopology st;
+    std::ifstream yaml(dir_of(slurm_conf) + "/topology.yaml");
+    if (yaml) {
+        std::vector<TopologyYamlEntry> all = read_topology_yaml(yaml);
+        const TopologyYamlEntry *pick = nullptr;
+        for (const TopologyYamlEntry &e : all)
+            if (topology_name.empty() ? e.cluster_default : e.name == topology_name)
+                pick = &e;
+        if (pick) {
+            st.name = pick->name;
+            st.block = pick->kind == "block";
+            st.block_sizes = pick->block_sizes;
+        }
+        return st;
+    }
     std::ifstream conf(slurm_conf);
     std::string plugin = slurm_conf_value(conf, "TopologyPlugin");
+    st.name = plugin;
     st.block = plugin == "topology/block" || plugin == "block";
     if (!st.block)
         return st;
     conf.clear();
     conf.seekg(0);
     std::string file = slurm_conf_value(conf, "TopologyConf");
-    if (file.empty()) {
-        auto slash = slurm_conf.rfind('/');
-        file = (slash == std::string::npos ? std::string(".") : slurm_conf.substr(0, slash)) + "/topology.conf";
-    }
+    if (file.empty())
+        file = dir_of(slurm_conf) + "/topology.conf";
     std::ifstream topo(file);
     std::istringstream sizes(slurm_conf_value(topo, "BlockSizes"));
     for (std::string x; std::getline(sizes, x, ',');) {
@@ -228,6 +264,32 @@ SiteTopology read_site_topology(const std::string &slurm_conf)
             st.block_sizes.push_back(v);
     }
     return st;
+}
+
+}  // namespace
+
+SiteTopology read_site_topology(const std::string &slurm_conf, const std::string &partition)
+{
+    std::string name;
+    for (const auto &p : partitions(slurm_conf)) {
+        auto def = p.second.find("default");
+        bool is_default = def != p.second.end() && (def->second == "YES" || def->second == "yes");
+        if (partition.empty() ? is_default : p.first == partition) {
+            auto t = p.second.find("topology");
+            if (t != p.second.end())
+                name = t->second;
+            break;
+        }
+    }
+    return site_topology(slurm_conf, name);
+}
+
+std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf)
+{
+    std::vector<std::pair<std::string, SiteTopology>> out;
+    for (const auto &p : partitions(slurm_conf))
+        out.push_back({p.first, read_site_topology(slurm_conf, p.first)});
+    return out;
 }
 
 SlurmAsk slurm_ask_unranked(const Cluster &c, const IslandRequest &ir, const std::string &request, int n)

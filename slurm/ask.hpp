@@ -68,15 +68,20 @@ BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes);
 // The request `ir` (its text `request` for messages) for n nodes, the
 // islands ranked by `policy` on `free`. slurm-tree is Slurm's own choice:
 // no constraint, --switches=1@island_wait when one leaf can hold the job.
-// What slurm.conf says of the topology: TopologyPlugin=topology/block, and
-// then the base block (the first of BlockSizes= in TopologyConf, default
-// topology.conf beside slurm.conf; 0 when it has none). topology.yaml
-// (25.05+) is not read: a site with one passes --topology block itself.
+// What a job's partition runs, from slurm.conf and what lies beside it: a
+// topology.yaml there (Slurm 25.05+ reads it in place of TopologyPlugin)
+// gives the partition's Topology= (PartitionName line; no partition: the
+// Default=YES one), else the cluster_default topology; without one,
+// TopologyPlugin=topology/block with BlockSizes= of TopologyConf (default
+// topology.conf beside slurm.conf). block_sizes empty: none written.
 struct SiteTopology {
     bool block = false;
     std::vector<int> block_sizes;  // BlockSizes= (empty: none)
+    std::string name;              // the topology.yaml entry, or the plugin
 };
-SiteTopology read_site_topology(const std::string &slurm_conf);
+SiteTopology read_site_topology(const std::string &slurm_conf, const std::string &partition = "");
+// Every partition of slurm.conf with what it runs (the settings for job_submit.lua).
+std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf);
 
 // `block` set: the site runs topology/block (above); null: topology/tree.
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,

@@ -66,14 +66,19 @@ cluster_up() {
     _cd=$1 _fabric=$2 _plugin=$3 _keys=$4
     mkdir -p "$_cd/state" "$_cd/spool" "$_cd/log"
     _port=${CLUSTER_PORT:-$(free_ports)}
-    # CLUSTER_TOPOLOGY=block: topology/block (Slurm 23.11+) from atoll-topo --format block
-    if [ "${CLUSTER_TOPOLOGY:-tree}" = block ]; then
-        "$TOPO" slurm --format block "$_fabric" -o "$_cd/topology.conf" 2>"$_cd/log/block.err" || return 1
-    else
-        "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1
-    fi
+    # CLUSTER_TOPOLOGY=block: topology/block (Slurm 23.11+) from atoll-topo --format block;
+    # yaml: topology.yaml (25.05+), tree by default and a partition "blk" on atoll-block
+    _plugin_topo=${CLUSTER_TOPOLOGY:-tree}
+    case "$_plugin_topo" in
+    block) "$TOPO" slurm --format block "$_fabric" -o "$_cd/topology.conf" 2>"$_cd/log/block.err" || return 1 ;;
+    yaml)
+        "$TOPO" slurm --format yaml "$_fabric" -o "$_cd/topology.yaml" 2>"$_cd/log/block.err" || return 1
+        "$TOPO" slurm --format requests --topology block "$_fabric" -o "$_cd/atoll-requests-block.conf" || return 1
+        _plugin_topo=tree ;;
+    *) "$TOPO" slurm "$_fabric" -o "$_cd/topology.conf" || return 1 ;;
+    esac
     "$TOPO" slurm --format islands "$_fabric" -o "$_cd/atoll-islands.conf" || return 1
-    "$TOPO" slurm --format requests --topology "${CLUSTER_TOPOLOGY:-tree}" "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
+    "$TOPO" slurm --format requests --topology "$_plugin_topo" "$_fabric" -o "$_cd/atoll-requests.conf" || return 1
     "$TOPO" slurm --format features "$_fabric" -o "$_cd/features.conf" || return 1
     # both Lua scripts run this build's atoll-place: job_submit.lua for the
     # plugstack settings (read again for every job: the tests rewrite the
@@ -94,7 +99,7 @@ SlurmdParameters=config_overrides
 TmpFS=$_cd/spool
 ReturnToService=2
 SchedulerParameters=${CLUSTER_SCHED_PARAMS:-batch_sched_delay=0,bf_interval=5,max_switch_wait=3600}
-TopologyPlugin=topology/${CLUSTER_TOPOLOGY:-tree}
+TopologyPlugin=topology/$_plugin_topo
 JobSubmitPlugins=lua
 CliFilterPlugins=lua
 PlugStackConfig=$_cd/plugstack.conf
@@ -130,6 +135,8 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus F
     fi
     echo "$_nodes" >>"$_cd/slurm.conf"
     echo "PartitionName=all Nodes=ALL Default=YES State=UP MaxTime=INFINITE" >>"$_cd/slurm.conf"
+    [ "${CLUSTER_TOPOLOGY:-tree}" = yaml ] &&
+        echo "PartitionName=blk Nodes=ALL State=UP MaxTime=INFINITE Topology=atoll-block" >>"$_cd/slurm.conf"
     # no plugin (PLUGIN ""): Slurm alone, as under the sanitizers (Slurm's programs are not instrumented)
     if [ -n "$_plugin" ]; then echo "required $_plugin $_keys" >"$_cd/plugstack.conf"; else : >"$_cd/plugstack.conf"; fi
     CLUSTER_DIR=$_cd

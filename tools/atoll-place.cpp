@@ -33,7 +33,7 @@ const char *usage_text =
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
-    "                   [--slurm-conf FILE] [--topology tree|block] [--block-size N]\n"
+    "                   [--slurm-conf FILE [--partition NAME]] [--topology tree|block] [--block-size N]\n"
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
@@ -155,8 +155,10 @@ int cmd_settings(int argc, char **argv)
               << "island_wait=" << l.config.island_wait << "\n"
               << "leaf_wait=" << l.config.leaf_wait_s() << "\n"
               << "strict=" << (l.config.strict ? "yes" : "no") << "\n";
-    SiteTopology st = read_site_topology(conf);
-    std::cout << "topology=" << (st.block ? "block" : "tree") << "\n";
+    // what the default partition runs, then each partition (topology.yaml)
+    std::cout << "topology=" << (read_site_topology(conf).block ? "block" : "tree") << "\n";
+    for (const auto &p : partition_topologies(conf))
+        std::cout << "topology@" << p.first << "=" << (p.second.block ? "block" : "tree") << "\n";
     return 0;
 }
 
@@ -182,7 +184,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // the blocks from --block-size, else BlockSizes, else atoll's layout
     SiteTopology st;
     if (a.flag("slurm-conf"))
-        st = read_site_topology(a.get("slurm-conf"));
+        st = read_site_topology(a.get("slurm-conf"), a.get("partition", ""));
     if (a.flag("topology"))
         st.block = a.get_one_of("topology", {"tree", "block"}) == "block";
     if (a.flag("block-size") && !st.block)
@@ -221,11 +223,13 @@ int cmd_place(int argc, char **argv)
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
                          "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf",
-                         "topology", "block-size"},
+                         "topology", "block-size", "partition"},
                         {"json", "explain", "slurm"});
-    for (const char *o : {"slurm-conf", "topology", "block-size"})
+    for (const char *o : {"slurm-conf", "topology", "block-size", "partition"})
         if (a.flag(o) && !a.flag("slurm"))
             throw Usage(std::string("--") + o + " goes with --slurm");
+    if (a.flag("partition") && !a.flag("slurm-conf"))
+        throw Usage("--partition goes with --slurm-conf (its topology comes from slurm.conf)");
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;

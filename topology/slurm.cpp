@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <istream>
@@ -117,6 +118,85 @@ std::string slurm_conf_value(std::istream &in, const std::string &key)
         value = val;
     }
     return value;
+}
+
+std::map<std::string, std::string> slurm_conf_words(const std::string &line)
+{
+    std::map<std::string, std::string> out;
+    std::istringstream w(line.substr(0, line.find('#')));
+    for (std::string word; w >> word;) {
+        auto eq = word.find('=');
+        std::string k = word.substr(0, eq);
+        std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        out[k] = eq == std::string::npos ? "" : word.substr(eq + 1);
+    }
+    return out;
+}
+
+std::vector<TopologyYamlEntry> read_topology_yaml(std::istream &in)
+{
+    std::vector<TopologyYamlEntry> out;
+    auto trim = [](std::string x) {
+        x = x.substr(0, x.find('#'));
+        auto b = x.find_first_not_of(" \t\r");
+        auto e = x.find_last_not_of(" \t\r");
+        return b == std::string::npos ? std::string() : x.substr(b, e - b + 1);
+    };
+    auto unquote = [](std::string x) {
+        if (x.size() >= 2 && (x.front() == '"' || x.front() == '\'') && x.back() == x.front())
+            x = x.substr(1, x.size() - 2);
+        return x;
+    };
+    auto add_size = [&](const std::string &x) {
+        char *end = nullptr;
+        long v = std::strtol(x.c_str(), &end, 10);
+        if (end != x.c_str() && v > 0 && v <= 1000000 && !out.empty())
+            out.back().block_sizes.push_back(static_cast<int>(v));
+    };
+    bool in_sizes = false;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::string l = trim(line);
+        if (l.empty() || l == "---")
+            continue;
+        if (l.rfind("- topology:", 0) == 0) {
+            out.push_back({});
+            out.back().name = unquote(trim(l.substr(11)));
+            in_sizes = false;
+            continue;
+        }
+        if (out.empty())
+            continue;
+        if (in_sizes && l.rfind("- ", 0) == 0) {
+            add_size(trim(l.substr(2)));
+            continue;
+        }
+        in_sizes = false;
+        auto colon = l.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::string key = trim(l.substr(0, colon)), val = trim(l.substr(colon + 1));
+        if (key == "cluster_default")
+            out.back().cluster_default = val == "true" || val == "yes";
+        else if ((key == "tree" || key == "block") && out.back().kind.empty())
+            out.back().kind = key;
+        else if (key == "flat" && (val == "true" || val == "yes") && out.back().kind.empty())
+            out.back().kind = "flat";
+        else if (key == "block_sizes") {
+            if (val.empty())
+                in_sizes = true;
+            else {
+                std::string list = val;
+                for (char &ch : list)
+                    if (ch == '[' || ch == ']' || ch == ',')
+                        ch = ' ';
+                std::istringstream ls(list);
+                for (std::string x; ls >> x;)
+                    add_size(x);
+            }
+        }
+    }
+    return out;
 }
 
 void write_topology_tree(std::ostream &out, const Topology &t)

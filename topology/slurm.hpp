@@ -30,6 +30,21 @@ void write_topology_tree(std::ostream &out, const Topology &t);
 // '#' to the end of the line a comment, the last one set wins; "" when the
 // file has none (or cannot be read).
 std::string slurm_conf_value(std::istream &in, const std::string &key);
+// The Key=Value words of one such line, keys lowercased ("" values for bare words).
+std::map<std::string, std::string> slurm_conf_words(const std::string &line);
+
+// What a topology.yaml (Slurm 25.05+) says of each topology, read line by
+// line from the form Slurm documents and atoll-topo writes: "- topology:
+// NAME", "cluster_default: true", a "tree:", "block:" (with "block_sizes:"
+// as a list of "- N" or "[N, M]") or "flat: true" section. Anything else is
+// skipped; a topology without a kind is "".
+struct TopologyYamlEntry {
+    std::string name;
+    bool cluster_default = false;
+    std::string kind;              // tree, block, flat or ""
+    std::vector<int> block_sizes;
+};
+std::vector<TopologyYamlEntry> read_topology_yaml(std::istream &in);
 // topology/block (Slurm >= 23.11): one block per leaf island, laid out so
 // that Slurm 24.11 and later load it. Slurm takes the first block's node count
 // (or BlockSizes' first value) as the planning base block and refuses a later

@@ -9,10 +9,12 @@
 # atoll's island requests on topology/block (atoll.so, cli_filter.lua and
 # job_submit.lua, 2 pods x 3 leaves x 4 hosts: no aggregate, it would join
 # the pods): nothing asked where a block already holds the job, a pod
-# constraint where Slurm alone spans pods, --segment for whole blocks.
+# constraint where Slurm alone spans pods, --segment for whole blocks; and on
+# 25.05+ the same fabric in a topology.yaml, tree by default and atoll-block
+# for partition blk: atoll asks per partition.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=15
+n=18
 plan $n
 skip_all() {
     i=0
@@ -119,10 +121,13 @@ fi
 "$TOPO" slurm --format block "$work/small.json" -o "$work/small.conf"
 check "a fabric of 2 pods x 2 leaves: BlockSizes=4,8 (a pod is an aggregated block)" grep -q '^BlockSizes=4,8$' "$work/small.conf"
 chmod 644 "$work/small.json"
-# block_cluster DIR FABRIC PLUGIN KEYS: a topology/block cluster, or every
-# test left fails and the script ends
+# block_cluster block|yaml DIR FABRIC PLUGIN KEYS: a topology/block cluster
+# (yaml: topology.yaml, partition blk on atoll-block), or every test left
+# fails and the script ends
 block_cluster() {
-    if ! CLUSTER_TOPOLOGY=block CLUSTER_SELECT=cons_tres cluster_up "$@" >"$1.up.log" 2>&1; then
+    _topo=$1
+    shift
+    if ! CLUSTER_TOPOLOGY=$_topo CLUSTER_SELECT=cons_tres cluster_up "$@" >"$1.up.log" 2>&1; then
         diag "$(cat "$1.up.log")" "$(tail -5 "$1/log/slurmctld.log" 2>/dev/null)"
         i=$_n
         while [ $i -lt $n ]; do i=$((i + 1)); not_ok "topology/block cluster $i (the cluster did not start)"; done
@@ -130,7 +135,7 @@ block_cluster() {
     fi
     at_exit cluster_down
 }
-block_cluster "$work/c" "$work/small.json" "" ""
+block_cluster block "$work/c" "$work/small.json" "" ""
 if timeout 10 scontrol show topology | grep -q 'BlockName='; then
     ok "slurmctld $release runs topology/block on atoll's file"
 else
@@ -166,7 +171,7 @@ so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 "$TOPO" discover "$work/six.net" -o "$work/six.json" 2>/dev/null
 "$TOPO" slurm --format view "$work/six.json" -o "$work/six.view"
 chmod 644 "$work/six.json" "$work/six.view"
-block_cluster "$work/d" "$work/six.json" "$so" "fabric=$work/six.view"
+block_cluster block "$work/d" "$work/six.json" "$so" "fabric=$work/six.view"
 if grep -q '^# topology: block 4$' "$work/d/atoll-requests.conf" && grep -q '^BlockSizes=4$' "$work/d/topology.conf" &&
    [ "$("$PLACE" settings | sed -n 's/^topology=//p')" = block ]; then
     ok "the request table is for topology/block (base 4), and atoll-place reads topology/block from slurm.conf"
@@ -223,4 +228,40 @@ else
     diag "$info"
 fi
 check "no node was drained or downed" sh -c '! sinfo -h -o "%t" | grep -qE "drain|down"'
+cluster_down
+
+# topology.yaml (25.05+): partition all on atoll-tree (the default), blk on atoll-block
+if [ "$version" -lt 2505 ]; then
+    for what in "settings per partition" "asks per partition" "blk keeps a pod"; do
+        skip "topology.yaml: $what" "Slurm $release has no topology.yaml (25.05 and later)"
+    done
+    exit 0
+fi
+block_cluster yaml "$work/y" "$work/six.json" "$so" "fabric=$work/six.view"
+set_out=$("$PLACE" settings | tr '\n' ' ')
+check "topology.yaml: atoll-place settings says tree for all, block for blk [$set_out]" \
+    sh -c 'echo "$1" | grep -q "topology=tree topology@all=tree topology@blk=block "' _ "$set_out"
+# the same leaf request: a leaf constraint in all (tree), none in blk (a block holds it)
+ja=$(sbatch -H -o /dev/null -p all -N3 --fabric-island=leaf --wrap true 2>/dev/null | awk '{print $4}')
+jb=$(sbatch -H -o /dev/null -p blk -N3 --fabric-island=leaf --wrap true 2>/dev/null | awk '{print $4}')
+ia=$(scontrol show job -o "$ja" 2>&1)
+ib=$(scontrol show job -o "$jb" 2>&1)
+scancel "$ja" "$jb" 2>/dev/null
+if echo "$ia" | grep -q " Features=\[ib-leaf0" && echo "$ib" | grep -q " Features=(null) "; then
+    ok "topology.yaml: --fabric-island=leaf is a leaf constraint in partition all (tree), nothing in blk (block)"
+else
+    not_ok "topology.yaml: --fabric-island=leaf is a leaf constraint in partition all (tree), nothing in blk (block)"
+    diag "$ia" "$ib"
+fi
+for w in "node[005-007]" "node[009-011]" node013 node017 "node[021-024]"; do
+    sbatch -o /dev/null -p blk -w "$w" -N"$(scontrol show hostnames "$w" | wc -l)" --exclusive --wrap 'sleep 300' >/dev/null
+done
+sleep 1
+plain=$(timeout 60 srun -p blk -N6 --exclusive sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+island=$(timeout 60 srun -p blk -N6 --exclusive --fabric-island=pod sh -c 'echo $SLURMD_NODENAME' 2>/dev/null | sort | paste -sd, -)
+if [ -n "$plain" ] && [ -n "$island" ] && [ "$(pods "$plain")" -eq 2 ] && [ "$(pods "$island")" -eq 1 ]; then
+    ok "topology.yaml, partition blk: Slurm alone spans the pods [$plain], --fabric-island=pod keeps one [$island]"
+else
+    not_ok "topology.yaml, partition blk: Slurm alone spans the pods [$plain], --fabric-island=pod keeps one [$island]"
+fi
 cluster_down

@@ -1,11 +1,15 @@
 #include "catch.hpp"
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "testdata.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
 #include "slurm/ask.hpp"
+#include "topology/slurm.hpp"
 
 using namespace atl;
 
@@ -201,4 +205,49 @@ TEST_CASE("Slurm requests under topology/block, checked by hand", "[ask]")
     CHECK(a.constraint.size() == 4);
     CHECK(a.segment == 14);
     CHECK(a.switches == 0);
+}
+
+TEST_CASE("what a partition runs: topology.yaml, else TopologyPlugin and BlockSizes", "[ask]")
+{
+    char dir[] = "/tmp/atoll-site-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string d = dir;
+    auto put = [](const std::string &path, const std::string &text) { std::ofstream(path) << text; };
+    put(d + "/slurm.conf", "TopologyPlugin=topology/block\n"
+                           "PartitionName=DEFAULT MaxTime=1:00:00\n"
+                           "PartitionName=gpu Nodes=ALL Default=YES Topology=atoll-block # GPU\n"
+                           "PartitionName=cpu Nodes=ALL\n"
+                           "partitionname=svc Nodes=ALL topology=atoll-flat\n");
+    put(d + "/topology.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,16\n");
+    // no topology.yaml: TopologyPlugin for every partition, BlockSizes of topology.conf
+    SiteTopology st = read_site_topology(d + "/slurm.conf");
+    CHECK(st.block);
+    CHECK(st.block_sizes == std::vector<int>{4, 16});
+    CHECK(read_site_topology(d + "/slurm.conf", "cpu").block);
+    // topology.yaml beside it (25.05+) wins: the partition's Topology=, else the cluster default
+    put(d + "/topology.yaml", "---\n- topology: atoll-tree\n  cluster_default: true\n  tree:\n    switches:\n"
+                              "      - switch: s1\n        nodes: n[1-4]\n"
+                              "- topology: \"atoll-block\"\n  cluster_default: false\n  block:\n"
+                              "    block_sizes:\n      - 8\n      - 16\n    blocks:\n      - block: b1\n"
+                              "- topology: atoll-flat\n  flat: true\n"
+                              "- topology: other\n  block:\n    block_sizes: [2, 4]\n");
+    st = read_site_topology(d + "/slurm.conf");  // gpu, the Default=YES partition
+    CHECK(st.name == "atoll-block");
+    CHECK(st.block);
+    CHECK(st.block_sizes == std::vector<int>{8, 16});
+    CHECK_FALSE(read_site_topology(d + "/slurm.conf", "cpu").block);  // no Topology=: the cluster default
+    CHECK(read_site_topology(d + "/slurm.conf", "cpu").name == "atoll-tree");
+    CHECK(read_site_topology(d + "/slurm.conf", "svc").name == "atoll-flat");
+    auto all = partition_topologies(d + "/slurm.conf");
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].first == "gpu");
+    CHECK(all[2].first == "svc");
+    std::ifstream y(d + "/topology.yaml");
+    auto entries = read_topology_yaml(y);
+    REQUIRE(entries.size() == 4);
+    CHECK(entries[3].block_sizes == std::vector<int>{2, 4});
+    CHECK(entries[2].kind == "flat");
+    CHECK(entries[0].cluster_default);
+    std::string cmd = "rm -rf '" + d + "'";
+    CHECK(std::system(cmd.c_str()) == 0);
 }
