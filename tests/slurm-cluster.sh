@@ -108,9 +108,12 @@ CONF
     CLUSTER_NODES=
     _nodes=
     _p=$((_port + 2))
-    # one line per node: its own port, its island features
+    # one line per node: its own port, its island features; CLUSTER_NODE_WEIGHT=leaf:
+    # Weight=k for the nodes of the k-th leaf (Slurm fills the lowest weights first)
+    _w=0
     while read -r _line; do
         case "$_line" in NodeName=*) ;; *) continue ;; esac
+        _w=$((_w + 1))
         _hl=${_line#NodeName=}
         _hl=${_hl%% *}
         _feat=$(echo "$_line" | sed -n 's/.* Features=\([^ ]*\).*/\1/p')
@@ -121,7 +124,7 @@ CONF
                 [ "${_g%%=*}" = "$_node" ] && _gres=" Gres=${_g#*=}" && _cpus=4
             done
             _nodes="$_nodes
-NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus Features=$_feat$_gres State=UNKNOWN"
+NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus Features=$_feat$_gres${CLUSTER_NODE_WEIGHT:+ Weight=$_w} State=UNKNOWN"
             _p=$((_p + 1))
             CLUSTER_NODES="$CLUSTER_NODES $_node"
         done
