@@ -207,12 +207,6 @@ SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, cons
 
 namespace {
 
-std::string dir_of(const std::string &file)
-{
-    auto slash = file.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
-}
-
 // PartitionName lines of slurm.conf: name -> its words
 std::vector<std::pair<std::string, std::map<std::string, std::string>>> partitions(const std::string &slurm_conf)
 {
@@ -231,7 +225,7 @@ std::vector<std::pair<std::string, std::map<std::string, std::string>>> partitio
 SiteTopology site_topology(const std::string &slurm_conf, const std::string &topology_name)
 {
     SiteTopology st;
-    std::ifstream yaml(dir_of(slurm_conf) + "/topology.yaml");
+    std::ifstream yaml(directory_of(slurm_conf) + "/topology.yaml");
     if (yaml) {
         std::vector<TopologyYamlEntry> all = read_topology_yaml(yaml);
         const TopologyYamlEntry *pick = nullptr;
@@ -255,7 +249,7 @@ SiteTopology site_topology(const std::string &slurm_conf, const std::string &top
     conf.seekg(0);
     std::string file = slurm_conf_value(conf, "TopologyConf");
     if (file.empty())
-        file = dir_of(slurm_conf) + "/topology.conf";
+        file = directory_of(slurm_conf) + "/topology.conf";
     std::ifstream topo(file);
     std::istringstream sizes(slurm_conf_value(topo, "BlockSizes"));
     for (std::string x; std::getline(sizes, x, ',');) {
@@ -268,27 +262,36 @@ SiteTopology site_topology(const std::string &slurm_conf, const std::string &top
 
 }  // namespace
 
-SiteTopology read_site_topology(const std::string &slurm_conf, const std::string &partition)
+namespace {
+
+// The Topology= a partition names ("" for none); no partition: the Default=YES one's
+std::string topology_name(const std::vector<std::pair<std::string, std::map<std::string, std::string>>> &parts,
+                          const std::string &partition)
 {
-    std::string name;
-    for (const auto &p : partitions(slurm_conf)) {
+    for (const auto &p : parts) {
         auto def = p.second.find("default");
         bool is_default = def != p.second.end() && (def->second == "YES" || def->second == "yes");
         if (partition.empty() ? is_default : p.first == partition) {
             auto t = p.second.find("topology");
-            if (t != p.second.end())
-                name = t->second;
-            break;
+            return t != p.second.end() ? t->second : std::string();
         }
     }
-    return site_topology(slurm_conf, name);
+    return {};
+}
+
+}  // namespace
+
+SiteTopology read_site_topology(const std::string &slurm_conf, const std::string &partition)
+{
+    return site_topology(slurm_conf, topology_name(partitions(slurm_conf), partition));
 }
 
 std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf)
 {
+    const auto parts = partitions(slurm_conf);
     std::vector<std::pair<std::string, SiteTopology>> out;
-    for (const auto &p : partitions(slurm_conf))
-        out.push_back({p.first, read_site_topology(slurm_conf, p.first)});
+    for (const auto &p : parts)
+        out.push_back({p.first, site_topology(slurm_conf, topology_name(parts, p.first))});
     return out;
 }
 

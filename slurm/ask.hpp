@@ -65,9 +65,6 @@ BlockSite block_site(const Topology &t, int base_nodes = 0);
 // the sizes that are the base times a power of two); empty: block_site(t).
 BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes);
 
-// The request `ir` (its text `request` for messages) for n nodes, the
-// islands ranked by `policy` on `free`. slurm-tree is Slurm's own choice:
-// no constraint, --switches=1@island_wait when one leaf can hold the job.
 // What a job's partition runs, from slurm.conf and what lies beside it: a
 // topology.yaml there (Slurm 25.05+ reads it in place of TopologyPlugin)
 // gives the partition's Topology= (PartitionName line; no partition: the
@@ -83,6 +80,9 @@ SiteTopology read_site_topology(const std::string &slurm_conf, const std::string
 // Every partition of slurm.conf with what it runs (the settings for job_submit.lua).
 std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf);
 
+// The request `ir` (its text `request` for messages) for n nodes, the
+// islands ranked by `policy` on `free`. slurm-tree is Slurm's own choice:
+// no constraint, --switches=1@island_wait when one leaf can hold the job.
 // `block` set: the site runs topology/block (above); null: topology/tree.
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
                    const std::string &request, int n, const BlockSite *block = nullptr);

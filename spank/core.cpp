@@ -169,12 +169,6 @@ std::vector<std::string> words(const std::string &line)
     return w;
 }
 
-std::string dir_of(const std::string &file)
-{
-    auto p = file.rfind('/');
-    return p == std::string::npos ? "." : p == 0 ? "/" : file.substr(0, p);
-}
-
 void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
 {
     std::ifstream in(file);
@@ -186,7 +180,7 @@ void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
         if (w.size() >= 2 && w[0] == "include") {
             if (depth >= 4)
                 continue;
-            std::string pat = w[1][0] == '/' ? w[1] : dir_of(file) + "/" + w[1];
+            std::string pat = w[1][0] == '/' ? w[1] : directory_of(file) + "/" + w[1];
             glob_t g{};
             if (glob(pat.c_str(), 0, nullptr, &g) == 0)
                 for (std::size_t i = 0; i < g.gl_pathc && !out.found; ++i)
@@ -215,7 +209,7 @@ void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
 
 PlugstackLine read_plugstack_line(const std::string &slurm_conf)
 {
-    std::string stack = dir_of(slurm_conf) + "/plugstack.conf";
+    std::string stack = directory_of(slurm_conf) + "/plugstack.conf";
     std::ifstream conf(slurm_conf);
     std::string named = slurm_conf_value(conf, "PlugStackConfig");
     if (!named.empty())

@@ -120,6 +120,12 @@ std::string slurm_conf_value(std::istream &in, const std::string &key)
     return value;
 }
 
+std::string directory_of(const std::string &file)
+{
+    auto slash = file.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : file.substr(0, slash);
+}
+
 std::map<std::string, std::string> slurm_conf_words(const std::string &line)
 {
     std::map<std::string, std::string> out;

@@ -30,6 +30,9 @@ void write_topology_tree(std::ostream &out, const Topology &t);
 // '#' to the end of the line a comment, the last one set wins; "" when the
 // file has none (or cannot be read).
 std::string slurm_conf_value(std::istream &in, const std::string &key);
+// The directory of a configuration file ("." for a bare name), where Slurm
+// looks for the files beside it (plugstack.conf, topology.conf, topology.yaml).
+std::string directory_of(const std::string &file);
 // The Key=Value words of one such line, keys lowercased ("" values for bare words).
 std::map<std::string, std::string> slurm_conf_words(const std::string &line);
 
