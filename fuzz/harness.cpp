@@ -64,8 +64,14 @@ void simulate_trace(const std::vector<Job> &trace)
     opt.max_jobs = 50;
     opt.island_wait = 30;
     auto p = make_policy("atoll", c);
+    simulate(c, trace, *p, opt);  // a host in two jobs at once throws logic_error: a finding
+    opt.required = true;
     simulate(c, trace, *p, opt);
+    opt.required = false;
     opt.conservative = true;
+    opt.bf_reserve = 2;
+    simulate(c, trace, *p, opt);
+    opt.bf_reserve = 0;
     opt.bf_interval = 5;
     opt.min_age_reserve = 10;
     opt.span_slowdown = 0.5;

@@ -10,6 +10,7 @@
 #include <queue>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 namespace atl {
 namespace {
@@ -152,6 +153,9 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         Live &j = jobs[static_cast<std::size_t>(ji)];
         if ((opt.required || opt.island_wait > 0) && p.level > j.min_level)
             ++m.widened;
+        for (int h : p.hosts)
+            if (!free.is_free(h))  // a host in two jobs at once would be capacity Slurm does not have
+                throw std::logic_error("simulate: job " + j.id + " placed on a busy host");
         free.take(p.hosts);
         if (also)
             also->take(p.hosts);
@@ -238,15 +242,20 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             std::sort(times.begin(), times.end());
             times.erase(std::unique(times.begin(), times.end()), times.end());
             bool started = false;
-            bool young = now - j.submit < opt.min_age_reserve;  // test now only
+            // test now only: too young, or the pass has made its bf_reserve plans
+            bool young = now - j.submit < opt.min_age_reserve ||
+                         (opt.bf_reserve > 0 && plans.size() >= static_cast<std::size_t>(opt.bf_reserve));
             for (double t : times) {
                 if (young && t > now)
                     break;
                 if (opt.bf_window > 0 && t > now + opt.bf_window)
                     break;  // beyond the window: no plan (Slurm's bf_window)
                 FreeState avail = free;
+                // later: the hosts of the jobs planned to end by then; now:
+                // only what is free (a job started in this pass with a zero
+                // limit still holds its hosts until its end is processed)
                 for (const End &e : running)
-                    if (e.first <= t)
+                    if (t > now && e.first <= t)
                         avail.give(jobs[static_cast<std::size_t>(e.second)].hosts);
                 for (const Plan &pl : plans)
                     if (pl.from < t + j.limit && t < pl.to)
@@ -324,7 +333,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             ++looked;
             bool before_shadow = now + j.limit <= shadow;
             if (j.nodes <= free.total() &&
-                (before_shadow ? try_start(*it, free, &outside) : try_start(*it, outside, nullptr)))
+                (before_shadow ? try_start(*it, free, &outside) : try_start(*it, outside, &outside)))
                 it = queue.erase(it);
             else
                 ++it;

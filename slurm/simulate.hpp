@@ -29,6 +29,8 @@ struct SimOptions {
     bool conservative = false; // backfill plans every queued job it looks at (Slurm's), not only the head (EASY)
     double bf_window = 0;      // conservative: no plan starts later than this after now (Slurm's bf_window; 0: any)
     double min_age_reserve = 0; // a job pending less long neither stops FCFS nor gets a plan (Slurm's bf_min_age_reserve)
+    int bf_reserve = 0;        // conservative: plans per pass, the jobs after them may only start now
+                               // (Slurm's bf_job_part_count_reserve; 0: every job it looks at)
     double bf_interval = 0;
     double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)

@@ -40,6 +40,7 @@ const char *usage_text =
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
+    "                   [--bf-reserve N]\n"
     "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
@@ -449,7 +450,7 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
                         {});
     if (a.operands.size() != 2)
@@ -490,6 +491,9 @@ int cmd_simulate(int argc, char **argv)
     opt.min_age_reserve = a.get_double("bf-min-age-reserve", 0, 0, 1e9);
     opt.span_slowdown = a.get_double("span-slowdown", 0, 0, 100);
     opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
+    opt.bf_reserve = static_cast<int>(a.get_int("bf-reserve", 0, 0, 1000000));
+    if (opt.bf_reserve > 0 && !opt.conservative)
+        throw Usage("--bf-reserve: only with --backfill conservative (easy plans for the head job alone)");
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
     opt.split = parse_split(a);
 

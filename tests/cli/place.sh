@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 39
+plan 40
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -156,3 +156,6 @@ expect "a trace without the columns says how to map them" 1 "name it with --colu
 expect "simulate: --leaf-wait without an island request is a usage error (jobs would ask nothing)" 2 \
     "\-\-leaf-wait: jobs ask for no island without --fit required or --island-wait" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --leaf-wait 60
+expect "simulate: --bf-reserve without conservative backfill is a usage error" 2 \
+    "\-\-bf-reserve: only with --backfill conservative" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --bf-reserve 1
