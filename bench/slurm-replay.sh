@@ -2,14 +2,15 @@
 # the benchmarks (sourced after cluster_up). A stream file has one job per
 # line: ID SUBMIT_S NODES DURATION_S (submit times from 0). Leaves are 8 hosts
 # named nodeNNN in order (atoll-topo generate --hosts 8).
-#   replay NAME MODE STREAM OUT  -> OUT/NAME.jobs: ID NODES SUBMIT START LEAVES
+#   replay NAME MODE STREAM OUT  -> OUT/NAME.jobs: ID NODES SUBMIT START LEAVES DURATION
 #                                   and one summary line on stdout
 # MODE: plain (no island asked), auto (--fabric-island=auto for every job),
 # leaf (--fabric-island=leaf for jobs a leaf holds, auto for the others);
 # MODE@PARAMS runs it with
 # PARAMS added to SchedulerParameters (scontrol reconfigure before the replay,
 # e.g. leaf@bf_min_age_reserve=30). REPLAY_TIME=M: every job asks --time=M
-# (minutes; backfill plans with time limits), none when empty.
+# (minutes; backfill plans with time limits), none when empty. REPLAY_HOSTS: the
+# cluster's size for the utilisation (default 64).
 
 drain() {  # until the queue is empty (at most 30 minutes)
     _i=0
@@ -57,7 +58,7 @@ replay() {
         esac
         # shellcheck disable=SC2086
         sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
-            --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST >>$_raw; sleep $_dur" >/dev/null
+            --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST $_dur >>$_raw; sleep $_dur" >/dev/null
     done <"$_stream"
     drain
     # jobs started by the main scheduler and by backfill (sdiag's counters)
@@ -65,20 +66,23 @@ replay() {
     _main=$(( (${_s1% *} - ${_s0% *}) - (${_s1#* } - ${_s0#* }) ))
     _bf=$(( ${_s1#* } - ${_s0#* } ))
     # leaf of nodeNNN is (NNN-1)/8
-    while read -r _id _size _sub _start _list; do
+    while read -r _id _size _sub _start _list _d; do
         _leaves=$(scontrol show hostnames "$_list" | sed 's/node0*//' | awk '{print int(($1 - 1) / 8)}' | sort -u | wc -l)
-        echo "$_id $_size $_sub $_start $_leaves"
+        echo "$_id $_size $_sub $_start $_leaves $_d"
     done <"$_raw" | sort -n >"$_out/$_name.jobs"
     summarise "$_name" "$_out/$_name.jobs" "main $_main backfill $_bf"
 }
 
 # summarise NAME JOBS [EXTRA]: one line of figures for a .jobs file
 summarise() {
-    awk -v name="$1" -v extra="${3:-}" '{
+    awk -v name="$1" -v extra="${3:-}" -v hosts="${REPLAY_HOSTS:-64}" '{
         w += $4 - $3; n++
+        if (NF >= 6) { work += $2 * $6; if (n == 1 || $3 < first) first = $3; if ($4 + $6 > last) last = $4 + $6 }
         if ($2 >= 2) { multi++; minl = int(($2 + 7) / 8); ex += $5 - minl }
         if ($2 >= 2 && $2 <= 8) { lf++; if ($5 == 1) one++; lw += $4 - $3 }
     } END {
+        # utilisation: node-seconds run over hosts x (first submit to last end, by the runs asked)
+        if (work > 0 && last > first) extra = sprintf("makespan %.0f s utilisation %.3f  %s", last - first, work / (hosts * (last - first)), extra)
         printf "%-12s %4d jobs  leaf-fitting in one leaf %5.1f%% (%d of %d)  excess leaves/job %.3f  mean wait %.1f s (leaf-fitting %.1f s)  %s\n",
                name, n, 100 * one / lf, one, lf, ex / multi, w / n, lw / lf, extra }' "$2"
 }
