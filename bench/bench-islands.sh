@@ -1,7 +1,7 @@
 #!/bin/sh
 # Islands at what wait, on a real Slurm (issue 15): a hard job stream replayed
 # on a 64-node loopback Slurm (8 leaves x 8, slurmctld + 64 slurmd,
-# topology/tree on atoll's topology.conf, select/cons_tres unless
+# topology/tree on atoll's topology.conf (CLUSTER_TOPOLOGY=block: topology/block), select/cons_tres unless
 # CLUSTER_SELECT says otherwise, the atoll plugin, cli_filter.lua and
 # job_submit.lua), each mode REPEATS times, the modes taking turns in the same
 # run; then atoll's simulator on the same stream and fabric.
@@ -66,7 +66,7 @@ awk '{ if ($3 <= 4) h++; else if ($3 <= 8) l++; else m++; w += $3 * $4; if ($2 >
 
 if [ "$repeats" -gt 0 ]; then
 cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "fabric=$work/fabric.json island_wait=$wait"
-echo "== Slurm $(slurmctld -V | cut -d' ' -f2), select/$CLUSTER_SELECT, topology/tree; $(grep ^SchedulerParameters "$CLUSTER_DIR/slurm.conf")"
+echo "== Slurm $(slurmctld -V | cut -d' ' -f2), select/$CLUSTER_SELECT, $(sed -n "s/^TopologyPlugin=//p" "$CLUSTER_DIR/slurm.conf"); $(grep ^SchedulerParameters "$CLUSTER_DIR/slurm.conf")"
 r=1
 while [ "$r" -le "$repeats" ]; do
     for mode in $modes; do
