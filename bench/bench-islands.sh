@@ -94,22 +94,21 @@ done
 fi
 
 echo "== atoll's simulator on the same stream and fabric, as Slurm schedules (FCFS stopping at the first"
-echo "   job that cannot start; conservative backfill every $bf_interval s (EASY under bf_job_part_count_reserve=1), planned with the jobs' limits;"
+echo "   job that cannot start; conservative backfill every $bf_interval s (plans for the first N jobs under bf_job_part_count_reserve=N), planned with the jobs' limits;"
 echo "   one seed, no jitter)"
 sim() {  # NAME OPTIONS...
     _n=$1; shift
     "$build/tools/atoll-place" simulate "$work/fabric.json" "$out/stream.csv" --seeds 1 --jitter 0 \
-        --bf-interval "$bf_interval" --bf-window 86400 "$@" |
+        --backfill conservative --bf-interval "$bf_interval" --bf-window 86400 "$@" |
         awk -v n="$_n" '/in one leaf/ { p = $(NF - 2) } /^mean wait/ { w = $(NF - 2) } END { printf "%-12s leaf-fitting in one leaf %5.1f%%  mean wait %5.1f s\n", n, p, w }'
 }
 for mode in $modes; do
-    age=0 kind=conservative
+    age=0 reserve=0
     case "$mode" in *bf_min_age_reserve=*) age=$(echo "$mode" | sed 's/.*bf_min_age_reserve=\([0-9]*\).*/\1/') ;; esac
-    # a plan for the partition's first job only: EASY backfill
-    case "$mode" in *bf_job_part_count_reserve=1*) kind=easy ;; esac
+    case "$mode" in *bf_job_part_count_reserve=*) reserve=$(echo "$mode" | sed 's/.*bf_job_part_count_reserve=\([0-9]*\).*/\1/') ;; esac
     case "${mode%%@*}" in
-    plain) sim "$mode" --policy slurm-tree --bf-min-age-reserve "$age" --backfill "$kind" ;;
-    auto) sim "$mode" --policy atoll --island-wait "$wait" --bf-min-age-reserve "$age" --backfill "$kind" ;;
-    leaf) sim "$mode" --policy atoll --fit required --bf-min-age-reserve "$age" --backfill "$kind" ;;
+    plain) sim "$mode" --policy slurm-tree --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
+    auto) sim "$mode" --policy atoll --island-wait "$wait" --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
+    leaf) sim "$mode" --policy atoll --fit required --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
     esac
 done

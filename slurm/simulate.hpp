@@ -31,8 +31,8 @@ struct SimOptions {
     double min_age_reserve = 0; // a job pending less long neither stops FCFS nor gets a plan (Slurm's bf_min_age_reserve)
     int bf_reserve = 0;        // conservative: plans per pass, the jobs after them may only start now
                                // (Slurm's bf_job_part_count_reserve; 0: every job it looks at)
-    double bf_interval = 0;
-    double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
+    double bf_interval = 0;    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
+    double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Even; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job

@@ -77,6 +77,21 @@ SimMetrics replay(const Cluster &c, const char *trace, const SimOptions &opt = {
     return simulate(c, read_trace(in, "tiny.csv"), *pol, opt);
 }
 
+// Start time of every job of `trace` (by id), replayed first-fit with `opt`
+std::map<std::string, double> start_times(const Cluster &c, const char *trace, SimOptions opt = {})
+{
+    std::istringstream in(trace);
+    std::vector<Job> jobs = read_trace(in, "starts.csv");
+    auto ff = make_policy("first-fit", c);
+    std::vector<JobRecord> rec;
+    opt.records = &rec;
+    simulate(c, jobs, *ff, opt);
+    std::map<std::string, double> at;
+    for (const JobRecord &r : rec)
+        at[r.id] = r.start;
+    return at;
+}
+
 }  // namespace
 
 TEST_CASE("the placement view of a two-pod fabric", "[placement]")
@@ -497,16 +512,8 @@ TEST_CASE("EASY backfill gives each host outside the head's reservation to one j
     // replay put job 4 on h4 as well, capacity Slurm does not have.
     Topology t = topo_csv("host,leaf\nh1,L1\nh2,L1\nh3,L1\nh4,L1\n");
     Cluster c(t);
-    std::istringstream in("job_id,submit_s,duration_s,nodes\n1,0,10,2\n2,1,10,3\n3,2,100,1\n4,2,100,1\n");
-    std::vector<Job> jobs = read_trace(in, "outside.csv");
-    auto ff = make_policy("first-fit", c);
-    std::vector<JobRecord> rec;
-    SimOptions opt;
-    opt.records = &rec;
-    simulate(c, jobs, *ff, opt);
-    std::map<std::string, double> at;
-    for (const JobRecord &r : rec)
-        at[r.id] = r.start;
+    std::map<std::string, double> at =
+        start_times(c, "job_id,submit_s,duration_s,nodes\n1,0,10,2\n2,1,10,3\n3,2,100,1\n4,2,100,1\n");
     CHECK(at["2"] == Approx(10));
     CHECK(at["3"] == Approx(2));
     CHECK(at["4"] == Approx(20));
@@ -524,19 +531,10 @@ TEST_CASE("bf_reserve: plans for the first N jobs only, EASY at 1 (worked by han
     Cluster c(t);
     const char *trace = "job_id,submit_s,duration_s,nodes,limit\n1,0,10,3,10\n2,1,10,2,10\n3,1,10,4,10\n4,2,30,1,30\n";
     auto starts = [&](int reserve) {
-        std::istringstream in(trace);
-        std::vector<Job> jobs = read_trace(in, "easy.csv");
-        auto ff = make_policy("first-fit", c);
-        std::vector<JobRecord> rec;
         SimOptions opt;
         opt.conservative = true;
         opt.bf_reserve = reserve;
-        opt.records = &rec;
-        simulate(c, jobs, *ff, opt);
-        std::map<std::string, double> at;
-        for (const JobRecord &r : rec)
-            at[r.id] = r.start;
-        return at;
+        return start_times(c, trace, opt);
     };
     std::map<std::string, double> every = starts(0);
     CHECK(every["2"] == Approx(10));
