@@ -88,9 +88,12 @@ int atl_gpu_hcas(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_gp
                     continue;
                 int depth = 0;
                 int cls = classify(g, o->parent, &depth);
-                if (cls < best || (cls == best && depth > best_depth)) {
+                if (cls == best && depth == best_depth) {
+                    ++r->ties;
+                } else if (cls < best || (cls == best && depth > best_depth)) {
                     best = cls;
                     best_depth = depth;
+                    r->ties = 1;
                     snprintf(r->hca, sizeof r->hca, "%s", name);
                     snprintf(r->distance, sizeof r->distance, "%s", class_names[cls]);
                 }

@@ -14,6 +14,7 @@ struct atl_gpu_hca {
     char gpu_busid[32]; /* "0000:07:00.0" */
     char hca[64];       /* "mlx5_0"; empty when no HCA is kept */
     char distance[8];   /* PIX, PXB, PHB, NODE, SYS; empty with no HCA */
+    int ties;           /* HCAs as near as `hca` (same class, same depth): 1 when it is the one */
 };
 
 /* May HCA `name` be chosen? Nonzero: yes. */
@@ -22,7 +23,9 @@ typedef int (*atl_hca_keep_fn)(const char *name, void *arg);
 /* GPUs (PCI vendor 0x10de, display class) of the saved hwloc XML `xml`, or
  * of this machine when xml is NULL or empty, in PCI order, each with its
  * nearest HCA among those `keep` accepts (all when keep is NULL): the best
- * class, then the deepest common ancestor. Writes up to `max` entries and
+ * class, then the deepest common ancestor; `ties` counts the HCAs as near as
+ * that (an Azure ND VM puts every device under its own host bridge, so four
+ * are equally near each GPU: then no order among them is hwloc's). Writes up to `max` entries and
  * returns how many GPUs there are, or -1 with a message in err. */
 int atl_gpu_hcas(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_gpu_hca *out, int max, char *err,
                  size_t errlen);

@@ -20,6 +20,7 @@ struct GpuHca {
     std::string gpu_busid;      // "0000:07:00.0"
     std::string hca;            // "mlx5_0"; empty when the node has none
     std::string distance;       // PIX, PXB, PHB, NODE, SYS
+    int ties = 1;               // HCAs equally near (same class and depth); > 1: none is this GPU's own
 };
 // From a saved hwloc XML, or the live machine when xml is "". Nearest = the
 // best distance class, then the deepest common ancestor, among the HCAs
@@ -60,6 +61,7 @@ inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &x
         r.gpu_busid = raw[static_cast<std::size_t>(g)].gpu_busid;
         r.hca = raw[static_cast<std::size_t>(g)].hca;
         r.distance = raw[static_cast<std::size_t>(g)].distance;
+        r.ties = raw[static_cast<std::size_t>(g)].ties;
         out.push_back(r);
     }
     return out;

@@ -1,6 +1,8 @@
 #include "node/sysfs.hpp"
 
 #include <algorithm>
+#include <array>
+#include <sstream>
 #include <cctype>
 #include <cstdlib>
 #include <dirent.h>
@@ -33,7 +35,115 @@ std::string read_line(const std::string &path)
     return s.substr(0, s.find('\n'));
 }
 
+// sysfs prints a GID as eight groups of four hex digits; false otherwise
+bool parse_gid(const std::string &s, std::array<unsigned, 8> &w)
+{
+    if (s.size() != 39)
+        return false;
+    for (std::size_t g = 0; g < 8; ++g) {
+        unsigned v = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+            char c = s[g * 5 + k];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0)
+                return false;
+            v = v * 16 + static_cast<unsigned>(d);
+        }
+        if (g < 7 && s[g * 5 + 4] != ':')
+            return false;
+        w[g] = v;
+    }
+    return true;
+}
+
+std::array<unsigned, 8> words_of(const std::string &gid)
+{
+    std::array<unsigned, 8> w{};
+    if (!parse_gid(gid, w))
+        w.fill(0);
+    return w;
+}
+
+const GidEntry *entry_at(const NodePort &p, int index)
+{
+    for (const GidEntry &e : p.gids)
+        if (e.index == index)
+            return &e;
+    return nullptr;  // an unused slot: all zero
+}
+
+// NCCL's validGid(): configured (not zero, not fe80:: alone) and not link-local
+bool nccl_valid(const GidEntry *e) { return e && !e->zero() && !e->link_local(); }
+
 }  // namespace
+
+bool GidEntry::ipv4() const
+{
+    auto w = words_of(gid);
+    return w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0xffff;
+}
+
+bool GidEntry::zero() const
+{
+    auto w = words_of(gid);
+    return std::all_of(w.begin(), w.end(), [](unsigned x) { return x == 0; });
+}
+
+bool GidEntry::link_local() const
+{
+    auto w = words_of(gid);
+    return w[0] == 0xfe80 && w[1] == 0 && w[2] == 0 && w[3] == 0;
+}
+
+int nccl_gid_index(const NodePort &p, bool want_ipv6, int roce_version)
+{
+    int cur = 0;
+    for (int c = 1; c < p.gid_table_len; ++c) {
+        const GidEntry *g = entry_at(p, cur), *k = entry_at(p, c);
+        bool g6 = !(g && g->ipv4()), k6 = !(k && k->ipv4());  // an unused slot is not IPv4-mapped
+        if (k6 != g6 && k6 == want_ipv6) {
+            cur = c;
+            continue;
+        }
+        if (k6 != want_ipv6 || !nccl_valid(k))
+            continue;
+        int gv = g ? g->version : 0;
+        if ((gv != k->version || !nccl_valid(g)) && k->version == roce_version)
+            cur = c;
+    }
+    return cur;
+}
+
+int ucx_gid_index(const NodePort &p)
+{
+    struct Prio {
+        int version;
+        bool ipv4;
+        bool allow_ll;
+    };
+    static const Prio prio[] = {{2, true, true}, {2, false, false}, {2, false, true},
+                                {1, true, true}, {1, false, false}, {1, false, true}};
+    for (const Prio &pr : prio)
+        for (const GidEntry &e : p.gids) {
+            auto w = words_of(e.gid);
+            if (w[4] == 0 && w[5] == 0 && w[6] == 0 && w[7] == 0)
+                continue;  // uct_ib_device_is_gid_valid: interface ID zero
+            bool ll = (w[0] & 0xffc0) == 0xfe80;  // IN6_IS_ADDR_LINKLOCAL: fe80::/10
+            if (e.version == pr.version && e.ipv4() == pr.ipv4 && (pr.allow_ll || !ll))
+                return e.index;
+        }
+    return -1;
+}
+
+std::vector<const GidEntry *> routable_gids(const NodePort &p)
+{
+    std::vector<const GidEntry *> v4, v6;
+    for (const GidEntry &e : p.gids)
+        if (e.version == 2 && nccl_valid(&e))
+            (e.ipv4() ? v4 : v6).push_back(&e);
+    v4.insert(v4.end(), v6.begin(), v6.end());
+    return v4;
+}
 
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max)
 {
@@ -78,16 +188,47 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
             }
             if (np.netdevs.empty())
                 np.netdevs = list_dir(base + "/" + dev + "/device/net");
-            if (np.link_layer == "Ethernet")
-                for (const std::string &i : list_dir(dir + "/gid_attrs/types")) {
-                    std::string gid = read_line(dir + "/gids/" + i);
-                    bool unset = gid.empty() || gid.find_first_not_of("0:") == std::string::npos;
-                    if (read_line(dir + "/gid_attrs/types/" + i).rfind("RoCE v2", 0) == 0 && !unset) {
-                        np.roce_v2_gid_index = std::atoi(i.c_str());
-                        np.roce_v2_gid = gid;
-                        break;
-                    }
+            // a RoCE LAG (mlx5_bond_0) names the bond; LLDP names its members
+            for (const std::string &nd : np.netdevs) {
+                if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
+                    continue;
+                std::string net = sysfs_root + "/class/net/" + nd;
+                std::vector<std::string> members;
+                for (const std::string &e : list_dir(net))
+                    if (e.rfind("lower_", 0) == 0 && e.size() > 6)
+                        members.push_back(e.substr(6));
+                std::istringstream slaves(read_line(net + "/bonding/slaves"));
+                for (std::string m; slaves >> m;)
+                    members.push_back(m);
+                for (const std::string &m : members)
+                    if (std::find(np.lower.begin(), np.lower.end(), m) == np.lower.end())
+                        np.lower.push_back(m);
+            }
+            if (np.link_layer == "Ethernet") {
+                for (const std::string &i : list_dir(dir + "/gids")) {
+                    char *end = nullptr;
+                    long idx = std::strtol(i.c_str(), &end, 10);
+                    if (*end || idx < 0 || idx > 65535)
+                        continue;
+                    np.gid_table_len = std::max(np.gid_table_len, static_cast<int>(idx) + 1);
+                    GidEntry e;
+                    e.index = static_cast<int>(idx);
+                    e.gid = read_line(dir + "/gids/" + i);
+                    std::array<unsigned, 8> w{};
+                    if (!parse_gid(e.gid, w) || e.zero())
+                        continue;
+                    std::string type = read_line(dir + "/gid_attrs/types/" + i);
+                    e.version = type.rfind("RoCE v2", 0) == 0 ? 2 : type.rfind("IB/RoCE v1", 0) == 0 || type.rfind("RoCE v1", 0) == 0 ? 1 : 0;
+                    e.ndev = read_line(dir + "/gid_attrs/ndevs/" + i);
+                    np.gids.push_back(e);
                 }
+                std::sort(np.gids.begin(), np.gids.end(), [](const GidEntry &a, const GidEntry &b) { return a.index < b.index; });
+                std::vector<const GidEntry *> r = routable_gids(np);
+                if (!r.empty()) {
+                    np.roce_v2_gid_index = r[0]->index;
+                    np.roce_v2_gid = r[0]->gid;
+                }
+            }
             // mlx5: "Global tclass=106" once set (cma_roce_tos or the tc file itself)
             std::string tc = read_line(base + "/" + dev + "/tc/" + p + "/traffic_class");
             std::size_t at = tc.find("tclass=");

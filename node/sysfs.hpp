@@ -12,6 +12,19 @@
 
 namespace atl {
 
+// One entry of a RoCE port's GID table, as sysfs has it: gids/N,
+// gid_attrs/types/N ("IB/RoCE v1", "RoCE v2"), gid_attrs/ndevs/N.
+struct GidEntry {
+    int index = 0;
+    std::string gid;            // "0000:0000:0000:0000:0000:ffff:c0a8:0a05"
+    int version = 0;            // 1 (IB/RoCE v1), 2 (RoCE v2), 0 unknown
+    std::string ndev;           // the netdev it belongs to
+
+    bool ipv4() const;          // IPv4-mapped (::ffff:a.b.c.d), as NCCL's getGidAddrFamily
+    bool zero() const;          // no address (an unused slot)
+    bool link_local() const;    // fe80::/64 prefix
+};
+
 struct NodePort {
     std::string hca;            // mlx5_0
     int port = 0;
@@ -19,12 +32,31 @@ struct NodePort {
     std::string state;          // "4: ACTIVE"
     std::string rate;           // "200 Gb/sec (4X HDR)"
     std::vector<std::string> netdevs;   // from the GIDs' ndevs, or device/net
-    int roce_v2_gid_index = -1; // Ethernet: the first RoCE v2 GID with an address
+    std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)
+    std::vector<GidEntry> gids;         // Ethernet: the GID table's entries with an address, by index
+    int gid_table_len = 0;              // how many slots the table has
+    int roce_v2_gid_index = -1; // Ethernet: the routable RoCE v2 GID atoll takes (routable_gid())
     std::string roce_v2_gid;    // its address
     int traffic_class = -1;     // <hca>/tc/<port>/traffic_class "tclass=N"; -1 when none is set
 
     bool active() const { return state.find("ACTIVE") != std::string::npos; }
 };
+// What NCCL (>= 2.21, ncclIbGetGidIndex in net_ib) takes on a RoCE port
+// without NCCL_IB_GID_INDEX: index 0 first, then each later slot replaces it
+// when its address family is the wanted one (AF_INET unless
+// NCCL_IB_ADDR_FAMILY=AF_INET6) and the current one's is not, or, within the
+// family, when it is a valid (set, not link-local) GID of the wanted RoCE
+// version and the current one is of another version or not valid.
+int nccl_gid_index(const NodePort &p, bool want_ipv6 = false, int roce_version = 2);
+// What UCX takes (uct_ib_device_select_gid): the first entry, in table order,
+// of the first class that has one: RoCE v2 IPv4, v2 IPv6 not link-local, v2
+// IPv6 link-local, then the same for v1; entries whose interface ID is zero
+// are skipped. -1 when there is none (UCX then takes index 0).
+int ucx_gid_index(const NodePort &p);
+// The GIDs a routed RoCE fabric can carry: RoCE v2, set, not link-local,
+// IPv4 ones first (then IPv6), in table order.
+std::vector<const GidEntry *> routable_gids(const NodePort &p);
+
 // A small file read whole, at most `max` bytes, never blocking: a FIFO or a
 // device is not read. nullopt when it cannot be opened or is no regular file.
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max);

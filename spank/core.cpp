@@ -473,15 +473,23 @@ std::vector<int> int_list(const std::string &s, bool &ok)
     return v;
 }
 
-// "0000:0000:0000:0000:0000:ffff:c0a8:0a05" -> 0xc0a80a05; false when not IPv4-mapped
-bool gid_ipv4(const std::string &gid, std::uint32_t &out)
+}  // namespace
+
+namespace {
+
+// An ibverbs device name as the kernel makes them (mlx5_0, mlx5_bond_0,
+// rocep105s0, irdma0): anything else, a comma, '=', '^', ':' or a control
+// byte from a renamed device, would change what NCCL_IB_HCA says
+std::string device_name_problem(const std::string &n)
 {
-    if (gid.size() != 39 || gid.compare(0, 30, "0000:0000:0000:0000:0000:ffff:") != 0)
-        return false;
-    unsigned long hi = std::strtoul(gid.substr(30, 4).c_str(), nullptr, 16);
-    unsigned long lo = std::strtoul(gid.substr(35, 4).c_str(), nullptr, 16);
-    out = static_cast<std::uint32_t>((hi << 16) | lo);
-    return true;
+    if (n.empty() || n.size() > 63)
+        return "of " + std::to_string(n.size()) + " characters, expected 1 to 63";
+    if (!std::isalnum(static_cast<unsigned char>(n[0])))
+        return "starting with " + shown(n.substr(0, 1)) + ", expected a letter or digit";
+    for (char c : n)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+            return "holding " + shown(std::string(1, c)) + ", expected only letters, digits, '_', '-' and '.'";
+    return "";
 }
 
 }  // namespace
@@ -495,6 +503,9 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         return d;
     const bool roce = f.profile == "roce";
     const char *want = roce ? "Ethernet" : "InfiniBand";
+    auto has = [](const std::vector<std::string> &v, const std::string &x) {
+        return std::find(v.begin(), v.end(), x) != v.end();
+    };
     for (const auto &hp : me->second.hcas) {
         const NodePort *hit = nullptr;
         for (const NodePort &p : ports)
@@ -502,11 +513,20 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                 hit = &p;
         if (!hit && roce)  // LLDP names the netdev: the RDMA port behind it
             for (const NodePort &p : ports)
-                if (std::find(p.netdevs.begin(), p.netdevs.end(), hp.first) != p.netdevs.end())
+                if (has(p.netdevs, hp.first))
+                    hit = &p;
+        if (!hit && roce)  // a RoCE LAG: LLDP names the bond's members
+            for (const NodePort &p : ports)
+                if (has(p.lower, hp.first))
                     hit = &p;
         std::string name = hp.first + " port " + std::to_string(hp.second);
         if (!hit) {
             d.problems.push_back(name + " is not an RDMA port of this node");
+            continue;
+        }
+        std::string bad = device_name_problem(hit->hca);
+        if (!bad.empty()) {
+            d.problems.push_back("RDMA device " + shown(hit->hca) + " behind " + name + " refused: a name " + bad);
             continue;
         }
         if (!hca_selected(cfg.hca, hit->hca))
@@ -522,11 +542,13 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         if (!hit->active())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) + " is " +
                                  (hit->state.empty() ? "in no known state" : hit->state) + " (NCCL skips it)");
-        else
+        else {
             d.usable = true;
-        if (roce && hit->active() && hit->roce_v2_gid_index < 0)
+            d.active.push_back({hit->hca, hit->port});
+        }
+        if (roce && hit->active() && routable_gids(*hit).empty())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
-                                 " has no RoCE v2 GID with an address (check its IP address and VLAN)");
+                                 " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN");
     }
     return d;
 }
@@ -566,6 +588,99 @@ std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string>
     }
     return out;
 }
+
+namespace {
+
+// NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX on RoCE, from each compute port's
+// GID table and what NCCL (ncclIbGetGidIndex, >= 2.21) and UCX
+// (uct_ib_device_select_gid) would take by themselves: set only where it is
+// the one routable RoCE v2 GID of every port, and say when it is the
+// libraries' own choice.
+template <class Add, class Skip>
+void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
+                  const std::function<bool(const std::string &)> &user_has, Add add, Skip skip)
+{
+    std::vector<const NodePort *> ports;
+    for (const NodePort &p : facts.ports)
+        for (const auto &hp : dev.active)
+            if (p.hca == hp.first && p.port == hp.second)
+                ports.push_back(&p);
+    auto port_name = [](const NodePort *p) { return p->hca + ":" + std::to_string(p->port); };
+    if (cfg.gid_index >= 0) {
+        // the site's pin, unless it names no routable RoCE v2 GID on a port here
+        for (const NodePort *p : ports) {
+            const GidEntry *e = nullptr;
+            for (const GidEntry &g : p->gids)
+                if (g.index == cfg.gid_index)
+                    e = &g;
+            std::string bad = !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : e->link_local() ? "a link-local GID (" + e->gid + ")" : "";
+            if (!bad.empty()) {
+                std::string why = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + port_name(p) +
+                                  ": not set (a wrong GID times out every connection)";
+                skip("NCCL_IB_GID_INDEX", why);
+                skip("UCX_IB_GID_INDEX", why);
+                return;
+            }
+        }
+        add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        return;
+    }
+    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"})
+        if (user_has(u)) {
+            skip("NCCL_IB_GID_INDEX", std::string("the user's ") + u + " chooses NCCL's GID (an index would override it)");
+            ports.clear();
+            break;
+        }
+    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local) itself
+    std::string ucx;
+    for (const NodePort *p : ports)
+        ucx += (ucx.empty() ? "" : ", ") + port_name(p) + " " + std::to_string(ucx_gid_index(*p));
+    if (!ucx.empty())
+        skip("UCX_IB_GID_INDEX", "UCX picks each port's RoCE v2 GID itself, IPv4 first (" + ucx + ")");
+    if (ports.empty())
+        return;
+    std::set<int> want;
+    bool nccl_same = true, v6 = false;
+    for (const NodePort *p : ports) {
+        std::vector<const GidEntry *> r = routable_gids(*p);
+        if (r.empty()) {
+            skip("NCCL_IB_GID_INDEX", port_name(p) + " has no routable RoCE v2 GID (only link-local or none): check its "
+                                                      "IP address; NCCL would take " + std::to_string(nccl_gid_index(*p)));
+            return;
+        }
+        // two addresses of one family (a second IP, a VLAN or macvlan device):
+        // which one is the compute network is not known here
+        if (r.size() > 1 && r[1]->ipv4() == r[0]->ipv4()) {
+            skip("NCCL_IB_GID_INDEX", port_name(p) + " has several routable RoCE v2 GIDs (" + std::to_string(r[0]->index) + " on " +
+                                          (r[0]->ndev.empty() ? "?" : r[0]->ndev) + ", " + std::to_string(r[1]->index) + " on " +
+                                          (r[1]->ndev.empty() ? "?" : r[1]->ndev) +
+                                          "): NCCL and UCX take the first; set gid_index= if another is the compute network");
+            return;
+        }
+        want.insert(r[0]->index);
+        v6 = v6 || !r[0]->ipv4();
+        nccl_same = nccl_same && nccl_gid_index(*p) == r[0]->index;
+    }
+    if (want.size() == 1 && nccl_same) {
+        add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
+            std::string("the ") + (v6 ? "IPv6" : "IPv4") +
+                " RoCE v2 GID of every compute port here: what NCCL >= 2.21 picks itself; NCCL < 2.21 would take 0, "
+                "a link-local GID that routers do not forward");
+    } else if (want.size() == 1) {
+        add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
+            std::string("the only routable RoCE v2 GID of every compute port here (") + (v6 ? "IPv6" : "IPv4") +
+                "); NCCL alone would take " + std::to_string(nccl_gid_index(*ports[0])) + " on " + port_name(ports[0]));
+    } else if (nccl_same) {
+        skip("NCCL_IB_GID_INDEX", "the ports' IPv4 RoCE v2 GIDs have different indexes: NCCL >= 2.21 picks each itself "
+                                  "(one index cannot serve them; NCCL < 2.21 needs gid_index=)");
+    } else {
+        skip("NCCL_IB_GID_INDEX", "the ports' routable RoCE v2 GIDs have different indexes and NCCL alone would take "
+                                  "another on some: set gid_index= or NCCL_IB_ADDR_FAMILY");
+    }
+}
+
+}  // namespace
 
 std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
                              const StepInfo &step, const NodeFacts &facts,
@@ -630,7 +745,15 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     auto skip = [&](const std::string &name, const std::string &why) {
         out.push_back(EnvVar{name, "", why, false, false});
     };
-    if (island >= 0) {
+    if (!unknown.empty()) {
+        // a node the fabric does not place: the step's island, leaves and
+        // hops are not known, and what the placed nodes alone give is wrong
+        std::string why = std::to_string(unknown.size()) + " step node(s) absent from the fabric file (" +
+                          unknown[0] + (unknown.size() > 1 ? ", ..." : "") + "): the step's island is not known";
+        skip("ATOLL_ISLAND", why);
+        skip("ATOLL_LEAVES", why);
+        skip("ATOLL_HOPS", why);
+    } else if (island >= 0) {
         const ViewIsland &is = s.islands[static_cast<std::size_t>(island)];
         std::string names;
         for (int l : leaves)
@@ -699,50 +822,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         }
         if (cfg.fifo_tc >= 0)
             add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
-        // the RoCE v2 GID: the site's index, else the ports' when they agree,
-        // else an address range
-        std::set<int> idx;
-        std::vector<std::string> gids;
-        bool v2_everywhere = true;
-        for (const NodePort &p : facts.ports)
-            for (const auto &hp : dev.ports)
-                if (p.hca == hp.first && p.port == hp.second && p.active()) {
-                    idx.insert(p.roce_v2_gid_index);
-                    gids.push_back(p.roce_v2_gid);
-                    v2_everywhere = v2_everywhere && p.roce_v2_gid_index >= 0;
-                }
-        if (cfg.gid_index >= 0) {
-            add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
-            add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
-        } else if (!v2_everywhere) {
-            skip("NCCL_IB_GID_INDEX", "a RoCE port has no RoCE v2 GID with an address (see the warning)");
-        } else if (idx.size() == 1) {
-            std::string i = std::to_string(*idx.begin());
-            add("NCCL_IB_GID_INDEX", i, "the RoCE v2 GID index of every compute port here (NCCL < 2.21 would take 0)");
-            add("UCX_IB_GID_INDEX", i, "the RoCE v2 GID index of every compute port here");
-        } else {
-            std::uint32_t lo = 0xffffffffu, hi = 0;
-            bool v4 = true;
-            for (const std::string &g : gids) {
-                std::uint32_t a = 0;
-                v4 = v4 && gid_ipv4(g, a);
-                lo = std::min(lo, a);
-                hi = std::max(hi, a);
-            }
-            int len = 32;
-            while (len > 0 && (lo >> (32 - len)) != (hi >> (32 - len)))
-                --len;
-            if (v4 && len >= 8) {
-                std::uint32_t net = len == 32 ? lo : lo & ~((1u << (32 - len)) - 1);
-                std::string cidr = std::to_string(net >> 24) + "." + std::to_string((net >> 16) & 255) + "." +
-                                   std::to_string((net >> 8) & 255) + "." + std::to_string(net & 255) + "/" +
-                                   std::to_string(len);
-                add("NCCL_IB_ADDR_RANGE", cidr, "RoCE v2 GID indexes differ between ports: NCCL takes the GID in the ports' subnet");
-                add("UCX_IB_ROCE_LOCAL_SUBNET", "y", "RoCE v2 GID indexes differ between ports: UCX routes within each port's subnet");
-            } else {
-                skip("NCCL_IB_GID_INDEX", "RoCE v2 GID indexes differ between ports and share no IPv4 subnet: set gid_index=");
-            }
-        }
+        roce_gid_env(cfg, facts, dev, user_has, add, skip);
     }
     // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
     // environment would override every communicator's own choice
@@ -933,8 +1013,11 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
             if (id == b)
                 hit = &g;
         }
+        if (hit && hit->ties > 1)
+            return skip("GPU " + b + " has " + std::to_string(hit->ties) + " compute HCAs equally near (" + hit->distance +
+                        "): hwloc cannot tell which is its own, UCX chooses");
         if (!hit || hit->hca.empty())
-            return skip("GPU " + b + " is not in the hwloc topology, or has no compute HCA near it");
+            return skip("GPU " + b + " is not in the hwloc topology, or has no ACTIVE compute HCA near it");
         nearest.insert(hit->hca);
         dist += (dist.empty() ? "" : ", ") + b + " " + hit->distance;
     }
@@ -942,11 +1025,11 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
         return skip("the task's " + std::to_string(bus.size()) + " GPUs have " + std::to_string(nearest.size()) +
                     " nearest HCAs: UCX chooses per transfer");
     int port = 0;
-    for (const auto &hp : dev.ports)
+    for (const auto &hp : dev.active)
         if (hp.first == *nearest.begin())
             port = hp.second;
-    if (port == 0)
-        return skip("the nearest HCA " + *nearest.begin() + " is not a usable compute-rail adapter here");
+    if (port == 0)  // UCX_NET_DEVICES also drops TCP: a port UCX refuses leaves the task no transport
+        return skip("the nearest HCA " + *nearest.begin() + " is not an ACTIVE compute-rail port here");
     out.push_back(EnvVar{name, *nearest.begin() + ":" + std::to_string(port),
                          "nearest compute HCA to the task's GPU" + std::string(bus.size() > 1 ? "s (" : " (") + dist + ")",
                          false, true});

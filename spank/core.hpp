@@ -135,9 +135,12 @@ struct StepInfo {
 
 // The fabric's compute-rail adapters of this node as the node names them:
 // each (name, port) of the view matched in sysfs by device name or, on RoCE,
-// by the netdev behind a port; the hca= selector applied to the device name.
+// by the netdev behind a port (or, for a RoCE LAG, a member of the bond behind
+// it); the hca= selector applied to the device name. A device whose name is
+// not one the kernel gives (letters, digits, '_', '-', '.') is refused.
 struct NodeDevices {
     std::vector<std::pair<std::string, int>> ports;  // ibverbs device and port, rail order
+    std::vector<std::pair<std::string, int>> active; // those of them ACTIVE: the only ones "nearest" a GPU
     std::vector<std::string> problems;                // what did not match, or is not ACTIVE
     bool usable = false;                               // at least one port ACTIVE
 };

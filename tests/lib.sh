@@ -31,3 +31,18 @@ at_exit "rm -rf '$_tmproot'"
 tmpdir() {
     mktemp -d "$_tmproot/XXXXXX"
 }
+
+# sysfs_from_show_gids FILE ROOT: the class/infiniband tree that Mellanox's
+# show_gids read, rebuilt from its output (DEV PORT INDEX GID [IPv4] VER DEV,
+# tabs or spaces): gids/N, gid_attrs/types/N, gid_attrs/ndevs/N; every port
+# Ethernet and ACTIVE
+sysfs_from_show_gids() {
+    awk -v root="$2" '$1 == "DEV" || $1 ~ /^-/ || $1 ~ /^n_gids/ || NF < 6 { next }
+        { d = root "/class/infiniband/" $1 "/ports/" $2
+          system("mkdir -p " d "/gids " d "/gid_attrs/types " d "/gid_attrs/ndevs")
+          print $4 > (d "/gids/" $3); close(d "/gids/" $3)
+          print ($(NF-1) == "v2" ? "RoCE v2" : "IB/RoCE v1") > (d "/gid_attrs/types/" $3); close(d "/gid_attrs/types/" $3)
+          print $NF > (d "/gid_attrs/ndevs/" $3); close(d "/gid_attrs/ndevs/" $3)
+          print "Ethernet" > (d "/link_layer"); close(d "/link_layer")
+          print "4: ACTIVE" > (d "/state"); close(d "/state") }' "$1"
+}

@@ -341,7 +341,8 @@ int cmd_node(int argc, char **argv)
     std::cout << "gpus:      " << gpus.size() << (a.flag("hwloc-xml") ? " (from " + a.get("hwloc-xml") + ")" : "") << "\n";
     for (const auto &g : gpus)
         std::cout << "  gpu" << g.gpu << " " << g.gpu_busid << " -> "
-                  << (g.hca.empty() ? std::string("no HCA") : g.hca + " (" + g.distance + ")") << "\n";
+                  << (g.hca.empty() ? std::string("no HCA") : g.hca + " (" + g.distance + ")")
+                  << (g.ties > 1 ? " and " + std::to_string(g.ties - 1) + " more equally near" : std::string()) << "\n";
     std::cout << "hca ports: " << ports.size() << " (under " << a.get("sysfs-root", "/sys") << "/class/infiniband)\n";
     for (const auto &p : ports) {
         std::cout << "  " << p.hca << " port " << p.port << ": " << (p.link_layer.empty() ? "?" : p.link_layer) << ", "
@@ -351,9 +352,15 @@ int cmd_node(int argc, char **argv)
             for (const auto &n : p.netdevs)
                 std::cout << " " << n;
         }
+        if (!p.lower.empty()) {
+            std::cout << ", bond of";
+            for (const auto &n : p.lower)
+                std::cout << " " << n;
+        }
         if (p.link_layer == "Ethernet")
-            std::cout << (p.roce_v2_gid_index >= 0 ? ", RoCE v2 GID " + std::to_string(p.roce_v2_gid_index) + " " + p.roce_v2_gid
-                                                   : std::string(", no RoCE v2 GID"));
+            std::cout << (p.roce_v2_gid_index >= 0 ? ", routable RoCE v2 GID " + std::to_string(p.roce_v2_gid_index) + " " + p.roce_v2_gid
+                                                   : std::string(", no routable RoCE v2 GID"))
+                      << "; NCCL >= 2.21 takes " << nccl_gid_index(p) << ", UCX " << ucx_gid_index(p);
         std::cout << "\n";
     }
     return 0;
@@ -424,7 +431,7 @@ int cmd_env(int argc, char **argv)
     NodeFacts facts = read_node_facts(*f, cfg, step.node, value_of("HOME").value_or(""),
                                       value_of("NCCL_CONF_FILE").value_or(""), dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
-        facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.ports, cfg.owner);
+        facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);
     std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);
     std::vector<EnvVar> task = task_env(cfg, facts, dev, step, value_of("CUDA_VISIBLE_DEVICES").value_or(""),
                                         value_of("SLURM_STEP_GPUS").value_or(""), user_has);

@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 9
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -54,19 +54,48 @@ while [ $# -gt 0 ]; do
     d="$work/sys/$h/class/infiniband/$1"
     mkdir -p "$d/ports/1/gid_attrs/ndevs" "$d/ports/1/gid_attrs/types" "$d/ports/1/gids" "$d/tc/1"
     echo Ethernet >"$d/ports/1/link_layer"; echo "4: ACTIVE" >"$d/ports/1/state"
-    echo "$2" >"$d/ports/1/gid_attrs/ndevs/3"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/3"
-    echo "0000:0000:0000:0000:0000:ffff:c0a8:${3}05" >"$d/ports/1/gids/3"
+    # as mlx5 fills it: the MAC's link-local GID at 0 (v1) and 1 (v2), the
+    # IPv4 address at 2 (v1) and 3 (v2)
+    for i in 0 1 2 3; do echo "$2" >"$d/ports/1/gid_attrs/ndevs/$i"; done
+    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/0"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/1"
+    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/2"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/3"
+    echo "fe80:0000:0000:0000:0ac0:ebff:feda:1c${3}" >"$d/ports/1/gids/0"; cp "$d/ports/1/gids/0" "$d/ports/1/gids/1"
+    echo "0000:0000:0000:0000:0000:ffff:c0a8:${3}05" >"$d/ports/1/gids/2"; cp "$d/ports/1/gids/2" "$d/ports/1/gids/3"
     echo "Global tclass=106" >"$d/tc/1/traffic_class"
     shift 3
 done
 "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/roce" 2>&1
 if grep -q "^  NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1 " "$work/roce" && grep -q "^  NCCL_IB_TC=106 " "$work/roce" &&
-   grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/roce" && grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/roce" &&
-   grep -q "^  UCX_IB_GID_INDEX=3 " "$work/roce" && ! grep -q "=.*ens" "$work/roce"; then
-    ok "RoCE: device names behind the LLDP netdevs, the ports' class 106 and RoCE v2 GID 3 for NCCL and UCX alike"
+   grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/roce" && grep -q "^  NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID of every compute port here: what NCCL >= 2.21 picks itself" "$work/roce" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: UCX picks each port's RoCE v2 GID itself, IPv4 first (mlx5_0:1 3, mlx5_1:1 3, mlx5_2:1 3)" "$work/roce" &&
+   ! grep -q "=.*ens" "$work/roce" && ! grep -q "GID_INDEX=1" "$work/roce"; then
+    ok "RoCE: device names behind the LLDP netdevs, class 106, the IPv4 RoCE v2 GID 3 (never the link-local 1); UCX left to choose"
 else
-    not_ok "RoCE: device names behind the LLDP netdevs, the ports' class 106 and RoCE v2 GID 3 for NCCL and UCX alike"; diag "$(cat "$work/roce")"
+    not_ok "RoCE: device names behind the LLDP netdevs, class 106, the IPv4 RoCE v2 GID 3 (never the link-local 1); UCX left to choose"; diag "$(cat "$work/roce")"
 fi
+# real GID tables (show_gids pasted in NVIDIA/nccl#1131 and #1573), their
+# netdevs renamed to the LLDP fixture's; expected indexes worked from
+# ncclIbGetGidIndex (NCCL 2.21+) and uct_ib_device_select_gid
+table_node() {  # TABLE HOST: HOST's sysfs from a show_gids table with two devices; mlx5_2 a copy of mlx5_1 at .99
+    rm -rf "$work/sys/$2"
+    sed -e "s/$3/ens1f0np0/; s/$4/ens1f1np1/" "$1" >"$work/$2.gids"
+    awk '$1 == "mlx5_1" { $1 = "mlx5_2"; $NF = "ens2f0np0"; sub(/:....$/, ":6399", $4); print }' "$work/$2.gids" >>"$work/$2.gids"
+    sysfs_from_show_gids "$work/$2.gids" "$work/sys/$2"
+}
+table_node "$DATA/roce/nccl1131.show_gids" "$h" ens3np0 ens2np0
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/t1131" 2>&1
+check "nccl#1131's table (link-local at 0/1, IPv4 at 2/3): NCCL_IB_GID_INDEX=3" grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/t1131"
+table_node "$DATA/roce/nccl1573-macvlan.show_gids" "$h" net1 net2
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/t1573" 2>&1
+if grep -q "^  NCCL_IB_GID_INDEX=7 " "$work/t1573" && grep -q "^  UCX_IB_GID_INDEX not set: .*(mlx5_0:1 7, mlx5_1:1 7, mlx5_2:1 7)" "$work/t1573"; then
+    ok "nccl#1573's macvlan table (slots 0-3 empty): NCCL_IB_GID_INDEX=7, UCX's own 7"
+else
+    not_ok "nccl#1573's macvlan table (slots 0-3 empty): NCCL_IB_GID_INDEX=7, UCX's own 7"; diag "$(cat "$work/t1573")"
+fi
+# a user's address family: NCCL chooses from it, no index overrides it
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --set NCCL_IB_ADDR_FAMILY=AF_INET6 >"$work/tfam" 2>&1
+check "a user's NCCL_IB_ADDR_FAMILY=AF_INET6 is not overridden by an index" \
+    grep -q "^  NCCL_IB_GID_INDEX not set: the user's NCCL_IB_ADDR_FAMILY chooses NCCL's GID" "$work/tfam"
 # AWS: ATOLL_* only
 "$TOPO" slurm --format view "$DATA/cloud/aws-instance-topology.json" -o "$work/aws.view"
 "$TOPO" env "$work/aws.view" --node i-0a1 --nodes i-0a1,i-0a3 --sysfs-root "$work/sys/%n" >"$work/aws" 2>&1

@@ -39,10 +39,23 @@ NodePort port(const std::string &hca, const std::string &layer, const std::strin
     p.state = state;
     if (!netdev.empty())
         p.netdevs = {netdev};
-    p.roce_v2_gid_index = gid;
-    p.roce_v2_gid = gid_addr;
     p.traffic_class = tc;
+    if (layer == "Ethernet" && gid >= 0) {
+        // as mlx5 fills a RoCE port's table: for each address of the netdev
+        // a RoCE v1 and a RoCE v2 entry, the MAC's link-local fe80 one first
+        p.gid_table_len = 255;
+        std::string ll = "fe80:0000:0000:0000:0ac0:ebff:feda:1c" + gid_addr.substr(37, 2);
+        p.gids = {{0, ll, 1, netdev}, {1, ll, 2, netdev}};
+        if (gid > 2)
+            p.gids.push_back({gid - 1, gid_addr, 1, netdev});
+        p.gids.push_back({gid, gid_addr, 2, netdev});
+    }
     return p;
+}
+
+GidEntry gid(int index, const std::string &addr, int version, const std::string &ndev)
+{
+    return GidEntry{index, addr, version, ndev};
 }
 
 // "NAME=VALUE" for what is set, "NAME-" for what is considered and left unset
@@ -237,7 +250,11 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     // device names, never netdevs (NCCL would match none and fall back to TCP)
     CHECK(got.find("NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1\n") != std::string::npos);
     CHECK(got.find("NCCL_IB_TC=106\nUCX_IB_TRAFFIC_CLASS=106\n") != std::string::npos);
-    CHECK(got.find("NCCL_IB_GID_INDEX=3\nUCX_IB_GID_INDEX=3\n") != std::string::npos);
+    // GID 3, the IPv4 RoCE v2 one, is what NCCL >= 2.21 takes (and < 2.21
+    // needs: it would take 0); UCX takes it by itself on each port
+    CHECK(got.find("NCCL_IB_GID_INDEX=3\nUCX_IB_GID_INDEX-\n") == std::string::npos);
+    CHECK(got.find("UCX_IB_GID_INDEX-\nNCCL_IB_GID_INDEX=3\n") != std::string::npos);
+    CHECK_THAT(why_of(env, "NCCL_IB_GID_INDEX"), Catch::Contains("what NCCL >= 2.21 picks itself"));
     CHECK(got.find("ens") == std::string::npos);
     CHECK(got.find("SHARP") == std::string::npos);
     // the site's class wins; a class of the ports with both ECN bits is refused
@@ -250,11 +267,19 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     CHECK(table(notc).find("NCCL_IB_TC-\n") != std::string::npos);
     CHECK(table(notc).find("UCX_IB_TRAFFIC_CLASS") == std::string::npos);
     CHECK_THAT(why_of(notc, "NCCL_IB_TC"), Catch::Contains("set roce_tc="));
-    // GID indexes that differ between ports: the ports' subnet instead
-    facts.ports[1].roce_v2_gid_index = 5;
+    // one port's address re-added after its slots were reused (tables have
+    // holes): its v1/v2 pair at 4 and 5. NCCL >= 2.21 takes 5 there, 3 on
+    // the others; no one index serves all, and an address range is a filter
+    // NCCL applies by itself only when asked
+    std::string ll = facts.ports[1].gids[0].gid, a1 = "0000:0000:0000:0000:0000:ffff:c0a8:0b05";
+    facts.ports[1].gids = {gid(0, ll, 1, "ens1f1np1"), gid(1, ll, 2, "ens1f1np1"), gid(4, a1, 1, "ens1f1np1"),
+                           gid(5, a1, 2, "ens1f1np1")};
     std::string sub = table(node_env(v, cfg, opt, step, facts, no_user));
-    CHECK(sub.find("NCCL_IB_ADDR_RANGE=192.168.8.0/21\nUCX_IB_ROCE_LOCAL_SUBNET=y\n") != std::string::npos);
-    CHECK(sub.find("GID_INDEX=") == std::string::npos);
+    CHECK(sub.find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK(sub.find("ADDR_RANGE") == std::string::npos);
+    CHECK(sub.find("ROCE_LOCAL_SUBNET") == std::string::npos);  // a reachability filter, never the answer
+    CHECK_THAT(why_of(node_env(v, cfg, opt, step, facts, no_user), "NCCL_IB_GID_INDEX"),
+               Catch::Contains("NCCL >= 2.21 picks each itself"));
     // an LLDP name that is no RDMA port here: nothing, and why
     facts.ports = {port("mlx5_0", "Ethernet", "eth9")};
     auto none = node_env(v, cfg, opt, step, facts, no_user);
@@ -336,4 +361,186 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     CHECK(m["NCCL_IB_TC"] == a);
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
+}
+
+namespace {
+
+// A RoCE port with the given GID table (index, address, RoCE version)
+NodePort roce_table(const std::string &hca, const std::string &netdev, std::vector<GidEntry> gids, int len = 255)
+{
+    NodePort p = port(hca, "Ethernet", netdev);
+    for (GidEntry &e : gids)
+        e.ndev = netdev;
+    p.gids = gids;
+    p.gid_table_len = len;
+    return p;
+}
+
+// NVIDIA/nccl#769: `ibv_devinfo -d mlx5_bond_0 -v` on an A100 node; index 1
+// timed out (ibv_modify_qp), 3 worked
+NodePort nccl769(const std::string &hca = "mlx5_bond_0", const std::string &ndev = "bond0")
+{
+    return roce_table(hca, ndev,
+                      {gid(0, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 1, ""), gid(1, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 2, ""),
+                       gid(2, "0000:0000:0000:0000:0000:ffff:c800:d106", 1, ""), gid(3, "0000:0000:0000:0000:0000:ffff:c800:d106", 2, "")});
+}
+
+}  // namespace
+
+// Expected indexes worked by hand from ncclIbGetGidIndex/ncclUpdateGidIndex
+// (NCCL src/transport/net_ib/connect.cc, 2.21 on) and uct_ib_device_select_gid
+// (UCX src/uct/ib/base/ib_device.c), on GID tables pasted in public threads.
+TEST_CASE("GID tables of real RoCE ports: the index NCCL and UCX take by themselves", "[env]")
+{
+    // nccl#769: 0 starts; 1 is IPv6 like 0 and not AF_INET; 2 is IPv4 where 0
+    // is not: taken; 3 is IPv4, valid, RoCE v2 where 2 is v1: taken
+    NodePort b = nccl769();
+    CHECK(nccl_gid_index(b) == 3);
+    CHECK(ucx_gid_index(b) == 3);
+    REQUIRE(routable_gids(b).size() == 1);
+    CHECK(routable_gids(b)[0]->index == 3);
+    // NVIDIA/nccl#1573: a macvlan pod's device, slots 0-3 empty, 4-7 used
+    NodePort m = roce_table("mlx5_0", "net1",
+                            {gid(4, "fe80:0000:0000:0000:a4ed:ccff:fe8b:1994", 1, ""), gid(5, "fe80:0000:0000:0000:a4ed:ccff:fe8b:1994", 2, ""),
+                             gid(6, "0000:0000:0000:0000:0000:ffff:0a98:000c", 1, ""), gid(7, "0000:0000:0000:0000:0000:ffff:0a98:000c", 2, "")});
+    CHECK(nccl_gid_index(m) == 7);
+    CHECK(ucx_gid_index(m) == 7);
+    // kvcache-ai/Mooncake#1617: an AMD ionic port with IPv6 only (a ULA
+    // fd93:: address): NCCL looks for AF_INET, finds none and keeps 0, the
+    // link-local one; asked for AF_INET6 it takes 1; UCX takes 1 (v2 IPv6
+    // not link-local comes before v2 IPv6 link-local)
+    NodePort v6 = roce_table("rocep105s0", "enp105s0",
+                             {gid(0, "fe80:0000:0000:0000:0690:81ff:fe39:e3e8", 2, ""), gid(1, "fd93:16d3:59b6:010d:0690:81ff:fe39:e3e8", 2, "")});
+    CHECK(nccl_gid_index(v6) == 0);
+    CHECK(nccl_gid_index(v6, true) == 1);
+    CHECK(ucx_gid_index(v6) == 1);
+    // a port with no address at all: NCCL 0, UCX none (it falls back to 0)
+    NodePort none = roce_table("mlx5_0", "ens1np0", {gid(0, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 1, ""),
+                                                     gid(1, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 2, "")});
+    CHECK(nccl_gid_index(none) == 0);
+    CHECK(ucx_gid_index(none) == 1);  // v2 IPv6 link-local: UCX's third class
+    CHECK(routable_gids(none).empty());
+}
+
+TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a bad pin", "[env]")
+{
+    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
+    const std::string host = "2_three_interfaces";
+    StepInfo step{{host}, host, false, {}};
+    PluginConfig cfg;
+    UserOptions opt;
+    NodeFacts facts;
+    // nccl#769's node is a bond: mlx5_bond_0's GIDs name bond0, LLDP names
+    // its members ens1f0np0 and ens1f1np1 (and mlx5_2 is ens2f0np0)
+    NodePort bond = nccl769();
+    bond.lower = {"ens1f0np0", "ens1f1np1"};
+    NodePort other = roce_table("mlx5_2", "ens2f0np0",
+                                {gid(0, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfc", 1, ""), gid(1, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfc", 2, ""),
+                                 gid(2, "0000:0000:0000:0000:0000:ffff:c800:d206", 1, ""), gid(3, "0000:0000:0000:0000:0000:ffff:c800:d206", 2, "")});
+    facts.ports = {bond, other};
+    auto env = node_env(v, cfg, opt, step, facts, no_user);
+    std::string t = table(env);
+    CHECK(t.find("NCCL_IB_HCA==mlx5_2:1,mlx5_bond_0:1\n") != std::string::npos);
+    CHECK(t.find("NCCL_IB_GID_INDEX=3\n") != std::string::npos);
+    CHECK(t.find("UCX_IB_GID_INDEX-\n") != std::string::npos);
+    // the user asked NCCL for another family: no index overrides it
+    auto fam = node_env(v, cfg, opt, step, facts, [](const std::string &n) { return n == "NCCL_IB_ADDR_FAMILY"; });
+    CHECK(table(fam).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(fam, "NCCL_IB_GID_INDEX"), Catch::Contains("NCCL_IB_ADDR_FAMILY"));
+    // the site pins 1, the link-local v2 entry (nccl#769's timeout): refused
+    cfg.gid_index = 1;
+    auto pin = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(pin).find("NCCL_IB_GID_INDEX-\nUCX_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(pin, "NCCL_IB_GID_INDEX"), Catch::Contains("link-local"));
+    cfg.gid_index = 3;
+    CHECK(table(node_env(v, cfg, opt, step, facts, no_user)).find("NCCL_IB_GID_INDEX=3\nUCX_IB_GID_INDEX=3\n") != std::string::npos);
+    cfg.gid_index = -1;
+    // IPv6-only ports (Mooncake#1617's table) at the same index: NCCL alone
+    // would keep the link-local 0, so 1 is set; UCX finds 1 itself
+    auto v6 = [](const std::string &hca, const std::string &nd, const std::string &tail) {
+        return roce_table(hca, nd, {gid(0, "fe80:0000:0000:0000:0690:81ff:fe39:" + tail, 2, ""),
+                                    gid(1, "fd93:16d3:59b6:010d:0690:81ff:fe39:" + tail, 2, "")});
+    };
+    facts.ports = {v6("rocep1", "ens1f0np0", "e3e8"), v6("rocep2", "ens1f1np1", "e3e9"), v6("rocep3", "ens2f0np0", "e3ea")};
+    auto six = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(six).find("NCCL_IB_GID_INDEX=1\n") != std::string::npos);
+    CHECK_THAT(why_of(six, "NCCL_IB_GID_INDEX"), Catch::Contains("NCCL alone would take 0"));
+    // only link-local GIDs (no address on the netdev): nothing, and why
+    facts.ports[0].gids.pop_back();
+    auto ll = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(ll).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(ll, "NCCL_IB_GID_INDEX"), Catch::Contains("rocep1:1 has no routable RoCE v2 GID"));
+    // two IPv4 addresses on one port (a VLAN device beside it): which is the
+    // compute network is not known
+    facts.ports = {nccl769("mlx5_0", "ens1f0np0"), nccl769("mlx5_1", "ens1f1np1"), nccl769("mlx5_2", "ens2f0np0")};
+    facts.ports[0].gids.push_back(gid(4, "0000:0000:0000:0000:0000:ffff:0a00:0005", 1, "ens1f0np0.100"));
+    facts.ports[0].gids.push_back(gid(5, "0000:0000:0000:0000:0000:ffff:0a00:0005", 2, "ens1f0np0.100"));
+    auto vlan = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(vlan).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(vlan, "NCCL_IB_GID_INDEX"), Catch::Contains("3 on ens1f0np0, 5 on ens1f0np0.100"));
+}
+
+TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", "[env]")
+{
+    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
+    const std::string host = "2_three_interfaces";
+    StepInfo step{{host}, host, false, {}};
+    NodeFacts facts;
+    facts.ports = {nccl769("mlx5_0,mlx5_9", "ens1f0np0"), nccl769("^mlx5_1", "ens1f1np1"), nccl769("mlx5_2\n\x1b[2J", "ens2f0np0"),
+                   nccl769("mlx5_3", "eth9")};
+    auto env = node_env(v, PluginConfig(), UserOptions(), step, facts, no_user);
+    CHECK(table(env).find("NCCL_IB_HCA-\n") != std::string::npos);
+    NodeDevices d = node_devices(v, PluginConfig(), host, facts.ports);
+    REQUIRE(d.problems.size() == 3);
+    CHECK_THAT(d.problems[0], Catch::Contains("refused") && Catch::Contains("\\x0a"));
+    CHECK_THAT(d.problems[1], Catch::Contains("'mlx5_0,mlx5_9'") && Catch::Contains("expected only letters"));
+    CHECK_THAT(d.problems[2], Catch::Contains("starting with '^'"));
+}
+
+TEST_CASE("expert table: UCX_NET_DEVICES never names a DOWN port or one of several equally near", "[env]")
+{
+    FabricView v = dgx_view(false);
+    PluginConfig cfg = gres_cfg(0);
+    NodeFacts facts = dgx_facts();
+    facts.ports[2].state = "1: DOWN";  // mlx5_2, the HCA beside PCI 47 (Slurm's GPU 0, device minor 0)
+    StepInfo step{{"node001", "node003"}, "node001", false, {}};
+    NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
+    CHECK(dev.active.size() == 7);
+    // UCX refuses a port that is not ACTIVE, and UCX_NET_DEVICES drops TCP
+    auto t = task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user);
+    CHECK(table(t) == "UCX_NET_DEVICES-\n");
+    CHECK_THAT(why_of(t, "UCX_NET_DEVICES"), Catch::Contains("mlx5_2 is not an ACTIVE compute-rail port"));
+    // Slurm's GPU 2 (device minor 2: PCI 07) is beside mlx5_0, ACTIVE
+    CHECK(table(task_env(cfg, facts, dev, step, "2", "0,1,2,3,4,5,6,7", no_user)) == "UCX_NET_DEVICES=mlx5_0:1\n");
+    // hwloc (an Azure ND-like VM) finds four HCAs equally near the GPU: none
+    facts.gpu_hcas[0].ties = 4;
+    auto tie = task_env(cfg, facts, dev, step, "2", "0,1,2,3,4,5,6,7", no_user);
+    CHECK(table(tie) == "UCX_NET_DEVICES-\n");
+    CHECK_THAT(why_of(tie, "UCX_NET_DEVICES"), Catch::Contains("4 compute HCAs equally near"));
+}
+
+TEST_CASE("hwloc: GPUs and HCAs each on their own host bridge are ties, not the first HCA", "[env]")
+{
+    auto g = node_gpu_hcas(test_data("hwloc/azure-nd-like-8gpu-8hca.xml"));
+    REQUIRE(g.size() == 8);
+    for (const GpuHca &x : g) {
+        CHECK(x.distance == "NODE");
+        CHECK(x.ties == 4);  // the four HCAs of the GPU's NUMA node
+    }
+    // the DGX-like node: each GPU's own HCA on its PCIe switch, no tie
+    for (const GpuHca &x : node_gpu_hcas(test_data("hwloc/dgx-a100-like-4gpu-5hca.xml")))
+        CHECK(x.ties == 1);
+}
+
+TEST_CASE("a step with a node the fabric does not place gets no island, leaves or hops", "[env]")
+{
+    FabricView v = dgx_view(true);
+    StepInfo step{{"node001", "node003", "gpu-x9"}, "node001", false, {}};
+    auto env = node_env(v, gres_cfg(0), UserOptions(), step, dgx_facts(), no_user);
+    std::string t = table(env);
+    CHECK(t.find("ATOLL_ISLAND-\nATOLL_LEAVES-\nATOLL_HOPS-\n") != std::string::npos);
+    CHECK(t.find("ATOLL_UNMAPPED=1\n") != std::string::npos);
+    CHECK(t.find("ATOLL_SHARP-\n") != std::string::npos);
+    CHECK(t.find("NCCL_CROSS_NIC") == std::string::npos);
+    CHECK_THAT(why_of(env, "ATOLL_HOPS"), Catch::Contains("gpu-x9"));
 }

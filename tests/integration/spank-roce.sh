@@ -1,0 +1,86 @@
+#!/bin/sh
+# The atoll SPANK plugin in a real Slurm on RoCE nodes as they are: 4 hosts
+# with 2 rails each (ens1f0np0, ens1f1np1) under 2 rail leaves, mapped from
+# LLDP; each node's sysfs is a GID table pasted in a public thread
+# (tests/data/roce, PROVENANCE), so NCCL_IB_GID_INDEX is checked against the
+# index NCCL 2.21+ itself takes there (ncclIbGetGidIndex, worked by hand):
+#   node001, node002: NVIDIA/nccl#1131 (link-local at 0/1, IPv4 at 2/3) -> 3
+#   node003: NVIDIA/nccl#1573, a macvlan pod (slots 0-3 empty) -> 7
+#   node004: NVIDIA/nccl#769's RoCE LAG: mlx5_bond_0 on bond0, whose members
+#            LLDP names -> the bond's device, 3
+# UCX takes each port's IPv4 RoCE v2 GID itself: UCX_IB_GID_INDEX stays unset.
+. "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
+N=6
+plan $N
+so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); skip "spank-roce $i" "slurmctld, slurmd or slurm-client not installed"; done
+    exit 0
+fi
+work=$(tmpdir)
+at_exit cluster_down
+# LLDP as pdsh gathers it (lldpcli -f keyvalue show neighbors details): every
+# host's ens1f0np0 on rail leaf r0-leaf1, ens1f1np1 on r1-leaf1 (synthetic,
+# shaped from tests/data/lldp/2_three_interfaces: lldpd 1.0.16's keyvalue)
+for n in 1 2 3 4; do
+    for r in 0 1; do
+        i=ens1f${r}np$r
+        cat <<KV
+node00$n: lldp.$i.via=LLDP
+node00$n: lldp.$i.chassis.mac=1c:34:da:7a:0$r:01
+node00$n: lldp.$i.chassis.name=r$r-leaf1
+node00$n: lldp.$i.chassis.Bridge.enabled=on
+node00$n: lldp.$i.port.ifname=swp$n
+node00$n: lldp.$i.port.auto-negotiation.current=unknown
+KV
+    done
+done >"$work/lldp.txt"
+"$TOPO" discover "$work/lldp.txt" -o "$work/fabric.json" 2>"$work/discover.err" || diag "$(cat "$work/discover.err")"
+"$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
+chmod 644 "$work/fabric.json" "$work/fabric.view"
+# each node's sysfs from its show_gids table, netdevs renamed to the LLDP ones
+gids() {  # TABLE NODE FROM0 FROM1
+    sed -e "s/$3/ens1f0np0/; s/$4/ens1f1np1/" "$1" >"$work/$2.gids"
+    sysfs_from_show_gids "$work/$2.gids" "$work/sys/$2"
+}
+gids "$DATA/roce/nccl1131.show_gids" node001 ens3np0 ens2np0
+gids "$DATA/roce/nccl1131.show_gids" node002 ens3np0 ens2np0
+gids "$DATA/roce/nccl1573-macvlan.show_gids" node003 net1 net2
+# node004: nccl#769's ibv_devinfo GID lines, one RoCE LAG device on bond0
+d="$work/sys/node004/class/infiniband/mlx5_bond_0/ports/1"
+mkdir -p "$d/gids" "$d/gid_attrs/types" "$d/gid_attrs/ndevs" "$work/sys/node004/class/net/bond0/bonding"
+echo Ethernet >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
+sed -n 's/^[[:space:]]*GID\[ *\([0-9]*\)\]:[[:space:]]*\([^,]*\), \(.*\)$/\1 \2 \3/p' "$DATA/roce/nccl769-bond.ibv_devinfo" |
+while read -r i g t; do
+    # ibv_devinfo shortens a GID as inet_ntop does; sysfs prints it whole
+    case "$g" in
+    fe80::ac0:ebff:feda:1cfb) g=fe80:0000:0000:0000:0ac0:ebff:feda:1cfb ;;
+    ::ffff:200.0.209.6) g=0000:0000:0000:0000:0000:ffff:c800:d106 ;;
+    esac
+    echo "$g" >"$d/gids/$i"; echo bond0 >"$d/gid_attrs/ndevs/$i"
+    [ "$t" = "RoCE v2" ] && echo "RoCE v2" >"$d/gid_attrs/types/$i" || echo "IB/RoCE v1" >"$d/gid_attrs/types/$i"
+done
+echo "ens1f0np0 ens1f1np1" >"$work/sys/node004/class/net/bond0/bonding/slaves"
+
+cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view sysfs_root=$work/sys/%n roce_tc=106" || {
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
+
+timeout 30 srun -N4 -l sh -c 'echo "$SLURMD_NODENAME $NCCL_IB_HCA ${NCCL_IB_GID_INDEX:-unset} ${UCX_IB_GID_INDEX:-unset} ${NCCL_IB_TC:-unset}"' \
+    2>"$work/env.err" | sed 's/^[0-9]*: //' | sort >"$work/env"
+line() { grep "^$1 " "$work/env"; }
+check "node001 (nccl#1131's table): GID 3, the IPv4 RoCE v2 one NCCL 2.21+ takes, never the link-local 1" \
+    [ "$(line node001)" = "node001 =mlx5_0:1,mlx5_1:1 3 unset 106" ]
+check "node002: the same" [ "$(line node002)" = "node002 =mlx5_0:1,mlx5_1:1 3 unset 106" ]
+check "node003 (nccl#1573's macvlan table, slots 0-3 empty): GID 7" [ "$(line node003)" = "node003 =mlx5_0:1,mlx5_1:1 7 unset 106" ]
+check "node004 (nccl#769's RoCE LAG): the bond's device through its members, GID 3" \
+    [ "$(line node004)" = "node004 =mlx5_bond_0:1 3 unset 106" ]
+[ "$(wc -l <"$work/env")" -eq 4 ] || diag "$(cat "$work/env" "$work/env.err")"
+# --fabric-env=show says why UCX is left to choose
+timeout 30 srun -N1 -w node003 --fabric-env=show true 2>"$work/show.err"
+check "show: UCX picks each port's GID itself (7 on node003)" \
+    grep -q "UCX_IB_GID_INDEX not set: UCX picks each port's RoCE v2 GID itself, IPv4 first (mlx5_0:1 7, mlx5_1:1 7)" "$work/show.err"
+# the user's address family is the user's: no index overrides it
+NCCL_IB_ADDR_FAMILY=AF_INET6 timeout 30 srun -N1 -w node001 sh -c 'echo "${NCCL_IB_GID_INDEX:-unset} $NCCL_IB_ADDR_FAMILY"' \
+    >"$work/fam" 2>"$work/fam.err"
+check "a user's NCCL_IB_ADDR_FAMILY=AF_INET6 is kept and no GID index is set over it" [ "$(cat "$work/fam")" = "unset AF_INET6" ]
