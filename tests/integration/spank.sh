@@ -215,15 +215,16 @@ if \
     echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
 sleep 3
 flock "$ATOLL_WIDEN_LOCK" "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-locked" 2>&1
+locked_rc=$?
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
 finfo=$(scontrol show job -o "$fake")
 scancel "$fake"
 if echo "$finfo" | grep -q "Features=(null) " && ! grep -q "job $fake " "$work/widen0" "$work/widen1" &&
-   grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
-    ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
+   [ $locked_rc -eq 1 ] && grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
+    ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none, does nothing, exits 1"
 else
-    not_ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
-    diag "$finfo" "$(cat "$work/widen0" "$work/widen1" "$work/widen-locked")"
+    not_ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none, does nothing, exits 1"
+    diag "$finfo" "rc=$locked_rc" "$(cat "$work/widen0" "$work/widen1" "$work/widen-locked")"
 fi
 i=0; while [ "$(squeue -h -j "$jid" -o %t)" != R ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 nodes=$(squeue -h -j "$jid" -o %N)
