@@ -6,6 +6,7 @@
 #include <set>
 
 #include "placement/policies.hpp"
+#include "topology/fabric.hpp"
 
 namespace atl {
 
@@ -49,7 +50,7 @@ IslandRequest parse_island(const std::string &value)
         return r;
     }
     if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
-        throw std::invalid_argument("--fabric-island=" + value +
+        throw std::invalid_argument("--fabric-island=" + escaped(value) +
                                     ": expected auto, none, or leaf, group or pod, optionally with :required "
                                     "(the default) or :preferred");
     r.required = fit != "preferred";

@@ -20,6 +20,7 @@
 #include "topology/io.hpp"
 #include "topology/json.hpp"
 #include "topology/slurm.hpp"
+#include "spank/userfile.hpp"
 
 namespace atl {
 namespace {
@@ -30,7 +31,7 @@ bool parse_bool(const std::string &key, const std::string &v)
         return true;
     if (v == "no" || v == "false" || v == "0" || v == "off")
         return false;
-    throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected yes or no");
+    throw std::invalid_argument("plugstack.conf: " + key + "=" + escaped(v) + ": expected yes or no");
 }
 
 long parse_seconds(const std::string &key, const std::string &v)
@@ -51,7 +52,7 @@ long parse_seconds(const std::string &key, const std::string &v)
     else
         mult = -1;
     if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0)
-        throw std::invalid_argument("plugstack.conf: " + key + "=" + v + ": expected seconds (or a number with s, m, h, d)");
+        throw std::invalid_argument("plugstack.conf: " + key + "=" + escaped(v) + ": expected seconds (or a number with s, m, h, d)");
     return x * mult;
 }
 
@@ -76,33 +77,33 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             continue;
         }
         if (eq == std::string::npos)
-            throw std::invalid_argument("plugstack.conf: \"" + a + "\": expected key=value");
+            throw std::invalid_argument("plugstack.conf: \"" + escaped(a) + "\": expected key=value");
         if (k == "fabric")
             c.fabric = v;
         else if (k == "policy") {
             if (std::find(policy_names().begin(), policy_names().end(), v) == policy_names().end())
-                throw std::invalid_argument("plugstack.conf: policy=" + v + ": expected atoll, slurm-tree, first-fit or random");
+                throw std::invalid_argument("plugstack.conf: policy=" + escaped(v) + ": expected atoll, slurm-tree, first-fit or random");
             c.policy = v;
         } else if (k == "default_island") {
             parse_island(v);  // validates
             c.default_island = v;
         } else if (k == "env") {
             if (v != "auto" && v != "off")
-                throw std::invalid_argument("plugstack.conf: env=" + v + ": expected auto or off");
+                throw std::invalid_argument("plugstack.conf: env=" + escaped(v) + ": expected auto or off");
             c.env = v == "auto";
         } else if (k == "sharp") {
             if (v != "auto" && v != "off")
-                throw std::invalid_argument("plugstack.conf: sharp=" + v + ": expected auto or off");
+                throw std::invalid_argument("plugstack.conf: sharp=" + escaped(v) + ": expected auto or off");
             c.sharp = v == "auto";
         } else if (k == "roce_tc") {
             char *end = nullptr;
             long x = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || x < 0 || x > 255)
-                throw std::invalid_argument("plugstack.conf: roce_tc=" + v + ": expected a traffic class from 0 to 255");
+                throw std::invalid_argument("plugstack.conf: roce_tc=" + escaped(v) + ": expected a traffic class from 0 to 255");
             // the class byte is DSCP << 2 | ECN: both ECN bits set is CE, "congestion
             // experienced", which switches would take for a marked packet
             if ((x & 3) == 3)
-                throw std::invalid_argument("plugstack.conf: roce_tc=" + v +
+                throw std::invalid_argument("plugstack.conf: roce_tc=" + escaped(v) +
                                             ": both ECN bits set (CE), expected DSCP << 2 with ECN 0, 1 or 2, e.g. 106 "
                                             "(DSCP 26, ECT(0))");
             c.roce_tc = static_cast<int>(x);
@@ -120,7 +121,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.max_age = parse_seconds(k, v);
         else if (k == "fabric_type") {
             if (!known_profile(v))
-                throw std::invalid_argument("plugstack.conf: fabric_type=" + v +
+                throw std::invalid_argument("plugstack.conf: fabric_type=" + escaped(v) +
                                             ": expected ib, roce, azure, aws, gcp, generic or cloud");
             c.fabric_type = v;
         } else if (k == "proc_root")
@@ -134,7 +135,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             char *end = nullptr;
             long x = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || x < 0 || x > 255 || (x & 3) == 3)
-                throw std::invalid_argument("plugstack.conf: roce_fifo_tc=" + v +
+                throw std::invalid_argument("plugstack.conf: roce_fifo_tc=" + escaped(v) +
                                             ": expected a traffic class from 0 to 255 without both ECN bits set");
             c.fifo_tc = static_cast<int>(x);
         } else if (k == "hwloc_xml")
@@ -145,11 +146,11 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             char *end = nullptr;
             long x = std::strtol(v.c_str(), &end, 10);
             if (v.empty() || *end || x < 0 || x > 255)
-                throw std::invalid_argument("plugstack.conf: gid_index=" + v + ": expected a GID index from 0 to 255");
+                throw std::invalid_argument("plugstack.conf: gid_index=" + escaped(v) + ": expected a GID index from 0 to 255");
             c.gid_index = static_cast<int>(x);
         }
         else
-            throw std::invalid_argument("plugstack.conf: unknown key \"" + k +
+            throw std::invalid_argument("plugstack.conf: unknown key \"" + escaped(k) +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
                                         "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
                                         "sysfs_root, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
@@ -227,7 +228,7 @@ EnvMode parse_env_mode(const std::string &v)
         return EnvMode::Off;
     if (v == "show")
         return EnvMode::Show;
-    throw std::invalid_argument("--fabric-env=" + v + ": expected auto, off or show");
+    throw std::invalid_argument("--fabric-env=" + escaped(v) + ": expected auto, off or show");
 }
 
 SharpMode parse_sharp_mode(const std::string &v)
@@ -238,7 +239,7 @@ SharpMode parse_sharp_mode(const std::string &v)
         return SharpMode::On;
     if (v == "off")
         return SharpMode::Off;
-    throw std::invalid_argument("--fabric-sharp=" + v + ": expected auto, on or off");
+    throw std::invalid_argument("--fabric-sharp=" + escaped(v) + ": expected auto, on or off");
 }
 
 namespace {
@@ -277,6 +278,16 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
     auto refuse = [&](const std::string &where, const std::string &why) -> void {
         throw std::runtime_error(what + " " + path + ": refused: " + where + why);
     };
+    // errno as the message; EACCES says whose read failed: slurmstepd reads
+    // these as the job's user (user_init runs under its euid), not as root
+    auto failed = [&](const std::string &where) -> void {
+        int e = errno;
+        std::string m = what + " " + path + ": " + where + std::strerror(e);
+        if (e == EACCES)
+            m += ": not readable by uid " + std::to_string(geteuid()) +
+                 " (slurmstepd reads it as the job's user): make it world-readable (0644, its directories 0755)";
+        throw std::runtime_error(m);
+    };
     if (path.empty() || path[0] != '/')
         refuse("", "expected an absolute path");
     std::deque<std::string> comps;
@@ -309,7 +320,7 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
     auto check_dir = [&]() {
         struct stat ds;
         if (dirs.back().fd < 0 || fstat(dirs.back().fd, &ds) != 0)
-            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+            failed("");
         if (!trusted_owner(ds.st_uid, owner))
             refuse("directory " + names.back(), " is owned by uid " + std::to_string(ds.st_uid) + ", expected " + owner_text(owner));
         if ((ds.st_mode & (S_IWGRP | S_IWOTH)) && !((ds.st_mode & S_ISVTX) && ds.st_uid == 0))
@@ -331,7 +342,7 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
         std::string here = (names.back() == "/" ? "/" : names.back() + "/") + c;
         struct stat ls;
         if (fstatat(dirs.back().fd, c.c_str(), &ls, AT_SYMLINK_NOFOLLOW) != 0)
-            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+            failed("");
         if (S_ISLNK(ls.st_mode)) {
             if (!trusted_owner(ls.st_uid, owner))
                 refuse("symbolic link " + here, " is owned by uid " + std::to_string(ls.st_uid) + ", expected " + owner_text(owner));
@@ -340,7 +351,7 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
             std::vector<char> buf(4096);
             ssize_t n = readlinkat(dirs.back().fd, c.c_str(), buf.data(), buf.size() - 1);
             if (n < 0)
-                throw std::runtime_error(what + " " + path + ": " + here + ": " + std::strerror(errno));
+                failed(here + ": ");
             std::string target(buf.data(), static_cast<std::size_t>(n));
             if (!target.empty() && target[0] == '/') {
                 open_root();
@@ -352,7 +363,7 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
         if (!comps.empty()) {
             int fd = openat(dirs.back().fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0)
-                throw std::runtime_error(what + " " + path + ": " + here + ": " + std::strerror(errno));
+                failed(here + ": ");
             dirs.emplace_back(fd);
             names.push_back(here);
             check_dir();
@@ -361,9 +372,9 @@ int open_trusted(const std::string &path, const std::string &what, struct stat &
         // the file itself: never blocks (a FIFO is refused below), never a link
         Fd f(openat(dirs.back().fd, c.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
         if (f.fd < 0)
-            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+            failed("");
         if (fstat(f.fd, &st) != 0)
-            throw std::runtime_error(what + " " + path + ": " + std::strerror(errno));
+            failed("");
         if (!S_ISREG(st.st_mode))
             refuse("", "not a regular file");
         if (!trusted_owner(st.st_uid, owner))
@@ -559,19 +570,38 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
-    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf", home.empty() ? "" : home + "/.nccl.conf", nccl_conf_file});
+    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {home.empty() ? "" : home + "/.nccl.conf", nccl_conf_file},
+                                     facts.problems);
     facts.constrained = devices_constrained(cfg);
     dev = node_devices(f, cfg, node, facts.ports);
     return facts;
 }
 
-std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &files)
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
+                                                  const std::vector<std::string> &user_files,
+                                                  std::vector<std::string> &problems, std::chrono::milliseconds bound)
 {
-    std::map<std::string, std::string> out;
-    for (const std::string &path : files) {
+    constexpr std::size_t max = 65536;
+    std::vector<std::pair<std::string, std::string>> texts;  // path, text
+    for (const std::string &path : root_files)
+        if (!path.empty())
+            texts.emplace_back(path, read_small_file(path, max).value_or(""));
+    auto deadline = std::chrono::steady_clock::now() + bound;
+    for (const std::string &path : user_files) {
         if (path.empty())
             continue;
-        std::istringstream in(read_small_file(path, 65536).value_or(""));
+        UserFile u = read_user_file(path, max, deadline);
+        if (u.status == UserFile::Status::TimedOut)
+            problems.push_back("the user's nccl.conf " + shown(path, 200) + " was not read within " +
+                               (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
+                                                       : std::to_string(bound.count() / 1000) + " s") +
+                               " (a stalled file system?): atoll does not know which NCCL variables it sets");
+        texts.emplace_back(path, u.text);
+    }
+    std::map<std::string, std::string> out;
+    for (const auto &pt : texts) {
+        const std::string &path = pt.first;
+        std::istringstream in(pt.second);
         std::string line;
         while (std::getline(in, line)) {
             std::size_t b = line.find_first_not_of(" \t");

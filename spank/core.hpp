@@ -3,6 +3,7 @@
 // environment a node and a task get from where the job landed.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -118,11 +119,19 @@ struct NodeFacts {
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
     int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
+    std::vector<std::string> problems;        // files not read in time (the user's nccl.conf)
 };
-// The nccl.conf files NCCL reads (/etc/nccl.conf, HOME/.nccl.conf,
-// NCCL_CONF_FILE): which variables they set. Regular files only, 64 KiB each,
-// never blocking; missing ones are skipped.
-std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &files);
+// The nccl.conf files NCCL reads: which variables they set. `root_files`
+// (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
+// NCCL_CONF_FILE: any path the user names) only through read_user_file(),
+// all of them within `bound` together: one not read in time is taken as
+// unreadable and named in `problems`. Regular files only, 64 KiB each;
+// missing ones and empty paths are skipped.
+constexpr std::chrono::milliseconds user_file_bound{2000};
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
+                                                  const std::vector<std::string> &user_files,
+                                                  std::vector<std::string> &problems,
+                                                  std::chrono::milliseconds bound = user_file_bound);
 
 // The step: its nodes (the batch step: the job's), this node, and what an
 // earlier step of atoll set (ATOLL_ENV_SET), which is recomputed, not kept.

@@ -22,6 +22,7 @@ bool g_disabled = false;                // plugstack.conf arguments refused: a s
 UserOptions g_opt;
 std::unique_ptr<FabricView> g_fabric;   // loaded once per process
 char g_fabric_error[1024];            // why g_fabric is null (fixed: set in a catch)
+char g_option_error[1024];            // a refused option value Slurm must not echo (see atl_option)
 bool g_fabric_tried = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 // Messages for the task's stderr: fixed buffers, so that a catch handler can
@@ -143,8 +144,10 @@ extern "C" int atl_option(int which, const char *value, int remote)
     // Slurm calls us again in slurmstepd with the values checked at submit; a
     // value that did not pass through srun/sbatch is logged and ignored there:
     // a failing option would fail the step.
+    bool unsafe = false;  // a value a log line must not hold as it is
     try {
         std::string v = value ? value : "";
+        unsafe = escaped(v) != v;
         switch (which) {
         case ATL_OPT_ISLAND: g_opt.island = parse_island(v); break;
         case ATL_OPT_ENV: g_opt.env = parse_env_mode(v); break;
@@ -154,7 +157,15 @@ extern "C" int atl_option(int which, const char *value, int remote)
         }
         return 0;
     } catch (const std::exception &e) {
+        // e.what() holds the value escaped: one line, whatever the user wrote
         slurm_error("atoll: %s%s", e.what(), remote ? " (ignored in this step)" : "");
+        // Slurm reports a failing callback with the value raw ("Invalid
+        // --fabric-island argument: ..."), newlines and all: such a value is
+        // refused in init_post_opt instead (atl_submit), before any job exists
+        if (unsafe && !remote) {
+            set_msg(g_option_error, sizeof g_option_error, e.what());
+            return 0;
+        }
     } catch (...) {
         slurm_error("atoll: unexpected error in an option");
     }
@@ -163,6 +174,8 @@ extern "C" int atl_option(int which, const char *value, int remote)
 
 extern "C" int atl_submit(spank_t sp)
 {
+    if (g_option_error[0])
+        return -1;  // logged by atl_option already
     try {
         if (g_disabled)
             return 0;
@@ -281,7 +294,10 @@ extern "C" int atl_node(spank_t sp)
             if (!mine.count(n) && n != "UCX_NET_DEVICES")
                 spank_unsetenv(sp, n.c_str());
         g_env_record = env_set_record(g_node_env);
-        for (const std::string &w : g_facts.ports.empty() ? std::vector<std::string>() : g_dev.problems) {
+        std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
+        if (!g_facts.ports.empty())
+            problems.insert(problems.end(), g_dev.problems.begin(), g_dev.problems.end());
+        for (const std::string &w : problems) {
             std::string m = g_step.node + ": " + w;
             slurm_info("atoll: warning: %s", m.c_str());
             add_node_warning(m.c_str());

@@ -2,7 +2,7 @@
 # C++ behind it (glue.cpp, and core.cpp, unit-tested on its own) is noexcept
 # at the boundary; a version script exports only what Slurm looks up.
 noinst_LTLIBRARIES += spank/libatoll-spankcore.la
-spank_libatoll_spankcore_la_SOURCES = spank/core.hpp spank/core.cpp
+spank_libatoll_spankcore_la_SOURCES = spank/core.hpp spank/core.cpp spank/userfile.hpp spank/userfile.cpp
 spank_libatoll_spankcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JSON_CFLAGS)
 
 plugindir = $(libdir)/slurm

@@ -437,8 +437,9 @@ int cmd_env(int argc, char **argv)
                                         value_of("SLURM_STEP_GPUS").value_or(""), user_has);
     std::cout << "node " << step.node << (step.batch ? ", the batch step" : "") << ", " << step.nodes.size()
               << " node(s) in the step; fabric " << f->summary.source << " (" << f->profile << ")\n";
-    for (const std::string &w : dev.problems)
-        std::cout << "  warning: " << w << "\n";
+    for (const auto *ws : {&facts.problems, &dev.problems})
+        for (const std::string &w : *ws)
+            std::cout << "  warning: " << w << "\n";
     for (EnvVar &v : node) {
         if (v.kept && env.count(v.name))
             v.value = env[v.name];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -154,24 +155,28 @@ InputError::InputError(const std::string &file, std::size_t line, const std::str
 {
 }
 
-std::string shown(const std::string &s, std::size_t max)
+std::string escaped(const std::string &s, std::size_t max)
 {
+    static const char hex[] = "0123456789abcdef";
     std::string out;
     for (unsigned char c : s) {
-        if (out.size() >= max) {
+        char piece[5] = {static_cast<char>(c), 0, 0, 0, 0};
+        if (c == '\n')
+            std::memcpy(piece, "\\n", 3);
+        else if (c < 0x20 || c >= 0x7f || c == '\\')
+            piece[0] = '\\', piece[1] = 'x', piece[2] = hex[c >> 4], piece[3] = hex[c & 15];
+        if (out.size() + std::strlen(piece) > max) {
             out += "...";
             break;
         }
-        if (c >= 0x20 && c < 0x7f && c != '\\')
-            out += static_cast<char>(c);
-        else {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\x";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
+        out += piece;
     }
-    return "'" + out + "'";
+    return out;
+}
+
+std::string shown(const std::string &s, std::size_t max)
+{
+    return "'" + escaped(s, max) + "'";
 }
 
 std::string guid_str(std::uint64_t guid)

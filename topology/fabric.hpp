@@ -94,10 +94,15 @@ public:
     explicit InputError(const std::string &what) : std::runtime_error(what) {}
 };
 
-std::string guid_str(std::uint64_t guid);
-// Bytes as they can be shown in a message: printable ASCII as is, anything
-// else as \xNN, at most `max` characters then "...", in single quotes.
-std::string shown(const std::string &s, std::size_t max = 60);                // "0x0002c90300a1b2c3"
+std::string guid_str(std::uint64_t guid);                 // "0x0002c90300a1b2c3"
+// Bytes as they can go into a log line or a message, whoever wrote them (a
+// user's option value, a node's description): printable ASCII as is, a
+// newline as \n, any other byte (controls, DEL, '\\', non-ASCII) as \xNN;
+// at most `max` characters of output, then "...". The one escaping rule of
+// atoll's messages: one line each, never a forged one.
+std::string escaped(const std::string &s, std::size_t max = 200);
+// escaped(s, max) in single quotes.
+std::string shown(const std::string &s, std::size_t max = 60);
 bool parse_guid(const std::string &s, std::uint64_t &out);  // "0x..." or bare hex
 
 }  // namespace atl

@@ -1,4 +1,5 @@
 #include "topology/hostlist.hpp"
+#include "topology/fabric.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -65,7 +66,7 @@ std::vector<std::string> expand_hostlist(const std::string &expr, std::size_t ma
     std::vector<std::string> out;
     std::size_t i = 0;
     auto bad = [&](const std::string &what) {
-        throw std::invalid_argument("hostlist \"" + expr.substr(0, 80) + (expr.size() > 80 ? "..." : "") + "\": " + what);
+        throw std::invalid_argument("hostlist \"" + escaped(expr, 80) + "\": " + what);
     };
     while (i < expr.size()) {
         std::size_t j = i;

@@ -143,11 +143,11 @@ for src in hostile.txt hostile.cache $live; do
 done
 # one warning per refused adapter, naming the line for text input, bytes escaped
 if grep -q "^atoll-topo: warning: hostile.txt:[0-9]*: adapter 0x[0-9a-f]*, node description 'node001;touch\${IFS}/tmp/atoll-pwned mlx5_0': host name .* refused" hostile.txt.err &&
-   grep -q "node description 'node004\\\\x0amlx5_0'" hostile.cache.err &&
+   grep -q "node description 'node004\\\\nmlx5_0'" hostile.cache.err &&
    [ "$(grep -c 'refused' hostile.txt.err)" -eq 3 ] && [ "$(grep -c 'refused' hostile.cache.err)" -eq 4 ]; then
-    ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\x0a"
+    ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\n"
 else
-    not_ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\x0a"; diag "$(cat hostile.txt.err hostile.cache.err)"
+    not_ok "each refused adapter is one warning: FILE:LINE for text, the newline shown as \\n"; diag "$(cat hostile.txt.err hostile.cache.err)"
 fi
 check "a refused name makes check exit 4" sh -c '"$1" check hostile.txt >/dev/null 2>&1; [ $? -eq 4 ]' _ "$TOPO"
 check "nothing ran: /tmp/atoll-pwned does not exist" [ ! -e /tmp/atoll-pwned ]

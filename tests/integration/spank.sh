@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=48
+N=54
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -172,6 +172,156 @@ check "--fabric-sharp=off leaves CollNet alone" [ ! -s "$work/nosharp" ]
 timeout 30 srun -N2 -w node001,node005 --fabric-sharp=on printenv NCCL_COLLNET_ENABLE >"$work/sharpon" 2>/dev/null
 check "--fabric-sharp=on sets NCCL_COLLNET_ENABLE=1 for a step over two SHARP leaves" [ "$(sort -u "$work/sharpon")" = 1 ]
 
+# A --fabric-* value with a newline and a timestamp cannot forge a log line:
+# srun refuses it at once in one message, the newline shown as \n; given to
+# slurmstepd past srun (the option's variable in the job's environment), it is
+# logged the same way and ignored.
+nl='
+'
+forged="leaf${nl}[2026-01-01T00:00:00.000] error: forged"
+timeout 10 srun --fabric-island="$forged" true >/dev/null 2>"$work/forged.err"
+rc=$?
+if [ $rc -ne 0 ] && [ "$(grep -c 'atoll: --fabric-island=leaf\\n\[2026-01-01T00:00:00.000\] error: forged: expected' "$work/forged.err")" -eq 1 ] &&
+   ! grep -q '^\[2026-01-01T00:00:00.000\]' "$work/forged.err"; then
+    ok "a --fabric-island value with a newline fails at submit in one message line, the newline escaped"
+else
+    not_ok "a --fabric-island value with a newline fails at submit in one message line, the newline escaped"; diag "rc=$rc" "$(cat "$work/forged.err")"
+fi
+_SLURM_SPANK_OPTION_atoll_fabric_island="$forged" timeout 30 srun -N1 -w node003 true >/dev/null 2>&1
+if grep -q 'atoll: --fabric-island=leaf\\n\[2026-01-01T00:00:00.000\] error: forged: expected.*(ignored in this step)' "$work/c/log/slurmd-node003.log" &&
+   ! grep -q '^\[2026-01-01T00:00:00.000\]' "$work/c/log/"*.log; then
+    ok "the same value passed to slurmstepd is logged escaped and ignored: no forged line in slurmd's log"
+else
+    not_ok "the same value passed to slurmstepd is logged escaped and ignored: no forged line in slurmd's log"
+    diag "$(grep -h 'forged' "$work/c/log/"*.log)"
+fi
+
+# A user's NCCL_CONF_FILE on a FUSE file whose read never answers (the
+# server is built here): slurmstepd reads the user's files only in a child
+# with a deadline (2 s), so the job of an unprivileged user starts within the
+# bound, ends, says which file it could not read, and the node goes idle.
+chmod 755 "$work"  # jobs of nobody read slurm.conf and the view below it
+fuse_skip=
+if [ ! -c /dev/fuse ]; then fuse_skip="no /dev/fuse"
+elif ! command -v fusermount3 >/dev/null || ! pkg-config --exists fuse3; then fuse_skip="fuse3 or libfuse3-dev not installed"
+elif [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then fuse_skip="needs root and setpriv (allow_other, a job as nobody)"
+fi
+if [ -z "$fuse_skip" ]; then
+    cat >"$work/stall.c" <<'C'
+/* A FUSE file system of one file, /nccl.conf, whose read never answers. */
+#define FUSE_USE_VERSION 31
+#include <errno.h>
+#include <fuse.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+    (void)fi;
+    memset(st, 0, sizeof *st);
+    if (strcmp(path, "/") == 0) {
+        st->st_mode = S_IFDIR | 0755;
+        st->st_nlink = 2;
+        return 0;
+    }
+    if (strcmp(path, "/nccl.conf") != 0)
+        return -ENOENT;
+    st->st_mode = S_IFREG | 0644;
+    st->st_nlink = 1;
+    st->st_size = 4096;
+    return 0;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+    (void)fi;
+    fprintf(stderr, "open %s uid=%u\n", path, (unsigned)fuse_get_context()->uid);
+    return strcmp(path, "/nccl.conf") == 0 ? 0 : -ENOENT;
+}
+
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    (void)path, (void)buf, (void)size, (void)off, (void)fi;
+    fprintf(stderr, "read: never answered\n");
+    for (;;)
+        pause();
+    return -EIO;
+}
+
+static const struct fuse_operations ops = {.getattr = fs_getattr, .open = fs_open, .read = fs_read};
+
+int main(int argc, char **argv)
+{
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    return fuse_main(argc, argv, &ops, NULL);
+}
+C
+    # shellcheck disable=SC2046
+    cc -o "$work/stall" "$work/stall.c" $(pkg-config --cflags --libs fuse3) 2>"$work/stall.cc" ||
+        fuse_skip="cannot build the FUSE server: $(head -1 "$work/stall.cc")"
+fi
+if [ -z "$fuse_skip" ]; then
+    mkdir -p "$work/fuse"
+    "$work/stall" -f -o allow_other "$work/fuse" 2>"$work/stall.log" &
+    stall_pid=$!
+    # before cluster_down: a reader stuck in the file system dies with its server
+    at_exit "kill -9 $stall_pid 2>/dev/null; sleep 0.2; fusermount3 -u -z '$work/fuse' 2>/dev/null || umount -l '$work/fuse' 2>/dev/null"
+    i=0; until mountpoint -q "$work/fuse" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+    mountpoint -q "$work/fuse" || fuse_skip="the FUSE server did not mount: $(head -1 "$work/stall.log")"
+fi
+if [ -n "$fuse_skip" ]; then
+    for i in 1 2 3; do skip "a never-answering NCCL_CONF_FILE" "$fuse_skip"; done
+else
+    t0=$(date +%s.%N)
+    NCCL_CONF_FILE="$work/fuse/nccl.conf" HOME=/nonexistent timeout 30 \
+        setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        srun -N1 -w node003 --chdir=/ sh -c 'date +%s.%N; id -u' >"$work/stall.out" 2>"$work/stall.err"
+    rc=$?
+    t1=$(date +%s.%N)
+    started=$(awk -v a="$t0" 'NR == 1 { printf "%.2f", $1 - a }' "$work/stall.out")
+    took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+    diag "the job started after $started s and srun returned after $took s (bound 2 s)"
+    if [ $rc -eq 0 ] && [ "$(sed -n 2p "$work/stall.out")" = 65534 ] &&
+       awk -v s="$started" -v t="$took" 'BEGIN { exit !(s >= 1.9 && s < 5 && t < 8) }' &&
+       grep -q "open /nccl.conf uid=65534" "$work/stall.log" && grep -q "read: never answered" "$work/stall.log"; then
+        ok "a job of nobody whose NCCL_CONF_FILE never answers starts within the 2 s bound and ends (read as uid 65534)"
+    else
+        not_ok "a job of nobody whose NCCL_CONF_FILE never answers starts within the 2 s bound and ends (read as uid 65534)"
+        diag "rc=$rc" "$(cat "$work/stall.out" "$work/stall.err" "$work/stall.log")"
+    fi
+    want="atoll: warning: node003: the user's nccl.conf '$work/fuse/nccl.conf' was not read within 2 s (a stalled file system?)"
+    if grep -qF "$want" "$work/stall.err" && grep -qF "$want" "$work/c/log/slurmd-node003.log"; then
+        ok "the warning names the file and the bound, in the job's stderr and slurmd's log"
+    else
+        not_ok "the warning names the file and the bound, in the job's stderr and slurmd's log"
+        diag "$(cat "$work/stall.err")" "$(grep 'atoll' "$work/c/log/slurmd-node003.log" | tail -3)"
+    fi
+    i=0
+    while [ "$(sinfo -h -n node003 -o %T)" != idle ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+    st=$(sinfo -h -n node003 -o %T)
+    diag "node003 $st after $(awk -v i=$i 'BEGIN { printf "%.1f", i * 0.2 }') s more; readers left: $(pgrep -c -x atoll-reader)"
+    check "node003 is idle again" [ "$st" = idle ]
+fi
+
+# slurmstepd reads the view as the job's user (user_init runs under its
+# euid on 22.05): a 0600 view gives every step a warning that says so
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    chmod 600 "$work/fabric.view"
+    HOME=/nonexistent timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        srun -N1 -w node003 --chdir=/ true >/dev/null 2>"$work/perm.err"
+    rc=$?
+    chmod 644 "$work/fabric.view"
+    if [ $rc -eq 0 ] && grep -q "atoll: warning: fabric file $work/fabric.view: Permission denied: not readable by uid 65534 (slurmstepd reads it as the job's user): make it world-readable (0644" "$work/perm.err"; then
+        ok "a view the job's user cannot read: the step runs and the warning names the uid and the fix"
+    else
+        not_ok "a view the job's user cannot read: the step runs and the warning names the uid and the fix"; diag "rc=$rc" "$(cat "$work/perm.err")"
+    fi
+else
+    skip "a view the job's user cannot read" "needs root and setpriv"
+fi
+
 # A batch script with two srun steps: the script gets the job's node
 # variables; step 1 (node005 alone) recomputes them; step 2 keeps the
 # NCCL_IB_HCA the script exported, and recomputes the rest
@@ -215,15 +365,16 @@ if \
     echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
 sleep 3
 flock "$ATOLL_WIDEN_LOCK" "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-locked" 2>&1
+locked_rc=$?
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
 finfo=$(scontrol show job -o "$fake")
 scancel "$fake"
 if echo "$finfo" | grep -q "Features=(null) " && ! grep -q "job $fake " "$work/widen0" "$work/widen1" &&
-   grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
-    ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
+   [ $locked_rc -eq 1 ] && grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
+    ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none, does nothing, exits 1"
 else
-    not_ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none and does nothing"
-    diag "$finfo" "$(cat "$work/widen0" "$work/widen1" "$work/widen-locked")"
+    not_ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none, does nothing, exits 1"
+    diag "$finfo" "rc=$locked_rc" "$(cat "$work/widen0" "$work/widen1" "$work/widen-locked")"
 fi
 i=0; while [ "$(squeue -h -j "$jid" -o %t)" != R ] && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 nodes=$(squeue -h -j "$jid" -o %N)

@@ -5,13 +5,19 @@
 // node's own facts (sysfs ports, /proc GPUs by device minor, hwloc's nearest
 // HCA per GPU) are given here; reading them is tested beside.
 #include "catch.hpp"
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "placement/view.hpp"
 #include "spank/core.hpp"
+#include "spank/userfile.hpp"
 #include "testdata.hpp"
 #include "topology/generate.hpp"
 #include "topology/io.hpp"
@@ -355,10 +361,97 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     {
         std::ofstream(a) << "# site defaults\nNCCL_IB_HCA=mlx5_0\n  NCCL_IB_TC = 106\nnot a line\n";
     }
-    auto m = nccl_conf_vars({a, std::string(dir) + "/missing", ""});
-    CHECK(m.size() == 2);
-    CHECK(m["NCCL_IB_HCA"] == a);
+    std::string u = std::string(dir) + "/user.conf";
+    {
+        std::ofstream(u) << "NCCL_IB_HCA=mlx5_1\nNCCL_DEBUG=INFO\n";
+    }
+    std::vector<std::string> problems;
+    auto m = nccl_conf_vars({a, ""}, {std::string(dir) + "/missing", u, dir, ""}, problems);
+    CHECK(m.size() == 3);
+    CHECK(m["NCCL_IB_HCA"] == a);  // the first file that sets it
     CHECK(m["NCCL_IB_TC"] == a);
+    CHECK(m["NCCL_DEBUG"] == u);   // the user's, read by the child
+    CHECK(problems.empty());
+    std::string rm = std::string("rm -rf '") + dir + "'";
+    REQUIRE(system(rm.c_str()) == 0);
+}
+
+TEST_CASE("a file the user names is read by a child with a deadline: a stall never holds the caller", "[env][security]")
+{
+    using Clock = std::chrono::steady_clock;
+    char dir[] = "/tmp/atoll-userfile-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string d = dir, fifo = d + "/never", big = d + "/big";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // no writer ever: open() blocks
+    {
+        std::ofstream(big) << std::string(70000, 'x');
+    }
+    SECTION("a regular file: its first max bytes")
+    {
+        UserFile r = read_user_file(big, 65536, Clock::now() + std::chrono::seconds(5));
+        CHECK(r.status == UserFile::Status::Read);
+        CHECK(r.text == std::string(65536, 'x'));
+    }
+    SECTION("missing, or a directory: unreadable at once, with the reason")
+    {
+        UserFile r = read_user_file(d + "/missing", 100, Clock::now() + std::chrono::seconds(5));
+        CHECK(r.status == UserFile::Status::Unreadable);
+        CHECK(r.error == ENOENT);
+        r = read_user_file(d, 100, Clock::now() + std::chrono::seconds(5));
+        CHECK(r.status == UserFile::Status::Unreadable);
+        CHECK(r.error == 0);
+    }
+    SECTION("a never-answering file: the deadline, the child killed, no zombie left")
+    {
+        auto t0 = Clock::now();
+        UserFile r = read_user_file(fifo, 100, t0 + std::chrono::milliseconds(300));
+        double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        CHECK(r.status == UserFile::Status::TimedOut);
+        CHECK(s >= 0.29);
+        CHECK(s < 1.0);
+        int st;
+        CHECK(waitpid(-1, &st, WNOHANG) == -1);  // reaped: no child of ours is left
+        CHECK(errno == ECHILD);
+    }
+    SECTION("nccl_conf_vars: all the user's files within one bound, each stalled one named once")
+    {
+        std::vector<std::string> problems;
+        auto t0 = Clock::now();
+        auto m = nccl_conf_vars({}, {fifo, fifo + "\n[2026-01-01T00:00:00.000] forged"}, problems,
+                                std::chrono::milliseconds(300));
+        double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        CHECK(m.empty());
+        CHECK(s < 1.0);
+        REQUIRE(problems.size() == 2);
+        CHECK(problems[0] == "the user's nccl.conf '" + fifo +
+                                 "' was not read within 300 ms (a stalled file system?): atoll does not know which "
+                                 "NCCL variables it sets");
+        CHECK(problems[1].find('\n') == std::string::npos);
+        CHECK_THAT(problems[1], Catch::Contains("never\\n[2026"));
+    }
+    SECTION("the child reads as the caller's effective user, never as root")
+    {
+        if (geteuid() != 0) {
+            WARN("not root: the uid switch is not exercised");
+            return;
+        }
+        std::string secret = d + "/secret";
+        {
+            std::ofstream(secret) << "NCCL_IB_HCA=root-only\n";
+        }
+        REQUIRE(chmod(secret.c_str(), 0600) == 0);
+        REQUIRE(chmod(dir, 0755) == 0);
+        // as slurmstepd runs user_init: real uid root, effective uid the job's user
+        REQUIRE(setegid(65534) == 0);
+        REQUIRE(seteuid(65534) == 0);
+        UserFile r = read_user_file(secret, 100, Clock::now() + std::chrono::seconds(5));
+        UserFile mine = read_user_file(big, 10, Clock::now() + std::chrono::seconds(5));
+        REQUIRE(seteuid(0) == 0);
+        REQUIRE(setegid(0) == 0);
+        CHECK(r.status == UserFile::Status::Unreadable);
+        CHECK(r.error == EACCES);
+        CHECK(mine.status == UserFile::Status::Read);  // world-readable: read as the user
+    }
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
 }

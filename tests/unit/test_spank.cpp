@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,6 +105,50 @@ TEST_CASE("values of --fabric-island, --fabric-env and --fabric-sharp", "[spank]
     CHECK_THROWS_WITH(parse_env_mode("loud"), Catch::StartsWith("--fabric-env=loud"));
     CHECK(parse_sharp_mode("on") == SharpMode::On);
     CHECK_THROWS_WITH(parse_sharp_mode("yes"), Catch::StartsWith("--fabric-sharp=yes"));
+}
+
+TEST_CASE("a user's value in a message is one line: control bytes escaped, length capped", "[spank][security]")
+{
+    SECTION("the escaping rule")
+    {
+        CHECK(escaped("leaf:required") == "leaf:required");
+        CHECK(escaped("a\nb") == "a\\nb");
+        CHECK(escaped(std::string("\r\t\x1b\x7f\\", 5) + std::string(1, '\0')) == "\\x0d\\x09\\x1b\\x7f\\x5c\\x00");
+        CHECK(escaped("\xc3\xa9") == "\\xc3\\xa9");
+        CHECK(shown("x\ny") == "'x\\ny'");
+    }
+    SECTION("at most 200 characters, then ...")
+    {
+        CHECK(escaped(std::string(200, 'a')) == std::string(200, 'a'));
+        CHECK(escaped(std::string(201, 'a')) == std::string(200, 'a') + "...");
+        // an escape is never cut in half
+        std::string e = escaped(std::string(199, 'a') + "\n");
+        CHECK(e == std::string(199, 'a') + "...");
+        CHECK(escaped(std::string(1000, '\n')).size() == 200 + 3);
+    }
+    SECTION("every option and plugstack message echoing a value escapes it")
+    {
+        std::string forged = "leaf\n[2026-01-01T00:00:00.000] error: forged";
+        for (auto f : std::vector<std::function<void()>>{
+                 [&] { parse_island(forged); }, [&] { parse_env_mode(forged); }, [&] { parse_sharp_mode(forged); },
+                 [&] { parse_plugstack({"policy=" + forged}); }, [&] { parse_plugstack({"x" + forged}); },
+                 [&] { parse_plugstack({forged + "=1"}); }, [&] { parse_plugstack({"island_wait=" + forged}); },
+                 [&] { parse_plugstack({"default_island=" + forged}); }}) {
+            try {
+                f();
+                FAIL("no error");
+            } catch (const std::invalid_argument &e) {
+                std::string m = e.what();
+                CHECK(m.find('\n') == std::string::npos);
+                CHECK_THAT(m, Catch::Contains("leaf\\n[2026-01-01T00:00:00.000] error: forged"));
+            }
+        }
+        try {
+            parse_island(std::string(5000, 'x'));
+        } catch (const std::invalid_argument &e) {
+            CHECK(std::string(e.what()).size() < 400);
+        }
+    }
 }
 
 TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
@@ -307,6 +352,35 @@ TEST_CASE("files read as root are opened once and checked on the descriptor", "[
         REQUIRE(chown(dir, 0, 0) == 0);
     }
     std::string rm = "rm -rf '" + d + "'";
+    REQUIRE(system(rm.c_str()) == 0);
+}
+
+TEST_CASE("a file the job's user cannot read: the message names the uid and the fix", "[spank][security]")
+{
+    if (geteuid() != 0) {
+        WARN("not root: cannot read a file as another user");
+        return;
+    }
+    char dir[] = "/tmp/atoll-perm-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    REQUIRE(chmod(dir, 0755) == 0);
+    std::string f = std::string(dir) + "/fabric.view";
+    {
+        std::ofstream(f) << "atoll-view 2\n";
+    }
+    REQUIRE(chmod(f.c_str(), 0600) == 0);
+    std::string msg;
+    struct stat st;
+    REQUIRE(seteuid(65534) == 0);  // as slurmstepd runs user_init
+    try {
+        ::close(open_trusted(f, "fabric file", st));
+    } catch (const std::runtime_error &e) {
+        msg = e.what();
+    }
+    REQUIRE(seteuid(0) == 0);
+    CHECK(msg == "fabric file " + f + ": Permission denied: not readable by uid 65534 (slurmstepd reads it as the "
+                 "job's user): make it world-readable (0644, its directories 0755)");
+    std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
 }
 

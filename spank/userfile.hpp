@@ -1,0 +1,34 @@
+// Files a job's user names (NCCL_CONF_FILE, HOME/.nccl.conf), read where a
+// stall cannot hold the caller. A user can point such a path at a FUSE file
+// whose read never answers, or at a hung network file system: a process that
+// reads it sits in the kernel, unkillable, and in slurmstepd that holds the
+// step and leaves the node completing. So the caller never touches the path:
+// a forked child opens and reads it, as the caller's effective user with no
+// way back to root, and writes it back over a pipe; the caller waits with a
+// deadline and, when it passes, kills the child and goes on without the file.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace atl {
+
+struct UserFile {
+    enum class Status { Read, Unreadable, TimedOut };
+    Status status = Status::Unreadable;
+    std::string text;  // Read: the first `max` bytes
+    int error = 0;     // Unreadable: errno of open/read (0: not a regular file, or no child)
+};
+
+// The first `max` bytes of the regular file `path`, read by a child process
+// (open, fstat, read and write only: it is a copy of a multithreaded
+// slurmstepd, so it allocates nothing and takes no lock) under the caller's
+// effective uid and gid, set as real and saved ids too. The caller polls the
+// pipe until `deadline`; past it, the child is sent SIGKILL and reaped if it
+// dies at once, else left behind (one stuck in a FUSE request dies when the
+// file system answers or goes away; init reaps it). A FIFO blocks the child's
+// open and times out like any other stall. Never throws for the file's sake.
+UserFile read_user_file(const std::string &path, std::size_t max, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace atl
