@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -41,7 +42,7 @@ const char *usage_text =
     "  check     report the fabric's health                [--json]\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
     "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
-    "            [--node-params STR] [--scontrol-nodes FILE] [--block-size N] [--topology tree|block] [-o FILE]\n"
+    "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
@@ -54,7 +55,7 @@ const char *usage_text =
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
-    "common options: --node-name-map FILE, --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
+    "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
     "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
@@ -85,17 +86,22 @@ Fabric load_inputs(const Args &a, bool allow_live)
         f.links.insert(f.links.end(), parts[i].links.begin(), parts[i].links.end());
         normalise(f);
     }
+    std::string unmapped = a.get("unmapped", "trust");
+    if (unmapped != "trust" && unmapped != "refuse")
+        throw Usage("--unmapped: \"" + unmapped + "\", expected trust or refuse");
+    if (a.flag("unmapped") && !a.flag("node-name-map"))
+        throw Usage("--unmapped needs --node-name-map");
     if (a.flag("node-name-map")) {
         std::string p = a.get("node-name-map");
         std::ifstream in(p);
         if (!in)
             throw InputError(p + ": cannot open the node name map");
-        apply_node_name_map(f, parse_node_name_map(in, p));
+        apply_node_name_map(f, parse_node_name_map(in, p), unmapped == "refuse");
     }
     return select_hcas(std::move(f), a.get("hca"));
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "format", "ib-cache", "output", "csv-columns", "hca"};
+const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {
@@ -215,7 +221,7 @@ int to_int(const std::string &opt, const std::string &v);
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
@@ -268,6 +274,11 @@ int cmd_slurm(int argc, char **argv)
             throw InputError(p + ": cannot open");
         current = parse_scontrol_nodes(in, p);
     }
+    if (a.flag("previous") && what != "scontrol")
+        throw Usage("--previous: only with --format scontrol");
+    std::unique_ptr<Topology> previous;
+    if (a.flag("previous"))
+        previous = std::make_unique<Topology>(analysed(load_fabric(a.get("previous")), "atoll-topo"));
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (what == "tree")
             write_topology_tree(o, t);
@@ -286,7 +297,7 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "k8s-labels")
             write_k8s_labels(o, t);
         else
-            write_scontrol_updates(o, t, current);
+            write_scontrol_updates(o, t, current, previous.get());
     });
     return 0;
 }

@@ -135,7 +135,9 @@ Fabric select_hcas(Fabric f, const std::string &selector)
 CaKind classify_ca(const std::string &desc)
 {
     std::string d = trim(desc);
-    if (d.find("Aggregation Node") != std::string::npos)
+    // the SHARP aggregation node's firmware description, exactly: a host's
+    // root may write "node002 Aggregation Node" into its own node_desc
+    if (d == "Mellanox Technologies Aggregation Node")
         return CaKind::Sharp;
     if (d.empty() || d.find("Mellanox Technologies") != std::string::npos ||
         (starts_with(d, "MT") && d.size() > 2 && std::isdigit(static_cast<unsigned char>(d[2]))))
@@ -185,6 +187,14 @@ std::string host_name_problem(const std::string &name)
         return why;
     if (!std::isalnum(static_cast<unsigned char>(name[0])))
         return "it starts with " + shown(name.substr(0, 1)) + ", expected a letter or digit first";
+    // words slurm.conf gives a meaning: NodeName=DEFAULT sets every later
+    // node's defaults, Nodes=ALL names every node
+    std::string upper;
+    for (char c : name)
+        upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const char *w : {"DEFAULT", "ALL"})
+        if (upper == w)
+            return "it is " + shown(name) + ", a word Slurm reserves (NodeName=" + w + ")";
     std::size_t start = 0;
     for (;;) {
         std::size_t dot = name.find('.', start);
@@ -410,7 +420,26 @@ Topology analyse(Fabric fabric)
         t.graph[i].guid = t.switches[i].guid;
     name_switches(t);
 
-    // Hosts from CA descriptions.
+    // Hosts from CA descriptions. A description is the node's own claim
+    // (its root writes node_desc): one adapter name claimed by two CAs, or
+    // a host whose adapters include such a claim, is refused whole.
+    std::map<std::pair<std::string, std::string>, std::set<std::uint64_t>> claims;  // (host, adapter) -> CA GUIDs
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
+            auto hd = split_ca_desc(n.desc);
+            claims[hd].insert(n.guid);
+        }
+    std::map<std::string, std::string> contested;  // host -> why
+    for (const auto &c : claims)
+        if (c.second.size() > 1) {
+            std::string guids;
+            for (std::uint64_t g : c.second)
+                guids += (guids.empty() ? "" : ", ") + guid_str(g);
+            contested.emplace(c.first.first, "adapter " + shown(c.first.first + " " + c.first.second) + " is claimed by " +
+                                                 std::to_string(c.second.size()) + " adapters (" + guids +
+                                                 "): node descriptions are each node's own; map GUIDs to names with "
+                                                 "--node-name-map");
+        }
     std::map<std::string, Host> hosts;
     std::set<std::uint64_t> refused_guids;
     for (std::size_t li = 0; li < f.links.size(); ++li) {
@@ -449,6 +478,8 @@ Topology analyse(Fabric fabric)
                 why = "host name " + shown(hd.first) + " refused: " + why;
             else if (!(why = hca_name_problem(hd.second)).empty())
                 why = "adapter name " + shown(hd.second) + " refused: " + why;
+            else if (contested.count(hd.first))
+                why = "host name " + shown(hd.first) + " refused: " + contested[hd.first];
             if (!why.empty()) {
                 if (refused_guids.insert(ca.guid).second)
                     t.refused.push_back({ca.guid, cn->desc, cn->line, why, swi, sw.port});

@@ -234,8 +234,10 @@ std::vector<Finding> check(const Topology &t)
             }
         }
         add("default-description", Severity::Warning, guid_str(u.guid),
-            "adapter on " + s.name + "[" + std::to_string(u.port) + "] has the firmware default description \"" +
-                u.desc + "\": set its node description or give a --node-name-map" + guess);
+            "adapter on " + s.name + "[" + std::to_string(u.port) + "] " +
+                (u.desc.empty() ? std::string("has no description atoll believes (not in the node name map)")
+                                : "has the firmware default description \"" + u.desc + "\"") +
+                ": set its node description or give a --node-name-map" + guess);
     }
     for (const RefusedCa &r : t.refused)
         add("refused-name", Severity::Error, guid_str(r.guid),

@@ -1,6 +1,7 @@
 // The grammar follows infiniband-diags/ibnetdiscover.c (rdma-core): out_switch(),
 // out_ca(), out_switch_port(), out_ca_port() and dump_ports_report().
 #include "topology/ibnetdiscover.hpp"
+#include "topology/topology.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -685,7 +686,7 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
     return m;
 }
 
-std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map)
+std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map, bool refuse_unmapped)
 {
     std::size_t n = 0;
     for (auto &node : f.nodes) {
@@ -693,6 +694,22 @@ std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map)
         if (it != map.end()) {
             node.desc = it->second;
             ++n;
+        } else if (refuse_unmapped && node.type == NodeType::Ca && !node.desc.empty()) {
+            // a SHARP aggregation node is part of its switch: the same system
+            // image GUID as the switch it is cabled to, which no host sets
+            bool an = false;
+            for (const Link &l : f.links)
+                for (const auto &ends : {std::make_pair(l.a, l.b), std::make_pair(l.b, l.a)})
+                    if (ends.first.guid == node.guid)
+                        if (const Node *sw = f.find(ends.second.guid))
+                            an = an || (sw->type == NodeType::Switch && node.sysimg_guid != 0 &&
+                                        node.sysimg_guid == sw->sysimg_guid &&
+                                        classify_ca(node.desc) == CaKind::Sharp);
+            if (an)
+                continue;
+            f.warnings.push_back("adapter " + guid_str(node.guid) + " (node description " + shown(node.desc) +
+                                 ") is not in the node name map: its description is not believed (--unmapped refuse)");
+            node.desc.clear();
         }
     }
     return n;

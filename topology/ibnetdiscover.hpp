@@ -27,6 +27,10 @@ Fabric discover_ib(const std::string &ca, int port, bool progress);
 using NodeNameMap = std::map<std::uint64_t, std::string>;
 NodeNameMap parse_node_name_map(std::istream &in, const std::string &source);
 // Replace the description of every node the map names; returns how many.
-std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map);
+// Names from the map replace the nodes' own descriptions. With
+// refuse_unmapped, a CA whose GUID the map does not name loses its
+// description (a warning in f.warnings says so), except a SHARP aggregation
+// node that shares its switch's system image GUID.
+std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map, bool refuse_unmapped = false);
 
 }  // namespace atl

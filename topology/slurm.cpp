@@ -487,19 +487,6 @@ std::vector<std::string> host_features(const Topology &t, int host)
     return f;
 }
 
-bool atoll_feature(const Topology &t, const std::string &feature)
-{
-    if (feature.rfind("grp-", 0) == 0 || feature.rfind("pod-", 0) == 0)
-        return true;
-    for (const Island &is : t.islands)
-        if (is.name == feature)
-            return true;
-    for (const Switch &s : t.switches)
-        if (s.name == feature)
-            return true;
-    return false;
-}
-
 void write_k8s_labels(std::ostream &out, const Topology &t)
 {
     out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
@@ -575,8 +562,56 @@ std::map<std::string, std::vector<std::string>> parse_scontrol_nodes(std::istrea
 }
 
 void write_scontrol_updates(std::ostream &out, const Topology &t,
-                            const std::map<std::string, std::vector<std::string>> &current)
+                            const std::map<std::string, std::vector<std::string>> &current, const Topology *previous)
 {
+    // Which of a node's features are atoll's: its grp-/pod- ones, and, when
+    // the fabric they were written from is given, what atoll wrote for it
+    // there. A leaf island is named after its switch, a name a node's root
+    // can choose (LLDP): a site feature that equals an island name is never
+    // taken for atoll's, and atoll refuses to write that island.
+    std::set<std::string> islands;
+    for (const Island &is : t.islands)
+        islands.insert(is.name);
+    auto written_before = [&](const std::string &host) {
+        std::set<std::string> w;
+        if (previous) {
+            auto it = previous->host_index.find(host);
+            if (it != previous->host_index.end())
+                for (const auto &f : host_features(*previous, it->second))
+                    w.insert(f);
+        }
+        return w;
+    };
+    std::map<std::string, std::vector<std::string>> kept;  // host -> site features
+    std::vector<std::string> clashes;
+    for (const auto &kv : current) {
+        std::set<std::string> mine = written_before(kv.first);
+        auto h = t.host_index.find(kv.first);
+        std::set<std::string> now;
+        if (h != t.host_index.end())
+            for (const auto &f : host_features(t, h->second))
+                now.insert(f);
+        for (const auto &f : kv.second) {
+            bool atolls = f.rfind("grp-", 0) == 0 || f.rfind("pod-", 0) == 0 || mine.count(f) > 0;
+            if (atolls)
+                continue;
+            kept[kv.first].push_back(f);
+            // the node's own island under the same name: what atoll would
+            // write anyway (a first run over features an older atoll wrote)
+            if (islands.count(f) && !now.count(f))
+                clashes.push_back(f + " (on " + kv.first + ")");
+        }
+    }
+    if (!clashes.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < clashes.size() && i < 5; ++i)
+            list += (i ? ", " : "") + clashes[i];
+        throw InputError(t.fabric.source + ": island name" + (clashes.size() > 1 ? "s " : " ") + list +
+                         (clashes.size() > 5 ? " and " + std::to_string(clashes.size() - 5) + " more" : std::string()) +
+                         " equal features of nodes outside that island: a site feature, or one atoll wrote for an "
+                         "earlier fabric; nothing written. Give that fabric with --previous FABRIC.json, or rename "
+                         "the switch (a leaf island is named after its switch, which LLDP lets a node's root name)");
+    }
     for (std::size_t h = 0; h < t.hosts.size(); ++h) {
         const Host &host = t.hosts[h];
         if (host.leaf_island < 0)
@@ -586,12 +621,11 @@ void write_scontrol_updates(std::ostream &out, const Topology &t,
             auto it = current.find(host.name);
             if (it == current.end())
                 continue;  // not a Slurm node
-            for (const auto &f : it->second)
-                if (!atoll_feature(t, f))
-                    feats.push_back(f);
+            feats = kept[host.name];
         }
         for (const auto &f : host_features(t, static_cast<int>(h)))
-            feats.push_back(f);
+            if (std::find(feats.begin(), feats.end(), f) == feats.end())
+                feats.push_back(f);
         std::string fl = join(feats);
         out << "scontrol update " << shell_word("NodeName=" + host.name) << " "
             << shell_word("AvailableFeatures=" + fl) << " " << shell_word("ActiveFeatures=" + fl) << "\n";

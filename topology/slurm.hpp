@@ -90,9 +90,6 @@ int write_topology_updates(std::ostream &out, const Topology &old_t, const Topol
 
 // A host's island features: its leaf island, rail group and pod names.
 std::vector<std::string> host_features(const Topology &t, int host);
-// True for a feature that atoll owns (an island or switch name of this fabric,
-// or a grp-/pod- name from an earlier run).
-bool atoll_feature(const Topology &t, const std::string &feature);
 
 // Kubernetes node labels in topograph's convention, as kubectl commands:
 // network.topology.nvidia.com/block = leaf island, /spine = pod,
@@ -108,7 +105,12 @@ std::map<std::string, std::vector<std::string>> parse_scontrol_nodes(std::istrea
                                                                      const std::string &source);
 // scontrol update lines that set the island features and keep every other one.
 // Nodes absent from `current` are left alone unless `current` is empty.
+// atoll's own features in `current`: grp-/pod- ones and, with `previous`
+// (the fabric they were written from), the island features it gave each
+// node there. Throws InputError, writing nothing, when a feature kept as the
+// site's equals an island name of `t` on a node outside that island.
 void write_scontrol_updates(std::ostream &out, const Topology &t,
-                            const std::map<std::string, std::vector<std::string>> &current);
+                            const std::map<std::string, std::vector<std::string>> &current,
+                            const Topology *previous = nullptr);
 
 }  // namespace atl

@@ -3,6 +3,7 @@
 #include "testdata.hpp"
 #include "topology/check.hpp"
 #include "topology/generate.hpp"
+#include "topology/ibnetdiscover.hpp"
 
 using namespace atl;
 
@@ -112,6 +113,103 @@ TEST_CASE("check: hosts missing a rail, duplicate descriptions, short uplinks", 
             break;
         }
     auto c = codes(check(analyse(f)));
+    // node010's name is claimed by node009's adapter too: neither is
+    // believed, so node010 (both its adapters) and the forged one are refused
     CHECK(c == std::vector<std::string>{"duplicate-description node010 mlx5_0", "missing-rail node003",
-                                        "missing-rail node009", "missing-uplinks ib-leaf05"});
+                                        "missing-rail node009", "missing-uplinks ib-leaf05",
+                                        "refused-name 0x98039b0300000200", "refused-name 0x98039b0300000240",
+                                        "refused-name 0x98039b0300000244"});
+}
+
+namespace {
+
+// A generated fabric (2 rails, 4 hosts a group) whose CA descriptions are
+// rewritten as a node's root may write its own node_desc
+Fabric with_desc(const std::map<std::string, std::string> &desc_of)
+{
+    GenSpec s;
+    s.rails = 2;
+    s.hosts_per_group = 4;
+    Fabric f = generate(s);
+    for (Node &n : f.nodes) {
+        auto it = desc_of.find(n.desc);
+        if (it != desc_of.end())
+            n.desc = it->second;
+    }
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("a node description that claims another node's adapter is refused, with the host", "[check]")
+{
+    // node002's root sets its mlx5_1's description to node003's
+    Topology t = analyse(with_desc({{"node002 mlx5_1", "node003 mlx5_1"}}));
+    CHECK(t.host_index.count("node003") == 0);  // neither CA is believed: node003 is not placed
+    auto fs = check(t);
+    std::size_t refused = 0;
+    for (const Finding &f : fs)
+        if (f.code == "refused-name") {
+            ++refused;
+            CHECK(f.severity == Severity::Error);
+            CHECK_THAT(f.message, Catch::Contains("'node003 mlx5_1' is claimed by 2 adapters"));
+        }
+    CHECK(refused == 3);  // node003's two adapters and node002's forged one
+}
+
+TEST_CASE("host names Slurm reserves are refused in any case", "[check]")
+{
+    for (const char *w : {"DEFAULT", "default", "All"})
+        CHECK_THAT(host_name_problem(w), Catch::Contains("a word Slurm reserves"));
+    CHECK(host_name_problem("defaults").empty());
+    Topology t = analyse(with_desc({{"node002 mlx5_0", "DEFAULT mlx5_0"}, {"node002 mlx5_1", "DEFAULT mlx5_1"}}));
+    CHECK(t.host_index.count("DEFAULT") == 0);
+    bool found = false;
+    for (const Finding &f : check(t))
+        found = found || (f.code == "refused-name" && f.message.find("NodeName=DEFAULT") != std::string::npos);
+    CHECK(found);
+}
+
+TEST_CASE("with --unmapped refuse only the map's names are believed, a switch's own aggregation node kept", "[check]")
+{
+    GenSpec s;
+    s.rails = 2;
+    s.hosts_per_group = 4;
+    s.sharp = true;
+    Fabric f = generate(s);
+    NodeNameMap map;
+    std::uint64_t forged = 0;
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && n.desc.rfind("node", 0) == 0) {
+            if (n.desc == "node004 mlx5_1")
+                forged = n.guid;  // not in the map: its description is node004's claim
+            else
+                map[n.guid] = n.desc;
+        }
+    // a host CA claiming to be an aggregation node, in the firmware's very
+    // words: its system image is its own, not its switch's
+    for (Node &n : f.nodes)
+        if (n.guid == forged)
+            n.desc = "Mellanox Technologies Aggregation Node";
+    Fabric trusted = f;
+    apply_node_name_map(f, map, true);
+    REQUIRE(f.warnings.size() == 1);
+    CHECK_THAT(f.warnings[0], Catch::Contains("not in the node name map"));
+    Topology t = analyse(f);
+    CHECK(t.sharp_nodes.size() == analyse(generate(s)).sharp_nodes.size());  // every real aggregation node kept
+    for (std::uint64_t g : t.sharp_nodes)
+        CHECK(g != forged);
+    // trusted, the forged description made node004's leaf SHARP-capable
+    apply_node_name_map(trusted, map, false);
+    bool claimed = false;
+    for (std::uint64_t g : analyse(trusted).sharp_nodes)
+        claimed = claimed || g == forged;
+    CHECK(claimed);
+}
+
+TEST_CASE("only the firmware's own words make an aggregation node", "[check]")
+{
+    CHECK(classify_ca("Mellanox Technologies Aggregation Node") == CaKind::Sharp);
+    CHECK(classify_ca("node002 Aggregation Node") == CaKind::Host);  // a host's root wrote it
+    CHECK(classify_ca("Aggregation Node") != CaKind::Sharp);
 }

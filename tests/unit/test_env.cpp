@@ -585,7 +585,7 @@ TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", 
     CHECK(table(env).find("NCCL_IB_HCA-\n") != std::string::npos);
     NodeDevices d = node_devices(v, PluginConfig(), host, facts.ports);
     REQUIRE(d.problems.size() == 3);
-    CHECK_THAT(d.problems[0], Catch::Contains("refused") && Catch::Contains("\\x0a"));
+    CHECK_THAT(d.problems[0], Catch::Contains("refused") && Catch::Contains("\\n\\x1b[2J"));
     CHECK_THAT(d.problems[1], Catch::Contains("'mlx5_0,mlx5_9'") && Catch::Contains("expected only letters"));
     CHECK_THAT(d.problems[2], Catch::Contains("starting with '^'"));
 }

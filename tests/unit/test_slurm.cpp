@@ -134,13 +134,40 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     std::ostringstream f;
     write_features_conf(f, t, "CPUs=2");
     CHECK_THAT(f.str(), Catch::Contains("\nNodeName=node[001-002] Features=ib-leaf01,pod-ib-leaf01 CPUs=2\n"));
+    // node001 sat on ib-leaf04 in the fabric these features were written
+    // from (its name and node007's swapped), with a group of an older run
     std::istringstream cur("NodeName=node001 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=gpu,ib-leaf04,grp-old ActiveFeatures=gpu\n"
                            "NodeName=node003 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null)\n");
     auto nodes = parse_scontrol_nodes(cur, "scontrol");
+    Fabric before = generate(g);
+    for (Node &n : before.nodes)
+        if (n.desc.rfind("node001 ", 0) == 0 || n.desc.rfind("node007 ", 0) == 0)
+            n.desc = (n.desc[6] == '1' ? "node007" : "node001") + n.desc.substr(7);
+    Topology old_t = analyse(before);
+    REQUIRE(host_features(old_t, old_t.host_index.at("node001"))[0] == "ib-leaf04");
     std::ostringstream u;
-    write_scontrol_updates(u, t, nodes);
+    write_scontrol_updates(u, t, nodes, &old_t);
     CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,ib-leaf01,pod-ib-leaf01 ActiveFeatures=gpu,ib-leaf01,pod-ib-leaf01\n"
                      "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,pod-ib-leaf01\n");
+    // without that fabric, ib-leaf04 on node001 could as well be the site's:
+    // nothing is written, and the message says what to give
+    std::ostringstream none;
+    CHECK_THROWS_WITH(write_scontrol_updates(none, t, nodes), Catch::Contains("ib-leaf04 (on node001)") && Catch::Contains("--previous"));
+    CHECK(none.str().empty());
+    // a node's root names its LLDP "switch" after a site feature (bigmem):
+    // node001's and node002's bigmem is theirs, kept; the island is refused
+    Fabric f2 = generate(g);
+    Topology t2 = analyse(f2);
+    std::istringstream site("NodeName=node001 AvailableFeatures=bigmem,ib-leaf01 ActiveFeatures=bigmem\n");
+    auto sn = parse_scontrol_nodes(site, "scontrol");
+    std::ostringstream keep;
+    write_scontrol_updates(keep, t2, sn);
+    CHECK_THAT(keep.str(), Catch::Contains("AvailableFeatures=bigmem,ib-leaf01,pod-ib-leaf01"));
+    for (Node &n : f2.nodes)
+        if (n.desc == "MF0;ib-leaf04:MQM8700/U1")
+            n.desc = "bigmem";
+    std::ostringstream clash;
+    CHECK_THROWS_WITH(write_scontrol_updates(clash, analyse(f2), sn), Catch::Contains("bigmem (on node001)"));
     std::istringstream bad("garbage\n");
     CHECK_THROWS_WITH(parse_scontrol_nodes(bad, "s"), Catch::StartsWith("s:1:"));
 }

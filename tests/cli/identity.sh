@@ -1,0 +1,52 @@
+#!/bin/sh
+# Who says which node is where (issue 22): a node description is written by
+# that node's root; atoll-topo must not let it rename, move or define nodes.
+. "$(dirname "$0")/../lib.sh"
+plan 6
+work=$(tmpdir)
+"$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
+# node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
+sed 's/"node002 mlx5_0"/"DEFAULT mlx5_0"/; s/"node002 mlx5_1"/"DEFAULT mlx5_1"/' "$work/f.txt" >"$work/default.txt"
+"$TOPO" slurm --format features "$work/default.txt" -o "$work/features.conf" 2>"$work/default.err"
+if ! grep -qi "NodeName=DEFAULT" "$work/features.conf" && grep -q "a word Slurm reserves" "$work/default.err"; then
+    ok "a host named DEFAULT is refused: no NodeName=DEFAULT line, a warning says why"
+else
+    not_ok "a host named DEFAULT is refused: no NodeName=DEFAULT line, a warning says why"; diag "$(cat "$work/features.conf" "$work/default.err")"
+fi
+# node002's root copies node003's description: neither is believed
+sed 's/"node002 mlx5_1"/"node003 mlx5_1"/' "$work/f.txt" >"$work/claim.txt"
+"$TOPO" check "$work/claim.txt" >"$work/claim.out" 2>&1; rc=$?
+if [ $rc -eq 4 ] && grep -q "'node003 mlx5_1' is claimed by 2 adapters" "$work/claim.out" &&
+   ! "$TOPO" slurm --format features "$work/claim.txt" 2>/dev/null | grep -q "node003"; then
+    ok "an adapter name claimed twice: check errors (exit 4), node003 is in no Slurm file"
+else
+    not_ok "an adapter name claimed twice: check errors (exit 4), node003 is in no Slurm file"; diag "rc=$rc" "$(cat "$work/claim.out")"
+fi
+# a CA describing itself as an aggregation node (with a host name) makes no leaf SHARP-capable
+# (a fabric without SHARP: before, "node004 Aggregation Node" made its leaf SHARP-capable)
+"$TOPO" generate --rails 2 --hosts 4 | sed 's/"node004 mlx5_1"/"node004 Aggregation Node"/' >"$work/an.txt"
+"$TOPO" show --json "$work/an.txt" >"$work/an.json"
+check "a host's 'Aggregation Node' description is not an aggregation node" grep -q '"sharp_switches": *0' "$work/an.json"
+# --node-name-map with --unmapped refuse: the map's names only
+awk '/^caguid=/ { g = substr($1, 8) } /^Ca/ && /"node00[1-3] / { d = $0; sub(/^[^#]*# "/, "", d); sub(/".*/, "", d); print g " \"" d "\"" }' \
+    "$work/f.txt" >"$work/map"
+"$TOPO" slurm --format features "$work/f.txt" --node-name-map "$work/map" --unmapped refuse -o "$work/mapped.conf" 2>"$work/mapped.err"
+if ! grep -q node004 "$work/mapped.conf" && grep -q "NodeName=node\[001-003\] " "$work/mapped.conf" &&
+   grep -q "(node description 'node004 mlx5_0') is not in the node name map" "$work/mapped.err"; then
+    ok "--unmapped refuse: an adapter the map does not name is on no host, and a warning names it"
+else
+    not_ok "--unmapped refuse: an adapter the map does not name is on no host, and a warning names it"; diag "$(cat "$work/map" "$work/mapped.conf" "$work/mapped.err")"
+fi
+"$TOPO" slurm --format features "$work/f.txt" --unmapped refuse >/dev/null 2>"$work/nomap.err"
+check "--unmapped without a map is a usage error" [ $? -eq 2 ]
+# a site feature equal to an island name: nothing written, exit 1
+# (one rail: a leaf island is named after its switch)
+"$TOPO" generate --rails 1 --hosts 4 | sed 's/"MF0;ib-leaf02:MQM8700\/U1"/"bigmem"/g' >"$work/bigmem.txt"
+echo "NodeName=node001 AvailableFeatures=bigmem ActiveFeatures=bigmem" >"$work/nodes"
+echo keep >"$work/updates"
+"$TOPO" slurm --format scontrol --scontrol-nodes "$work/nodes" "$work/bigmem.txt" -o "$work/updates" 2>"$work/bigmem.err"; rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$work/updates")" = keep ] && grep -q "bigmem (on node001)" "$work/bigmem.err"; then
+    ok "an island named after a site feature: exit 1, the old file kept, the node named"
+else
+    not_ok "an island named after a site feature: exit 1, the old file kept, the node named"; diag "rc=$rc" "$(cat "$work/bigmem.err" "$work/updates")"
+fi
