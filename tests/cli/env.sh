@@ -60,7 +60,7 @@ while [ $# -gt 0 ]; do
     shift 3
 done
 "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/roce" 2>&1
-if grep -q "^  NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1 " "$work/roce" && grep -q "^  NCCL_IB_TC=106 " "$work/roce" &&
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/roce" && grep -q "^  NCCL_IB_TC=106 " "$work/roce" &&
    grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/roce" && grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/roce" &&
    grep -q "^  UCX_IB_GID_INDEX=3 " "$work/roce" && ! grep -q "=.*ens" "$work/roce"; then
     ok "RoCE: device names behind the LLDP netdevs, the ports' class 106 and RoCE v2 GID 3 for NCCL and UCX alike"

@@ -225,7 +225,8 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     PluginConfig cfg;
     UserOptions opt;
     NodeFacts facts;
-    // the LLDP tables name ens2f0np0, ens1f0np0, ens1f1np1; sysfs says which
+    // the LLDP tables name ens1f0np0, ens1f1np1, ens2f0np0 (slot-named: in
+    // slot and function order); sysfs says which
     // RDMA device is behind each, their RoCE v2 GID (index 3) and class 106
     facts.ports = {port("mlx5_0", "Ethernet", "ens1f0np0", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0a05", 106),
                    port("mlx5_1", "Ethernet", "ens1f1np1", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0b05", 106),
@@ -235,7 +236,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     auto env = node_env(v, cfg, opt, step, facts, no_user);
     std::string got = table(env);
     // device names, never netdevs (NCCL would match none and fall back to TCP)
-    CHECK(got.find("NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1\n") != std::string::npos);
+    CHECK(got.find("NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1\n") != std::string::npos);
     CHECK(got.find("NCCL_IB_TC=106\nUCX_IB_TRAFFIC_CLASS=106\n") != std::string::npos);
     CHECK(got.find("NCCL_IB_GID_INDEX=3\nUCX_IB_GID_INDEX=3\n") != std::string::npos);
     CHECK(got.find("ens") == std::string::npos);
@@ -259,7 +260,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     facts.ports = {port("mlx5_0", "Ethernet", "eth9")};
     auto none = node_env(v, cfg, opt, step, facts, no_user);
     CHECK(table(none).find("NCCL_IB_HCA-\n") != std::string::npos);
-    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens2f0np0 port 1 is not an RDMA port of this node"));
+    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens1f0np0 port 1 is not an RDMA port of this node"));
 }
 
 TEST_CASE("expert table: a batch script with two srun steps", "[env]")
