@@ -56,7 +56,9 @@ const char *usage_text =
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
     "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
-    "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'), -h, --version\n"
+    "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'),\n"
+    "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
+    "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
 
@@ -66,8 +68,12 @@ Fabric load_inputs(const Args &a, bool allow_live)
     std::vector<Fabric> parts;
     InputFormat fmt = input_format(a);
     CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
+    NicRoles roles{a.get("frontend"), a.get("compute")};
     for (const auto &p : a.operands)
-        parts.push_back(load_fabric(p, fmt, cols));
+        parts.push_back(load_fabric(p, fmt, cols, roles));
+    if (roles.given() && std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
+        throw Usage(std::string(a.flag("frontend") ? "--frontend" : "--compute") +
+                    ": only for LLDP tables (lldpcli output), where a host's front-end NIC shows beside its rails");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))
@@ -78,6 +84,8 @@ Fabric load_inputs(const Args &a, bool allow_live)
     for (std::size_t i = 1; i < parts.size(); ++i) {
         f.source += "+" + parts[i].source;
         f.warnings.insert(f.warnings.end(), parts[i].warnings.begin(), parts[i].warnings.end());
+        f.frontend.insert(f.frontend.end(), parts[i].frontend.begin(), parts[i].frontend.end());
+        f.undecided.insert(f.undecided.end(), parts[i].undecided.begin(), parts[i].undecided.end());
         if (f.kind != parts[i].kind)
             f.kind = f.kind.empty() ? parts[i].kind : parts[i].kind.empty() ? f.kind : "generic";
         for (auto &n : parts[i].nodes)
@@ -101,7 +109,8 @@ Fabric load_inputs(const Args &a, bool allow_live)
     return select_hcas(std::move(f), a.get("hca"));
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca"};
+const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
+                                                "frontend", "compute"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {
@@ -167,7 +176,8 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca"},
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
+                                        "frontend", "compute"},
                         {"ib", "progress"});
     Topology t = analysed(load_inputs(a, true), "atoll-topo");
     std::string out = a.get("output", "-");
@@ -304,7 +314,7 @@ int cmd_slurm(int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca", "topology-name"},
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca", "frontend", "compute", "topology-name"},
                         {"json", "topology-updates", "block"});
     if (a.operands.size() != 2)
         throw Usage("diff: give OLD and NEW (any input atoll-topo reads)");

@@ -215,6 +215,30 @@ std::string hca_name_problem(const std::string &name)
     return bad_chars(name);
 }
 
+ShortNames shorten_fqdns(const std::vector<std::string> &names)
+{
+    std::map<std::string, std::set<std::string>> by_short;  // short name -> the names that give it
+    for (const std::string &n : names) {
+        bool address = std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+        by_short[address ? n : n.substr(0, n.find('.'))].insert(n);
+    }
+    ShortNames out;
+    for (const auto &kv : by_short)
+        for (const std::string &n : kv.second) {
+            if (n == kv.first)
+                continue;
+            if (kv.second.size() == 1) {
+                out.to[n] = kv.first;
+                out.shortened.push_back(n);
+            } else {
+                out.kept.push_back(n);
+            }
+        }
+    std::sort(out.shortened.begin(), out.shortened.end());
+    std::sort(out.kept.begin(), out.kept.end());
+    return out;
+}
+
 std::string refused_message(const std::string &source, const RefusedCa &r)
 {
     return source + (r.line ? ":" + std::to_string(r.line) : std::string()) + ": adapter " + guid_str(r.guid) +
@@ -223,9 +247,11 @@ std::string refused_message(const std::string &source, const RefusedCa &r)
 
 namespace {
 
-// A netdev name from the PCI address, ibp11s0f0, enp65s0f1np1: its trailing
-// number is a function or port, not an adapter number
-bool pci_netdev_name(const std::string &n)
+// A netdev name made from where the device sits, as udev/systemd name them:
+// PCI path (enp65s0f1np1, ibp11s0f0, enP2p33s0), hotplug slot (ens1np0,
+// ens3f1), onboard index (eno1), MAC (enx0c42a1b2c3d4). Its trailing number is
+// a function or port, not an adapter number.
+bool placed_netdev_name(const std::string &n)
 {
     std::size_t i = 0;
     for (const char *pre : {"ib", "en", "eth"})
@@ -233,9 +259,18 @@ bool pci_netdev_name(const std::string &n)
             i = std::strlen(pre);
             break;
         }
-    if (i == 0 || i >= n.size() || n[i] != 'p' || i + 1 >= n.size() || !std::isdigit(static_cast<unsigned char>(n[i + 1])))
+    if (i == 0 || i + 1 >= n.size())
         return false;
-    return n.find('s', i + 1) != std::string::npos;
+    char kind = n[i];
+    unsigned char next = static_cast<unsigned char>(n[i + 1]);
+    if (kind == 'p' || kind == 'P')
+        return std::isdigit(next) && n.find('s', i + 1) != std::string::npos;
+    if (kind == 's' || kind == 'o')
+        return std::isdigit(next);
+    if (kind == 'x')
+        return n.size() == i + 13 && std::all_of(n.begin() + static_cast<std::ptrdiff_t>(i + 1), n.end(),
+                                                  [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    return false;
 }
 
 // "ibp139s0f0" < "ibp11s0f1" as people read them: numbers by value
@@ -273,7 +308,7 @@ bool natural_less(const std::string &a, const std::string &b)
 
 int hca_dev_index(const std::string &hca)
 {
-    if (pci_netdev_name(hca))
+    if (placed_netdev_name(hca))
         return -1;  // numbered by its place among the host's adapters
     std::size_t e = hca.size();
     std::size_t b = e;
@@ -420,6 +455,17 @@ Topology analyse(Fabric fabric)
         t.graph[i].guid = t.switches[i].guid;
     name_switches(t);
 
+    // Hosts from CA descriptions, FQDNs shortened to Slurm's node names.
+    std::vector<std::string> given_names;
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
+            auto hd = split_ca_desc(n.desc);
+            if (host_name_problem(hd.first).empty() && hca_name_problem(hd.second).empty())
+                given_names.push_back(hd.first);
+        }
+    ShortNames short_names = shorten_fqdns(given_names);
+    t.fqdn_shortened = short_names.shortened;
+    t.fqdn_kept = short_names.kept;
     // Hosts from CA descriptions. A description is the node's own claim
     // (its root writes node_desc): one adapter name claimed by two CAs, or
     // a host whose adapters include such a claim, is refused whole.
@@ -427,6 +473,9 @@ Topology analyse(Fabric fabric)
     for (const Node &n : f.nodes)
         if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
             auto hd = split_ca_desc(n.desc);
+            auto sn = short_names.to.find(hd.first);
+            if (sn != short_names.to.end())
+                hd.first = sn->second;
             claims[hd].insert(n.guid);
         }
     std::map<std::string, std::string> contested;  // host -> why
@@ -442,6 +491,7 @@ Topology analyse(Fabric fabric)
         }
     std::map<std::string, Host> hosts;
     std::set<std::uint64_t> refused_guids;
+    std::set<std::uint64_t> placed;  // adapters numbered by their place among the host's
     for (std::size_t li = 0; li < f.links.size(); ++li) {
         const Link &l = f.links[li];
         auto sa = t.switch_index.find(l.a.guid), sb = t.switch_index.find(l.b.guid);
@@ -478,16 +528,18 @@ Topology analyse(Fabric fabric)
                 why = "host name " + shown(hd.first) + " refused: " + why;
             else if (!(why = hca_name_problem(hd.second)).empty())
                 why = "adapter name " + shown(hd.second) + " refused: " + why;
-            else if (contested.count(hd.first))
-                why = "host name " + shown(hd.first) + " refused: " + contested[hd.first];
+            auto sn = short_names.to.find(hd.first);
+            const std::string &name = sn == short_names.to.end() ? hd.first : sn->second;
+            if (why.empty() && contested.count(name))
+                why = "host name " + shown(name) + " refused: " + contested[name];
             if (!why.empty()) {
                 if (refused_guids.insert(ca.guid).second)
                     t.refused.push_back({ca.guid, cn->desc, cn->line, why, swi, sw.port});
                 t.switches[static_cast<std::size_t>(swi)].host_ports++;
                 break;
             }
-            Host &h = hosts[hd.first];
-            h.name = hd.first;
+            Host &h = hosts[name];
+            h.name = name;
             HostPort hp;
             hp.ca_guid = ca.guid;
             hp.port = ca.port;
@@ -508,8 +560,10 @@ Topology analyse(Fabric fabric)
         // servers of one model), then by GUID.
         std::vector<std::pair<std::string, std::uint64_t>> unnumbered;
         for (auto &p : h.ports)
-            if (p.dev_index < 0)
+            if (p.dev_index < 0) {
                 unnumbered.push_back({p.hca, p.ca_guid});
+                placed.insert(p.ca_guid);
+            }
         auto by_name = [](const std::pair<std::string, std::uint64_t> &x, const std::pair<std::string, std::uint64_t> &y) {
             if (natural_less(x.first, y.first))
                 return true;
@@ -648,6 +702,17 @@ Topology analyse(Fabric fabric)
             if (total > 0 && 2 * n > total)
                 t.switches[i].rail = best;
         }
+
+    // A place among a host's adapters is no identity: on a host with fewer
+    // ports than usual (a NIC whose cable is out shows no LLDP neighbour) the
+    // places after the gap shift by one. There a placed port's rail is the
+    // rail of the leaf it lands on.
+    if (t.rail_optimised)
+        for (Host &h : t.hosts)
+            if (h.compute && static_cast<int>(h.ports.size()) < usual)
+                for (HostPort &p : h.ports)
+                    if (placed.count(p.ca_guid) && t.switches[static_cast<std::size_t>(p.sw)].rail >= 0)
+                        p.rail = t.switches[static_cast<std::size_t>(p.sw)].rail;
 
     // Rail groups: leaves joined by the hosts they share (ports on the wrong
     // rail's leaf do not join: a swapped cable must not merge two groups).

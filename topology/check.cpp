@@ -1,4 +1,5 @@
 #include "topology/check.hpp"
+#include "topology/hostlist.hpp"
 #include "topology/tally.hpp"
 
 #include <algorithm>
@@ -281,6 +282,50 @@ std::vector<Finding> check(const Topology &t)
                 break;
             }
     }
+
+    // --- host names given as FQDN
+    if (!t.fqdn_shortened.empty()) {
+        std::vector<std::string> shorts;
+        std::string some;
+        for (std::size_t i = 0; i < t.fqdn_shortened.size(); ++i) {
+            const std::string &n = t.fqdn_shortened[i];
+            shorts.push_back(n.substr(0, n.find('.')));
+            if (i < 3)
+                some += (i ? " " : "") + n;
+        }
+        add("fqdn-host-names", Severity::Warning, compress_hostlist(shorts),
+            "host names given as FQDN (" + some + (t.fqdn_shortened.size() > 3 ? " ..." : "") +
+                "): shortened to match Slurm's node names");
+    }
+    std::map<std::string, std::vector<std::string>> clash;
+    for (const std::string &n : t.fqdn_kept)
+        clash[n.substr(0, n.find('.'))].push_back(n);
+    for (const auto &kv : clash) {
+        std::string names;
+        for (const std::string &n : kv.second)
+            names += (names.empty() ? "" : ", ") + n;
+        add("fqdn-host-names", Severity::Warning, kv.first,
+            "host names given as FQDN (" + names + ") kept whole: shortened, they would clash with another host's " +
+                kv.first + "; Slurm's node names must match them (or give a --node-name-map)");
+    }
+
+    // --- front-end NICs kept out, and hosts whose NICs could not be told apart:
+    // one finding per interface, switch and reason, naming the hosts
+    std::map<std::tuple<std::string, std::string, double, std::string>, std::vector<std::string>> front;
+    for (const FrontEndNic &n : f.frontend)
+        front[std::make_tuple(n.iface, n.sw, n.gbps, n.why)].push_back(n.host);
+    for (const auto &kv : front) {
+        const auto &[iface, sw, gbps, why] = kv.first;
+        std::string rate = gbps > 0 ? gbps_name(gbps) + ", " : std::string();
+        add("frontend-nic", Severity::Warning, compress_hostlist(kv.second),
+            "front-end NIC " + iface + " (" + rate + "to " + sw + "): " + why +
+                "; kept out of rails, islands and the plugin's view");
+    }
+    if (!f.undecided.empty())
+        add("undecided-nics", Severity::Warning, compress_hostlist(f.undecided),
+            "host interfaces could not be told apart (link speeds unknown, no HOST.node.json): a front-end NIC "
+            "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
+            "(atoll-topo node --json)");
 
     // a director's ASIC is named for the admin by its chassis and slot
     std::map<std::string, const Switch *> by_name;

@@ -86,9 +86,22 @@ bool Link::operator==(const Link &o) const
            std::tie(o.a, o.b, o.width, o.speed, o.supported_width, o.supported_speed);
 }
 
+std::string gbps_name(double gbps)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g Gb/s", gbps);
+    return buf;
+}
+
+bool FrontEndNic::operator==(const FrontEndNic &o) const
+{
+    return std::tie(host, iface, sw, gbps, why) == std::tie(o.host, o.iface, o.sw, o.gbps, o.why);
+}
+
 bool Fabric::operator==(const Fabric &o) const
 {
-    return source == o.source && nodes == o.nodes && links == o.links;
+    return source == o.source && nodes == o.nodes && links == o.links && frontend == o.frontend &&
+           undecided == o.undecided;
 }
 
 const Node *Fabric::find(std::uint64_t guid) const
@@ -106,6 +119,12 @@ void normalise(Fabric &f)
         if (f.nodes[i].guid == f.nodes[i - 1].guid)
             throw InputError(f.source + ": node " + guid_str(f.nodes[i].guid) +
                              " appears twice");
+    std::sort(f.frontend.begin(), f.frontend.end(), [](const FrontEndNic &x, const FrontEndNic &y) {
+        return std::tie(x.host, x.iface, x.sw) < std::tie(y.host, y.iface, y.sw);
+    });
+    f.frontend.erase(std::unique(f.frontend.begin(), f.frontend.end()), f.frontend.end());
+    std::sort(f.undecided.begin(), f.undecided.end());
+    f.undecided.erase(std::unique(f.undecided.begin(), f.undecided.end()), f.undecided.end());
     for (auto &l : f.links) {
         if (l.b < l.a)
             std::swap(l.a, l.b);

@@ -25,6 +25,8 @@ Speed speed_from_string(const std::string &s);
 double lane_gbps(Speed s);
 // "4xHDR"; "unknown" when the width is not known (CSV, cloud, some LLDP).
 std::string rate_name(int width, Speed s);
+// 400 -> "400 Gb/s", 2.5 -> "2.5 Gb/s"
+std::string gbps_name(double gbps);
 // Width in lanes times lane rate: 4xHDR -> 200.
 double link_gbps(int width, Speed s);
 
@@ -66,6 +68,19 @@ struct Link {
     bool operator!=(const Link &o) const { return !(*this == o); }
 };
 
+// A host NIC that a reader kept out of the compute fabric: a front-end
+// (management, storage) port that lldpd saw beside the compute rails.
+struct FrontEndNic {
+    std::string host;   // the host
+    std::string iface;  // its interface
+    std::string sw;     // the switch it reaches
+    double gbps = 0;    // 0 unknown
+    std::string why;    // the rule that decided, for check
+
+    bool operator==(const FrontEndNic &o) const;
+    bool operator!=(const FrontEndNic &o) const { return !(*this == o); }
+};
+
 struct Fabric {
     std::string source;          // where it came from (file name, "ibnetdisc", ...)
     // What kind of network the input describes: "ib" (ibnetdiscover, cache,
@@ -75,6 +90,10 @@ struct Fabric {
     std::vector<Node> nodes;     // sorted by GUID
     std::vector<Link> links;     // sorted by a, then b
     std::vector<std::string> warnings;  // what a reader skipped, FILE:LINE first (not compared)
+    std::vector<FrontEndNic> frontend;  // host NICs left out as front-end, by host and interface
+    // hosts whose NICs could not be told apart (speeds unknown, no
+    // HOST.node.json, no --frontend/--compute): all taken as compute
+    std::vector<std::string> undecided;
 
     bool operator==(const Fabric &o) const;
     bool operator!=(const Fabric &o) const { return !(*this == o); }

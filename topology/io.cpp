@@ -22,13 +22,13 @@ std::string first_line(const std::string &s) { return s.substr(0, s.find('\n'));
 
 }  // namespace
 
-Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns)
+Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns, const NicRoles &roles)
 {
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
     struct stat st;
     if (path != "-" && (fmt == InputFormat::Lldp || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))))
-        return load_lldp(path);
+        return load_lldp(path, roles);
     std::ifstream file;
     std::istringstream piped;
     std::istream *in = &piped;
@@ -72,7 +72,7 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         return parse_aws_topology(*in, name);
     if (fmt == InputFormat::Lldp) {
         std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-        return lldp_fabric(parse_lldp(*in, name, base.substr(0, base.find('.'))), name);
+        return lldp_fabric(parse_lldp(*in, name, base.substr(0, base.find('.'))), name, roles);
     }
     return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
 }

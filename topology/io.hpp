@@ -8,6 +8,7 @@
 #include "topology/csv.hpp"
 #include "topology/fabric.hpp"
 #include "topology/ibnetdiscover.hpp"
+#include "topology/lldp.hpp"
 
 namespace atl {
 
@@ -17,8 +18,10 @@ enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Lldp };
 // `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p), a
 // host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns) or
 // `aws ec2 describe-instance-topology` JSON (cloud.hpp), or lldpcli output: one
-// file, or a directory of per-system files (lldp.hpp).
-Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {});
+// file, or a directory of per-system files (lldp.hpp), where `roles` says
+// which host interfaces are compute rails.
+Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {},
+                   const NicRoles &roles = {});
 
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.

@@ -146,15 +146,23 @@ json fabric_to_json(const Topology &t)
         islands.push_back({{"level", to_string(is.level)}, {"name", is.name}, {"hosts", hs},
                            {"leaves", ls}, {"parent", is.parent}});
     }
-    return {{"format", "atoll-fabric"},
-            {"version", fabric_json_version},
-            {"source", f.source},
-            {"kind", f.kind},
-            {"nodes", nodes},
-            {"links", links},
-            {"analysis",
-             {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
-              {"switches", sw}, {"hosts", hosts}, {"islands", islands}}}};
+    json out = {{"format", "atoll-fabric"},
+                {"version", fabric_json_version},
+                {"source", f.source},
+                {"kind", f.kind},
+                {"nodes", nodes},
+                {"links", links}};
+    if (!f.frontend.empty()) {
+        json fe = json::array();
+        for (const FrontEndNic &n : f.frontend)
+            fe.push_back({{"host", n.host}, {"iface", n.iface}, {"switch", n.sw}, {"gbps", n.gbps}, {"why", n.why}});
+        out["frontend"] = fe;
+    }
+    if (!f.undecided.empty())
+        out["undecided"] = f.undecided;
+    out["analysis"] = {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
+                       {"switches", sw}, {"hosts", hosts}, {"islands", islands}};
+    return out;
 }
 
 Fabric fabric_from_json(const json &j, const std::string &source)
@@ -199,6 +207,30 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             link.supported_width = static_cast<int>(int_at(l, "supported_width", where, 0, 32, &zero));
             link.supported_speed = speed_from(l, "supported_speed", where);
             f.links.push_back(link);
+        }
+        for (const char *k : {"frontend", "undecided"})
+            if (j.contains(k) && !j.at(k).is_array())
+                throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
+        i = 0;
+        for (const json &n : j.contains("frontend") ? j.at("frontend") : json::array()) {
+            std::string where = source + ": frontend[" + std::to_string(i++) + "]";
+            FrontEndNic fe;
+            fe.host = string_at(n, "host", where);
+            fe.iface = string_at(n, "iface", where);
+            fe.sw = string_at(n, "switch", where);
+            if (!n.contains("gbps") || !n.at("gbps").is_number() || !(n.at("gbps").get<double>() >= 0))
+                throw InputError(where + ": \"gbps\" is " + (n.contains("gbps") ? json_value_text(n.at("gbps")) : std::string("missing")) +
+                                 ", expected a rate in Gb/s (0 unknown)");
+            fe.gbps = n.at("gbps").get<double>();
+            fe.why = string_at(n, "why", where);
+            f.frontend.push_back(std::move(fe));
+        }
+        i = 0;
+        for (const json &h : j.contains("undecided") ? j.at("undecided") : json::array()) {
+            if (!h.is_string())
+                throw InputError(source + ": undecided[" + std::to_string(i) + "] is " + json_value_text(h) + ", expected a host name");
+            f.undecided.push_back(h.get<std::string>());
+            ++i;
         }
         Fabric g = f;
         normalise(g);

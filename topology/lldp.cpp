@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <tuple>
 
 #include "topology/csv.hpp"
+#include "topology/topology.hpp"
 
 
 namespace atl {
@@ -348,7 +350,68 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
     return out;
 }
 
-Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &source)
+NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
+                    const std::map<std::string, HostNics> &nics)
+{
+    NicSplit out;
+    std::map<std::string, double> sw_fastest;  // switch -> its fastest host port
+    std::map<std::string, std::vector<const LldpNeighbor *>> by_host;
+    for (const auto &n : hosts) {
+        sw_fastest[n.chassis] = std::max(sw_fastest[n.chassis], n.gbps);
+        by_host[n.local].push_back(&n);
+    }
+    auto matches = [](const std::string &patterns, const LldpNeighbor &n) {
+        return !patterns.empty() && (hca_selected(patterns, n.iface) || hca_selected(patterns, n.chassis));
+    };
+    for (const auto &kv : by_host) {
+        const std::string &host = kv.first;
+        auto front = [&](const LldpNeighbor &n, const std::string &why) {
+            out.frontend.push_back({n.local, n.iface, n.chassis, n.gbps, why});
+        };
+        if (roles.given()) {  // the admin's word, and nothing else
+            for (const LldpNeighbor *n : kv.second)
+                if (matches(roles.frontend, *n))
+                    front(*n, "matches --frontend " + roles.frontend);
+                else if (!roles.compute.empty() && !matches(roles.compute, *n))
+                    front(*n, "matches no --compute pattern (" + roles.compute + ")");
+                else
+                    out.compute.push_back(*n);
+            continue;
+        }
+        // HOST.node.json: RoCE needs an Ethernet RDMA port behind the netdev.
+        // Not applied when it names a RoCE netdev LLDP does not show (a LAG's
+        // bond, whose members LLDP names; a port with no neighbour).
+        auto nic = nics.find(host);
+        bool by_rdma = nic != nics.end() && !nic->second.roce.empty();
+        for (const std::string &nd : by_rdma ? nic->second.roce : std::set<std::string>{})
+            by_rdma = by_rdma && std::any_of(kv.second.begin(), kv.second.end(),
+                                             [&](const LldpNeighbor *n) { return n->iface == nd; });
+        std::vector<const LldpNeighbor *> left;
+        for (const LldpNeighbor *n : kv.second)
+            if (by_rdma && !nic->second.roce.count(n->iface))
+                front(*n, "the host's node.json (atoll-topo node --json) shows no Ethernet RDMA port behind it, and RoCE needs one");
+            else
+                left.push_back(n);
+        // Speeds: slower than the host's fastest, to a switch with no port that fast.
+        double fastest = 0;
+        bool unknown = false;
+        for (const LldpNeighbor *n : left) {
+            fastest = std::max(fastest, n->gbps);
+            unknown = unknown || n->gbps <= 0;
+        }
+        for (const LldpNeighbor *n : left)
+            if (n->gbps > 0 && n->gbps < fastest && sw_fastest[n->chassis] < fastest)
+                front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) + ", to a switch with no host port that fast");
+            else
+                out.compute.push_back(*n);
+        if (!by_rdma && unknown && left.size() > 1)
+            out.undecided.push_back(host);
+    }
+    return out;
+}
+
+Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &source, const NicRoles &roles,
+                   const std::map<std::string, HostNics> &nics)
 {
     std::vector<LldpNeighbor> ns;
     for (const auto &n : all)
@@ -369,9 +432,26 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &l : tables)  // a switch's own table (SONiC names itself)
         if (bridges.count(l))
             switches.insert(l);
+    // Front-end NICs out; with them the switches that carry nothing else.
+    std::vector<LldpNeighbor> host_links;
+    for (const auto &n : ns)
+        if (switches.count(n.chassis) && !switches.count(n.local))
+            host_links.push_back(n);
+    NicSplit split = split_nics(host_links, roles, nics);
+    std::set<std::pair<std::string, std::string>> front_if;  // (host, interface)
+    std::set<std::string> compute_sw, front_sw;
+    for (const auto &n : split.compute)
+        compute_sw.insert(n.chassis);
+    for (const auto &fe : split.frontend) {
+        front_if.insert({fe.host, fe.iface});
+        if (!compute_sw.count(fe.sw))
+            front_sw.insert(fe.sw);
+    }
     Fabric f;
     f.source = source;
     f.kind = "roce";
+    f.frontend = split.frontend;
+    f.undecided = split.undecided;
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
     auto sw_port = [&](const std::string &sw, const std::string &port) {
         auto &m = port_no[sw];
@@ -410,6 +490,9 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : sorted) {
         if (!switches.count(n.chassis))
             continue;  // host to host: not a fabric link
+        if (front_sw.count(n.chassis) || front_sw.count(n.local) ||
+            (!switches.count(n.local) && front_if.count({n.local, n.iface})))
+            continue;  // the front-end network
         std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);
         Link l;
@@ -435,7 +518,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     return f;
 }
 
-Fabric load_lldp(const std::string &path)
+Fabric load_lldp(const std::string &path, const NicRoles &roles)
 {
     struct stat st;
     if (stat(path.c_str(), &st) != 0)
@@ -454,7 +537,7 @@ Fabric load_lldp(const std::string &path)
         files.push_back(path);
     }
     std::vector<LldpNeighbor> all;
-    std::map<std::pair<std::string, std::string>, double> nic_gbps;  // (host, netdev) -> rate
+    std::map<std::string, HostNics> nics;  // host -> what its node.json says
     for (const auto &file : files) {
         std::ifstream in(file);
         if (!in)
@@ -469,25 +552,33 @@ Fabric load_lldp(const std::string &path)
             }
             if (!j.contains("ports") || !j["ports"].is_array())
                 throw InputError(file + ": found no \"ports\" array, expected atoll-topo node --json");
+            HostNics &hn = nics[basename_system(file)];
             for (const auto &p : j["ports"]) {
                 double g = p.contains("rate") && p["rate"].is_string() ? std::atof(p["rate"].get<std::string>().c_str()) : 0;
-                if (g > 0 && p.contains("netdevs") && p["netdevs"].is_array())
+                bool ethernet = p.contains("link_layer") && p["link_layer"] == "Ethernet";
+                if (p.contains("netdevs") && p["netdevs"].is_array())
                     for (const auto &nd : p["netdevs"])
-                        if (nd.is_string())
-                            nic_gbps[{basename_system(file), nd.get<std::string>()}] = g;
+                        if (nd.is_string()) {
+                            if (g > 0)
+                                hn.gbps[nd.get<std::string>()] = g;
+                            if (ethernet)
+                                hn.roce.insert(nd.get<std::string>());
+                        }
             }
             continue;
         }
         auto part = parse_lldp(in, file, basename_system(file));
         all.insert(all.end(), part.begin(), part.end());
     }
-    for (auto &n : all)  // where LLDP carries no speed, the NIC's own rate
-        if (n.gbps == 0) {
-            auto it = nic_gbps.find({n.local, n.iface});
-            if (it != nic_gbps.end())
-                n.gbps = it->second;
-        }
-    return lldp_fabric(all, path);
+    for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
+        auto h = nics.find(n.local);
+        if (n.gbps > 0 || h == nics.end())
+            continue;
+        auto it = h->second.gbps.find(n.iface);
+        if (it != h->second.gbps.end())
+            n.gbps = it->second;
+    }
+    return lldp_fabric(all, path, roles, nics);
 }
 
 }  // namespace atl

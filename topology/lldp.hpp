@@ -7,6 +7,8 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,16 +34,55 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
 // "10GbaseT - Four-pair ..." -> 10, "1000BaseT" -> 1, "unknown" -> 0
 double mau_gbps(const std::string &mau);
 
+// Which host interfaces are compute rails, as the admin says: comma-separated
+// fnmatch(3) patterns ("!" in front excludes) matched against the interface
+// name and the neighbour switch's name. An interface matching `frontend` is
+// front-end; when `compute` is given, one matching neither it is front-end
+// too. When both are empty the automatic rules of split_nics() decide.
+struct NicRoles {
+    std::string frontend, compute;
+    bool given() const { return !frontend.empty() || !compute.empty(); }
+};
+
+// What a host says of its own NICs (HOST.node.json, `atoll-topo node --json`).
+struct HostNics {
+    std::map<std::string, double> gbps;   // netdev -> rate of its RDMA port
+    std::set<std::string> roce;           // netdevs behind an Ethernet RDMA port
+};
+
+// Host-to-switch neighbours split into compute rails and front-end NICs.
+struct NicSplit {
+    std::vector<LldpNeighbor> compute;
+    std::vector<FrontEndNic> frontend;
+    std::vector<std::string> undecided;  // hosts whose NICs could not be told apart
+};
+
+// The rules, per host, in order; the first that applies decides:
+//  1. the admin's NicRoles, when given (then no automatic rule runs);
+//  2. HOST.node.json present: an interface that is no netdev of an Ethernet
+//     RDMA port cannot carry RoCE, so it is front-end;
+//  3. link speeds known (MAU type, or the NIC's rate): an interface slower
+//     than the host's fastest, to a switch that carries no host port as fast
+//     as that, is front-end (a degraded rail lands on a leaf of fast ports);
+//  4. otherwise a host with several interfaces, some of unknown speed, is
+//     undecided: its interfaces are all taken as compute, and check says so.
+// `hosts` holds the host-to-switch neighbours only.
+NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
+                    const std::map<std::string, HostNics> &nics);
+
 // Hosts, leaves and (from switch tables) the switches above them. A neighbour
 // with no table of its own is a switch; one with a table is a switch when some
-// table shows it advertising Bridge or Router enabled, else a host.
-Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source);
+// table shows it advertising Bridge or Router enabled, else a host. Front-end
+// NICs (split_nics) are left out and listed in Fabric::frontend; a switch
+// that carries only front-end NICs is left out with its cables.
+Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source, const NicRoles &roles = {},
+                   const std::map<std::string, HostNics> &nics = {});
 
 // A directory of per-system files (system = file name up to the first '.'),
 // or one file. Files named HOST.node.json (`atoll-topo node --json` of that
-// host) give the NICs' own rates where LLDP carries no speed. Throws
-// InputError when nothing in it is LLDP output.
-Fabric load_lldp(const std::string &path);
+// host) give the NICs' own rates where LLDP carries no speed, and which
+// netdevs are RoCE ports. Throws InputError when nothing in it is LLDP output.
+Fabric load_lldp(const std::string &path, const NicRoles &roles = {});
 
 // The first bytes look like lldpcli output in some format.
 bool looks_like_lldp(const std::string &head);

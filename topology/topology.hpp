@@ -104,6 +104,8 @@ struct Topology {
     std::vector<Island> islands;            // leaves, then groups, pods, fabric
     std::vector<UnnamedCa> unnamed;
     std::vector<RefusedCa> refused;         // names refused (see host_name_problem)
+    std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)
+    std::vector<std::string> fqdn_kept;      // FQDNs kept whole: two hosts would share the short name
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
 
     std::vector<int> islands_at(Level l) const;
@@ -126,6 +128,17 @@ std::pair<std::string, std::string> split_ca_desc(const std::string &desc);
 // digits, '-', '_' and '.'. Empty when the name is acceptable, else why not.
 std::string host_name_problem(const std::string &name);
 std::string hca_name_problem(const std::string &name);
+// Slurm's node names are short host names; rdma-ndd's "%h %d" on a host
+// whose hostname is an FQDN writes "node001.cluster.example.com mlx5_0".
+// Each FQDN becomes its first label, unless the short name would be shared
+// with another name (node001.a.example and node001.b.example, or node001
+// itself): those stay whole. An IPv4 address stays whole.
+struct ShortNames {
+    std::map<std::string, std::string> to;  // FQDN -> short name, for those shortened
+    std::vector<std::string> shortened;     // the FQDNs shortened, sorted
+    std::vector<std::string> kept;          // the FQDNs kept whole for a clash, sorted
+};
+ShortNames shorten_fqdns(const std::vector<std::string> &names);
 // "FILE:LINE: ..." (or "FILE: ...") for a refused adapter, its bytes escaped.
 std::string refused_message(const std::string &source, const RefusedCa &r);
 // mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number

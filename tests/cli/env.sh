@@ -65,7 +65,7 @@ while [ $# -gt 0 ]; do
     shift 3
 done
 "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/roce" 2>&1
-if grep -q "^  NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1 " "$work/roce" && grep -q "^  NCCL_IB_TC=106 " "$work/roce" &&
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/roce" && grep -q "^  NCCL_IB_TC=106 " "$work/roce" &&
    grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/roce" && grep -q "^  NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID of every compute port here: what NCCL >= 2.21 picks itself" "$work/roce" &&
    grep -q "^  UCX_IB_GID_INDEX not set: UCX picks each port's RoCE v2 GID itself, IPv4 first (mlx5_0:1 3, mlx5_1:1 3, mlx5_2:1 3)" "$work/roce" &&
    ! grep -q "=.*ens" "$work/roce" && ! grep -q "GID_INDEX=1" "$work/roce"; then

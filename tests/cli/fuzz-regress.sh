@@ -12,7 +12,7 @@ for t in $targets; do
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
     csv) files=$(ls "$DATA"/csv/*) ;;
     aws) files=$(ls "$DATA"/cloud/*) ;;
-    lldp) files=$(ls "$DATA"/lldp/*) ;;
+    lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac
     [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"

@@ -244,7 +244,8 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     PluginConfig cfg;
     UserOptions opt;
     NodeFacts facts;
-    // the LLDP tables name ens2f0np0, ens1f0np0, ens1f1np1; sysfs says which
+    // the LLDP tables name ens1f0np0, ens1f1np1, ens2f0np0 (slot-named: in
+    // slot and function order); sysfs says which
     // RDMA device is behind each, their RoCE v2 GID (index 3) and class 106
     facts.ports = {port("mlx5_0", "Ethernet", "ens1f0np0", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0a05", 106),
                    port("mlx5_1", "Ethernet", "ens1f1np1", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0b05", 106),
@@ -254,7 +255,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     auto env = node_env(v, cfg, opt, step, facts, no_user);
     std::string got = table(env);
     // device names, never netdevs (NCCL would match none and fall back to TCP)
-    CHECK(got.find("NCCL_IB_HCA==mlx5_2:1,mlx5_0:1,mlx5_1:1\n") != std::string::npos);
+    CHECK(got.find("NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1\n") != std::string::npos);
     CHECK(got.find("NCCL_IB_TC=106\nUCX_IB_TRAFFIC_CLASS=106\n") != std::string::npos);
     // GID 3, the IPv4 RoCE v2 one, is what NCCL >= 2.21 takes (and < 2.21
     // needs: it would take 0); UCX takes it by itself on each port
@@ -290,7 +291,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     facts.ports = {port("mlx5_0", "Ethernet", "eth9")};
     auto none = node_env(v, cfg, opt, step, facts, no_user);
     CHECK(table(none).find("NCCL_IB_HCA-\n") != std::string::npos);
-    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens2f0np0 port 1 is not an RDMA port of this node"));
+    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens1f0np0 port 1 is not an RDMA port of this node"));
 }
 
 TEST_CASE("expert table: a batch script with two srun steps", "[env]")
@@ -533,7 +534,7 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
     facts.ports = {bond, other};
     auto env = node_env(v, cfg, opt, step, facts, no_user);
     std::string t = table(env);
-    CHECK(t.find("NCCL_IB_HCA==mlx5_2:1,mlx5_bond_0:1\n") != std::string::npos);
+    CHECK(t.find("NCCL_IB_HCA==mlx5_bond_0:1,mlx5_2:1\n") != std::string::npos);
     CHECK(t.find("NCCL_IB_GID_INDEX=3\n") != std::string::npos);
     CHECK(t.find("UCX_IB_GID_INDEX-\n") != std::string::npos);
     // the user asked NCCL for another family: no index overrides it
@@ -585,9 +586,9 @@ TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", 
     CHECK(table(env).find("NCCL_IB_HCA-\n") != std::string::npos);
     NodeDevices d = node_devices(v, PluginConfig(), host, facts.ports);
     REQUIRE(d.problems.size() == 3);
-    CHECK_THAT(d.problems[0], Catch::Contains("refused") && Catch::Contains("\\n\\x1b[2J"));
-    CHECK_THAT(d.problems[1], Catch::Contains("'mlx5_0,mlx5_9'") && Catch::Contains("expected only letters"));
-    CHECK_THAT(d.problems[2], Catch::Contains("starting with '^'"));
+    CHECK_THAT(d.problems[0], Catch::Contains("'mlx5_0,mlx5_9'") && Catch::Contains("expected only letters"));
+    CHECK_THAT(d.problems[1], Catch::Contains("starting with '^'"));
+    CHECK_THAT(d.problems[2], Catch::Contains("refused") && Catch::Contains("\\n\\x1b[2J"));
 }
 
 TEST_CASE("expert table: UCX_NET_DEVICES never names a DOWN port or one of several equally near", "[env]")

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "testdata.hpp"
+#include "topology/check.hpp"
+#include "topology/json.hpp"
 #include "topology/lldp.hpp"
 #include "topology/topology.hpp"
 
@@ -131,4 +133,199 @@ TEST_CASE("pdsh output: one text, a table per host", "[lldp]")
                           "gpu02: lldp.eth0.via=LLDP\ngpu02: lldp.eth0.chassis.name=leaf01\ngpu02: lldp.eth0.port.ifname=swp2\n");
     auto ns = parse_lldp(in, "pdsh.out", "");
     CHECK(flat(ns) == "gpu01 eth0 > leaf01 swp1 0\ngpu02 eth0 > leaf01 swp2 0\n");
+}
+
+namespace {
+
+// tests/data/lldp/rails8/*: 4 hosts, ens1np0..ens8np0 at 400G to leaf-r1..leaf-r8
+// (swpN for host N), eno1 to mgmt01 (Gi1/0/N); the leaves cabled to spine01/02
+Topology rails8(const std::string &variant, const NicRoles &roles = {})
+{
+    return analyse(load_lldp(test_data("lldp/rails8/" + variant), roles));
+}
+
+std::string view_hcas(const Topology &t, const std::string &host)
+{
+    std::string s;
+    for (const HostPort &p : t.hosts.at(static_cast<std::size_t>(t.host_index.at(host))).ports)
+        s += (s.empty() ? "" : ",") + p.hca;
+    return s;
+}
+
+const char *const rails8_names = "ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0";
+
+std::string joined(const std::vector<std::string> &v)
+{
+    std::string s;
+    for (const auto &x : v)
+        s += (s.empty() ? "" : " ") + x;
+    return s;
+}
+
+// what an admin expects of the 8-rail fabric once eno1 is out of it
+void expect_compute_fabric_only(const Topology &t)
+{
+    CHECK(joined(t.rails) == rails8_names);
+    CHECK(t.rail_optimised);
+    CHECK(t.switches.size() == 10);  // 8 rail leaves and 2 spines: no mgmt01
+    for (const Switch &s : t.switches)
+        CHECK(s.name != "mgmt01");
+    CHECK(t.hosts.size() == 4);
+    for (const Host &h : t.hosts) {
+        CHECK(h.compute);
+        CHECK(view_hcas(t, h.name) == "ens1np0,ens2np0,ens3np0,ens4np0,ens5np0,ens6np0,ens7np0,ens8np0");
+    }
+    // one rail group of the 8 leaves holds all 4 hosts
+    auto leaves = t.islands_at(Level::Leaf);
+    REQUIRE(leaves.size() == 1);
+    CHECK(t.islands[static_cast<std::size_t>(leaves[0])].hosts.size() == 4);
+    CHECK(t.islands[static_cast<std::size_t>(leaves[0])].leaves.size() == 8);
+    REQUIRE(t.fabric.frontend.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(t.fabric.frontend[i].host == "gpu0" + std::to_string(i + 1));
+        CHECK(t.fabric.frontend[i].iface == "eno1");
+        CHECK(t.fabric.frontend[i].sw == "mgmt01");
+    }
+    CHECK(t.fabric.undecided.empty());
+}
+
+}  // namespace
+
+TEST_CASE("a GPU host's front-end NIC is no rail: slower than the rails, to a switch of slow ports", "[lldp][frontend]")
+{
+    for (const char *variant : {"json", "keyvalue"}) {
+        INFO(variant);
+        Topology t = rails8(variant);
+        expect_compute_fabric_only(t);
+        CHECK(t.fabric.frontend[0].gbps == (std::string(variant) == "json" ? 10 : 25));
+        CHECK_THAT(t.fabric.frontend[0].why, Catch::Contains("where the host's fastest run at 400 Gb/s"));
+    }
+}
+
+TEST_CASE("HOST.node.json tells the RoCE netdevs apart where LLDP carries no speed", "[lldp][frontend]")
+{
+    Topology t = rails8("nospeed");
+    expect_compute_fabric_only(t);
+    CHECK_THAT(t.fabric.frontend[0].why, Catch::Contains("no Ethernet RDMA port"));
+    int at400 = 0;
+    for (const Host &h : t.hosts)
+        for (const HostPort &p : h.ports)
+            at400 += t.fabric.links[p.link].gbps() == 400;
+    CHECK(at400 == 32);  // the rates node.json gives
+}
+
+TEST_CASE("no speed, no node.json: the NICs are undecided and every one is taken", "[lldp][frontend]")
+{
+    char dir[] = "/tmp/atoll-lldp-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string cp = std::string("cp '") + test_data("lldp/rails8/nospeed") + "'/*.keyvalue '" + dir + "'";
+    REQUIRE(system(cp.c_str()) == 0);
+    Topology t = analyse(load_lldp(dir));
+    CHECK(t.fabric.frontend.empty());
+    CHECK(joined(t.fabric.undecided) == "gpu01 gpu02 gpu03 gpu04");
+    CHECK(t.rails.size() == 9);  // eno1 is taken as a rail: that is what check warns of
+    // the admin decides: by interface, by the switch it reaches, or by naming the rails
+    for (NicRoles roles : {NicRoles{"eno1", ""}, NicRoles{"mgmt*", ""}, NicRoles{"", "ens*np0"}, NicRoles{"eno*", "ens*"}}) {
+        INFO(roles.frontend << " / " << roles.compute);
+        expect_compute_fabric_only(analyse(load_lldp(dir, roles)));
+    }
+    // the admin's word is the only one: --compute naming one rail leaves 7 out
+    Topology one = analyse(load_lldp(dir, NicRoles{"", "leaf-r1"}));
+    CHECK(joined(one.rails) == "ens1np0");
+    CHECK(one.fabric.frontend.size() == 4 * 8);
+    std::string rm = std::string("rm -rf '") + dir + "'";
+    REQUIRE(system(rm.c_str()) == 0);
+}
+
+TEST_CASE("split_nics: a degraded rail stays a rail, a storage NIC does not", "[lldp][frontend]")
+{
+    auto nb = [](const std::string &host, const std::string &iface, const std::string &sw, double g) {
+        LldpNeighbor n;
+        n.local = host;
+        n.iface = iface;
+        n.chassis = sw;
+        n.gbps = g;
+        n.bridge = true;
+        return n;
+    };
+    // h1's rail 2 came up at 200G on leaf2, where h2's rail 2 runs at 400G;
+    // both have a 100G storage NIC on stor1
+    std::vector<LldpNeighbor> ns = {nb("h1", "ens1np0", "leaf1", 400), nb("h1", "ens2np0", "leaf2", 200),
+                                    nb("h1", "ens3f0", "stor1", 100),  nb("h2", "ens1np0", "leaf1", 400),
+                                    nb("h2", "ens2np0", "leaf2", 400), nb("h2", "ens3f0", "stor1", 100)};
+    NicSplit s = split_nics(ns, {}, {});
+    REQUIRE(s.frontend.size() == 2);
+    CHECK(s.frontend[0].host == "h1");
+    CHECK(s.frontend[0].iface == "ens3f0");
+    CHECK(s.frontend[1].host == "h2");
+    CHECK(s.compute.size() == 4);
+    CHECK(s.undecided.empty());
+    // a node.json that names a bond LLDP does not show (RoCE LAG): not used, speeds decide
+    std::map<std::string, HostNics> nics;
+    nics["h1"].roce = {"bond0"};
+    CHECK(split_nics(ns, {}, nics).frontend.size() == 2);
+    // a node.json naming the RoCE netdevs: the storage NIC is out whatever its speed
+    nics["h1"].roce = {"ens1np0", "ens2np0"};
+    ns[2].gbps = 400;
+    NicSplit r = split_nics(ns, {}, nics);
+    REQUIRE(r.frontend.size() == 1);
+    CHECK(r.frontend[0].host == "h1");
+    CHECK_THAT(r.frontend[0].why, Catch::Contains("no Ethernet RDMA port"));
+    // and stor1 now carries a 400G host port: h2's 100G NIC there is no longer
+    // told apart by speed (the rule needs a switch of slow ports)
+    CHECK(r.compute.size() == 5);
+}
+
+TEST_CASE("check names the front-end NICs, and the hosts it could not tell apart", "[lldp][frontend][check]")
+{
+    auto codes = [](const std::vector<Finding> &fs) {
+        std::string s;
+        for (const Finding &f : fs)
+            s += f.code + " " + f.subject + "\n";
+        return s;
+    };
+    std::vector<Finding> fs = check(rails8("json"));
+    CHECK(codes(fs) == "frontend-nic gpu[01-04]\n");
+    CHECK(fs[0].message == "front-end NIC eno1 (10 Gb/s, to mgmt01): 10 Gb/s where the host's fastest run at 400 Gb/s, "
+                           "to a switch with no host port that fast; kept out of rails, islands and the plugin's view");
+    // fabric.json keeps them, so check on it says the same
+    Topology t = rails8("keyvalue");
+    std::stringstream js;
+    save_fabric_json(js, t);
+    Fabric back = load_fabric_json(js, "fabric.json");
+    CHECK(back == t.fabric);
+    CHECK(check(analyse(back)) == check(t));
+    Fabric undecided = t.fabric;
+    undecided.frontend.clear();
+    undecided.undecided = {"gpu01", "gpu02"};
+    CHECK_THAT(codes(check(analyse(undecided))), Catch::Contains("undecided-nics gpu[01-02]\n"));
+}
+
+TEST_CASE("slot-named rails (ens1np0..ens8np0): eight rails, and a NIC gone shifts none", "[lldp][topology]")
+{
+    // ens{slot}np0 ends in the port number 0: the slot, not that, tells the NICs apart
+    CHECK(hca_dev_index("ens3np0") == -1);
+    CHECK(hca_dev_index("enp65s0f0np0") == -1);
+    CHECK(hca_dev_index("eno1") == -1);
+    CHECK(hca_dev_index("mlx5_3") == 3);
+    CHECK(hca_dev_index("eth2") == 2);
+    // gpu03's ens3np0 cable is out: lldpd shows no neighbour on it
+    char dir[] = "/tmp/atoll-lldp-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string cp = std::string("cp '") + test_data("lldp/rails8/keyvalue") + "'/* '" + dir + "' && grep -v '^lldp.ens3np0[.]' '" +
+                     test_data("lldp/rails8/keyvalue/gpu03.keyvalue") + "' >'" + dir + "/gpu03.keyvalue'";
+    REQUIRE(system(cp.c_str()) == 0);
+    Topology t = analyse(load_lldp(dir));
+    CHECK(joined(t.rails) == rails8_names);
+    CHECK(view_hcas(t, "gpu03") == "ens1np0,ens2np0,ens4np0,ens5np0,ens6np0,ens7np0,ens8np0");
+    // gpu03's ens4np0 is the 3rd NIC by place, but it lands on leaf-r4: rail ens4np0
+    for (const HostPort &p : t.hosts[static_cast<std::size_t>(t.host_index.at("gpu03"))].ports)
+        CHECK(t.rails[static_cast<std::size_t>(p.rail)] == p.hca);
+    std::string found;
+    for (const Finding &f : check(t))
+        if (f.code != "frontend-nic")
+            found += f.code + " " + f.subject + ": " + f.message + "\n";
+    CHECK(found == "missing-rail gpu03: host has no adapter on rail ens3np0\n");
+    std::string rm = std::string("rm -rf '") + dir + "'";
+    REQUIRE(system(rm.c_str()) == 0);
 }

@@ -273,3 +273,51 @@ TEST_CASE("a director chassis: its line and spine ASICs are one box, its pod is 
     REQUIRE(f.size() == 1);
     CHECK_THAT(f[0].message, Catch::EndsWith("(director ibdir1 MCS8500, slot L01/U1)"));
 }
+
+TEST_CASE("host names written as FQDN (rdma-ndd's %h on such a host) become Slurm's short names", "[topology][fqdn]")
+{
+    // the same ibsim capture with every description "gpuNNN.cluster.example.com mlx5_0"
+    Topology plain = analyse(load_fabric(test_data("ibsim/fattree_4x8_2s/ibnetdiscover.txt")));
+    Topology fqdn = analyse(load_fabric(test_data("ibnetdiscover/fattree_4x8_2s_fqdn.txt")));
+    REQUIRE(fqdn.hosts.size() == plain.hosts.size());
+    for (std::size_t i = 0; i < plain.hosts.size(); ++i) {
+        CHECK(fqdn.hosts[i].name == plain.hosts[i].name);
+        CHECK(fqdn.hosts[i].leaf_island == plain.hosts[i].leaf_island);
+    }
+    CHECK(fqdn.fqdn_shortened.size() == 32);
+    CHECK(fqdn.fqdn_shortened[0] == "gpu001.cluster.example.com");
+    auto fs = check(fqdn);
+    REQUIRE(fs.size() == check(plain).size() + 1);
+    auto it = std::find_if(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "fqdn-host-names"; });
+    REQUIRE(it != fs.end());
+    CHECK(it->severity == Severity::Warning);
+    CHECK(it->subject == "gpu[001-032]");
+    CHECK(it->message == "host names given as FQDN (gpu001.cluster.example.com gpu002.cluster.example.com "
+                         "gpu003.cluster.example.com ...): shortened to match Slurm's node names");
+}
+
+TEST_CASE("FQDNs that would clash when shortened stay whole, addresses are never cut", "[topology][fqdn]")
+{
+    ShortNames s = shorten_fqdns({"node1.a.example", "node1.b.example", "node2.a.example", "node3", "node3.a.example",
+                                  "10.0.0.7", "node4"});
+    CHECK(s.to == std::map<std::string, std::string>{{"node2.a.example", "node2"}});
+    CHECK(s.shortened == std::vector<std::string>{"node2.a.example"});
+    CHECK(s.kept == std::vector<std::string>{"node1.a.example", "node1.b.example", "node3.a.example"});
+    // in a fabric: two hosts stay whole, and check says why
+    std::string text = "Switch\t4 \"S-0000000000000001\"\t\t# \"leaf1\" base port 0 lid 1 lmc 0\n"
+                       "[1]\t\"H-0000000000000010\"[1](11)\t\t# \"node1.a.example mlx5_0\" lid 2 4xHDR\n"
+                       "[2]\t\"H-0000000000000020\"[1](21)\t\t# \"node1.b.example mlx5_0\" lid 3 4xHDR\n"
+                       "[3]\t\"H-0000000000000030\"[1](31)\t\t# \"node2.a.example mlx5_0\" lid 4 4xHDR\n";
+    Topology t = analyse(parse_string(text));
+    std::vector<std::string> names;
+    for (const Host &h : t.hosts)
+        names.push_back(h.name);
+    CHECK(names == std::vector<std::string>{"node1.a.example", "node1.b.example", "node2"});
+    std::string found;
+    for (const Finding &f : check(t))
+        found += f.code + " " + f.subject + ": " + f.message + "\n";
+    CHECK(found == "fqdn-host-names node1: host names given as FQDN (node1.a.example, node1.b.example) kept whole: "
+                   "shortened, they would clash with another host's node1; Slurm's node names must match them (or give "
+                   "a --node-name-map)\n"
+                   "fqdn-host-names node2: host names given as FQDN (node2.a.example): shortened to match Slurm's node names\n");
+}

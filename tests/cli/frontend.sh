@@ -1,0 +1,49 @@
+#!/bin/sh
+# A GPU host's front-end NIC (eno1 to a management switch, beside 8 x 400G
+# rails ens1np0..ens8np0 to 8 rail leaves) is no rail: lldpcli tables of 4
+# such hosts and their leaves and spines (tests/data/lldp/rails8) in json and
+# keyvalue, with speeds, with HOST.node.json instead, with neither, and the
+# admin's --frontend / --compute. Expected values are the fabric as cabled.
+. "$(dirname "$0")/../lib.sh"
+plan 15
+work=$(tmpdir)
+d="$DATA/lldp/rails8"
+view_hcas="ens1np0:1,ens2np0:1,ens3np0:1,ens4np0:1,ens5np0:1,ens6np0:1,ens7np0:1,ens8np0:1"
+# compute_only NAME ARGS...: rails 8, mgmt01 in no island nor topology.conf,
+# the view's host lines without eno1, check names eno1 on gpu[01-04]
+compute_only() {
+    name=$1
+    shift
+    "$TOPO" show "$@" >"$work/show" 2>&1
+    "$TOPO" slurm "$@" >"$work/tree" 2>&1
+    "$TOPO" slurm --format view "$@" >"$work/view" 2>&1
+    "$TOPO" check "$@" >"$work/check" 2>&1
+    if grep -q "^rails:     8 (ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0), rail-optimised$" "$work/show" &&
+        grep -q "^switches:  10 (leaf 8, spine 2)" "$work/show"; then ok "$name: 8 rails, 8 leaves and 2 spines"
+    else not_ok "$name: 8 rails, 8 leaves and 2 spines"; diag "$(cat "$work/show")"; fi
+    if [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1\$" "$work/view")" -eq 4 ] && ! grep -q "eno1\|mgmt01" "$work/view" "$work/tree" &&
+        grep -q "^SwitchName=grp-leaf-r1 Nodes=gpu\[01-04\]$" "$work/tree"; then ok "$name: no eno1 in the view, mgmt01 in no island nor topology.conf"
+    else not_ok "$name: no eno1 in the view, mgmt01 in no island nor topology.conf"; diag "$(cat "$work/view" "$work/tree")"; fi
+    if grep -q "^warning: frontend-nic: gpu\[01-04\]: front-end NIC eno1 (.*to mgmt01): " "$work/check" &&
+        grep -q "^1 findings: 0 errors, 1 warnings$" "$work/check"; then ok "$name: check names eno1 as front-end"
+    else not_ok "$name: check names eno1 as front-end"; diag "$(cat "$work/check")"; fi
+}
+compute_only "json, MAU speeds" "$d/json"
+compute_only "keyvalue, MAU speeds" "$d/keyvalue"
+compute_only "no speeds, HOST.node.json" "$d/nospeed"
+mkdir "$work/bare"
+cp "$d"/nospeed/*.keyvalue "$work/bare"
+compute_only "no speeds, --frontend eno1" --frontend eno1 "$work/bare"
+# nothing tells eno1 apart: check says so (and eno1 is a 9th rail)
+"$TOPO" check "$work/bare" >"$work/check" 2>&1
+if grep -q "^warning: undecided-nics: gpu\[01-04\]: host interfaces could not be told apart" "$work/check"; then ok "no speeds, no node.json: check says the NICs could not be told apart"
+else not_ok "no speeds, no node.json: check says the NICs could not be told apart"; diag "$(cat "$work/check")"; fi
+# discover keeps the split: check on its fabric.json says what check on the tables said
+"$TOPO" discover -o "$work/fabric.json" "$d/json" 2>/dev/null
+"$TOPO" check "$d/json" >"$work/a" 2>&1
+"$TOPO" check "$work/fabric.json" >"$work/b" 2>&1
+if cmp -s "$work/a" "$work/b"; then ok "fabric.json keeps the front-end NICs for check"; else not_ok "fabric.json keeps the front-end NICs for check"; diag "$(diff "$work/a" "$work/b")"; fi
+# the options are for LLDP tables only
+"$TOPO" show --frontend eno1 "$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt" >/dev/null 2>"$work/err"
+if [ $? -eq 2 ] && grep -q "^atoll-topo: --frontend: only for LLDP tables" "$work/err"; then ok "--frontend on ibnetdiscover input is a usage error"
+else not_ok "--frontend on ibnetdiscover input is a usage error"; diag "$(cat "$work/err")"; fi
