@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "node/health.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
 #include "slurm/simulate.hpp"
@@ -80,9 +81,35 @@ void simulate_trace(const std::vector<Job> &trace)
     simulate(c, trace, *q, opt);
 }
 
+// what atoll-topo health does with a port's QoS and counters
+void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string, std::uint64_t> &counters)
+{
+    PortFacts f;
+    f.port.hca = "mlx5_0";
+    f.port.port = 1;
+    f.port.link_layer = "Ethernet";
+    f.port.state = "4: ACTIVE";
+    f.port.rate = "400 Gb/sec (4X NDR)";
+    f.port.traffic_class = 106;
+    f.netdev = "eth0";
+    f.qos = qos;
+    f.before = counters;
+    f.after = counters;
+    for (auto &kv : f.after)
+        kv.second += kv.second & 1;
+    HealthPolicy p;
+    std::ostringstream o;
+    for (int prio : {-1, 3}) {
+        p.pfc_priority = prio;
+        auto v = check_health({f}, p, 1);
+        write_health_report(o, v, 1, true);
+        write_health_metrics(o, v, {f}, 1);
+    }
+}
+
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -120,6 +147,14 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             std::istringstream yaml(bytes);
             read_topology_yaml(yaml);
         }
+        else if (target == "mlnxqos")
+            health_checks(parse_mlnx_qos(in, "fuzz.qos"), {});
+        else if (target == "ethtool") {
+            std::map<std::string, std::uint64_t> c;
+            add_ethtool_counters(c, parse_ethtool_stats(in, "fuzz.ethtool"));
+            health_checks(std::nullopt, c);
+        } else if (target == "healthpolicy")
+            parse_health_policy(in, "fuzz.policy");
         else
             return -1;
     } catch (const InputError &) {

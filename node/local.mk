@@ -6,3 +6,7 @@ node_libatoll_nodesys_la_SOURCES = node/sysfs.hpp node/sysfs.cpp
 node_libatoll_node_la_SOURCES = node/nodeview.hpp node/nodeview.cpp node/gpu_hca.h node/gpu_hca.c
 node_libatoll_node_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JSON_CFLAGS)
 node_libatoll_node_la_LIBADD = node/libatoll-nodesys.la
+# the node's health against the site's policy (atoll-topo health): readers of
+# `mlnx_qos -i IF` and `ethtool -S IF` text, and the checks; for the tools
+noinst_LTLIBRARIES += node/libatoll-health.la
+node_libatoll_health_la_SOURCES = node/qos.hpp node/qos.cpp node/ethtool.hpp node/ethtool.cpp node/health.hpp node/health.cpp

@@ -26,6 +26,7 @@
 #include "topology/slurm.hpp"
 #include "slurm/ask.hpp"
 #include "tools/args.hpp"
+#include "tools/topo_health.hpp"
 
 using namespace atl;
 
@@ -53,6 +54,11 @@ const char *usage_text =
     "            VIEW --node NAME [--nodes HOSTLIST] [--batch] [--plugstack 'KEY=VALUE ...']\n"
     "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
+    "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
+    "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
+    "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS]\n"
+    "            [--interval SECONDS] [--sysfs-root DIR [--then-sysfs-root DIR]]\n"
+    "            [--mlnx-qos IF=FILE]... [--ethtool IF=FILE]... [--prometheus FILE] [--verbose]\n"
     "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
     "\n"
     "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
@@ -60,7 +66,7 @@ const char *usage_text =
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
-    "  check: 3 warnings found, 4 errors found; diff: 3 scheduling changed\n";
+    "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed\n";
 
 // All inputs merged into one fabric, the node name map applied.
 Fabric load_inputs(const Args &a, bool allow_live)
@@ -583,6 +589,7 @@ int main(int argc, char **argv)
         if (cmd == "node") return cmd_node(argc, argv);
         if (cmd == "env") return cmd_env(argc, argv);
         if (cmd == "generate") return cmd_generate(argc, argv);
+        if (cmd == "health") return cmd_health(argc, argv);
         throw Usage("unknown command \"" + cmd + "\"");
     });
 }

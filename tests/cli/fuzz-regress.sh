@@ -5,14 +5,20 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf"
-plan 11
+targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy"
+plan 14
 for t in $targets; do
     case $t in
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
     csv) files=$(ls "$DATA"/csv/*) ;;
     aws) files=$(ls "$DATA"/cloud/*) ;;
+<<<<<<< HEAD
     lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
+=======
+    lldp) files=$(ls "$DATA"/lldp/*) ;;
+    mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
+    ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
+>>>>>>> issue23-health
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac
     [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"

@@ -1,0 +1,697 @@
+#include "node/health.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iomanip>
+#include <istream>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "topology/fabric.hpp"
+
+namespace atl {
+namespace {
+
+std::string first_line(const std::string &path)
+{
+    std::string s = read_small_file(path, 4096).value_or("");
+    s = s.substr(0, s.find('\n'));
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
+        s.pop_back();
+    return s;
+}
+
+bool read_u64(const std::string &path, std::uint64_t &v)
+{
+    std::string s = first_line(path);
+    if (s.empty() || s[0] < '0' || s[0] > '9')
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long x = std::strtoull(s.c_str(), &end, 10);
+    if (*end || errno)
+        return false;
+    v = x;
+    return true;
+}
+
+long number(const std::string &key, const std::string &v, long lo, long hi)
+{
+    char *end = nullptr;
+    errno = 0;
+    long x = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno || x < lo || x > hi)
+        throw std::invalid_argument(key + "=" + v + ": expected a whole number from " + std::to_string(lo) + " to " +
+                                    std::to_string(hi));
+    return x;
+}
+
+double decimal(const std::string &key, const std::string &v, double hi)
+{
+    char *end = nullptr;
+    errno = 0;
+    double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || errno || !(x >= 0 && x <= hi))
+        throw std::invalid_argument(key + "=" + v + ": expected a number from 0 to " + std::to_string(static_cast<long>(hi)));
+    return x;
+}
+
+std::string prio_list(const std::vector<int> &v)
+{
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+}
+
+std::string num(double x)
+{
+    std::ostringstream o;
+    o << std::setprecision(6) << x;
+    return o.str();
+}
+
+// One port's checks, each adding exactly one finding.
+class PortChecks {
+public:
+    PortChecks(const PortFacts &f, const HealthPolicy &p, std::vector<HealthFinding> &out) : f_(f), p_(p), out_(out) {}
+
+    void add(const std::string &check, HealthStatus s, const std::string &msg)
+    {
+        HealthFinding h;
+        h.check = check;
+        h.status = s;
+        h.hca = f_.port.hca;
+        h.port = f_.port.port;
+        h.netdev = f_.netdev;
+        h.message = msg;
+        out_.push_back(h);
+    }
+
+    bool roce() const { return f_.port.link_layer == "Ethernet"; }
+
+    void link()
+    {
+        if (f_.port.active())
+            add("link", HealthStatus::Ok, f_.port.state);
+        else
+            add("link", HealthStatus::Error,
+                "state " + (f_.port.state.empty() ? std::string("unknown") : f_.port.state) +
+                    ", expected ACTIVE: the plugin leaves the port out of NCCL_IB_HCA and the GPUs nearest it cross "
+                    "the node to another rail");
+    }
+
+    // the class NCCL_IB_TC carries: the policy's, else the port's own
+    int traffic_class() const { return p_.roce_tc >= 0 ? p_.roce_tc : f_.port.traffic_class; }
+
+    void klass()
+    {
+        int tc = f_.port.traffic_class;
+        if (p_.roce_tc < 0 && tc < 0)
+            add("class", HealthStatus::Warning,
+                "no roce-tc in the policy and no class in the port's tc file: RDMA leaves on class 0 (DSCP 0, "
+                "priority 0), the lossy queue, unless the job sets NCCL_IB_TC");
+        else if ((traffic_class() & 3) == 3)
+            add("class", HealthStatus::Error,
+                "class " + std::to_string(traffic_class()) + " has both ECN bits set (CE): the plugin sets no NCCL_IB_TC");
+        else if (p_.roce_tc >= 0 && tc < 0)
+            add("class", HealthStatus::Warning,
+                "no class in the port's tc file (tc/" + std::to_string(f_.port.port) + "/traffic_class): NCCL gets " +
+                    std::to_string(p_.roce_tc) + " from the plugin, but RDMA-CM and other verbs users leave on class 0, the lossy queue");
+        else if (p_.roce_tc >= 0 && tc != p_.roce_tc)
+            add("class", HealthStatus::Error,
+                "the port's tc file says class " + std::to_string(tc) + ", the policy " + std::to_string(p_.roce_tc) +
+                    ": RDMA-CM traffic leaves on " + std::to_string(tc) + " (DSCP " + std::to_string(tc >> 2) +
+                    "), not on the lossless class");
+        else
+            add("class", HealthStatus::Ok, "class " + std::to_string(traffic_class()));
+    }
+
+    std::string trust() const
+    {
+        if (f_.qos && !f_.qos->trust.empty())
+            return f_.qos->trust;
+        return f_.trust_sysfs;
+    }
+
+    void trust_check()
+    {
+        std::string t = trust();
+        if (t.empty())
+            add("trust", HealthStatus::Skipped, "no mlnx_qos text and no /sys/class/net/" + f_.netdev + "/qos/trust");
+        else if (t != p_.trust)
+            add("trust", HealthStatus::Error,
+                "trust " + t + ", the policy says " + p_.trust +
+                    (p_.trust == "dscp"
+                         ? ": the NIC classifies by the VLAN PCP, so RoCE v2 marked with a DSCP (class " +
+                               (traffic_class() >= 0 ? std::to_string(traffic_class()) : std::string("?")) +
+                               ") on an untagged port lands in priority 0, the lossy queue: drops under incast, "
+                               "go-back-N retransmits, NCCL all-reduce throughput collapses"
+                         : ": the NIC classifies by DSCP where the fabric marks the VLAN PCP: RoCE lands in the wrong queue"));
+        else
+            add("trust", HealthStatus::Ok, "trust " + t);
+    }
+
+    // The priority RoCE traffic gets: through dscp2prio under trust dscp; -1 unknown
+    int mapped_priority() const
+    {
+        int tc = traffic_class();
+        if (tc < 0 || !f_.qos || trust() != "dscp" || !f_.qos->has_dscp2prio)
+            return -1;
+        return f_.qos->dscp2prio[static_cast<std::size_t>(tc >> 2)];
+    }
+
+    // The priority that must be lossless: the policy's, else where the class maps
+    int roce_priority() const { return p_.pfc_priority >= 0 ? p_.pfc_priority : mapped_priority(); }
+
+    void dscp2prio()
+    {
+        int tc = traffic_class();
+        if (trust() == "pcp" || trust() == "none") {
+            add("dscp2prio", HealthStatus::Skipped, "trust " + trust() + ": the DSCP map does not apply");
+            return;
+        }
+        if (tc < 0 || !f_.qos || !f_.qos->has_dscp2prio) {
+            add("dscp2prio", HealthStatus::Skipped,
+                tc < 0 ? std::string("no class to map") : "no dscp2prio map (no mlnx_qos text for " + f_.netdev + ")");
+            return;
+        }
+        int prio = mapped_priority();
+        std::string path = "class " + std::to_string(tc) + " -> DSCP " + std::to_string(tc >> 2) + " -> ";
+        if (prio < 0)
+            add("dscp2prio", HealthStatus::Error,
+                path + "no entry in the dscp2prio map: the NIC's default priority takes it, not the lossless one");
+        else if (p_.pfc_priority >= 0 && prio != p_.pfc_priority)
+            add("dscp2prio", HealthStatus::Error,
+                path + "priority " + std::to_string(prio) + ", the policy's lossless priority is " +
+                    std::to_string(p_.pfc_priority) + ": RoCE lands in a queue without PFC: drops under incast, NCCL "
+                    "throughput collapses");
+        else
+            add("dscp2prio", HealthStatus::Ok, path + "priority " + std::to_string(prio));
+    }
+
+    void pfc()
+    {
+        if (!f_.qos) {
+            add("pfc", HealthStatus::Skipped, "no mlnx_qos text for " + f_.netdev);
+            return;
+        }
+        int prio = roce_priority();
+        std::vector<int> on;
+        for (int i = 0; i < 8; ++i)
+            if (f_.qos->pfc[static_cast<std::size_t>(i)])
+                on.push_back(i);
+        if (prio < 0) {
+            add("pfc", HealthStatus::Skipped, "no RoCE priority known (no pfc-priority, no class mapped through dscp2prio)");
+            return;
+        }
+        bool here = f_.qos->pfc[static_cast<std::size_t>(prio)];
+        std::vector<int> others;
+        for (int i : on)
+            if (i != prio)
+                others.push_back(i);
+        std::string drops = ": the RoCE queue is lossy, packets drop under incast, every drop costs a go-back-N "
+                            "retransmit and NCCL all-reduce throughput collapses";
+        if (!here && others.empty())
+            add("pfc", HealthStatus::Error, "PFC is off on priority " + std::to_string(prio) + ", the RoCE priority" + drops);
+        else if (!here)
+            add("pfc", HealthStatus::Error,
+                "PFC is on priority " + prio_list(others) + ", not on " + std::to_string(prio) + ", the RoCE priority" + drops);
+        else if (!others.empty())
+            add("pfc", HealthStatus::Error,
+                "PFC is on priority " + prio_list(others) + " as well as on " + std::to_string(prio) +
+                    ": pause on a lossy class spreads congestion to traffic that should drop, head-of-line blocks the "
+                    "links and risks a PFC deadlock");
+        else
+            add("pfc", HealthStatus::Ok, "PFC on priority " + std::to_string(prio) + " only");
+    }
+
+    void ecn()
+    {
+        if (!p_.ecn) {
+            add("ecn", HealthStatus::Skipped, "the policy says ecn=no");
+            return;
+        }
+        int prio = roce_priority();
+        if (prio < 0) {
+            add("ecn", HealthStatus::Skipped, "no RoCE priority known");
+            return;
+        }
+        // The notification point (CNPs sent on ECN-marked arrivals) is one
+        // switch per port: any priority enabled enables it (NVIDIA's DCQCN
+        // guide); the reaction point (rate cut on a CNP) is per priority.
+        int np = -1;
+        for (int v : f_.ecn_np)
+            np = std::max(np, v);
+        int rp = f_.ecn_rp[static_cast<std::size_t>(prio)];
+        if (np < 0 && rp < 0) {
+            add("ecn", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/ecn (mlx5 under MLNX_OFED has it)");
+            return;
+        }
+        if (np == 0 || rp == 0)
+            add("ecn", HealthStatus::Error,
+                "ECN is off on priority " + std::to_string(prio) + " (roce_np " + (np == 0 ? "off" : "on") +
+                    ", roce_rp " + (rp == 0 ? "off" : "on") +
+                    "): DCQCN cannot slow the senders, PFC alone carries congestion, pause spreads back through "
+                    "the fabric and all-reduce tail latency grows");
+        else
+            add("ecn", HealthStatus::Ok, "ECN on priority " + std::to_string(prio) + " (roce_np, roce_rp)");
+    }
+
+    void mtu()
+    {
+        if (p_.mtu >= 0) {
+            if (f_.netdev_mtu < 0)
+                add("mtu", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/mtu");
+            else if (f_.netdev_mtu != p_.mtu)
+                add("mtu", HealthStatus::Error,
+                    "netdev MTU " + std::to_string(f_.netdev_mtu) + ", the policy's " + std::to_string(p_.mtu) +
+                        ": RDMA's active MTU becomes " + std::to_string(roce_active_mtu(f_.netdev_mtu)) +
+                        (f_.netdev_mtu > p_.mtu ? ", larger frames than the fabric carries are dropped"
+                                                : ", more packets per message and less bandwidth per QP"));
+            else
+                add("mtu", HealthStatus::Ok, "MTU " + std::to_string(f_.netdev_mtu));
+        }
+        if (p_.rdma_mtu >= 0) {
+            int active = roce_active_mtu(f_.netdev_mtu);
+            if (f_.netdev_mtu < 0)
+                add("rdma-mtu", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/mtu");
+            else if (active < p_.rdma_mtu)
+                add("rdma-mtu", HealthStatus::Error,
+                    "active RDMA MTU " + std::to_string(active) + " (netdev MTU " + std::to_string(f_.netdev_mtu) +
+                        " less 96 header bytes), the policy's " + std::to_string(p_.rdma_mtu) +
+                        ": NCCL and UCX send " + std::to_string(active) + "-byte packets");
+            else
+                add("rdma-mtu", HealthStatus::Ok, "active RDMA MTU " + std::to_string(active));
+        }
+    }
+
+    void gid()
+    {
+        std::vector<const GidEntry *> r = routable_gids(f_.port);
+        if (r.empty()) {
+            add("gid", HealthStatus::Error,
+                "no routable RoCE v2 GID (no IP address on " + f_.netdev +
+                    "?): NCCL and UCX fall back to a link-local or RoCE v1 entry that a routed fabric does not "
+                    "forward, and QPs time out");
+            return;
+        }
+        int nccl = nccl_gid_index(f_.port);
+        bool nccl_ok = std::any_of(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == nccl; });
+        if (!nccl_ok)
+            add("gid", HealthStatus::Warning,
+                "NCCL (>= 2.21) would take GID " + std::to_string(nccl) + ", not routable; the routable RoCE v2 GID is " +
+                    std::to_string(r[0]->index) + " (" + r[0]->gid + ")");
+        else
+            add("gid", HealthStatus::Ok, "routable RoCE v2 GID " + std::to_string(r[0]->index) + " " + r[0]->gid);
+    }
+
+    // counter deltas over the interval
+    std::uint64_t rise(const std::string &name, bool &known) const
+    {
+        auto b = f_.before.find(name), a = f_.after.find(name);
+        known = b != f_.before.end() && a != f_.after.end() && a->second >= b->second;
+        return known ? a->second - b->second : 0;
+    }
+
+    void counters(double seconds)
+    {
+        if (seconds <= 0 || f_.after.empty()) {
+            for (const char *c : {"errors", "pause-storm", "retransmits"})
+                add(c, HealthStatus::Skipped, "one read of the counters (--interval 0)");
+            return;
+        }
+        auto rises = [&](std::initializer_list<const char *> names, bool &any_known) {
+            std::vector<std::pair<std::string, std::uint64_t>> v;
+            any_known = false;
+            for (const char *n : names) {
+                bool known = false;
+                std::uint64_t d = rise(n, known);
+                any_known = any_known || known;
+                if (known && d > 0)
+                    v.emplace_back(n, d);
+            }
+            return v;
+        };
+        auto said = [&](const std::vector<std::pair<std::string, std::uint64_t>> &v) {
+            std::string s;
+            for (std::size_t i = 0; i < v.size(); ++i)
+                s += (i ? ", " : "") + v[i].first.substr(v[i].first.find('/') + 1) + " +" + std::to_string(v[i].second);
+            return s + " in " + num(seconds) + " s";
+        };
+        bool known = false;
+        auto down = rises({"counters/link_downed"}, known);
+        bool known2 = false;
+        auto errs = rises({"counters/symbol_error", "counters/port_rcv_errors"}, known2);
+        known = known || known2;
+        double worst = 0;
+        for (const auto &e : errs)
+            worst = std::max(worst, static_cast<double>(e.second) / seconds);
+        if (!known)
+            add("errors", HealthStatus::Skipped, "no error counters in sysfs");
+        else if (!down.empty())
+            add("errors", HealthStatus::Error,
+                said(down) + (errs.empty() ? "" : ", " + said(errs)) +
+                    ": the link went down and up; every QP on it broke and the job's collectives hang or fail");
+        else if (!errs.empty() && worst > p_.max_error_rate)
+            add("errors", HealthStatus::Error,
+                said(errs) + ": a bad cable or transceiver; corrupted packets are resent and the rail slows the job");
+        else if (!errs.empty())
+            add("errors", HealthStatus::Warning, said(errs) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
+        else
+            add("errors", HealthStatus::Ok, "no errors in " + num(seconds) + " s");
+
+        auto storm = rises({"ethtool/tx_pause_storm_warning_events", "ethtool/tx_pause_storm_error_events"}, known);
+        if (!known)
+            add("pause-storm", HealthStatus::Skipped, roce() ? "no ethtool -S text for " + f_.netdev : "not a RoCE port");
+        else if (!storm.empty())
+            add("pause-storm", HealthStatus::Error,
+                said(storm) + ": the NIC kept pausing the link (its receive side stalled): the fabric backs up "
+                              "behind this node and every job sharing those switches slows");
+        else
+            add("pause-storm", HealthStatus::Ok, "no pause-storm events in " + num(seconds) + " s");
+
+        auto retr = rises({"hw_counters/out_of_sequence", "hw_counters/local_ack_timeout_err"}, known);
+        if (!known)
+            add("retransmits", HealthStatus::Skipped, "no hw_counters in sysfs");
+        else if (!retr.empty())
+            add("retransmits", HealthStatus::Warning,
+                said(retr) + ": packets are lost on a fabric meant to be lossless (go-back-N retransmits)");
+        else
+            add("retransmits", HealthStatus::Ok, "no out-of-sequence packets or ACK timeouts in " + num(seconds) + " s");
+    }
+
+private:
+    const PortFacts &f_;
+    const HealthPolicy &p_;
+    std::vector<HealthFinding> &out_;
+};
+
+// The ports slower than the policy or than the node's other ports of the same
+// link layer: one "rate" finding each.
+void rates(const std::vector<PortFacts> &ports, const HealthPolicy &p, std::vector<HealthFinding> &out)
+{
+    for (const PortFacts &f : ports) {
+        PortChecks c(f, p, out);
+        double g = port_rate_gbps(f.port.rate);
+        if (g <= 0) {
+            c.add("rate", HealthStatus::Skipped, "rate \"" + f.port.rate + "\" not read");
+            continue;
+        }
+        const PortFacts *fastest = nullptr;
+        for (const PortFacts &o : ports)
+            if (o.port.link_layer == f.port.link_layer && o.port.active() &&
+                (!fastest || port_rate_gbps(o.port.rate) > port_rate_gbps(fastest->port.rate)))
+                fastest = &o;
+        std::string slow = ": NCCL's rings and trees run at the pace of the slowest rail, so the job's all-reduce "
+                           "bandwidth falls with it (a bad cable, a dirty connector or a port that trained down)";
+        if (p.rate > 0 && g < p.rate && f.port.active())
+            c.add("rate", HealthStatus::Error, f.port.rate + ", the policy's least rate is " + num(p.rate) + " Gb/sec" + slow);
+        else if (fastest && port_rate_gbps(fastest->port.rate) > g && f.port.active())
+            c.add("rate", HealthStatus::Error,
+                  f.port.rate + " where " + fastest->port.hca + " port " + std::to_string(fastest->port.port) + " runs " +
+                      fastest->port.rate + slow);
+        else
+            c.add("rate", HealthStatus::Ok, f.port.rate);
+    }
+}
+
+std::string label(const std::string &v)
+{
+    std::string s;
+    for (char c : v) {
+        if (c == '\\' || c == '"')
+            s += '\\';
+        if (c == '\n') {
+            s += "\\n";
+            continue;
+        }
+        s += c;
+    }
+    return s;
+}
+
+std::string labels(const std::string &hca, int port, const std::string &netdev)
+{
+    return "hca=\"" + label(hca) + "\",port=\"" + std::to_string(port) + "\",netdev=\"" + label(netdev) + "\"";
+}
+
+std::string metric_name(const std::string &check)
+{
+    std::string s = "atoll_health_" + check + "_ok";
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
+}  // namespace
+
+const std::vector<std::string> &health_policy_keys()
+{
+    static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "mtu", "rdma-mtu", "rate", "ecn",
+                                               "max-error-rate", "hca"};
+    return k;
+}
+
+void set_health_policy(HealthPolicy &p, const std::string &key, const std::string &v)
+{
+    if (key == "roce-tc") {
+        p.roce_tc = static_cast<int>(number(key, v, 0, 255));
+    } else if (key == "pfc-priority") {
+        p.pfc_priority = static_cast<int>(number(key, v, 0, 7));
+    } else if (key == "trust") {
+        if (v != "dscp" && v != "pcp")
+            throw std::invalid_argument(key + "=" + v + ": expected dscp or pcp");
+        p.trust = v;
+    } else if (key == "mtu") {
+        p.mtu = static_cast<int>(number(key, v, 68, 65535));
+    } else if (key == "rdma-mtu") {
+        p.rdma_mtu = static_cast<int>(number(key, v, 256, 4096));
+        if (p.rdma_mtu != 256 && p.rdma_mtu != 512 && p.rdma_mtu != 1024 && p.rdma_mtu != 2048 && p.rdma_mtu != 4096)
+            throw std::invalid_argument(key + "=" + v + ": expected 256, 512, 1024, 2048 or 4096");
+    } else if (key == "rate") {
+        p.rate = decimal(key, v, 10000);
+    } else if (key == "ecn") {
+        if (v != "yes" && v != "no")
+            throw std::invalid_argument(key + "=" + v + ": expected yes or no");
+        p.ecn = v == "yes";
+    } else if (key == "max-error-rate") {
+        p.max_error_rate = decimal(key, v, 1e9);
+    } else if (key == "hca") {
+        p.hca = v;
+    } else {
+        std::string known;
+        for (const std::string &k : health_policy_keys())
+            known += (known.empty() ? "" : ", ") + k;
+        throw std::invalid_argument("unknown key \"" + key + "\", expected one of " + known);
+    }
+}
+
+HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base)
+{
+    std::string raw;
+    for (std::size_t lineno = 1; std::getline(in, raw); ++lineno) {
+        std::string line = raw.substr(0, raw.find('#'));
+        std::size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+        if (b == std::string::npos)
+            continue;
+        line = line.substr(b, e - b + 1);
+        std::size_t eq = line.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError(source, lineno, shown(line) + ", expected KEY=VALUE");
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        auto strip = [](std::string s) {
+            std::size_t x = s.find_first_not_of(" \t"), y = s.find_last_not_of(" \t");
+            return x == std::string::npos ? std::string() : s.substr(x, y - x + 1);
+        };
+        try {
+            set_health_policy(base, strip(key), strip(value));
+        } catch (const std::invalid_argument &err) {
+            throw InputError(source, lineno, err.what());
+        }
+    }
+    return base;
+}
+
+void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
+{
+    if (f.netdev.empty() || f.netdev.find('/') != std::string::npos || f.netdev == "." || f.netdev == "..")
+        return;
+    std::string net = sysfs_root + "/class/net/" + f.netdev;
+    std::uint64_t mtu = 0;
+    if (read_u64(net + "/mtu", mtu) && mtu <= 65535)
+        f.netdev_mtu = static_cast<int>(mtu);
+    f.trust_sysfs = first_line(net + "/qos/trust");
+    for (int i = 0; i < 8; ++i) {
+        std::uint64_t v = 0;
+        if (read_u64(net + "/ecn/roce_np/enable/" + std::to_string(i), v))
+            f.ecn_np[static_cast<std::size_t>(i)] = v != 0;
+        if (read_u64(net + "/ecn/roce_rp/enable/" + std::to_string(i), v))
+            f.ecn_rp[static_cast<std::size_t>(i)] = v != 0;
+    }
+}
+
+std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p)
+{
+    static const char *const names[] = {
+        "counters/symbol_error",          "counters/link_downed",          "counters/port_rcv_errors",
+        "counters/link_error_recovery",   "counters/port_xmit_discards",   "hw_counters/out_of_sequence",
+        "hw_counters/local_ack_timeout_err", "hw_counters/packet_seq_err", "hw_counters/np_cnp_sent",
+        "hw_counters/rp_cnp_handled",     "hw_counters/np_ecn_marked_roce_packets"};
+    std::map<std::string, std::uint64_t> out;
+    if (p.hca.find('/') != std::string::npos || p.hca == "." || p.hca == "..")
+        return out;
+    std::string dir = sysfs_root + "/class/infiniband/" + p.hca + "/ports/" + std::to_string(p.port) + "/";
+    for (const char *n : names) {
+        std::uint64_t v = 0;
+        if (read_u64(dir + n, v))
+            out[n] = v;
+    }
+    return out;
+}
+
+void add_ethtool_counters(std::map<std::string, std::uint64_t> &into, const EthtoolStats &s)
+{
+    for (const auto &kv : s.counters) {
+        const std::string &n = kv.first;
+        bool prio = (n.rfind("rx_prio", 0) == 0 || n.rfind("tx_prio", 0) == 0) && n.size() == 14 &&
+                    n.compare(8, 6, "_pause") == 0;
+        if (prio || n == "rx_pause_ctrl_phy" || n == "tx_pause_ctrl_phy" || n == "tx_pause_storm_warning_events" ||
+            n == "tx_pause_storm_error_events" || n == "rx_discards_phy" || n == "tx_discards_phy")
+            into["ethtool/" + n] = kv.second;
+    }
+}
+
+int roce_active_mtu(int netdev_mtu)
+{
+    int m = netdev_mtu - (40 + 8 + 12 + 4 + 28 + 4);  // GRH, UDP, BTH, XRC ext, AtomicETH ext, ICRC
+    for (int ib : {4096, 2048, 1024, 512, 256})
+        if (m >= ib)
+            return ib;
+    return 0;
+}
+
+double port_rate_gbps(const std::string &rate)
+{
+    char *end = nullptr;
+    double g = std::strtod(rate.c_str(), &end);
+    if (end == rate.c_str() || std::string(end).rfind(" Gb/sec", 0) != 0 || !(g > 0) || g > 1e5)
+        return 0;
+    return g;
+}
+
+const char *to_string(HealthStatus s)
+{
+    switch (s) {
+    case HealthStatus::Ok: return "OK";
+    case HealthStatus::Warning: return "WARNING";
+    case HealthStatus::Error: return "ERROR";
+    case HealthStatus::Skipped: return "SKIPPED";
+    }
+    return "?";
+}
+
+std::string HealthFinding::subject() const
+{
+    return hca + " port " + std::to_string(port) + (netdev.empty() ? "" : " (" + netdev + ")");
+}
+
+const std::vector<std::pair<std::string, std::string>> &health_checks()
+{
+    static const std::vector<std::pair<std::string, std::string>> c = {
+        {"link", "the port is ACTIVE"},
+        {"rate", "the port's rate is the policy's least rate or more and no lower than the node's fastest port of its link layer"},
+        {"class", "the port's tc file carries the policy's RoCE traffic class"},
+        {"trust", "the netdev's priority trust state (dscp or pcp) is the policy's"},
+        {"dscp2prio", "the RoCE class's DSCP maps to the policy's lossless priority"},
+        {"pfc", "PFC is on the RoCE priority and on no other"},
+        {"ecn", "ECN (roce_np, roce_rp) is on for the RoCE priority"},
+        {"mtu", "the netdev's MTU is the policy's"},
+        {"rdma-mtu", "the active RDMA MTU derived from the netdev MTU is the policy's least or more"},
+        {"gid", "a routable RoCE v2 GID exists and NCCL would take one"},
+        {"errors", "symbol errors, receive errors and link-downed events did not rise between the reads"},
+        {"pause-storm", "the NIC's pause-storm events did not rise between the reads"},
+        {"retransmits", "out-of-sequence packets and local ACK timeouts did not rise between the reads"},
+    };
+    return c;
+}
+
+std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds)
+{
+    std::vector<HealthFinding> out;
+    for (const PortFacts &f : ports) {
+        PortChecks c(f, policy, out);
+        c.link();
+        if (c.roce()) {
+            c.klass();
+            c.trust_check();
+            c.dscp2prio();
+            c.pfc();
+            c.ecn();
+            c.mtu();
+            c.gid();
+        }
+        c.counters(seconds);
+    }
+    rates(ports, policy, out);
+    return out;
+}
+
+void write_health_report(std::ostream &o, const std::vector<HealthFinding> &f, std::size_t ports, bool verbose)
+{
+    std::size_t n[4] = {0, 0, 0, 0};
+    for (const HealthFinding &h : f)
+        ++n[static_cast<int>(h.status)];
+    for (HealthStatus s : {HealthStatus::Error, HealthStatus::Warning, HealthStatus::Ok, HealthStatus::Skipped})
+        for (const HealthFinding &h : f)
+            if (h.status == s && (verbose || s == HealthStatus::Error || s == HealthStatus::Warning))
+                o << to_string(s) << ": " << h.check << ": " << h.subject() << ": " << h.message << "\n";
+    o << "health: " << (n[2] ? "FAILED" : "OK") << ", " << n[2] << " errors, " << n[1] << " warnings, " << n[0]
+      << " checks passed, " << n[3] << " skipped on " << ports << " ports\n";
+}
+
+void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, const std::vector<PortFacts> &ports,
+                          double seconds)
+{
+    for (const auto &c : health_checks()) {
+        bool any = false;
+        for (const HealthFinding &h : f)
+            if (h.check == c.first && h.status != HealthStatus::Skipped) {
+                if (!any)
+                    o << "# HELP " << metric_name(c.first) << " 1 when " << c.second << " (warnings pass), 0 when not\n"
+                      << "# TYPE " << metric_name(c.first) << " gauge\n";
+                any = true;
+                o << metric_name(c.first) << "{" << labels(h.hca, h.port, h.netdev) << "} "
+                  << (h.status == HealthStatus::Error ? 0 : 1) << "\n";
+            }
+    }
+    bool any = false;
+    for (const PortFacts &p : ports)
+        for (const auto &kv : p.after) {
+            auto b = p.before.find(kv.first);
+            if (seconds <= 0 || b == p.before.end() || kv.second < b->second)
+                continue;
+            if (!any)
+                o << "# HELP atoll_health_counter_rate A port counter's rise per second between the two reads\n"
+                  << "# TYPE atoll_health_counter_rate gauge\n";
+            any = true;
+            o << "atoll_health_counter_rate{" << labels(p.port.hca, p.port.port, p.netdev) << ",counter=\""
+              << label(kv.first) << "\"} " << num(static_cast<double>(kv.second - b->second) / seconds) << "\n";
+        }
+    std::size_t errors = 0, warnings = 0;
+    for (const HealthFinding &h : f) {
+        errors += h.status == HealthStatus::Error;
+        warnings += h.status == HealthStatus::Warning;
+    }
+    o << "# HELP atoll_health_errors Checks that failed on this node\n# TYPE atoll_health_errors gauge\n"
+      << "atoll_health_errors " << errors << "\n"
+      << "# HELP atoll_health_warnings Checks that warned on this node\n# TYPE atoll_health_warnings gauge\n"
+      << "atoll_health_warnings " << warnings << "\n"
+      << "# HELP atoll_health_interval_seconds Seconds between the two counter reads\n"
+      << "# TYPE atoll_health_interval_seconds gauge\n"
+      << "atoll_health_interval_seconds " << num(seconds) << "\n";
+}
+
+}  // namespace atl

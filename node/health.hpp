@@ -1,0 +1,119 @@
+// `atoll-topo health`: a node's RoCE and InfiniBand ports against the site's
+// lossless-fabric policy. The facts of each port (sysfs, the saved text of
+// `mlnx_qos -i IF` and `ethtool -S IF`, two reads of the counters) are a plain
+// value; the checks are free functions over it, one finding per check and
+// port, so that the text report, the exit status and the node_exporter
+// textfile all come from the same list.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node/ethtool.hpp"
+#include "node/qos.hpp"
+#include "node/sysfs.hpp"
+
+namespace atl {
+
+// The site's policy: "KEY=VALUE" lines in a file, or --KEY VALUE flags (the
+// same words). Unset numbers are -1: that check then takes the node's own
+// value (the tc file's class, the priority the class maps to) or is skipped.
+struct HealthPolicy {
+    int roce_tc = -1;             // roce-tc: the traffic class byte NCCL_IB_TC carries (106)
+    int pfc_priority = -1;        // pfc-priority: the lossless priority (3)
+    std::string trust = "dscp";   // trust: dscp or pcp
+    int mtu = -1;                 // mtu: the RoCE netdev's MTU (9000)
+    int rdma_mtu = -1;            // rdma-mtu: the least active RDMA MTU (4096)
+    double rate = 0;              // rate: the least port rate in Gb/s (400)
+    bool ecn = true;              // ecn: yes or no
+    double max_error_rate = 0;    // max-error-rate: symbol/receive errors per second still only a warning
+    std::string hca;              // hca: the adapters to check ('mlx5_*,!mlx5_8'); empty is all
+
+    bool operator==(const HealthPolicy &o) const
+    {
+        return roce_tc == o.roce_tc && pfc_priority == o.pfc_priority && trust == o.trust && mtu == o.mtu &&
+               rdma_mtu == o.rdma_mtu && rate == o.rate && ecn == o.ecn && max_error_rate == o.max_error_rate &&
+               hca == o.hca;
+    }
+};
+
+// The policy's words, in the order the man page lists them.
+const std::vector<std::string> &health_policy_keys();
+// One KEY=VALUE; std::invalid_argument "what was found, what was expected".
+void set_health_policy(HealthPolicy &p, const std::string &key, const std::string &value);
+// A policy file over `base`: "KEY=VALUE" lines, '#' comments, blank lines;
+// InputError "FILE:LINE: ..." on an unknown key or a bad value.
+HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base = HealthPolicy());
+
+// What is known of one port.
+struct PortFacts {
+    NodePort port;
+    std::string netdev;                  // the RoCE netdev the QoS is read on ("" for InfiniBand)
+    int netdev_mtu = -1;                 // /sys/class/net/IF/mtu
+    std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
+    std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
+    std::array<int, 8> ecn_np{};         // /sys/class/net/IF/ecn/roce_np/enable/N, -1 unknown
+    std::array<int, 8> ecn_rp{};         // .../roce_rp/enable/N
+    // two reads of the counters: "counters/symbol_error", "hw_counters/out_of_sequence",
+    // "ethtool/rx_prio3_pause"; empty `after` when there was one read
+    std::map<std::string, std::uint64_t> before, after;
+
+    PortFacts()
+    {
+        ecn_np.fill(-1);
+        ecn_rp.fill(-1);
+    }
+};
+
+// What sysfs says of the port's netdev (MTU, trust, ECN); the counters are
+// read with read_port_counters().
+void read_netdev_facts(const std::string &sysfs_root, PortFacts &f);
+// The counters of ports/N/counters and ports/N/hw_counters that the checks
+// and the metrics use, as "counters/NAME" and "hw_counters/NAME".
+std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p);
+// The ethtool counters the checks and metrics use, as "ethtool/NAME": the
+// per-priority pause frames, the global pause frames and the pause-storm events.
+void add_ethtool_counters(std::map<std::string, std::uint64_t> &into, const EthtoolStats &s);
+
+// The active RDMA MTU of a RoCE port whose netdev has MTU `mtu`: the IB MTU
+// the kernel derives (include/rdma/ib_addr.h, iboe_get_mtu(): 96 header bytes
+// off, then the largest of 4096, 2048, 1024, 512, 256 that fits); 0 below 352.
+int roce_active_mtu(int netdev_mtu);
+// "400 Gb/sec (4X NDR)" -> 400; 0 when it cannot be read
+double port_rate_gbps(const std::string &rate);
+
+enum class HealthStatus : std::uint8_t { Ok, Warning, Error, Skipped };
+const char *to_string(HealthStatus s);   // OK, WARNING, ERROR, SKIPPED
+
+struct HealthFinding {
+    std::string check;          // link, rate, class, trust, dscp2prio, pfc, ecn, mtu, rdma-mtu, gid, errors, pause-storm, retransmits
+    HealthStatus status = HealthStatus::Ok;
+    std::string hca;
+    int port = 0;
+    std::string netdev;
+    std::string message;
+
+    std::string subject() const;  // "mlx5_0 port 1 (eth4)"
+};
+
+// The checks and what each looks at, for the man page and the metrics' HELP.
+const std::vector<std::pair<std::string, std::string>> &health_checks();
+
+// Every check on every port: one finding per check and port (Ok when it
+// passed), `seconds` apart the two counter reads (0: one read, no rates).
+std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds);
+
+// The report: one line per ERROR, then per WARNING ("ERROR: CHECK: SUBJECT:
+// MESSAGE"; with `verbose` also OK and SKIPPED), then one summary line.
+void write_health_report(std::ostream &o, const std::vector<HealthFinding> &f, std::size_t ports, bool verbose);
+// A node_exporter textfile: one gauge per check (atoll_health_CHECK_ok, 1
+// passed or warned, 0 failed, per port), the counter rates, the totals.
+void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, const std::vector<PortFacts> &ports,
+                          double seconds);
+
+}  // namespace atl

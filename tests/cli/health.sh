@@ -1,0 +1,155 @@
+#!/bin/sh
+# atoll-topo health on a RoCE node: the correct node passes, and each
+# misconfiguration injected into it is found, named and fails the run (exit
+# 4). The node's sysfs tree is built here (synthetic, shaped as mlx5 lays it
+# out) around the real GID table of NVIDIA/nccl#1131; the QoS is the real
+# `mlnx_qos -i eth4` of att/netarbiter, the counters ethq's real ConnectX-4
+# `ethtool -S` with priority-3 PFC counters added (tests/data/PROVENANCE.md).
+# Expected findings follow the sources: DSCP = class >> 2 (106 -> 26), the
+# dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
+# header bytes -> 1024), mlx5's counter names (en_stats.c).
+. "$(dirname "$0")/../lib.sh"
+plan 16
+work=$(tmpdir)
+H="$DATA/health"
+# node: mlx5_0 (ens3np0), mlx5_1 (ens2np0), RoCE, 400 Gb/sec, class 106, MTU
+# 9000, ECN on priority 3 (np and rp), quiet error counters
+node() {  # ROOT
+    sysfs_from_show_gids "$DATA/roce/nccl1131.show_gids" "$1"
+    for d in mlx5_0:ens3np0 mlx5_1:ens2np0; do
+        hca=${d%%:*} nd=${d#*:}
+        p="$1/class/infiniband/$hca/ports/1"
+        echo "400 Gb/sec (4X NDR)" >"$p/rate"
+        mkdir -p "$1/class/infiniband/$hca/tc/1" "$p/counters" "$p/hw_counters"
+        echo "Global tclass=106" >"$1/class/infiniband/$hca/tc/1/traffic_class"
+        for c in symbol_error link_downed port_rcv_errors; do echo 0 >"$p/counters/$c"; done
+        for c in out_of_sequence local_ack_timeout_err; do echo 0 >"$p/hw_counters/$c"; done
+        echo 1200 >"$p/hw_counters/np_cnp_sent"; echo 1180 >"$p/hw_counters/rp_cnp_handled"
+        n="$1/class/net/$nd"
+        mkdir -p "$n/ecn/roce_np/enable" "$n/ecn/roce_rp/enable"
+        echo 9000 >"$n/mtu"
+        for i in 0 1 2 3 4 5 6 7; do
+            v=0; [ $i = 3 ] && v=1
+            echo $v >"$n/ecn/roce_np/enable/$i"; echo $v >"$n/ecn/roce_rp/enable/$i"
+        done
+    done
+}
+node "$work/good"
+cp -r "$work/good" "$work/good2"
+echo 1290 >"$work/good2/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"
+policy="$work/site.policy"
+cat >"$policy" <<'EOF'
+# the lossless class of the common RoCE config: 106 = DSCP 26, priority 3
+roce-tc=106
+pfc-priority=3
+trust=dscp
+mtu=9000
+rdma-mtu=4096
+rate=400
+EOF
+qos() { echo "--mlnx-qos ens3np0=$H/$1 --mlnx-qos ens2np0=$H/netarbiter-eth4.mlnx_qos"; }
+health() {  # ROOT THEN QOS-FILE ARGS...: stdout and stderr in $work/out, exit status in $rc
+    r=$1 t=$2 q=$3
+    shift 3
+    # shellcheck disable=SC2046
+    "$TOPO" health --policy "$policy" --sysfs-root "$r" --then-sysfs-root "$t" $(qos "$q") \
+        --ethtool ens3np0="$H/pfc3-before.ethtool" --ethtool ens3np0="$H/pfc3-after.ethtool" "$@" >"$work/out" 2>&1
+    rc=$?
+}
+finds() {  # NAME PATTERN: exit 4 and a line matching PATTERN
+    if [ $rc -eq 4 ] && grep -q "$2" "$work/out"; then ok "$1"; else not_ok "$1"; diag "exit $rc" "$(cat "$work/out")"; fi
+}
+
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --prometheus "$work/metrics.prom"
+if [ $rc -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, 25 checks passed, 1 skipped on 2 ports$" "$work/out"; then
+    ok "the correct node passes (exit 0): 13 checks on each of 2 ports, pause-storm skipped where no ethtool text was given"
+else
+    not_ok "the correct node passes (exit 0)"; diag "exit $rc" "$(cat "$work/out")"
+fi
+if grep -q '^# TYPE atoll_health_pfc_ok gauge$' "$work/metrics.prom" &&
+    grep -q '^atoll_health_pfc_ok{hca="mlx5_0",port="1",netdev="ens3np0"} 1$' "$work/metrics.prom" &&
+    grep -q '^atoll_health_counter_rate{hca="mlx5_0",port="1",netdev="ens3np0",counter="ethtool/tx_prio3_pause"} 84$' "$work/metrics.prom" &&
+    grep -q '^atoll_health_counter_rate{hca="mlx5_0",port="1",netdev="ens3np0",counter="hw_counters/np_cnp_sent"} 90$' "$work/metrics.prom" &&
+    grep -q '^atoll_health_errors 0$' "$work/metrics.prom" && [ ! -e "$work/metrics.prom.tmp" ] &&
+    [ -z "$(ls "$work" | grep -v -e '^good' -e '^site.policy$' -e '^metrics.prom$' -e '^out$')" ]; then
+    ok "--prometheus: a gauge per check with HELP/TYPE, counter rates (tx_prio3_pause 1290502 - 1290418 = 84/s, CNPs 90/s), no temporary left"
+else
+    not_ok "--prometheus: a gauge per check with HELP/TYPE, counter rates, no temporary left"; diag "$(cat "$work/metrics.prom")" "$(ls "$work")"
+fi
+
+health "$work/good" "$work/good" pfc-prio4.mlnx_qos
+finds "PFC on the wrong priority: found on ens3np0, named" \
+    "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is on priority 4, not on 3, the RoCE priority: the RoCE queue is lossy"
+
+health "$work/good" "$work/good" trust-pcp.mlnx_qos
+finds "trust pcp: found, DSCP-marked RoCE lands in priority 0" \
+    "^ERROR: trust: mlx5_0 port 1 (ens3np0): trust pcp, the policy says dscp: .*class 106.*lands in priority 0, the lossy queue"
+
+cp -r "$work/good" "$work/noecn"
+echo 0 >"$work/noecn/class/net/ens2np0/ecn/roce_rp/enable/3"
+health "$work/noecn" "$work/noecn" netarbiter-eth4.mlnx_qos
+finds "ECN off on the RoCE priority (roce_rp/enable/3 = 0): found on ens2np0" \
+    "^ERROR: ecn: mlx5_1 port 1 (ens2np0): ECN is off on priority 3 (roce_np on, roce_rp off)"
+
+cp -r "$work/good" "$work/mtu1500"
+echo 1500 >"$work/mtu1500/class/net/ens3np0/mtu"
+health "$work/mtu1500" "$work/mtu1500" netarbiter-eth4.mlnx_qos
+finds "MTU 1500: found, with the active RDMA MTU the kernel derives (1500 - 96 -> 1024)" \
+    "^ERROR: mtu: mlx5_0 port 1 (ens3np0): netdev MTU 1500, the policy's 9000: RDMA's active MTU becomes 1024"
+check "MTU 1500: the rdma-mtu check fails too (1024 < 4096)" \
+    grep -q "^ERROR: rdma-mtu: mlx5_0 port 1 (ens3np0): active RDMA MTU 1024 (netdev MTU 1500 less 96 header bytes), the policy's 4096" "$work/out"
+
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --then-sysfs-root "$work/good" $(qos netarbiter-eth4.mlnx_qos) \
+    --ethtool ens3np0="$H/pfc3-before.ethtool" --ethtool ens3np0="$H/pfc3-storm.ethtool" --interval 2 >"$work/out" 2>&1
+rc=$?
+finds "a pause storm (tx_pause_storm_* rising between the two ethtool -S reads): found" \
+    "^ERROR: pause-storm: mlx5_0 port 1 (ens3np0): tx_pause_storm_warning_events +3, tx_pause_storm_error_events +1 in 2 s"
+
+cp -r "$work/good" "$work/slow"
+echo "200 Gb/sec (4X HDR)" >"$work/slow/class/infiniband/mlx5_1/ports/1/rate"
+health "$work/slow" "$work/slow" netarbiter-eth4.mlnx_qos --rate 0
+finds "a downgraded link (200 Gb/s where the node's other port runs 400): found against the peer, without a policy rate" \
+    "^ERROR: rate: mlx5_1 port 1 (ens2np0): 200 Gb/sec (4X HDR) where mlx5_0 port 1 runs 400 Gb/sec (4X NDR)"
+health "$work/slow" "$work/slow" netarbiter-eth4.mlnx_qos
+finds "a downgraded link against the policy's rate=400" \
+    "^ERROR: rate: mlx5_1 port 1 (ens2np0): 200 Gb/sec (4X HDR), the policy's least rate is 400 Gb/sec"
+
+cp -r "$work/good" "$work/tc96"
+echo "Global tclass=96" >"$work/tc96/class/infiniband/mlx5_0/tc/1/traffic_class"
+health "$work/tc96" "$work/tc96" netarbiter-eth4.mlnx_qos
+finds "the port's tc file disagrees with the policy's class (96, not 106): found" \
+    "^ERROR: class: mlx5_0 port 1 (ens3np0): the port's tc file says class 96, the policy 106"
+
+cp -r "$work/good" "$work/flap"
+echo 2 >"$work/flap/class/infiniband/mlx5_1/ports/1/counters/link_downed"
+health "$work/good" "$work/flap" netarbiter-eth4.mlnx_qos
+finds "link_downed rising between the two reads: found" \
+    "^ERROR: errors: mlx5_1 port 1 (ens2np0): link_downed +2 in 1 s: the link went down and up"
+
+# the first line is the drain reason a site's wrapper passes on
+health "$work/mtu1500" "$work/mtu1500" pfc-prio4.mlnx_qos
+if [ $rc -eq 4 ] && head -1 "$work/out" | grep -q "^ERROR: " && tail -1 "$work/out" | grep -q "^health: FAILED, 3 errors, "; then
+    ok "several findings: errors first (the first line is a drain reason), a summary last"
+else
+    not_ok "several findings: errors first, a summary last"; diag "$(cat "$work/out")"
+fi
+
+printf 'DCBX mode: OS controlled\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0\n' >"$work/bad.qos"
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --mlnx-qos ens3np0="$work/bad.qos" --interval 0 >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^atoll-topo: $work/bad.qos:4: PFC enabled row with 7 values, expected 8" "$work/out"; then
+    ok "a malformed mlnx_qos text: exit 1, FILE:LINE: what was found, what was expected"
+else
+    not_ok "a malformed mlnx_qos text: exit 1, FILE:LINE"; diag "exit $rc" "$(cat "$work/out")"
+fi
+"$TOPO" health --pfc-priority 9 --sysfs-root "$work/good" >"$work/out" 2>&1
+rc=$?
+check "a bad policy flag is a usage error (exit 2)" [ $rc -eq 2 ]
+printf 'roce-tc=106\npfc-prio=3\n' >"$work/typo.policy"
+"$TOPO" health --policy "$work/typo.policy" --sysfs-root "$work/good" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "typo.policy:2: unknown key \"pfc-prio\", expected one of roce-tc, pfc-priority" "$work/out"; then
+    ok "an unknown key in the policy file: exit 1, FILE:LINE names it"
+else
+    not_ok "an unknown key in the policy file: exit 1, FILE:LINE names it"; diag "exit $rc" "$(cat "$work/out")"
+fi

@@ -1,0 +1,212 @@
+#include "tools/topo_health.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <optional>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <poll.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "node/health.hpp"
+#include "tools/args.hpp"
+#include "topology/io.hpp"
+#include "topology/topology.hpp"
+
+namespace atl {
+namespace {
+
+// IF=FILE options: netdev -> files, in the order given
+std::map<std::string, std::vector<std::string>> per_netdev(const Args &a, const std::string &opt)
+{
+    std::map<std::string, std::vector<std::string>> m;
+    for (const std::string &v : a.all(opt)) {
+        std::size_t eq = v.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+            throw Usage("--" + opt + " " + v + ": expected IF=FILE");
+        m[v.substr(0, eq)].push_back(v.substr(eq + 1));
+    }
+    return m;
+}
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path + ": cannot open");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The standard output of argv (no shell), at most 10 s; nullopt when it
+// cannot be run or fails.
+std::optional<std::string> run_capture(const std::vector<std::string> &argv)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return std::nullopt;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return std::nullopt;
+    }
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int devnull = ::open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 2);
+        }
+        close(fds[0]);
+        std::vector<char *> args;
+        for (const std::string &s : argv)
+            args.push_back(const_cast<char *>(s.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string out;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    char buf[4096];
+    for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        struct pollfd p = {fds[0], POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n <= 0)
+            break;
+        out.append(buf, static_cast<std::size_t>(n));
+        if (out.size() > (1u << 22))
+            break;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return std::nullopt;
+    return out;
+}
+
+}  // namespace
+
+int cmd_health(int argc, char **argv)
+{
+    std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus"};
+    for (const std::string &k : health_policy_keys())
+        vals.push_back(k);
+    Args a = parse_args(argc, argv, 2, vals, {"verbose"});
+    if (!a.operands.empty())
+        throw Usage("health takes no operands");
+    HealthPolicy policy;
+    if (a.flag("policy")) {
+        std::string p = a.get("policy");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open the policy");
+        policy = parse_health_policy(in, p);
+    }
+    for (const std::string &k : health_policy_keys())
+        if (a.flag(k)) {
+            try {
+                set_health_policy(policy, k, a.get(k));
+            } catch (const std::invalid_argument &e) {
+                throw Usage(std::string("--") + e.what());
+            }
+        }
+    double interval = a.get_double("interval", 1, 0, 600);
+    std::string root = a.get("sysfs-root", "/sys");
+    // the programs are run only on the node's own /sys, never for a test tree
+    bool live = !a.flag("sysfs-root") || root == "/sys";
+    auto qos_files = per_netdev(a, "mlnx-qos"), eth_files = per_netdev(a, "ethtool");
+    for (const auto &kv : eth_files)
+        if (kv.second.size() > 2)
+            throw Usage("--ethtool " + kv.first + "=...: give it once (one read) or twice (before and after)");
+
+    std::vector<PortFacts> ports;
+    for (const NodePort &p : node_ports(root)) {
+        if (!hca_selected(policy.hca, p.hca))
+            continue;
+        PortFacts f;
+        f.port = p;
+        if (p.link_layer == "Ethernet" && !p.netdevs.empty())
+            f.netdev = p.netdevs[0];
+        read_netdev_facts(root, f);
+        ports.push_back(f);
+    }
+    if (ports.empty())
+        throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca));
+
+    // a program's text for a netdev: the n-th saved file given for it, else
+    // (on the node itself) the program's output; source names it in errors
+    auto text_of = [&](const std::map<std::string, std::vector<std::string>> &files, const std::string &netdev,
+                       std::size_t n, const std::vector<std::string> &cmd, std::string &source) -> std::optional<std::string> {
+        auto it = files.find(netdev);
+        if (it != files.end()) {
+            if (n >= it->second.size())
+                return std::nullopt;
+            source = it->second[n];
+            return slurp(source);
+        }
+        source = cmd[0] + " " + cmd[1] + " " + netdev;
+        return live ? run_capture(cmd) : std::nullopt;
+    };
+    for (PortFacts &f : ports) {
+        std::string source;
+        std::optional<std::string> text;
+        if (!f.netdev.empty() && (text = text_of(qos_files, f.netdev, qos_files.count(f.netdev) ? qos_files[f.netdev].size() - 1 : 0,
+                                                 {"mlnx_qos", "-i", f.netdev}, source))) {
+            std::istringstream in(*text);
+            f.qos = parse_mlnx_qos(in, source);
+        }
+    }
+    // ethtool -S, read `n`-th (0 before, 1 after)
+    auto ethtool = [&](const PortFacts &f, std::size_t n, std::map<std::string, std::uint64_t> &into) {
+        std::string source;
+        std::optional<std::string> text;
+        if (!f.netdev.empty() && (text = text_of(eth_files, f.netdev, n, {"ethtool", "-S", f.netdev}, source))) {
+            std::istringstream in(*text);
+            add_ethtool_counters(into, parse_ethtool_stats(in, source));
+        }
+    };
+    for (PortFacts &f : ports) {
+        f.before = read_port_counters(root, f.port);
+        ethtool(f, 0, f.before);
+    }
+    if (interval > 0) {
+        std::string then = a.get("then-sysfs-root", root);
+        if (!a.flag("then-sysfs-root"))
+            std::this_thread::sleep_for(std::chrono::duration<double>(interval));
+        for (PortFacts &f : ports) {
+            f.after = read_port_counters(then, f.port);
+            ethtool(f, 1, f.after);
+        }
+    } else if (a.flag("then-sysfs-root")) {
+        throw Usage("--then-sysfs-root needs an --interval above 0 (the seconds between the two reads)");
+    }
+
+    std::vector<HealthFinding> findings = check_health(ports, policy, interval);
+    write_health_report(std::cout, findings, ports.size(), a.flag("verbose"));
+    if (a.flag("prometheus"))
+        write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, findings, ports, interval); });
+    for (const HealthFinding &h : findings)
+        if (h.status == HealthStatus::Error)
+            return 4;
+    return 0;
+}
+
+}  // namespace atl
