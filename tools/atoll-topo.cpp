@@ -64,7 +64,8 @@ const char *usage_text =
     "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
     "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'),\n"
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
-    "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'), -h, --version\n"
+    "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
+    "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed\n";
 
@@ -74,11 +75,12 @@ Fabric load_inputs(const Args &a, bool allow_live)
     std::vector<Fabric> parts;
     InputFormat fmt = input_format(a);
     CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
-    NicRoles roles{a.get("frontend"), a.get("compute")};
+    NicRoles roles{a.get("frontend"), a.get("compute"), a.get("switches")};
     for (const auto &p : a.operands)
         parts.push_back(load_fabric(p, fmt, cols, roles));
-    if (roles.given() && std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
-        throw Usage(std::string(a.flag("frontend") ? "--frontend" : "--compute") +
+    if ((roles.given() || a.flag("switches")) &&
+        std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
+        throw Usage(std::string(a.flag("frontend") ? "--frontend" : a.flag("compute") ? "--compute" : "--switches") +
                     ": only for LLDP tables (lldpcli output), where a host's front-end NIC shows beside its rails");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
@@ -116,7 +118,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
 }
 
 const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
-                                                "frontend", "compute"};
+                                                "frontend", "compute", "switches"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {

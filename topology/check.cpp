@@ -327,6 +327,10 @@ std::vector<Finding> check(const Topology &t)
             "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
             "(atoll-topo node --json)");
 
+    // identity claims an input made that discovery did not believe
+    for (const std::string &c : f.refused_claims)
+        add("refused-claim", Severity::Error, c.substr(0, c.find(':')), c);
+
     // a director's ASIC is named for the admin by its chassis and slot
     std::map<std::string, const Switch *> by_name;
     for (const Switch &sw : t.switches)

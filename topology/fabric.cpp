@@ -101,7 +101,7 @@ bool FrontEndNic::operator==(const FrontEndNic &o) const
 bool Fabric::operator==(const Fabric &o) const
 {
     return source == o.source && nodes == o.nodes && links == o.links && frontend == o.frontend &&
-           undecided == o.undecided;
+           undecided == o.undecided && refused_claims == o.refused_claims;
 }
 
 const Node *Fabric::find(std::uint64_t guid) const
@@ -125,6 +125,8 @@ void normalise(Fabric &f)
     f.frontend.erase(std::unique(f.frontend.begin(), f.frontend.end()), f.frontend.end());
     std::sort(f.undecided.begin(), f.undecided.end());
     f.undecided.erase(std::unique(f.undecided.begin(), f.undecided.end()), f.undecided.end());
+    std::sort(f.refused_claims.begin(), f.refused_claims.end());
+    f.refused_claims.erase(std::unique(f.refused_claims.begin(), f.refused_claims.end()), f.refused_claims.end());
     for (auto &l : f.links) {
         if (l.b < l.a)
             std::swap(l.a, l.b);

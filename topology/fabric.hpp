@@ -94,6 +94,10 @@ struct Fabric {
     // hosts whose NICs could not be told apart (speeds unknown, no
     // HOST.node.json, no --frontend/--compute): all taken as compute
     std::vector<std::string> undecided;
+    // identity claims of the input that were not believed (LLDP: a switch
+    // named by one host alone, a host named as a switch, a table's own name
+    // that is not its file's): each a sentence for check
+    std::vector<std::string> refused_claims;
 
     bool operator==(const Fabric &o) const;
     bool operator!=(const Fabric &o) const { return !(*this == o); }

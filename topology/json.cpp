@@ -160,6 +160,8 @@ json fabric_to_json(const Topology &t)
     }
     if (!f.undecided.empty())
         out["undecided"] = f.undecided;
+    if (!f.refused_claims.empty())
+        out["refused_claims"] = f.refused_claims;
     out["analysis"] = {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
                        {"switches", sw}, {"hosts", hosts}, {"islands", islands}};
     return out;
@@ -208,7 +210,7 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             link.supported_speed = speed_from(l, "supported_speed", where);
             f.links.push_back(link);
         }
-        for (const char *k : {"frontend", "undecided"})
+        for (const char *k : {"frontend", "undecided", "refused_claims"})
             if (j.contains(k) && !j.at(k).is_array())
                 throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
         i = 0;
@@ -230,6 +232,14 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             if (!h.is_string())
                 throw InputError(source + ": undecided[" + std::to_string(i) + "] is " + json_value_text(h) + ", expected a host name");
             f.undecided.push_back(h.get<std::string>());
+            ++i;
+        }
+        i = 0;
+        for (const json &c : j.contains("refused_claims") ? j.at("refused_claims") : json::array()) {
+            if (!c.is_string())
+                throw InputError(source + ": refused_claims[" + std::to_string(i) + "] is " + json_value_text(c) +
+                                 ", expected a sentence");
+            f.refused_claims.push_back(c.get<std::string>());
             ++i;
         }
         Fabric g = f;

@@ -1,5 +1,6 @@
 #include "topology/lldp.hpp"
 #include "topology/json.hpp"
+#include "topology/topology.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -104,12 +105,23 @@ std::vector<LldpNeighbor> parse_json(const std::string &text, const std::string 
     } catch (const json::exception &e) {
         throw InputError(source + ": not valid JSON (" + json_error_text(e) + "), expected lldpcli -f json or json0");
     }
+    std::string claimed;
+    bool self_bridge = false;
     if (j.contains("lldp_loc_chassis")) {  // SONiC: the local system names itself
         const json *lc = first(j["lldp_loc_chassis"], "local-chassis");
         const json *ch = lc ? first(*lc, "chassis") : nullptr;
-        if (ch && ch->is_object() && !ch->empty() && !ch->contains("id"))
-            local = short_name(ch->begin().key());
+        if (ch && ch->is_object() && !ch->empty() && !ch->contains("id")) {
+            claimed = short_name(ch->begin().key());
+            const json &body = ch->begin().value();
+            if (body.is_object() && body.contains("capability") && body["capability"].is_array())
+                for (const auto &cap : body["capability"])
+                    if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
+                        cap["enabled"].get<bool>() && (cap["type"] == "Bridge" || cap["type"] == "Router"))
+                        self_bridge = true;
+        }
     }
+    if (local.empty())
+        local = claimed;
     const json *l = first(j, "lldp");
     if (!l)
         throw InputError(source + ": found no \"lldp\" object, expected lldpcli show neighbors output (-f json or json0)");
@@ -131,6 +143,10 @@ std::vector<LldpNeighbor> parse_json(const std::string &text, const std::string 
             one(item);
     else
         one(ifs);
+    for (LldpNeighbor &n : out) {
+        n.claimed = claimed;
+        n.self_bridge = self_bridge;
+    }
     return out;
 }
 
@@ -420,18 +436,69 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     if (ns.empty())
         throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
                                   "at least one neighbour");
-    std::set<std::string> tables, bridges, switches;
+    // Who is a switch. Each table is written by its system's root: no one
+    // system's word makes another a switch, or a host a switch.
+    std::set<std::string> tables, switches;
+    std::map<std::string, std::set<std::string>> seen_by, bridge_by;  // neighbour -> systems naming it (as a Bridge)
+    std::set<std::string> self_switch;                                 // tables that say their own system is one
+    std::vector<std::string> refused;
     for (const auto &n : ns) {
         tables.insert(n.local);
+        seen_by[n.chassis].insert(n.local);
         if (n.bridge)
-            bridges.insert(n.chassis);
+            bridge_by[n.chassis].insert(n.local);
+        if (n.self_bridge)
+            self_switch.insert(n.local);
+        if (!n.claimed.empty() && n.claimed != n.local)
+            refused.push_back(n.local + ": its table names its own system " + shown(n.claimed) +
+                              ": taken as " + n.local + "'s (the file name or pdsh prefix is the admin's word)");
     }
-    for (const auto &n : ns)
-        if (!tables.count(n.chassis) || bridges.count(n.chassis))
-            switches.insert(n.chassis);
-    for (const auto &l : tables)  // a switch's own table (SONiC names itself)
-        if (bridges.count(l))
-            switches.insert(l);
+    const bool listed_only = !roles.switches.empty();
+    auto listed = [&](const std::string &name) { return listed_only && hca_selected(roles.switches, name); };
+    std::size_t host_tables = 0;
+    for (const auto &t : tables)
+        host_tables += !self_switch.count(t) && !listed(t);
+    for (const auto &t : tables)  // a switch's own table
+        if (listed(t) || (!listed_only && self_switch.count(t)))
+            switches.insert(t);
+    auto others = [&](const std::set<std::string> &who, const std::string &name) {
+        std::set<std::string> o;
+        for (const auto &w : who)
+            if (w != name)
+                o.insert(w);
+        return o;
+    };
+    for (const auto &kv : seen_by) {
+        const std::string &c = kv.first;
+        if (switches.count(c))
+            continue;
+        std::set<std::string> by = others(kv.second, c);
+        bool by_switch = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return switches.count(w) > 0; });
+        if (tables.count(c)) {
+            // a system with a table of its own: a switch only by its own
+            // table, the admin's list, or Bridge claims of two systems or more
+            std::set<std::string> b = others(bridge_by[c], c);
+            if (!listed_only && (b.size() >= 2 || (by_switch && !b.empty())))
+                switches.insert(c);
+            else if (!b.empty() && !listed(c))
+                refused.push_back(*b.begin() + ": names " + c + ", a system with a table of its own, as a Bridge "
+                                  "neighbour: not believed (" + c + " stays a host; a switch needs its own table, "
+                                  "--switches, or two systems saying so)");
+            continue;
+        }
+        if (listed_only) {
+            if (listed(c))
+                switches.insert(c);
+            else
+                refused.push_back(*by.begin() + ": names the neighbour " + shown(c) + ", which --switches does not list: "
+                                  "not a switch, its links left out");
+        } else if (by.size() >= 2 || by_switch || host_tables <= 1) {
+            switches.insert(c);
+        } else {
+            refused.push_back(*by.begin() + ": names the switch " + shown(c) + " alone: not believed (a node's root "
+                              "writes its LLDP table; give the switch's own table or --switches), its links left out");
+        }
+    }
     // Front-end NICs out; with them the switches that carry nothing else.
     std::vector<LldpNeighbor> host_links;
     for (const auto &n : ns)
@@ -452,6 +519,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     f.kind = "roce";
     f.frontend = split.frontend;
     f.undecided = split.undecided;
+    f.refused_claims = refused;
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
     auto sw_port = [&](const std::string &sw, const std::string &port) {
         auto &m = port_no[sw];

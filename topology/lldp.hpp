@@ -23,10 +23,14 @@ struct LldpNeighbor {
     std::string port;         // the neighbour's port ID
     double gbps = 0;          // from the MAU type the port reports; 0 unknown
     bool bridge = false;      // the neighbour advertises Bridge or Router enabled
+    std::string claimed;      // the name the table gives its own system (SONiC's lldp_loc_chassis), if any
+    bool self_bridge = false; // the table says its own system is a Bridge or Router
 };
 
-// One table. `local` names the system it was taken on when the text does not
-// (json from SONiC carries lldp_loc_chassis). Lines "host: ..." (pdsh, clush)
+// One table. `local` names the system it was taken on: the file name or the
+// pdsh prefix, the admin's word. A table's own claim of its name (SONiC's
+// lldp_loc_chassis) goes to `claimed`, and is believed only when no other
+// name is known (local empty). Lines "host: ..." (pdsh, clush)
 // split one text into several systems' tables. Throws InputError (FILE:LINE
 // where the format has lines) on anything that is not lldpcli output.
 std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local);
@@ -41,6 +45,10 @@ double mau_gbps(const std::string &mau);
 // too. When both are empty the automatic rules of split_nics() decide.
 struct NicRoles {
     std::string frontend, compute;
+    // --switches: the neighbours that are switches (fnmatch patterns, '!'
+    // excludes); empty: a neighbour named by two systems or more, or by a
+    // switch's own table, or any neighbour of a one-host input
+    std::string switches;
     bool given() const { return !frontend.empty() || !compute.empty(); }
 };
 

@@ -12,13 +12,9 @@ for t in $targets; do
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
     csv) files=$(ls "$DATA"/csv/*) ;;
     aws) files=$(ls "$DATA"/cloud/*) ;;
-<<<<<<< HEAD
     lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
-=======
-    lldp) files=$(ls "$DATA"/lldp/*) ;;
     mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
->>>>>>> issue23-health
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac
     [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 7
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -49,4 +49,17 @@ if [ $rc -eq 1 ] && [ "$(cat "$work/updates")" = keep ] && grep -q "bigmem (on n
     ok "an island named after a site feature: exit 1, the old file kept, the node named"
 else
     not_ok "an island named after a site feature: exit 1, the old file kept, the node named"; diag "rc=$rc" "$(cat "$work/bigmem.err" "$work/updates")"
+fi
+# LLDP: node004's root names a "switch" bigmem that no other system sees
+for n in 1 2 3 4; do for r in 0 1; do
+    printf 'node00%s: lldp.ens1f%snp%s.chassis.name=r%s-leaf1\nnode00%s: lldp.ens1f%snp%s.chassis.Bridge.enabled=on\nnode00%s: lldp.ens1f%snp%s.port.ifname=swp%s\n' \
+        $n $r $r $r $n $r $r $n $r $r $n
+done; done >"$work/lldp.txt"
+printf 'node004: lldp.eno9.chassis.name=bigmem\nnode004: lldp.eno9.chassis.Bridge.enabled=on\nnode004: lldp.eno9.port.ifname=x1\n' >>"$work/lldp.txt"
+"$TOPO" check "$work/lldp.txt" >"$work/lldp.out" 2>&1; rc=$?
+"$TOPO" slurm --format features "$work/lldp.txt" 2>/dev/null >"$work/lldp.features"
+if [ $rc -eq 4 ] && grep -q "names the switch 'bigmem' alone: not believed" "$work/lldp.out" && ! grep -q bigmem "$work/lldp.features"; then
+    ok "LLDP: a switch one host names alone is refused (check exit 4), and is no feature"
+else
+    not_ok "LLDP: a switch one host names alone is refused (check exit 4), and is no feature"; diag "rc=$rc" "$(cat "$work/lldp.out" "$work/lldp.features")"
 fi

@@ -54,10 +54,14 @@ TEST_CASE("lldpcli neighbours in json0, json, keyvalue and xml agree", "[lldp]")
         CHECK(parse_file(std::string("lldp/0_no_neighbors.neighbors_details.") + fmt).empty());
 }
 
-TEST_CASE("SONiC's lldpctl json names its own chassis", "[lldp]")
+TEST_CASE("SONiC's lldpctl json names its own chassis: believed only where nothing else names it", "[lldp]")
 {
-    auto ns = parse_file("lldp/sonic-lldpctl.json", "ignored");
+    auto ns = parse_file("lldp/sonic-lldpctl.json", "sw1");
     REQUIRE(ns.size() == 33);
+    CHECK(ns[0].local == "sw1");  // the file name (or pdsh prefix) is the admin's word
+    CHECK(ns[0].claimed == "arc-switch1025");
+    CHECK(ns[0].self_bridge);
+    ns = parse_file("lldp/sonic-lldpctl.json", "");
     CHECK(ns[0].local == "arc-switch1025");
     CHECK(ns[0].iface == "eth0");
     CHECK(ns[0].chassis == "switch218ad08");
@@ -328,4 +332,88 @@ TEST_CASE("slot-named rails (ens1np0..ens8np0): eight rails, and a NIC gone shif
     CHECK(found == "missing-rail gpu03: host has no adapter on rail ens3np0\n");
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
+}
+
+namespace {
+
+// pdsh-gathered keyvalue tables: each host's ens1f0np0 on r0-leaf1 and
+// ens1f1np1 on r1-leaf1 (Bridge), then what the attacker's root adds
+std::string rail_tables(const std::string &extra)
+{
+    std::string t;
+    for (int h = 1; h <= 4; ++h)
+        for (int r = 0; r < 2; ++r) {
+            std::string p = "node00" + std::to_string(h) + ": lldp.ens1f" + std::to_string(r) + "np" + std::to_string(r) + ".";
+            t += p + "chassis.name=r" + std::to_string(r) + "-leaf1\n" + p + "chassis.Bridge.enabled=on\n" + p +
+                 "port.ifname=swp" + std::to_string(h) + "\n";
+        }
+    return t + extra;
+}
+
+Topology from_tables(const std::string &text, const NicRoles &roles = {})
+{
+    std::istringstream in(text);
+    return analyse(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", roles));
+}
+
+bool has_claim(const Topology &t, const std::string &what)
+{
+    for (const Finding &f : check(t))
+        if (f.code == "refused-claim" && f.severity == Severity::Error && f.message.find(what) != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("LLDP tables are claims: a switch one host names alone is not believed", "[lldp][identity]")
+{
+    Topology good = from_tables(rail_tables(""));
+    REQUIRE(good.host_index.size() == 4);
+    // node004's root names a third "switch" after a site feature
+    Topology t = from_tables(rail_tables("node004: lldp.eno9.chassis.name=bigmem\nnode004: lldp.eno9.chassis.Bridge.enabled=on\n"
+                                         "node004: lldp.eno9.port.ifname=x1\n"));
+    for (const Island &is : t.islands)
+        CHECK(is.name.find("bigmem") == std::string::npos);
+    CHECK(has_claim(t, "names the switch 'bigmem' alone"));
+    // the same leaf named by two hosts is believed
+    Topology two = from_tables(rail_tables("node004: lldp.eno9.chassis.name=mgmt1\nnode004: lldp.eno9.port.ifname=g4\n"
+                                             "node003: lldp.eno9.chassis.name=mgmt1\nnode003: lldp.eno9.port.ifname=g3\n"));
+    auto fs = check(two);
+    CHECK(std::none_of(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "refused-claim"; }));
+    CHECK(two.switch_index.size() == 3);
+}
+
+TEST_CASE("LLDP tables are claims: no host becomes a switch, and no table renames its host", "[lldp][identity]")
+{
+    // node004 says its neighbour node001 (a system with its own table) is a Bridge
+    Topology t = from_tables(rail_tables("node004: lldp.eno9.chassis.name=node001\nnode004: lldp.eno9.chassis.Bridge.enabled=on\n"));
+    CHECK(t.host_index.count("node001") == 1);
+    CHECK(t.host_index.count("node004") == 1);
+    CHECK(has_claim(t, "names node001, a system with a table of its own, as a Bridge"));
+    // node004.json claims (lldp_loc_chassis) to be node001: it stays node004
+    std::string js = R"({"lldp_loc_chassis": {"local-chassis": {"chassis": {"node001": {"id": {"type": "mac", "value": "aa"}}}}},
+                         "lldp": {"interface": [{"eth7": {"chassis": {"r0-leaf1": {"capability": [{"type": "Bridge", "enabled": true}]}},
+                                                               "port": {"id": {"value": "swp9"}}}}]}})";
+    std::istringstream jin(js);
+    std::vector<LldpNeighbor> ns = parse_lldp(jin, "node004.json", "node004");
+    std::istringstream rest(rail_tables(""));
+    std::vector<LldpNeighbor> all = parse_lldp(rest, "pdsh", "");
+    all.insert(all.end(), ns.begin(), ns.end());
+    Fabric f = lldp_fabric(all, "lldp", {});
+    Topology t2 = analyse(f);
+    CHECK(t2.host_index.count("node004") == 1);
+    CHECK(has_claim(t2, "names its own system 'node001': taken as node004's"));
+}
+
+TEST_CASE("--switches: the admin's list decides which neighbours are switches", "[lldp][identity]")
+{
+    NicRoles roles;
+    roles.switches = "r*-leaf*";
+    Topology t = from_tables(rail_tables("node003: lldp.eno9.chassis.name=mgmt1\nnode003: lldp.eno9.port.ifname=g3\n"
+                                         "node004: lldp.eno9.chassis.name=mgmt1\nnode004: lldp.eno9.port.ifname=g4\n"), roles);
+    for (const Switch &s : t.switches)
+        CHECK(s.name != "mgmt1");
+    CHECK(has_claim(t, "which --switches does not list"));
+    CHECK(t.host_index.size() == 4);
 }
