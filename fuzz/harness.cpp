@@ -29,6 +29,7 @@
 #include "topology/ibnetdiscover.hpp"
 #include "topology/json.hpp"
 #include "topology/lldp.hpp"
+#include "topology/nodehealth.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
@@ -109,7 +110,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -155,6 +156,8 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             health_checks(std::nullopt, c);
         } else if (target == "healthpolicy")
             parse_health_policy(in, "fuzz.policy");
+        else if (target == "healthresults")
+            parse_health_results(in, "fuzz.txt");
         else
             return -1;
     } catch (const InputError &) {

@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -56,6 +56,7 @@ for t in $targets; do
     mlnxqos) seeds="$here/tests/data/health/*.mlnx_qos $here/fuzz/seeds/mlnxqos/*" ;;
     ethtool) seeds="$here/tests/data/health/*.ethtool" ;;
     healthpolicy) seeds="$here/fuzz/seeds/healthpolicy/*" ;;
+    healthresults) seeds="$here/fuzz/seeds/healthresults/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)

@@ -99,7 +99,14 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
 
     // Health: a degraded link on a leaf switch makes its leaf islands, and the
     // islands above them, unhealthy.
-    for (int l : degraded_leaf_islands(t))
+    std::vector<int> sick = degraded_leaf_islands(t);
+    // and a host whose own health check failed (atoll-topo health, --health)
+    for (const std::string &u : t.fabric.unhealthy) {
+        auto h = t.host_index.find(u.substr(0, u.find(": ")));
+        if (h != t.host_index.end() && t.hosts[static_cast<std::size_t>(h->second)].leaf_island >= 0)
+            sick.push_back(t.hosts[static_cast<std::size_t>(h->second)].leaf_island);
+    }
+    for (int l : sick)
         for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
             islands_[static_cast<std::size_t>(i)].healthy = false;
 

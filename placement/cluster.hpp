@@ -25,7 +25,7 @@ struct PlaceIsland {
     std::vector<int> children;       // island indices one level down
     std::vector<int> hosts;          // pool hosts, ascending
     std::vector<int> leaf_islands;   // leaf islands under it (itself for a leaf)
-    bool healthy = true;             // no degraded link on its leaves (see check)
+    bool healthy = true;             // no degraded link on its leaves (see check), no host whose health failed
     double host_gbps = 0;            // a host's bandwidth into the fabric (sum of its links)
     double oversub = 1;              // leaf tier: host bandwidth / uplink bandwidth (>= 1)
 };

@@ -22,6 +22,7 @@
 #include "topology/generate.hpp"
 #include "topology/io.hpp"
 #include "topology/json.hpp"
+#include "topology/nodehealth.hpp"
 #include "placement/view.hpp"
 #include "topology/slurm.hpp"
 #include "slurm/ask.hpp"
@@ -65,7 +66,8 @@ const char *usage_text =
     "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'),\n"
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
-    "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name), -h, --version\n"
+    "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name),\n"
+    "  --health FILE (pdsh output of atoll-topo health: failed hosts' islands rank last), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed\n";
 
@@ -102,6 +104,15 @@ Fabric load_inputs(const Args &a, bool allow_live)
         f.links.insert(f.links.end(), parts[i].links.begin(), parts[i].links.end());
         normalise(f);
     }
+    if (a.flag("health")) {
+        std::string p = a.get("health");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open the health results");
+        for (const auto &kv : parse_health_results(in, p))
+            f.unhealthy.push_back(kv.first + ": " + kv.second);
+        normalise(f);
+    }
     std::string unmapped = a.get("unmapped", "trust");
     if (unmapped != "trust" && unmapped != "refuse")
         throw Usage("--unmapped: \"" + unmapped + "\", expected trust or refuse");
@@ -118,7 +129,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
 }
 
 const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
-                                                "frontend", "compute", "switches"};
+                                                "frontend", "compute", "switches", "health"};
 
 void print_summary(std::ostream &o, const Topology &t)
 {

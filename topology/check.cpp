@@ -327,6 +327,11 @@ std::vector<Finding> check(const Topology &t)
             "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
             "(atoll-topo node --json)");
 
+    // hosts whose own health check failed (--health): their islands rank last
+    for (const std::string &u : f.unhealthy)
+        add("unhealthy-host", Severity::Warning, u.substr(0, u.find(": ")),
+            "atoll-topo health failed on " + u + "; its islands rank last in placement");
+
     // identity claims an input made that discovery did not believe
     for (const std::string &c : f.refused_claims)
         add("refused-claim", Severity::Error, c.substr(0, c.find(':')), c);

@@ -101,7 +101,8 @@ bool FrontEndNic::operator==(const FrontEndNic &o) const
 bool Fabric::operator==(const Fabric &o) const
 {
     return source == o.source && nodes == o.nodes && links == o.links && frontend == o.frontend &&
-           undecided == o.undecided && refused_claims == o.refused_claims;
+           undecided == o.undecided && refused_claims == o.refused_claims &&
+           unhealthy == o.unhealthy;
 }
 
 const Node *Fabric::find(std::uint64_t guid) const
@@ -127,6 +128,8 @@ void normalise(Fabric &f)
     f.undecided.erase(std::unique(f.undecided.begin(), f.undecided.end()), f.undecided.end());
     std::sort(f.refused_claims.begin(), f.refused_claims.end());
     f.refused_claims.erase(std::unique(f.refused_claims.begin(), f.refused_claims.end()), f.refused_claims.end());
+    std::sort(f.unhealthy.begin(), f.unhealthy.end());
+    f.unhealthy.erase(std::unique(f.unhealthy.begin(), f.unhealthy.end()), f.unhealthy.end());
     for (auto &l : f.links) {
         if (l.b < l.a)
             std::swap(l.a, l.b);

@@ -98,6 +98,9 @@ struct Fabric {
     // named by one host alone, a host named as a switch, a table's own name
     // that is not its file's): each a sentence for check
     std::vector<std::string> refused_claims;
+    // hosts whose `atoll-topo health` failed (--health), "HOST: first error":
+    // their islands rank last in placement
+    std::vector<std::string> unhealthy;
 
     bool operator==(const Fabric &o) const;
     bool operator!=(const Fabric &o) const { return !(*this == o); }

@@ -162,6 +162,8 @@ json fabric_to_json(const Topology &t)
         out["undecided"] = f.undecided;
     if (!f.refused_claims.empty())
         out["refused_claims"] = f.refused_claims;
+    if (!f.unhealthy.empty())
+        out["unhealthy"] = f.unhealthy;
     out["analysis"] = {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
                        {"switches", sw}, {"hosts", hosts}, {"islands", islands}};
     return out;
@@ -210,7 +212,7 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             link.supported_speed = speed_from(l, "supported_speed", where);
             f.links.push_back(link);
         }
-        for (const char *k : {"frontend", "undecided", "refused_claims"})
+        for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy"})
             if (j.contains(k) && !j.at(k).is_array())
                 throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
         i = 0;
@@ -240,6 +242,14 @@ Fabric fabric_from_json(const json &j, const std::string &source)
                 throw InputError(source + ": refused_claims[" + std::to_string(i) + "] is " + json_value_text(c) +
                                  ", expected a sentence");
             f.refused_claims.push_back(c.get<std::string>());
+            ++i;
+        }
+        i = 0;
+        for (const json &c : j.contains("unhealthy") ? j.at("unhealthy") : json::array()) {
+            if (!c.is_string() || c.get<std::string>().find(": ") == std::string::npos)
+                throw InputError(source + ": unhealthy[" + std::to_string(i) + "] is " + json_value_text(c) +
+                                 ", expected \"HOST: reason\"");
+            f.unhealthy.push_back(c.get<std::string>());
             ++i;
         }
         Fabric g = f;

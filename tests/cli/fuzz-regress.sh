@@ -5,8 +5,8 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy"
-plan 14
+targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"
+plan 15
 for t in $targets; do
     case $t in
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;

@@ -11,6 +11,7 @@
 #include "topology/csv.hpp"
 #include "topology/slurm.hpp"
 #include "topology/generate.hpp"
+#include "topology/nodehealth.hpp"
 
 using namespace atl;
 
@@ -641,4 +642,41 @@ TEST_CASE("aws ec2 describe-instance-topology JSON", "[topology][cloud]")
     CHECK_THROWS_WITH(bad("{\"Instances\": [{\"NetworkNodes\": [\"a\",\"b\",\"c\"]}]}"),
                       Catch::StartsWith("aws.json: Instances[0]: found no InstanceId"));
     CHECK_THROWS_WITH(bad("{\"Instances\": ["), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("a host whose atoll-topo health failed makes its islands rank last", "[placement][health]")
+{
+    // pdsh output of atoll-topo health on a1 and x01 (the first line a drain reason)
+    std::istringstream results("a1: ERROR: pfc: mlx5_0 port 1 (ens1np0): PFC is on priority 4, expected 3\n"
+                               "a1: health: FAILED, 1 error, 0 warnings\n"
+                               "pdsh@head: b1: ssh exited with exit code 255\n"
+                               "b2: WARNING: mtu: ens1np0 MTU 4200\n"
+                               "b2: health: OK, 0 errors, 1 warning\n");
+    auto failed = parse_health_results(results, "health.txt");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed.at("a1").rfind("ERROR: pfc:", 0) == 0);
+    std::istringstream in(kTwoPods);
+    Fabric f = parse_topology_csv(in, "test.csv");
+    // a 4-node job fits a whole leaf; with a host of that leaf sick, another
+    Cluster before(analyse(f));
+    FreeState all(before);
+    std::vector<std::string> first = names(before, place("atoll", before, all, 4));
+    REQUIRE(first.size() == 4);
+    f.unhealthy.push_back(first[0] + ": " + failed.at("a1"));
+    Topology t = analyse(f);
+    Cluster c(t);
+    CHECK_FALSE(c.island(c.leaf_of(c.find_host(first[0]))).healthy);
+    FreeState free(c);
+    std::vector<std::string> second = names(c, place("atoll", c, free, 4));
+    REQUIRE(second.size() == 4);
+    CHECK(c.leaf_of(c.find_host(second[0])) != c.leaf_of(c.find_host(first[0])));
+    CHECK(c.island(c.leaf_of(c.find_host(second[0]))).healthy);
+    std::ostringstream islands;
+    write_islands(islands, c);
+    CHECK_THAT(islands.str(), Catch::Contains("\nleaf L3 4 0\n"));  // c1's leaf
+    // a line that is not pdsh output names FILE:LINE
+    std::istringstream bad("health: OK\n");
+    CHECK_THROWS_WITH(parse_health_results(bad, "h.txt"), Catch::StartsWith("h.txt:1: found 'health: OK'"));
+    std::istringstream junk("gpu1: Permission denied\n");
+    CHECK_THROWS_WITH(parse_health_results(junk, "h.txt"), Catch::StartsWith("h.txt:1:"));
 }
