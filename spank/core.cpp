@@ -570,7 +570,9 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
-    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {home.empty() ? "" : home + "/.nccl.conf", nccl_conf_file},
+    // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
+    // HOME/.nccl.conf, then /etc/nccl.conf
+    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {!nccl_conf_file.empty() ? nccl_conf_file : home.empty() ? "" : home + "/.nccl.conf"},
                                      facts.problems);
     facts.constrained = devices_constrained(cfg);
     dev = node_devices(f, cfg, node, facts.ports);
@@ -604,15 +606,18 @@ std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string>
         std::istringstream in(pt.second);
         std::string line;
         while (std::getline(in, line)) {
-            std::size_t b = line.find_first_not_of(" \t");
-            if (b == std::string::npos || line[b] == '#')
+            // as NCCL's setEnvFile: '#' in the first column only, the name
+            // verbatim up to the first '=' (" NCCL_IB_HCA = x" sets another
+            // variable than NCCL_IB_HCA), a CR before the newline dropped
+            if (!line.empty() && line.back() == '\r')
+                line.pop_back();
+            if (line.empty() || line[0] == '#')
                 continue;
-            std::size_t eq = line.find('=', b);
-            if (eq == std::string::npos)
+            std::size_t eq = line.find('=');
+            if (eq == std::string::npos || eq == 0)
                 continue;
-            std::string k = line.substr(b, eq - b);
-            k.erase(k.find_last_not_of(" \t") + 1);
-            if (!k.empty() && !out.count(k))
+            std::string k = line.substr(0, std::min<std::size_t>(eq, 1023));
+            if (!out.count(k))
                 out[k] = path;
         }
     }
@@ -628,7 +633,7 @@ namespace {
 // libraries' own choice.
 template <class Add, class Skip>
 void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
-                  const std::function<bool(const std::string &)> &user_has, Add add, Skip skip)
+                  const std::function<bool(const std::string &)> &user_has, bool hca_ours, Add add, Skip skip)
 {
     std::vector<const NodePort *> ports;
     for (const NodePort &p : facts.ports)
@@ -656,12 +661,22 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
         return;
     }
-    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"})
-        if (user_has(u)) {
-            skip("NCCL_IB_GID_INDEX", std::string("the user's ") + u + " chooses NCCL's GID (an index would override it)");
+    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"}) {
+        auto conf = facts.nccl_conf.find(u);
+        if (user_has(u) || conf != facts.nccl_conf.end()) {
+            skip("NCCL_IB_GID_INDEX", std::string(conf != facts.nccl_conf.end() && !user_has(u) ? conf->second + "'s " : "the user's ") +
+                                          u + " chooses NCCL's GID (an index would override it)");
             ports.clear();
             break;
         }
+    }
+    // NCCL_IB_GID_INDEX applies to every device NCCL opens: only where those
+    // are the ports atoll checked, the ones it put in NCCL_IB_HCA
+    if (!ports.empty() && !hca_ours) {
+        skip("NCCL_IB_GID_INDEX", "NCCL_IB_HCA is not atoll's (the user's or an nccl.conf's): the devices it names were "
+                                  "not checked, and NCCL picks each one's GID itself");
+        ports.clear();
+    }
     // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local) itself
     std::string ucx;
     for (const NodePort *p : ports)
@@ -852,7 +867,8 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         }
         if (cfg.fifo_tc >= 0)
             add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
-        roce_gid_env(cfg, facts, dev, user_has, add, skip);
+        bool hca_ours = std::any_of(out.begin(), out.end(), [](const EnvVar &v) { return v.name == "NCCL_IB_HCA" && v.set && !v.kept; });
+        roce_gid_env(cfg, facts, dev, user_has, hca_ours, add, skip);
     }
     // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
     // environment would override every communicator's own choice

@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -96,6 +96,18 @@ fi
 "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --set NCCL_IB_ADDR_FAMILY=AF_INET6 >"$work/tfam" 2>&1
 check "a user's NCCL_IB_ADDR_FAMILY=AF_INET6 is not overridden by an index" \
     grep -q "^  NCCL_IB_GID_INDEX not set: the user's NCCL_IB_ADDR_FAMILY chooses NCCL's GID" "$work/tfam"
+# NCCL reads NCCL_CONF_FILE instead of HOME/.nccl.conf (misc/param.cc
+# initEnvFunc): a HOME file's NCCL_IB_HCA does not count when the job names another
+mkdir -p "$work/home"
+echo "NCCL_IB_HCA=mlx5_9" >"$work/home/.nccl.conf"
+echo "NCCL_DEBUG=INFO" >"$work/job.conf"
+env_of --nodes node001 --set HOME="$work/home" >"$work/h1"
+env_of --nodes node001 --set HOME="$work/home" --set NCCL_CONF_FILE="$work/job.conf" >"$work/h2"
+if grep -q "^  NCCL_IB_HCA (set in $work/home/.nccl.conf, kept)" "$work/h1" && grep -q "^  NCCL_IB_HCA==mlx5_0:1," "$work/h2"; then
+    ok "HOME's .nccl.conf counts, unless NCCL_CONF_FILE replaces it as NCCL does"
+else
+    not_ok "HOME's .nccl.conf counts, unless NCCL_CONF_FILE replaces it as NCCL does"; diag "$(cat "$work/h1" "$work/h2")"
+fi
 # AWS: ATOLL_* only
 "$TOPO" slurm --format view "$DATA/cloud/aws-instance-topology.json" -o "$work/aws.view"
 "$TOPO" env "$work/aws.view" --node i-0a1 --nodes i-0a1,i-0a3 --sysfs-root "$work/sys/%n" >"$work/aws" 2>&1

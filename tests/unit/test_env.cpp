@@ -370,7 +370,10 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     auto m = nccl_conf_vars({a, ""}, {std::string(dir) + "/missing", u, dir, ""}, problems);
     CHECK(m.size() == 3);
     CHECK(m["NCCL_IB_HCA"] == a);  // the first file that sets it
-    CHECK(m["NCCL_IB_TC"] == a);
+    // NCCL's setEnvFile (misc/param.cc) takes the name verbatim up to '=':
+    // "  NCCL_IB_TC = 106" sets "  NCCL_IB_TC ", not NCCL_IB_TC
+    CHECK(m.count("NCCL_IB_TC") == 0);
+    CHECK(m.count("  NCCL_IB_TC ") == 1);
     CHECK(m["NCCL_DEBUG"] == u);   // the user's, read by the child
     CHECK(problems.empty());
     std::string rm = std::string("rm -rf '") + dir + "'";
@@ -537,6 +540,16 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
     CHECK(t.find("NCCL_IB_HCA==mlx5_bond_0:1,mlx5_2:1\n") != std::string::npos);
     CHECK(t.find("NCCL_IB_GID_INDEX=3\n") != std::string::npos);
     CHECK(t.find("UCX_IB_GID_INDEX-\n") != std::string::npos);
+    // the user's own NCCL_IB_HCA (or an nccl.conf's) names devices atoll did
+    // not check: NCCL_IB_GID_INDEX would apply to all of them, so none
+    auto kept = node_env(v, cfg, opt, step, facts, [](const std::string &n) { return n == "NCCL_IB_HCA"; });
+    CHECK(table(kept).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(kept, "NCCL_IB_GID_INDEX"), Catch::Contains("NCCL_IB_HCA is not atoll's"));
+    NodeFacts conf = facts;
+    conf.nccl_conf["NCCL_IB_ADDR_FAMILY"] = "/home/u/.nccl.conf";
+    auto viaconf = node_env(v, cfg, opt, step, conf, no_user);
+    CHECK(table(viaconf).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
+    CHECK_THAT(why_of(viaconf, "NCCL_IB_GID_INDEX"), Catch::Contains("/home/u/.nccl.conf's NCCL_IB_ADDR_FAMILY"));
     // the user asked NCCL for another family: no index overrides it
     auto fam = node_env(v, cfg, opt, step, facts, [](const std::string &n) { return n == "NCCL_IB_ADDR_FAMILY"; });
     CHECK(table(fam).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
