@@ -295,7 +295,7 @@ int cmd_slurm(int argc, char **argv)
                       << t.islands[static_cast<std::size_t>(layout.left_out[k])].name << " left out ("
                       << layout.why_left_out[k] << "): its nodes run no job under topology/block\n";
     }
-    std::map<std::string, std::vector<std::string>> current;
+    std::map<std::string, NodeFeatures> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
         std::ifstream in(p);

@@ -473,16 +473,18 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (switches.count(c))
             continue;
         std::set<std::string> by = others(kv.second, c);
-        bool by_switch = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return switches.count(w) > 0; });
+        // a switch the admin listed vouches for its neighbours; a table that
+        // calls its own system a switch is one witness like any other
+        bool by_switch = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return listed(w); });
         if (tables.count(c)) {
-            // a system with a table of its own: a switch only by its own
-            // table, the admin's list, or Bridge claims of two systems or more
+            // a system with a table of its own is what its own table or the
+            // admin's list says: no other system's word makes it a switch
             std::set<std::string> b = others(bridge_by[c], c);
-            if (!listed_only && (b.size() >= 2 || (by_switch && !b.empty())))
-                switches.insert(c);
-            else if (!b.empty() && !listed(c))
+            if (!switches.count(c) && !listed_only && b.size() >= 2)
+                switches.insert(c);  // two systems or more say so (hosts naming a leaf whose table is given)
+            else if (!b.empty() && !switches.count(c))
                 refused.push_back(*b.begin() + ": names " + c + ", a system with a table of its own, as a Bridge "
-                                  "neighbour: not believed (" + c + " stays a host; a switch needs its own table, "
+                                  "neighbour: not believed (" + c + " stays a host; a switch is one by its own table, "
                                   "--switches, or two systems saying so)");
             continue;
         }
@@ -519,7 +521,6 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     f.kind = "roce";
     f.frontend = split.frontend;
     f.undecided = split.undecided;
-    f.refused_claims = refused;
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
     auto sw_port = [&](const std::string &sw, const std::string &port) {
         auto &m = port_no[sw];
@@ -555,12 +556,40 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     std::sort(sorted.begin(), sorted.end(), [](const LldpNeighbor &a, const LldpNeighbor &b) {
         return std::tie(a.local, a.iface, a.chassis, a.port) < std::tie(b.local, b.iface, b.chassis, b.port);
     });
+    // A port two peers claim (one table naming another host's switch port):
+    // neither claim is believed, rather than the whole input refused
+    using End = std::pair<std::string, std::string>;  // (system, port), a host's interface as ("host iface", "1")
+    auto ends_of = [&](const LldpNeighbor &n) {
+        End near = switches.count(n.local) ? End{n.local, n.iface} : End{n.local + " " + n.iface, "1"};
+        return std::make_pair(near, End{n.chassis, n.port});
+    };
+    std::map<End, std::set<End>> peers;
+    for (const auto &n : sorted)
+        if (switches.count(n.chassis) && n.local != n.chassis) {
+            auto e = ends_of(n);
+            peers[e.first].insert(e.second);
+            peers[e.second].insert(e.first);
+        }
+    std::set<End> contested;
+    for (const auto &kv : peers)
+        if (kv.second.size() > 1) {
+            contested.insert(kv.first);
+            std::string who;
+            for (const End &p : kv.second)
+                who += (who.empty() ? "" : ", ") + p.first + (p.second == "1" && p.first.find(' ') != std::string::npos ? "" : " " + p.second);
+            std::string host = kv.second.begin()->first.substr(0, kv.second.begin()->first.find(' '));
+            refused.push_back(host + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                              std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
+        }
+    f.refused_claims = refused;
     for (const auto &n : sorted) {
         if (!switches.count(n.chassis))
             continue;  // host to host: not a fabric link
         if (front_sw.count(n.chassis) || front_sw.count(n.local) ||
             (!switches.count(n.local) && front_if.count({n.local, n.iface})))
             continue;  // the front-end network
+        if (n.local != n.chassis && (contested.count(ends_of(n).first) || contested.count(ends_of(n).second)))
+            continue;
         std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);
         Link l;

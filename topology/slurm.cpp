@@ -518,10 +518,25 @@ void write_features_conf(std::ostream &out, const Topology &t, const std::string
             << (node_params.empty() ? "" : " " + node_params) << "\n";
 }
 
-std::map<std::string, std::vector<std::string>> parse_scontrol_nodes(std::istream &in,
-                                                                     const std::string &source)
+std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const std::string &source)
 {
-    std::map<std::string, std::vector<std::string>> out;
+    std::map<std::string, NodeFeatures> out;
+    auto split = [](const std::string &v) {
+        std::vector<std::string> feats;
+        if (v == "(null)")
+            return feats;
+        std::size_t p = 0;
+        while (p <= v.size()) {
+            std::size_t q = v.find(',', p);
+            std::string f = v.substr(p, q == std::string::npos ? std::string::npos : q - p);
+            if (!f.empty())
+                feats.push_back(f);
+            if (q == std::string::npos)
+                break;
+            p = q + 1;
+        }
+        return feats;
+    };
     std::string line;
     std::size_t lineno = 0;
     while (std::getline(in, line)) {
@@ -530,48 +545,47 @@ std::map<std::string, std::vector<std::string>> parse_scontrol_nodes(std::istrea
             continue;
         std::istringstream ss(line);
         std::string tok, name;
-        bool have_features = false;
-        std::vector<std::string> feats;
+        bool have_features = false, have_active = false;
+        NodeFeatures nf;
         while (ss >> tok) {
             if (tok.rfind("NodeName=", 0) == 0)
                 name = tok.substr(9);
             else if (tok.rfind("AvailableFeatures=", 0) == 0) {
                 have_features = true;
-                std::string v = tok.substr(18);
-                if (v != "(null)") {
-                    std::size_t p = 0;
-                    while (p <= v.size()) {
-                        std::size_t q = v.find(',', p);
-                        std::string f = v.substr(p, q == std::string::npos ? std::string::npos : q - p);
-                        if (!f.empty())
-                            feats.push_back(f);
-                        if (q == std::string::npos)
-                            break;
-                        p = q + 1;
-                    }
-                }
+                nf.available = split(tok.substr(18));
+            } else if (tok.rfind("ActiveFeatures=", 0) == 0) {
+                have_active = true;
+                nf.active = split(tok.substr(15));
             }
         }
         if (name.empty() || !have_features)
             throw InputError(source, lineno,
                              "found a line without NodeName= and AvailableFeatures=, expected "
                              "`scontrol show node --oneliner` output");
-        out[name] = feats;
+        if (!have_active)
+            nf.active = nf.available;  // Slurm prints both; without it, all are active
+        out[name] = nf;
     }
     return out;
 }
 
-void write_scontrol_updates(std::ostream &out, const Topology &t,
-                            const std::map<std::string, std::vector<std::string>> &current, const Topology *previous)
+void write_scontrol_updates(std::ostream &out, const Topology &t, const std::map<std::string, NodeFeatures> &current,
+                            const Topology *previous)
 {
     // Which of a node's features are atoll's: its grp-/pod- ones, and, when
     // the fabric they were written from is given, what atoll wrote for it
     // there. A leaf island is named after its switch, a name a node's root
     // can choose (LLDP): a site feature that equals an island name is never
     // taken for atoll's, and atoll refuses to write that island.
-    std::set<std::string> islands;
-    for (const Island &is : t.islands)
-        islands.insert(is.name);
+    std::set<std::string> islands, ours;  // island names; grp-/pod- names atoll gives
+    for (const Topology *x : {&t, previous})
+        if (x)
+            for (const Island &is : x->islands) {
+                if (x == &t)
+                    islands.insert(is.name);
+                if (is.name.rfind("grp-", 0) == 0 || is.name.rfind("pod-", 0) == 0)
+                    ours.insert(is.name);
+            }
     auto written_before = [&](const std::string &host) {
         std::set<std::string> w;
         if (previous) {
@@ -582,7 +596,7 @@ void write_scontrol_updates(std::ostream &out, const Topology &t,
         }
         return w;
     };
-    std::map<std::string, std::vector<std::string>> kept;  // host -> site features
+    std::map<std::string, std::vector<std::string>> kept, kept_active;  // host -> site features
     std::vector<std::string> clashes;
     for (const auto &kv : current) {
         std::set<std::string> mine = written_before(kv.first);
@@ -591,9 +605,12 @@ void write_scontrol_updates(std::ostream &out, const Topology &t,
         if (h != t.host_index.end())
             for (const auto &f : host_features(t, h->second))
                 now.insert(f);
-        for (const auto &f : kv.second) {
-            bool atolls = f.rfind("grp-", 0) == 0 || f.rfind("pod-", 0) == 0 || mine.count(f) > 0;
-            if (atolls)
+        auto atolls = [&](const std::string &f) { return ours.count(f) > 0 || mine.count(f) > 0; };
+        for (const auto &f : kv.second.active)
+            if (!atolls(f))
+                kept_active[kv.first].push_back(f);
+        for (const auto &f : kv.second.available) {
+            if (atolls(f))
                 continue;
             kept[kv.first].push_back(f);
             // the node's own island under the same name: what atoll would
@@ -616,19 +633,22 @@ void write_scontrol_updates(std::ostream &out, const Topology &t,
         const Host &host = t.hosts[h];
         if (host.leaf_island < 0)
             continue;
-        std::vector<std::string> feats;
+        std::vector<std::string> feats, active;
         if (!current.empty()) {
             auto it = current.find(host.name);
             if (it == current.end())
                 continue;  // not a Slurm node
             feats = kept[host.name];
+            active = kept_active[host.name];
         }
-        for (const auto &f : host_features(t, static_cast<int>(h)))
+        for (const auto &f : host_features(t, static_cast<int>(h))) {
             if (std::find(feats.begin(), feats.end(), f) == feats.end())
                 feats.push_back(f);
-        std::string fl = join(feats);
+            if (std::find(active.begin(), active.end(), f) == active.end())
+                active.push_back(f);  // an island is where the node is: always active
+        }
         out << "scontrol update " << shell_word("NodeName=" + host.name) << " "
-            << shell_word("AvailableFeatures=" + fl) << " " << shell_word("ActiveFeatures=" + fl) << "\n";
+            << shell_word("AvailableFeatures=" + join(feats)) << " " << shell_word("ActiveFeatures=" + join(active)) << "\n";
     }
 }
 

@@ -100,17 +100,21 @@ void write_k8s_labels(std::ostream &out, const Topology &t);
 // node_params is appended to each line (e.g. "CPUs=128 Gres=gpu:8").
 void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params);
 
-// `scontrol show node --oneliner` output -> node name -> its AvailableFeatures
-std::map<std::string, std::vector<std::string>> parse_scontrol_nodes(std::istream &in,
-                                                                     const std::string &source);
+// A Slurm node's features as `scontrol show node --oneliner` prints them.
+struct NodeFeatures {
+    std::vector<std::string> available, active;
+    bool operator==(const NodeFeatures &o) const { return available == o.available && active == o.active; }
+};
+// `scontrol show node --oneliner` output -> node name -> its features
+std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const std::string &source);
 // scontrol update lines that set the island features and keep every other one.
 // Nodes absent from `current` are left alone unless `current` is empty.
-// atoll's own features in `current`: grp-/pod- ones and, with `previous`
-// (the fabric they were written from), the island features it gave each
-// node there. Throws InputError, writing nothing, when a feature kept as the
+// atoll's own features in `current`: grp-/pod- island names of `t` (or of
+// `previous`) and, with `previous` (the fabric they were written from), the
+// island features it gave each node there. A site feature that is available
+// but not active stays inactive. Throws InputError, writing nothing, when a feature kept as the
 // site's equals an island name of `t` on a node outside that island.
-void write_scontrol_updates(std::ostream &out, const Topology &t,
-                            const std::map<std::string, std::vector<std::string>> &current,
+void write_scontrol_updates(std::ostream &out, const Topology &t, const std::map<std::string, NodeFeatures> &current,
                             const Topology *previous = nullptr);
 
 }  // namespace atl

@@ -417,3 +417,31 @@ TEST_CASE("--switches: the admin's list decides which neighbours are switches", 
     CHECK(has_claim(t, "which --switches does not list"));
     CHECK(t.host_index.size() == 4);
 }
+
+TEST_CASE("LLDP: a table calling its own system a switch cannot vouch for a claim on another host", "[lldp][identity]")
+{
+    // node004's json says node004 is a Bridge (lldp_loc_chassis) and that its
+    // neighbour node002 (a host with its own table) is one too
+    std::string js = R"({"lldp_loc_chassis": {"local-chassis": {"chassis": {"node004": {"capability": [{"type": "Bridge", "enabled": true}]}}}},
+                         "lldp": {"interface": [{"ens9np0": {"chassis": {"node002": {"capability": [{"type": "Bridge", "enabled": true}]}},
+                                                             "port": {"id": {"value": "ens9np0"}}}}]}})";
+    std::istringstream jin(js);
+    std::vector<LldpNeighbor> all = parse_lldp(jin, "node004.json", "node004");
+    std::istringstream rest(rail_tables(""));
+    for (const LldpNeighbor &n : parse_lldp(rest, "pdsh", ""))
+        if (n.local != "node004")
+            all.push_back(n);
+    Topology t = analyse(lldp_fabric(all, "lldp", {}));
+    CHECK(t.host_index.count("node002") == 1);  // still a host
+    CHECK(has_claim(t, "names node002, a system with a table of its own"));
+}
+
+TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")
+{
+    // node004's root names node001's port swp1 of r1-leaf1 as its own neighbour
+    Topology t = from_tables(rail_tables("node004: lldp.ens9np0.chassis.name=r1-leaf1\nnode004: lldp.ens9np0.port.ifname=swp1\n"));
+    CHECK(has_claim(t, "port swp1 of r1-leaf1 is claimed by 2 peers"));
+    CHECK(t.host_index.size() == 4);
+    auto fs = check(t);
+    CHECK(std::any_of(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "missing-rail" && f.subject.find("node001") != std::string::npos; }));
+}

@@ -135,8 +135,10 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     write_features_conf(f, t, "CPUs=2");
     CHECK_THAT(f.str(), Catch::Contains("\nNodeName=node[001-002] Features=ib-leaf01,pod-ib-leaf01 CPUs=2\n"));
     // node001 sat on ib-leaf04 in the fabric these features were written
-    // from (its name and node007's swapped), with a group of an older run
-    std::istringstream cur("NodeName=node001 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=gpu,ib-leaf04,grp-old ActiveFeatures=gpu\n"
+    // from (its name and node007's swapped); grp-ml is the site's own (a
+    // group of ML nodes), and mig is available but not active (MIG mode off)
+    std::istringstream cur("NodeName=node001 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=gpu,mig,ib-leaf04,grp-ml "
+                           "ActiveFeatures=gpu,ib-leaf04\n"
                            "NodeName=node003 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null)\n");
     auto nodes = parse_scontrol_nodes(cur, "scontrol");
     Fabric before = generate(g);
@@ -147,7 +149,8 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     REQUIRE(host_features(old_t, old_t.host_index.at("node001"))[0] == "ib-leaf04");
     std::ostringstream u;
     write_scontrol_updates(u, t, nodes, &old_t);
-    CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,ib-leaf01,pod-ib-leaf01 ActiveFeatures=gpu,ib-leaf01,pod-ib-leaf01\n"
+    CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,mig,grp-ml,ib-leaf01,pod-ib-leaf01 "
+                     "ActiveFeatures=gpu,ib-leaf01,pod-ib-leaf01\n"
                      "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,pod-ib-leaf01\n");
     // without that fabric, ib-leaf04 on node001 could as well be the site's:
     // nothing is written, and the message says what to give
