@@ -126,7 +126,9 @@ std::unique_ptr<Topology> previous_fabric(const Args &a)
 {
     if (!a.flag("previous"))
         return nullptr;
-    return std::make_unique<Topology>(analysed(load_fabric(a.get("previous")), "atoll-topo"));
+    Fabric f = load_fabric(a.get("previous"));
+    f.source = a.get("previous");  // findings name the file given, not where it was discovered from
+    return std::make_unique<Topology>(analysed(std::move(f), "atoll-topo"));
 }
 
 // --slurm-nodes FILE: Slurm's node names (scontrol show nodes --oneliner, or a slurm.conf)

@@ -104,7 +104,8 @@ std::string k8s_label_key_problem(const std::string &key);
 // takes it; else its first 54 characters Kubernetes allows in a value (others
 // become '-'), trimmed to begin and end with a letter or digit, then '-' and
 // 8 hex digits of a hash (FNV-1a) of the whole name, so two names that differ
-// anywhere give two values; "" when the name holds no letter or digit.
+// anywhere give two values (but for a 32-bit collision); "" when the name
+// holds no letter or digit.
 std::string k8s_label_value(const std::string &name);
 
 // A label value that is not its island's name: the hosts, the key, the
