@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,10 +42,11 @@ const char *usage_text =
     "            host,leaf,pod,core CSV [--csv-columns ROLE=COLUMN,...])\n"
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
-    "  check     report the fabric's health                [--json]\n"
+    "  check     report the fabric's health                [--json] [--previous FABRIC] [--slurm-nodes FILE]\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
     "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
+    "            [--slurm-nodes FILE] (features, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
@@ -69,7 +71,8 @@ const char *usage_text =
     "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name),\n"
     "  --health FILE (pdsh output of atoll-topo health: failed hosts' islands rank last), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
-    "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed\n";
+    "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed;\n"
+    "  slurm: 3 written, but a Kubernetes label value is not its island's name (shortened or removed)\n";
 
 // All inputs merged into one fabric, the node name map applied.
 Fabric load_inputs(const Args &a, bool allow_live)
@@ -130,6 +133,28 @@ Fabric load_inputs(const Args &a, bool allow_live)
 
 const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
                                                 "frontend", "compute", "switches", "health"};
+
+// --previous FABRIC: an earlier discovery (check, slurm --format scontrol)
+std::unique_ptr<Topology> previous_fabric(const Args &a)
+{
+    if (!a.flag("previous"))
+        return nullptr;
+    Fabric f = load_fabric(a.get("previous"));
+    f.source = a.get("previous");  // findings name the file given, not where it was discovered from
+    return std::make_unique<Topology>(analysed(std::move(f), "atoll-topo"));
+}
+
+// --slurm-nodes FILE: Slurm's node names (scontrol show nodes --oneliner, or a slurm.conf)
+std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
+{
+    if (!a.flag("slurm-nodes"))
+        return nullptr;
+    std::string p = a.get("slurm-nodes");
+    std::ifstream in(p);
+    if (!in)
+        throw InputError(p + ": cannot open (--slurm-nodes)");
+    return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, p));
+}
 
 void print_summary(std::ostream &o, const Topology &t)
 {
@@ -226,9 +251,13 @@ int cmd_show(int argc, char **argv)
 
 int cmd_check(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, common_values, {"json"});
+    std::vector<std::string> vals = common_values;
+    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    Args a = parse_args(argc, argv, 2, vals, {"json"});
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
-    auto findings = check(t);
+    std::unique_ptr<Topology> previous = previous_fabric(a);
+    std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
+    auto findings = check(t, CheckContext{previous.get(), nodes.get()});
     std::size_t errors = 0;
     for (const auto &f : findings)
         errors += f.severity == Severity::Error;
@@ -250,7 +279,7 @@ int to_int(const std::string &opt, const std::string &v);
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous", "slurm-nodes"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
@@ -305,9 +334,16 @@ int cmd_slurm(int argc, char **argv)
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
-    std::unique_ptr<Topology> previous;
-    if (a.flag("previous"))
-        previous = std::make_unique<Topology>(analysed(load_fabric(a.get("previous")), "atoll-topo"));
+    if (a.flag("slurm-nodes") && what != "features" && what != "scontrol" && what != "k8s-labels")
+        throw Usage("--slurm-nodes: only with --format features, scontrol or k8s-labels");
+    std::unique_ptr<Topology> previous = previous_fabric(a);
+    // a host the fabric names that Slurm lacks is a finding (check), never a line
+    std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
+    if (only)
+        for (const std::string &h : hosts_outside(t, *only))
+            std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
+                      << "): no line written for it\n";
+    std::vector<K8sLabelChange> changed;
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (what == "tree")
             write_topology_tree(o, t);
@@ -316,7 +352,7 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "yaml")
             write_topology_yaml(o, t);
         else if (what == "features")
-            write_features_conf(o, t, a.get("node-params"));
+            write_features_conf(o, t, a.get("node-params"), only.get());
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
@@ -324,11 +360,18 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "view")
             write_summary(o, summarise(t, Cluster(t)));
         else if (what == "k8s-labels")
-            write_k8s_labels(o, t);
+            changed = write_k8s_labels(o, t, only.get());
         else
-            write_scontrol_updates(o, t, current, previous.get());
+            write_scontrol_updates(o, t, current, previous.get(), only.get());
     });
-    return 0;
+    // written whole and valid, but not as the island names: exit 3, as check's warnings
+    for (const K8sLabelChange &c : changed)
+        std::cerr << "atoll-topo: warning: " << compress_hostlist(c.hosts) << ": label " << c.key << ": island name "
+                  << shown(c.name, 100) << " is no Kubernetes label value (" << k8s_label_value_problem(c.name) << "): "
+                  << (c.value.empty() ? std::string("label removed (no letter or digit to keep)")
+                                      : "written as " + c.value)
+                  << "\n";
+    return changed.empty() ? 0 : 3;
 }
 
 int cmd_diff(int argc, char **argv)

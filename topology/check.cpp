@@ -36,6 +36,75 @@ struct Rate {
 };
 
 
+// check --previous: what an adapter's GUID, which its firmware gives and no
+// node's root can change, says of the host names an earlier discovery had.
+void identity_findings(const Topology &old_t, const Topology &t, std::vector<Finding> &out)
+{
+    std::map<std::uint64_t, std::string> old_owner;                     // CA GUID -> host
+    std::map<std::pair<std::string, std::string>, std::uint64_t> old_ca;  // (host, adapter) -> CA GUID
+    for (const Host &h : old_t.hosts)
+        for (const HostPort &p : h.ports) {
+            old_owner[p.ca_guid] = h.name;
+            if (!p.hca.empty())
+                old_ca[{h.name, p.hca}] = p.ca_guid;
+        }
+    const std::string was = " in the previous fabric (" + old_t.fabric.source + ")";
+    for (const Host &h : t.hosts) {
+        std::map<std::string, std::string> moved;  // old owner -> "0x... (mlx5_0), ..."
+        std::set<std::string> changed;
+        for (const HostPort &p : h.ports) {
+            auto owner = old_owner.find(p.ca_guid);
+            std::string what = guid_str(p.ca_guid) + (p.hca.empty() ? "" : " (" + p.hca + ")");
+            if (owner != old_owner.end() && owner->second != h.name) {
+                std::string &list = moved[owner->second];
+                if (list.find(what) == std::string::npos)
+                    list += (list.empty() ? "" : ", ") + what;
+                continue;
+            }
+            auto before = old_ca.find({h.name, p.hca});
+            if (before != old_ca.end() && before->second != p.ca_guid && changed.insert(p.hca).second)
+                out.push_back({"guid-changed", Severity::Error, h.name + " " + p.hca,
+                               "adapter is CA " + guid_str(p.ca_guid) + " where it was " + guid_str(before->second) + was +
+                                   ": a replaced HCA, or another node's description naming this one; confirm it, "
+                                   "then check against this fabric from now on"});
+        }
+        for (const auto &kv : moved)
+            out.push_back({"name-moved", Severity::Error, h.name,
+                           "host is on adapters that were " + kv.first + "'s" + was + ": " + kv.second +
+                               ": a renamed node, or a node's root claiming this name; confirm it, or give a "
+                               "--node-name-map"});
+    }
+    std::vector<std::string> gone;
+    for (const Host &h : old_t.hosts)
+        if (!t.host_index.count(h.name))
+            gone.push_back(h.name);
+    if (!gone.empty())
+        out.push_back({"host-vanished", Severity::Warning, compress_hostlist(gone),
+                       std::to_string(gone.size()) + (gone.size() == 1 ? " host" : " hosts") + was +
+                           " not seen now: down, uncabled, or its adapters described under another name"});
+}
+
+// check --slurm-nodes: the fabric's hosts against Slurm's node list.
+void slurm_findings(const Topology &t, const std::set<std::string> &slurm_nodes, std::vector<Finding> &out)
+{
+    for (const Host &h : t.hosts)
+        if (!slurm_nodes.count(h.name))
+            out.push_back({"not-in-slurm", h.compute ? Severity::Error : Severity::Warning, h.name,
+                           h.compute ? std::string("compute host that Slurm has no node of: a typo in slurm.conf, or a "
+                                                   "node description claiming a name; atoll-topo slurm "
+                                                   "--slurm-nodes writes no line for it")
+                                     : std::string("host (not a compute host: storage, management?) that Slurm has no "
+                                                   "node of; atoll-topo slurm --slurm-nodes writes no line for it")});
+    std::vector<std::string> absent;
+    for (const std::string &n : slurm_nodes)
+        if (!t.host_index.count(n))
+            absent.push_back(n);
+    if (!absent.empty())
+        out.push_back({"not-in-fabric", Severity::Warning, compress_hostlist(absent),
+                       std::to_string(absent.size()) + " Slurm node" + (absent.size() == 1 ? "" : "s") +
+                           " that no adapter of the fabric names: down, uncabled, or not on this fabric"});
+}
+
 }  // namespace
 
 std::string link_name(const Topology &t, const Link &l)
@@ -124,7 +193,7 @@ std::vector<std::string> degraded_reasons(const Topology &t)
     return reasons;
 }
 
-std::vector<Finding> check(const Topology &t)
+std::vector<Finding> check(const Topology &t, const CheckContext &with)
 {
     std::vector<Finding> out;
     auto add = [&](const char *code, Severity sev, std::string subject, std::string msg) {
@@ -335,6 +404,11 @@ std::vector<Finding> check(const Topology &t)
     // identity claims an input made that discovery did not believe
     for (const std::string &c : f.refused_claims)
         add("refused-claim", Severity::Error, c.substr(0, c.find(':')), c);
+
+    if (with.previous)
+        identity_findings(*with.previous, t, out);
+    if (with.slurm_nodes)
+        slurm_findings(t, *with.slurm_nodes, out);
 
     // a director's ASIC is named for the admin by its chassis and slot
     std::map<std::string, const Switch *> by_name;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,20 @@ std::vector<std::string> degraded_reasons(const Topology &t);
 // of their leaf switches: what placement ranks last and diff reports.
 std::vector<int> degraded_leaf_islands(const Topology &t);
 
+// What check holds the fabric against, when the admin gives it.
+struct CheckContext {
+    // An earlier discovery (check --previous): a host's adapter that changed
+    // GUID (guid-changed) and a host on adapters that were another host's
+    // (name-moved) are errors; a host no longer seen (host-vanished), a warning.
+    const Topology *previous = nullptr;
+    // Slurm's node names (check --slurm-nodes): a compute host Slurm lacks is
+    // an error, another host (storage, management) a warning (not-in-slurm);
+    // Slurm nodes the fabric lacks, a warning (not-in-fabric).
+    const std::set<std::string> *slurm_nodes = nullptr;
+};
+
 // Every finding, sorted by code then subject.
-std::vector<Finding> check(const Topology &t);
+std::vector<Finding> check(const Topology &t, const CheckContext &with = {});
 
 // "ib-leaf01[3] - dgx01 mlx5_0[1]": a link as an admin finds it.
 std::string link_name(const Topology &t, const Link &l);

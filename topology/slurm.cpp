@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "topology/csv.hpp"
 #include "topology/hostlist.hpp"
 
 namespace atl {
@@ -49,6 +51,15 @@ std::string shell_word(const std::string &s)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
 }
+
+// Whether a host gets a line: on a leaf island, and in `only` when given.
+bool written(const Host &h, const std::set<std::string> *only)
+{
+    return h.leaf_island >= 0 && (!only || only->count(h.name));
+}
+
+bool k8s_alnum(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool k8s_value_char(char c) { return k8s_alnum(c) || c == '-' || c == '_' || c == '.'; }
 
 }  // namespace
 
@@ -487,35 +498,165 @@ std::vector<std::string> host_features(const Topology &t, int host)
     return f;
 }
 
-void write_k8s_labels(std::ostream &out, const Topology &t)
+std::string k8s_label_value_problem(const std::string &v)
 {
-    out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
-    for (const Host &h : t.hosts) {
-        if (h.leaf_island < 0)
-            continue;
-        out << "kubectl label node " << shell_word(h.name) << " --overwrite";
-        const char *keys[] = {"block", "spine", "datacenter"};
-        int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
-        for (int k = 0; k < 3; ++k)
-            if (ids[k] >= 0)
-                out << " " << shell_word(std::string("network.topology.nvidia.com/") + keys[k] + "=" +
-                                         t.islands[static_cast<std::size_t>(ids[k])].name);
-        out << "\n";
-    }
+    // labelValueFmt "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?", LabelValueMaxLength 63
+    if (v.size() > 63)
+        return std::to_string(v.size()) + " characters, more than 63";
+    for (char c : v)
+        if (!k8s_value_char(c))
+            return "holds " + shown(std::string(1, c)) + ", not a letter, digit, '-', '_' or '.'";
+    if (!v.empty() && !k8s_alnum(v.front()))
+        return "begins with " + shown(v.substr(0, 1)) + ", not a letter or digit";
+    if (!v.empty() && !k8s_alnum(v.back()))
+        return "ends with " + shown(v.substr(v.size() - 1)) + ", not a letter or digit";
+    return "";
 }
 
-void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params)
+std::string k8s_label_key_problem(const std::string &key)
+{
+    auto slash = key.find('/');
+    std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+    if (slash != std::string::npos) {
+        std::string prefix = key.substr(0, slash);
+        if (name.find('/') != std::string::npos)
+            return "more than one '/'";
+        // IsDNS1123Subdomain: at most 253, dot-separated [a-z0-9]([-a-z0-9]*[a-z0-9])?
+        if (prefix.empty() || prefix.size() > 253)
+            return "prefix of " + std::to_string(prefix.size()) + " characters, expected 1 to 253";
+        std::size_t b = 0;
+        while (b <= prefix.size()) {
+            std::size_t e = std::min(prefix.find('.', b), prefix.size());
+            std::string label = prefix.substr(b, e - b);
+            bool ok = !label.empty() && std::isalnum(static_cast<unsigned char>(label.front())) &&
+                      std::isalnum(static_cast<unsigned char>(label.back()));
+            for (char c : label)
+                ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+            if (!ok)
+                return "prefix " + shown(prefix) + " is not a lowercase DNS-1123 subdomain";
+            b = e + 1;
+        }
+    }
+    if (name.empty())
+        return "an empty name";
+    return k8s_label_value_problem(name);
+}
+
+std::string k8s_label_value(const std::string &name)
+{
+    if (!name.empty() && k8s_label_value_problem(name).empty())
+        return name;
+    std::string v;
+    for (char c : name)
+        if (!v.empty() || k8s_alnum(c))
+            v += k8s_value_char(c) ? c : '-';
+    v = v.substr(0, 54);
+    while (!v.empty() && !k8s_alnum(v.back()))
+        v.pop_back();
+    if (v.empty())
+        return "";
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08llx", static_cast<unsigned long long>(name_guid("k8s-label", name) & 0xffffffffULL));
+    return v + "-" + hex;
+}
+
+std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &t, const std::set<std::string> *only)
+{
+    const std::string prefix = "network.topology.nvidia.com/";
+    const char *keys[] = {"block", "spine", "datacenter"};
+    std::map<std::pair<std::string, std::string>, K8sLabelChange> changes;  // (key, name)
+    out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
+    for (const Host &h : t.hosts) {
+        if (!written(h, only))
+            continue;
+        out << "kubectl label node " << shell_word(h.name) << " --overwrite";
+        int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
+        for (int k = 0; k < 3; ++k) {
+            if (ids[k] < 0)
+                continue;
+            const std::string key = prefix + keys[k], &name = t.islands[static_cast<std::size_t>(ids[k])].name;
+            std::string value = k8s_label_value(name);
+            if (value != name) {
+                K8sLabelChange &c = changes[{key, name}];
+                c.key = key;
+                c.name = name;
+                c.value = value;
+                c.hosts.push_back(h.name);
+            }
+            // "KEY-" removes the label: no node keeps one of an earlier fabric
+            out << " " << shell_word(value.empty() ? key + "-" : key + "=" + value);
+        }
+        out << "\n";
+    }
+    std::vector<K8sLabelChange> res;
+    for (auto &kv : changes)
+        res.push_back(std::move(kv.second));
+    return res;
+}
+
+void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params,
+                         const std::set<std::string> *only)
 {
     out << "# Island node features for slurm.conf, written by atoll-topo from " << t.fabric.source << "\n";
     std::map<std::string, std::vector<std::string>> by_features;
     for (std::size_t h = 0; h < t.hosts.size(); ++h) {
-        if (t.hosts[h].leaf_island < 0)
+        if (!written(t.hosts[h], only))
             continue;
         by_features[join(host_features(t, static_cast<int>(h)))].push_back(t.hosts[h].name);
     }
     for (const auto &kv : by_features)
         out << "NodeName=" << compress_hostlist(kv.second) << " Features=" << kv.first
             << (node_params.empty() ? "" : " " + node_params) << "\n";
+}
+
+std::set<std::string> read_slurm_node_names(std::istream &in, const std::string &source)
+{
+    std::set<std::string> out;
+    std::string line, part;
+    std::size_t lineno = 0, first = 0;
+    bool any = false;
+    while (std::getline(in, part)) {
+        ++lineno;
+        if (line.empty())
+            first = lineno;
+        if (!part.empty() && part.back() == '\r')
+            part.pop_back();
+        if (!part.empty() && part.back() == '\\') {
+            line += part.substr(0, part.size() - 1) + " ";
+            continue;
+        }
+        line += part;
+        auto words = slurm_conf_words(line);
+        line.clear();
+        auto it = words.find("nodename");
+        if (it == words.end())
+            continue;
+        std::string lower = it->second;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (lower == "default")
+            continue;
+        try {
+            for (std::string &n : expand_hostlist(it->second))
+                out.insert(std::move(n));
+        } catch (const std::invalid_argument &e) {
+            throw InputError(source, first, "found NodeName=" + escaped(it->second, 80) + " (" + e.what() +
+                                                "), expected a Slurm hostlist");
+        }
+        any = true;
+    }
+    if (!any)
+        throw InputError(source + ": found no NodeName= line, expected `scontrol show nodes --oneliner` output or "
+                         "a slurm.conf with the NodeName= lines");
+    return out;
+}
+
+std::vector<std::string> hosts_outside(const Topology &t, const std::set<std::string> &slurm_nodes)
+{
+    std::vector<std::string> out;
+    for (const Host &h : t.hosts)
+        if (h.leaf_island >= 0 && !slurm_nodes.count(h.name))
+            out.push_back(h.name);
+    return out;
 }
 
 std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const std::string &source)
@@ -570,7 +711,7 @@ std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const
 }
 
 void write_scontrol_updates(std::ostream &out, const Topology &t, const std::map<std::string, NodeFeatures> &current,
-                            const Topology *previous)
+                            const Topology *previous, const std::set<std::string> *only)
 {
     // Which of a node's features are atoll's: its grp-/pod- ones, and, when
     // the fabric they were written from is given, what atoll wrote for it
@@ -631,7 +772,7 @@ void write_scontrol_updates(std::ostream &out, const Topology &t, const std::map
     }
     for (std::size_t h = 0; h < t.hosts.size(); ++h) {
         const Host &host = t.hosts[h];
-        if (host.leaf_island < 0)
+        if (!written(host, only))
             continue;
         std::vector<std::string> feats, active;
         if (!current.empty()) {

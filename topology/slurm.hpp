@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,14 +92,54 @@ int write_topology_updates(std::ostream &out, const Topology &old_t, const Topol
 // A host's island features: its leaf island, rail group and pod names.
 std::vector<std::string> host_features(const Topology &t, int host);
 
+// Kubernetes' rules (k8s.io/apimachinery pkg/api/validate/content, kube.go:
+// IsLabelValue, which validation.IsValidLabelValue is; IsLabelKey). A label
+// value: at most 63 characters, empty or beginning and ending with
+// [A-Za-z0-9] with [-A-Za-z0-9_.] between. A label key: a name as such a
+// value but not empty, after an optional DNS-1123 subdomain prefix (at most
+// 253 characters) and '/'. Empty when acceptable, else why not.
+std::string k8s_label_value_problem(const std::string &value);
+std::string k8s_label_key_problem(const std::string &key);
+// The label value for island name `name`: the name itself when Kubernetes
+// takes it; else its first 54 characters Kubernetes allows in a value (others
+// become '-'), trimmed to begin and end with a letter or digit, then '-' and
+// 8 hex digits of a hash (FNV-1a) of the whole name, so two names that differ
+// anywhere give two values (but for a 32-bit collision); "" when the name
+// holds no letter or digit.
+std::string k8s_label_value(const std::string &name);
+
+// A label value that is not its island's name: the hosts, the key, the
+// island's name and what was written ("" when the label was removed).
+struct K8sLabelChange {
+    std::vector<std::string> hosts;
+    std::string key, name, value;
+};
 // Kubernetes node labels in topograph's convention, as kubectl commands:
 // network.topology.nvidia.com/block = leaf island, /spine = pod,
-// /datacenter = the fabric, so Slurm and Kubernetes share one map.
-void write_k8s_labels(std::ostream &out, const Topology &t);
+// /datacenter = the fabric, so Slurm and Kubernetes share one map. An island
+// name Kubernetes would refuse is written as k8s_label_value gives it, or,
+// when that is "", the key is removed ("KEY-"), so no node keeps a stale
+// label. With `only`, hosts outside it get no line. Returns the changes, by
+// key and name.
+std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &t,
+                                             const std::set<std::string> *only = nullptr);
 
 // slurm.conf include: "NodeName=<hosts> Features=<...>" grouped by feature set;
-// node_params is appended to each line (e.g. "CPUs=128 Gres=gpu:8").
-void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params);
+// node_params is appended to each line (e.g. "CPUs=128 Gres=gpu:8"). With
+// `only`, hosts outside it get no line.
+void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params,
+                         const std::set<std::string> *only = nullptr);
+
+// Slurm's node names: the NodeName= value of each line of `scontrol show
+// nodes --oneliner` output or of a slurm.conf (the key in any case, '#'
+// comments, a backslash ending a line continues it, hostlists expanded,
+// NodeName=DEFAULT skipped; other lines are ignored, Include is not
+// followed). Throws InputError "FILE:LINE: found ..., expected ..." on a
+// hostlist it cannot expand, and when no line names a node.
+std::set<std::string> read_slurm_node_names(std::istream &in, const std::string &source);
+// Hosts of the fabric that would be written (those on a leaf island) and
+// that `slurm_nodes` does not have, sorted.
+std::vector<std::string> hosts_outside(const Topology &t, const std::set<std::string> &slurm_nodes);
 
 // A Slurm node's features as `scontrol show node --oneliner` prints them.
 struct NodeFeatures {
@@ -114,7 +155,8 @@ std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const
 // island features it gave each node there. A site feature that is available
 // but not active stays inactive. Throws InputError, writing nothing, when a feature kept as the
 // site's equals an island name of `t` on a node outside that island.
+// With `only`, hosts outside it get no line.
 void write_scontrol_updates(std::ostream &out, const Topology &t, const std::map<std::string, NodeFeatures> &current,
-                            const Topology *previous = nullptr);
+                            const Topology *previous = nullptr, const std::set<std::string> *only = nullptr);
 
 }  // namespace atl

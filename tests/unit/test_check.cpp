@@ -213,3 +213,89 @@ TEST_CASE("only the firmware's own words make an aggregation node", "[check]")
     CHECK(classify_ca("node002 Aggregation Node") == CaKind::Host);  // a host's root wrote it
     CHECK(classify_ca("Aggregation Node") != CaKind::Sharp);
 }
+
+namespace {
+
+// The fabric with one adapter replaced: a new CA GUID for the CA described `desc`
+Fabric with_new_guid(Fabric f, const std::string &desc, std::uint64_t guid)
+{
+    std::uint64_t old = 0;
+    for (Node &n : f.nodes)
+        if (n.desc == desc) {
+            old = n.guid;
+            n.guid = guid;
+        }
+    for (Link &l : f.links)
+        for (LinkEnd *e : {&l.a, &l.b})
+            if (e->guid == old)
+                e->guid = guid;
+    normalise(f);
+    return f;
+}
+
+std::vector<Finding> with_code(const std::vector<Finding> &fs, const std::string &code)
+{
+    std::vector<Finding> out;
+    for (const Finding &f : fs)
+        if (f.code == code)
+            out.push_back(f);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("check --previous: an adapter that changed GUID, a name on another host's adapters, a host gone", "[check][identity]")
+{
+    Topology old_t = analyse(with_desc({}));
+    SECTION("the same fabric again: nothing")
+    {
+        CHECK(check(analyse(with_desc({})), CheckContext{&old_t, nullptr}).empty());
+    }
+    SECTION("node001's mlx5_0 replaced: an error naming both GUIDs")
+    {
+        std::uint64_t was = 0;
+        for (const Node &n : old_t.fabric.nodes)
+            if (n.desc == "node001 mlx5_0")
+                was = n.guid;
+        Topology t = analyse(with_new_guid(with_desc({}), "node001 mlx5_0", 0x0002c90300abcdefULL));
+        auto fs = check(t, CheckContext{&old_t, nullptr});
+        REQUIRE(codes(fs) == std::vector<std::string>{"guid-changed node001 mlx5_0"});
+        CHECK(fs[0].severity == Severity::Error);
+        CHECK_THAT(fs[0].message, Catch::Contains("CA 0x0002c90300abcdef where it was " + guid_str(was)));
+    }
+    SECTION("node002's root describes its adapters as node099: node099 is on node002's adapters, node002 vanished")
+    {
+        Topology t = analyse(with_desc({{"node002 mlx5_0", "node099 mlx5_0"}, {"node002 mlx5_1", "node099 mlx5_1"}}));
+        auto fs = check(t, CheckContext{&old_t, nullptr});
+        CHECK(codes(fs) == std::vector<std::string>{"host-vanished node002", "name-moved node099"});
+        auto moved = with_code(fs, "name-moved");
+        REQUIRE(moved.size() == 1);
+        CHECK(moved[0].severity == Severity::Error);
+        CHECK_THAT(moved[0].message, Catch::Contains("were node002's") && Catch::Contains("(mlx5_0)") &&
+                                         Catch::Contains("(mlx5_1)"));
+        CHECK(with_code(fs, "host-vanished")[0].severity == Severity::Warning);
+    }
+    SECTION("node001 and node002 swap names: both are on the other's adapters")
+    {
+        Topology t = analyse(with_desc({{"node001 mlx5_0", "node002 mlx5_0"}, {"node001 mlx5_1", "node002 mlx5_1"},
+                                        {"node002 mlx5_0", "node001 mlx5_0"}, {"node002 mlx5_1", "node001 mlx5_1"}}));
+        auto fs = check(t, CheckContext{&old_t, nullptr});
+        CHECK(codes(fs) == std::vector<std::string>{"name-moved node001", "name-moved node002"});
+    }
+}
+
+TEST_CASE("check --slurm-nodes: a compute host Slurm lacks is an error, a Slurm node the fabric lacks a warning", "[check][identity]")
+{
+    Topology t = analyse(with_desc({}));
+    REQUIRE(t.host_index.count("node003"));
+    std::set<std::string> slurm;
+    for (const Host &h : t.hosts)
+        if (h.name != "node003")
+            slurm.insert(h.name);
+    slurm.insert("login01");
+    slurm.insert("login02");
+    auto fs = check(t, CheckContext{nullptr, &slurm});
+    REQUIRE(codes(fs) == std::vector<std::string>{"not-in-fabric login[01-02]", "not-in-slurm node003"});
+    CHECK(fs[0].severity == Severity::Warning);
+    CHECK(fs[1].severity == Severity::Error);
+}

@@ -8,6 +8,7 @@
 #include "placement/cluster.hpp"
 #include "topology/slurm.hpp"
 #include <map>
+#include <set>
 
 using namespace atl;
 
@@ -206,4 +207,112 @@ TEST_CASE("island names are unique, and every switch of topology.conf hangs unde
     CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=ib-leaf01 Nodes=node001\n"));
     CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=grp-ib-leaf01-all Switches=grp-ib-leaf01,ib-leaf01\n"));
     CHECK_THAT(o.str(), Catch::EndsWith("\nSwitchName=pod-ib-leaf01 Switches=grp-ib-leaf01-all,grp-ib-leaf03\n"));
+}
+
+TEST_CASE("label values and keys follow Kubernetes' own examples (apimachinery content/kube_test.go)", "[slurm][k8s]")
+{
+    // TestIsLabelValue's successCases and errorCases, as Kubernetes has them
+    for (const std::string &v : {std::string("simple"), std::string("now-with-dashes"), std::string("1-starts-with-num"),
+                                 std::string("end-with-num-1"), std::string("1234"), std::string(63, 'a'), std::string()})
+        CHECK(k8s_label_value_problem(v).empty());
+    for (const std::string &v : {std::string("nospecialchars%^=@"), std::string("Tama-nui-te-r\xc4\x81.is.M\xc4\x81ori.sun"),
+                                 std::string("\\backslashes\\are\\bad"), std::string("-starts-with-dash"),
+                                 std::string("ends-with-dash-"), std::string(".starts.with.dot"), std::string("ends.with.dot."),
+                                 std::string(64, 'a')})
+        CHECK_FALSE(k8s_label_value_problem(v).empty());
+    // TestIsLabelKey's
+    for (const std::string &k :
+         {std::string("simple"), std::string("now-with-dashes"), std::string("1-starts-with-num"), std::string("1234"),
+          std::string("simple/simple"), std::string("now-with-dashes/simple"), std::string("now-with-dashes/now-with-dashes"),
+          std::string("now.with.dots/simple"), std::string("now-with.dashes-and.dots/simple"), std::string("1-num.2-num/3-num"),
+          std::string("1234/5678"), std::string("1.2.3.4/5678"), std::string("Uppercase_Is_OK_123"),
+          std::string("example.com/Uppercase_Is_OK_123"), std::string("requests.storage-foo"), std::string(63, 'a'),
+          std::string(253, 'a') + "/" + std::string(63, 'b')})
+        CHECK(k8s_label_key_problem(k).empty());
+    for (const std::string &k : {std::string("nospecialchars%^=@"), std::string("cantendwithadash-"),
+                                 std::string("-cantstartwithadash-"), std::string("only/one/slash"), std::string("Example.com/abc"),
+                                 std::string("example_com/abc"), std::string("example.com/"), std::string("/simple"),
+                                 std::string(64, 'a'), std::string(254, 'a') + "/abc"})
+        CHECK_FALSE(k8s_label_key_problem(k).empty());
+    // the keys atoll writes (topograph's)
+    for (const char *k : {"network.topology.nvidia.com/block", "network.topology.nvidia.com/spine",
+                          "network.topology.nvidia.com/datacenter"})
+        CHECK(k8s_label_key_problem(k).empty());
+}
+
+TEST_CASE("an island name Kubernetes refuses becomes a label value with a hash, or the label is removed", "[slurm][k8s]")
+{
+    // hashes: FNV-1a 64 of "k8s-label:" + name, low 32 bits, worked in Python
+    CHECK(k8s_label_value("ib-leaf01") == "ib-leaf01");
+    CHECK(k8s_label_value("ib-leaf01_") == "ib-leaf01-dc9c3fc3");
+    CHECK(k8s_label_value("---") == "");
+    std::string sixty = "a" + std::string(59, 'x');  // sorts first: the pod is named after it
+    std::string pod = "pod-" + sixty;  // 64 characters
+    std::string v = k8s_label_value(pod);
+    CHECK(v.size() == 63);
+    CHECK(v.substr(0, 55) == pod.substr(0, 54) + "-");
+    CHECK(k8s_label_value_problem(v).empty());
+    // two long names alike in their first 54 characters differ in their values
+    std::string a = std::string(54, 'n') + "-one-more-leaf-a", b = std::string(54, 'n') + "-one-more-leaf-b";
+    CHECK(k8s_label_value(a) != k8s_label_value(b));
+    CHECK(k8s_label_value(a) == k8s_label_value(a));
+    // in the kubectl lines: leaf 2 named "ib-leaf02_", leaf 1 a 60-character name (its pod "pod-" + 60)
+    GenSpec s;
+    s.rails = 1;
+    s.hosts_per_group = 4;
+    Fabric f = generate(s);
+    for (Node &n : f.nodes) {
+        if (n.desc == "MF0;ib-leaf02:MQM8700/U1")
+            n.desc = "ib-leaf02_";
+        if (n.desc == "MF0;ib-leaf01:MQM8700/U1")
+            n.desc = sixty;
+    }
+    Topology t = analyse(f);
+    std::ostringstream o;
+    std::vector<K8sLabelChange> changes = write_k8s_labels(o, t);
+    CHECK_THAT(o.str(), Catch::Contains("kubectl label node node005 --overwrite network.topology.nvidia.com/block=ib-leaf02-dc937e7d "
+                                        "network.topology.nvidia.com/spine=" + v + " network.topology.nvidia.com/datacenter=fabric\n"));
+    REQUIRE(changes.size() == 2);  // by key: block, then spine
+    CHECK(changes[0].key == "network.topology.nvidia.com/block");
+    CHECK(changes[0].name == "ib-leaf02_");
+    CHECK(changes[0].hosts == std::vector<std::string>{"node005", "node006", "node007", "node008"});
+    CHECK(changes[1].key == "network.topology.nvidia.com/spine");
+    CHECK(changes[1].name == pod);
+    CHECK(changes[1].hosts.size() == 16);
+    // only Slurm's nodes get a line
+    std::set<std::string> only{"node001", "node005"};
+    std::ostringstream some;
+    write_k8s_labels(some, t, &only);
+    std::string lines = some.str();
+    CHECK(std::count(lines.begin(), lines.end(), '\n') == 3);  // the header and two nodes
+}
+
+TEST_CASE("Slurm's node names from slurm.conf or scontrol show nodes --oneliner", "[slurm]")
+{
+    auto names = [](const std::string &text) {
+        std::istringstream in(text);
+        return read_slurm_node_names(in, "slurm.conf");
+    };
+    using S = std::set<std::string>;
+    CHECK(names("ClusterName=c\n# NodeName=ghost\nNodeName=DEFAULT CPUs=128\nNodeName=node[001-003],login1 CPUs=2\n"
+                "nodename=gpu7 \\\n  CPUs=8\nPartitionName=all Nodes=ALL\n") ==
+          S{"gpu7", "login1", "node001", "node002", "node003"});
+    CHECK(names("NodeName=node001 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=(null) ActiveFeatures=(null)\n"
+                "NodeName=node002 Arch=x86_64 CoresPerSocket=1 AvailableFeatures=ib-leaf01 ActiveFeatures=ib-leaf01\n") ==
+          S{"node001", "node002"});
+    CHECK_THROWS_WITH(names("ClusterName=c\nNodeName=n[1- CPUs=1\n"),
+                      Catch::StartsWith("slurm.conf:2: found NodeName=n[1-") && Catch::Contains("expected a Slurm hostlist"));
+    CHECK_THROWS_WITH(names("ClusterName=c\n"), Catch::StartsWith("slurm.conf: found no NodeName= line"));
+    // the features and scontrol lines leave out the hosts Slurm lacks
+    Topology t = analyse(generate(GenSpec{}));
+    S only{t.hosts[0].name};
+    std::ostringstream feats, upd;
+    write_features_conf(feats, t, "", &only);
+    write_scontrol_updates(upd, t, {}, nullptr, &only);
+    std::string fs = feats.str(), us = upd.str();
+    CHECK(std::count(fs.begin(), fs.end(), '\n') == 2);
+    CHECK_THAT(fs, Catch::Contains("NodeName=" + t.hosts[0].name + " "));
+    CHECK(std::count(us.begin(), us.end(), '\n') == 1);
+    CHECK_THAT(upd.str(), Catch::StartsWith("scontrol update NodeName=" + t.hosts[0].name + " "));
+    CHECK(hosts_outside(t, only).size() == t.hosts.size() - 1);
 }
