@@ -406,7 +406,7 @@ TEST_CASE("LLDP tables are claims: no host becomes a switch, and no table rename
     CHECK(has_claim(t2, "names its own system 'node001': taken as node004's"));
 }
 
-TEST_CASE("--switches: the admin's list decides which neighbours are switches", "[lldp][identity]")
+TEST_CASE("with --switches the admin's list decides which neighbours are switches", "[lldp][identity]")
 {
     NicRoles roles;
     roles.switches = "r*-leaf*";
