@@ -137,10 +137,21 @@ public:
         return f_.trust_sysfs;
     }
 
+    // mlnx_qos text without a trust line (an old mlnx-tools, a cut copy) and
+    // no sysfs trust: what the NIC classifies by is not known
+    bool trust_unknown() const { return f_.qos && trust().empty(); }
+    std::string trust_unknown_why() const
+    {
+        return "the trust state is unknown: found no 'Priority trust state:' line in " + f_.qos->source +
+               " and no /sys/class/net/" + f_.netdev + "/qos/trust";
+    }
+
     void trust_check()
     {
         std::string t = trust();
-        if (t.empty())
+        if (trust_unknown())
+            add("trust", HealthStatus::Error, trust_unknown_why() + ", expected trust " + p_.trust);
+        else if (t.empty())
             add("trust", HealthStatus::Skipped, "no mlnx_qos text and no /sys/class/net/" + f_.netdev + "/qos/trust");
         else if (t != p_.trust)
             add("trust", HealthStatus::Error,
@@ -172,6 +183,10 @@ public:
         int tc = traffic_class();
         if (trust() == "pcp" || trust() == "none") {
             add("dscp2prio", HealthStatus::Skipped, "trust " + trust() + ": the DSCP map does not apply");
+            return;
+        }
+        if (trust_unknown()) {
+            add("dscp2prio", HealthStatus::Error, trust_unknown_why() + ": whether the DSCP map applies cannot be told");
             return;
         }
         if (tc < 0 || !f_.qos || !f_.qos->has_dscp2prio) {

@@ -140,6 +140,18 @@ TEST_CASE("mlnx_qos: malformed text names the file, the line, what was found and
     CHECK_THROWS_WITH(qos_text("hello\n"), Catch::Contains("no \"PFC configuration:\" section"));
 }
 
+TEST_CASE("mlnx_qos: a second trust line, PFC section or enabled row is an error naming both lines, not the last one winning", "[health][qos]")
+{
+    const std::string pfc = "PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n"
+                            "\tenabled     0   0   0   1   0   0   0   0\n";
+    CHECK_THROWS_WITH(qos_text(pfc + "\tenabled     0   0   0   0   0   0   0   0\n"),
+                      "t.qos:4: found a second PFC \"enabled\" row (the first on line 3), expected one");
+    CHECK_THROWS_WITH(qos_text(pfc + pfc), "t.qos:4: found a second \"PFC configuration:\" section (the first on line 1), expected one");
+    CHECK_THROWS_WITH(qos_text("Priority trust state: dscp\nPriority trust state: pcp\n" + pfc),
+                      "t.qos:2: found a second \"Priority trust state:\" line (the first on line 1), expected one");
+    CHECK(qos_text(pfc).pfc[3]);
+}
+
 TEST_CASE("ethtool -S: ethq's ConnectX-4 output (flush left, no header) and the indented form read the same", "[health][ethtool]")
 {
     std::ifstream in(test_data("health/ethq8-connectx4.ethtool"));
@@ -243,6 +255,20 @@ TEST_CASE("health: each misconfiguration is an error with its reason", "[health]
         auto v = check_health({f}, site(), 0);
         CHECK(finding(v, "trust").status == HealthStatus::Error);
         CHECK(finding(v, "dscp2prio").status == HealthStatus::Skipped);
+    }
+    SECTION("mlnx_qos text with no trust line: the trust state is unknown, said so, not a missing dscp2prio entry")
+    {
+        PortFacts f = good_port();
+        f.qos->trust.clear();  // netarbiter's text without its "Priority trust state: dscp" line
+        auto v = check_health({f}, site(), 0);
+        const std::string why = "the trust state is unknown: found no 'Priority trust state:' line in "
+                                "netarbiter-eth4.mlnx_qos and no /sys/class/net/eth4/qos/trust";
+        CHECK(finding(v, "trust").status == HealthStatus::Error);
+        CHECK(finding(v, "trust").message == why + ", expected trust dscp");
+        CHECK(finding(v, "dscp2prio").status == HealthStatus::Error);
+        CHECK(finding(v, "dscp2prio").message == why + ": whether the DSCP map applies cannot be told");
+        f.trust_sysfs = "dscp";  // MLNX_OFED's sysfs file says what the text did not
+        CHECK(check_one(f, "dscp2prio").status == HealthStatus::Ok);
     }
     SECTION("trust read from sysfs when no mlnx_qos text was given")
     {
