@@ -413,7 +413,12 @@ void rates(const std::vector<PortFacts> &ports, const HealthPolicy &p, std::vect
         PortChecks c(f, p, out);
         double g = port_rate_gbps(f.port.rate);
         if (g <= 0) {
-            c.add("rate", HealthStatus::Skipped, "rate \"" + f.port.rate + "\" not read");
+            std::string what = "rate " + shown(f.port.rate) + " (ports/" + std::to_string(f.port.port) +
+                               "/rate) cannot be read, expected \"N Gb/sec (...)\"";
+            if (p.rate > 0)
+                c.add("rate", HealthStatus::Error, what + ": the policy's least rate " + num(p.rate) + " Gb/sec cannot be verified");
+            else
+                c.add("rate", HealthStatus::Skipped, what);
             continue;
         }
         const PortFacts *fastest = nullptr;

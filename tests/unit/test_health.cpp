@@ -335,6 +335,21 @@ TEST_CASE("health: a downgraded link, against the node's other ports and against
     CHECK(finding(check_health({a, ib}, p, 0), "rate", "mlx5_4").status == HealthStatus::Ok);
 }
 
+TEST_CASE("health: a rate that cannot be read fails a policy with a rate, and is skipped without one", "[health][rate]")
+{
+    for (const char *bad : {"0 GB/sec", "", "0 Gb/sec (4X NDR)"}) {
+        PortFacts f = good_port();
+        f.port.rate = bad;
+        HealthFinding h = check_one(f, "rate");
+        CHECK(h.status == HealthStatus::Error);
+        CHECK(h.message == "rate '" + std::string(bad) + "' (ports/1/rate) cannot be read, expected \"N Gb/sec (...)\": "
+                           "the policy's least rate 400 Gb/sec cannot be verified");
+        HealthPolicy p = site();
+        p.rate = 0;
+        CHECK(check_one(f, "rate", p).status == HealthStatus::Skipped);
+    }
+}
+
 TEST_CASE("health: counters as rises between two reads", "[health][counters]")
 {
     PortFacts ib = ib_port();
