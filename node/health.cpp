@@ -146,17 +146,33 @@ public:
                " and no /sys/class/net/" + f_.netdev + "/qos/trust";
     }
 
+    // A check that has no mlnx_qos text to read: an error when the policy
+    // asks for a lossless class, so that NHC drains with the reason.
+    void unverified(const std::string &check, const std::string &what, const std::string &also = "")
+    {
+        std::string why = "mlnx_qos gave nothing for " + f_.netdev + " (" +
+                          (f_.qos_missing.empty() ? std::string("no text") : f_.qos_missing) + ")" + also;
+        if (!p_.qos)
+            add(check, HealthStatus::Skipped, "the policy says qos=skip: " + why);
+        else if (p_.qos_required())
+            add(check, HealthStatus::Error,
+                "cannot verify " + what + ": " + why +
+                    ": the RoCE queue may be lossy; a site without mlnx_qos says qos=skip in the policy");
+        else
+            add(check, HealthStatus::Skipped, why + " and the policy sets no pfc-priority, trust or roce-tc");
+    }
+
     void trust_check()
     {
         std::string t = trust();
         if (trust_unknown())
-            add("trust", HealthStatus::Error, trust_unknown_why() + ", expected trust " + p_.trust);
+            add("trust", HealthStatus::Error, trust_unknown_why() + ", expected trust " + p_.want_trust());
         else if (t.empty())
-            add("trust", HealthStatus::Skipped, "no mlnx_qos text and no /sys/class/net/" + f_.netdev + "/qos/trust");
-        else if (t != p_.trust)
+            unverified("trust", "the trust state", " and there is no /sys/class/net/" + f_.netdev + "/qos/trust");
+        else if (t != p_.want_trust())
             add("trust", HealthStatus::Error,
-                "trust " + t + ", the policy says " + p_.trust +
-                    (p_.trust == "dscp"
+                "trust " + t + ", the policy says " + p_.want_trust() +
+                    (p_.want_trust() == "dscp"
                          ? ": the NIC classifies by the VLAN PCP, so RoCE v2 marked with a DSCP (class " +
                                (traffic_class() >= 0 ? std::to_string(traffic_class()) : std::string("?")) +
                                ") on an untagged port lands in priority 0, the lossy queue: drops under incast, "
@@ -189,9 +205,18 @@ public:
             add("dscp2prio", HealthStatus::Error, trust_unknown_why() + ": whether the DSCP map applies cannot be told");
             return;
         }
-        if (tc < 0 || !f_.qos || !f_.qos->has_dscp2prio) {
-            add("dscp2prio", HealthStatus::Skipped,
-                tc < 0 ? std::string("no class to map") : "no dscp2prio map (no mlnx_qos text for " + f_.netdev + ")");
+        if (tc < 0) {
+            add("dscp2prio", HealthStatus::Skipped, "no class to map");
+            return;
+        }
+        if (!f_.qos) {
+            unverified("dscp2prio", "the DSCP map");
+            return;
+        }
+        if (!f_.qos->has_dscp2prio) {
+            add("dscp2prio", p_.qos_required() ? HealthStatus::Error : HealthStatus::Skipped,
+                "trust dscp but no \"dscp2prio mapping:\" section in " + f_.qos->source +
+                    ": where class " + std::to_string(tc) + " lands cannot be told");
             return;
         }
         int prio = mapped_priority();
@@ -211,7 +236,7 @@ public:
     void pfc()
     {
         if (!f_.qos) {
-            add("pfc", HealthStatus::Skipped, "no mlnx_qos text for " + f_.netdev);
+            unverified("pfc", "PFC");
             return;
         }
         int prio = roce_priority();
@@ -470,7 +495,7 @@ std::string metric_name(const std::string &check)
 
 const std::vector<std::string> &health_policy_keys()
 {
-    static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "mtu", "rdma-mtu", "rate", "ecn",
+    static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "qos", "mtu", "rdma-mtu", "rate", "ecn",
                                                "max-error-rate", "hca"};
     return k;
 }
@@ -485,6 +510,10 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
         if (v != "dscp" && v != "pcp")
             throw std::invalid_argument(key + "=" + v + ": expected dscp or pcp");
         p.trust = v;
+    } else if (key == "qos") {
+        if (v != "mlnx_qos" && v != "skip")
+            throw std::invalid_argument(key + "=" + v + ": expected mlnx_qos or skip");
+        p.qos = v == "mlnx_qos";
     } else if (key == "mtu") {
         p.mtu = static_cast<int>(number(key, v, 68, 65535));
     } else if (key == "rdma-mtu") {

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 18
 work=$(tmpdir)
 H="$DATA/health"
 # node: mlx5_0 (ens3np0), mlx5_1 (ens2np0), RoCE, 400 Gb/sec, class 106, MTU
@@ -152,4 +152,21 @@ if [ $rc -eq 1 ] && grep -q "typo.policy:2: unknown key \"pfc-prio\", expected o
     ok "an unknown key in the policy file: exit 1, FILE:LINE names it"
 else
     not_ok "an unknown key in the policy file: exit 1, FILE:LINE names it"; diag "exit $rc" "$(cat "$work/out")"
+fi
+
+# no mlnx_qos text for ens2np0 (on a node: not installed, a non-zero exit, a
+# timeout) under a policy with pfc-priority: PFC cannot be verified, an error
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --mlnx-qos ens3np0="$H/netarbiter-eth4.mlnx_qos" \
+    --interval 0 >"$work/out" 2>&1
+rc=$?
+finds "no mlnx_qos text for a RoCE netdev under a lossless policy: cannot verify PFC, exit 4 (not OK)" \
+    "^ERROR: pfc: mlx5_1 port 1 (ens2np0): cannot verify PFC: mlnx_qos gave nothing for ens2np0 (no --mlnx-qos ens2np0=FILE, and $work/good is not the node's own /sys)"
+"$TOPO" health --policy "$policy" --qos skip --sysfs-root "$work/good" --mlnx-qos ens3np0="$H/netarbiter-eth4.mlnx_qos" \
+    --interval 0 --verbose >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^SKIPPED: pfc: mlx5_1 port 1 (ens2np0): the policy says qos=skip: mlnx_qos gave nothing for ens2np0" "$work/out" &&
+    grep -q "^OK: pfc: mlx5_0 port 1 (ens3np0): PFC on priority 3 only" "$work/out"; then
+    ok "qos=skip (a site without mlnx_qos): skipped where there is no text, still checked where there is, exit 0"
+else
+    not_ok "qos=skip: skipped where there is no text, still checked where there is, exit 0"; diag "exit $rc" "$(cat "$work/out")"
 fi

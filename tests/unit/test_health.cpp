@@ -320,6 +320,53 @@ TEST_CASE("health: each misconfiguration is an error with its reason", "[health]
     }
 }
 
+TEST_CASE("health: no mlnx_qos text fails a policy that asks for a lossless class; qos=skip is the site saying it has none", "[health][qos]")
+{
+    PortFacts f = good_port();
+    f.qos.reset();
+    f.qos_missing = "exit 1";
+    auto v = check_health({f}, site(), 0);
+    const std::string why = "mlnx_qos gave nothing for eth4 (exit 1)";
+    const std::string tail = ": the RoCE queue may be lossy; a site without mlnx_qos says qos=skip in the policy";
+    CHECK(finding(v, "pfc").status == HealthStatus::Error);
+    CHECK(finding(v, "pfc").message == "cannot verify PFC: " + why + tail);
+    CHECK(finding(v, "dscp2prio").message == "cannot verify the DSCP map: " + why + tail);
+    CHECK(finding(v, "trust").message ==
+          "cannot verify the trust state: " + why + " and there is no /sys/class/net/eth4/qos/trust" + tail);
+    for (const char *c : {"trust", "dscp2prio", "pfc"})
+        CHECK(finding(v, c).status == HealthStatus::Error);
+
+    SECTION("any of pfc-priority, trust or roce-tc asks for it")
+    {
+        HealthPolicy p;
+        p.roce_tc = 106;
+        CHECK(check_one(f, "pfc", p).status == HealthStatus::Error);
+        HealthPolicy q;
+        set_health_policy(q, "trust", "dscp");
+        CHECK(check_one(f, "pfc", q).status == HealthStatus::Error);
+        HealthPolicy r;
+        r.pfc_priority = 3;
+        CHECK(check_one(f, "pfc", r).status == HealthStatus::Error);
+    }
+    SECTION("a policy that asks for none of them: skipped")
+    {
+        for (const char *c : {"trust", "dscp2prio", "pfc"})
+            CHECK(check_one(f, c, HealthPolicy()).status == HealthStatus::Skipped);
+    }
+    SECTION("qos=skip: skipped, and said why")
+    {
+        HealthPolicy p = site();
+        set_health_policy(p, "qos", "skip");
+        CHECK_FALSE(p.qos_required());
+        HealthFinding h = check_one(f, "pfc", p);
+        CHECK(h.status == HealthStatus::Skipped);
+        CHECK(h.message == "the policy says qos=skip: " + why);
+        f.trust_sysfs = "pcp";  // sysfs still says what it knows
+        CHECK(check_one(f, "trust", p).status == HealthStatus::Error);
+        CHECK_THROWS_WITH(set_health_policy(p, "qos", "no"), "qos=no: expected mlnx_qos or skip");
+    }
+}
+
 TEST_CASE("health: a downgraded link, against the node's other ports and against the policy", "[health][rate]")
 {
     PortFacts a = good_port("mlx5_0", "ens3np0"), b = good_port("mlx5_1", "ens2np0");
