@@ -92,6 +92,8 @@ public:
     }
 
     bool roce() const { return f_.port.link_layer == "Ethernet"; }
+    bool member() const { return !f_.bond.empty(); }                     // a bond member's netdev checks
+    bool bond() const { return !member() && !f_.port.lower.empty(); }   // the bond: its members do the netdev checks
 
     void link()
     {
@@ -301,7 +303,7 @@ public:
             add("ecn", HealthStatus::Ok, "ECN on priority " + std::to_string(prio) + " (roce_np, roce_rp)");
     }
 
-    void mtu()
+    void mtu(bool rdma)
     {
         if (p_.mtu >= 0) {
             if (f_.netdev_mtu < 0)
@@ -315,7 +317,7 @@ public:
             else
                 add("mtu", HealthStatus::Ok, "MTU " + std::to_string(f_.netdev_mtu));
         }
-        if (p_.rdma_mtu >= 0) {
+        if (rdma && p_.rdma_mtu >= 0) {
             int active = roce_active_mtu(f_.netdev_mtu);
             if (f_.netdev_mtu < 0)
                 add("rdma-mtu", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/mtu");
@@ -357,31 +359,63 @@ public:
         return known ? a->second - b->second : 0;
     }
 
-    void counters(double seconds)
+    // `port`: the port's own counters (errors, retransmits); `netdev`: its
+    // netdev's ethtool counters (pause-storm)
+    void counters(double seconds, bool port, bool netdev)
     {
-        if (seconds <= 0 || f_.after.empty()) {
+        if (seconds <= 0 || (port && f_.after.empty())) {
             for (const char *c : {"errors", "pause-storm", "retransmits"})
-                add(c, HealthStatus::Skipped, "one read of the counters (--interval 0)");
+                if (std::string(c) == "pause-storm" ? netdev : port)
+                    add(c, HealthStatus::Skipped, "one read of the counters (--interval 0)");
             return;
         }
-        auto rises = [&](std::initializer_list<const char *> names, bool &any_known) {
-            std::vector<std::pair<std::string, std::uint64_t>> v;
-            any_known = false;
-            for (const char *n : names) {
-                bool known = false;
-                std::uint64_t d = rise(n, known);
-                any_known = any_known || known;
-                if (known && d > 0)
-                    v.emplace_back(n, d);
-            }
-            return v;
-        };
-        auto said = [&](const std::vector<std::pair<std::string, std::uint64_t>> &v) {
-            std::string s;
-            for (std::size_t i = 0; i < v.size(); ++i)
-                s += (i ? ", " : "") + v[i].first.substr(v[i].first.find('/') + 1) + " +" + std::to_string(v[i].second);
-            return s + " in " + num(seconds) + " s";
-        };
+        if (port)
+            errors(seconds);
+        if (netdev)
+            pause_storm(seconds);
+        if (port)
+            retransmits(seconds);
+    }
+
+    std::string said(const std::vector<std::pair<std::string, std::uint64_t>> &v, double seconds) const
+    {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            s += (i ? ", " : "") + v[i].first.substr(v[i].first.find('/') + 1) + " +" + std::to_string(v[i].second);
+        return s + " in " + num(seconds) + " s";
+    }
+
+    // the counters of `names` that rose; any_known: one of them was read twice
+    std::vector<std::pair<std::string, std::uint64_t>> rises(std::initializer_list<const char *> names, bool &any_known) const
+    {
+        std::vector<std::pair<std::string, std::uint64_t>> v;
+        any_known = false;
+        for (const char *n : names) {
+            bool known = false;
+            std::uint64_t d = rise(n, known);
+            any_known = any_known || known;
+            if (known && d > 0)
+                v.emplace_back(n, d);
+        }
+        return v;
+    }
+
+    void pause_storm(double seconds)
+    {
+        bool known = false;
+        auto storm = rises({"ethtool/tx_pause_storm_warning_events", "ethtool/tx_pause_storm_error_events"}, known);
+        if (!known)
+            add("pause-storm", HealthStatus::Skipped, roce() ? "no ethtool -S text for " + f_.netdev : "not a RoCE port");
+        else if (!storm.empty())
+            add("pause-storm", HealthStatus::Error,
+                said(storm, seconds) + ": the NIC kept pausing the link (its receive side stalled): the fabric backs up "
+                                       "behind this node and every job sharing those switches slows");
+        else
+            add("pause-storm", HealthStatus::Ok, "no pause-storm events in " + num(seconds) + " s");
+    }
+
+    void errors(double seconds)
+    {
         bool known = false;
         auto down = rises({"counters/link_downed"}, known);
         bool known2 = false;
@@ -394,32 +428,27 @@ public:
             add("errors", HealthStatus::Skipped, "no error counters in sysfs");
         else if (!down.empty())
             add("errors", HealthStatus::Error,
-                said(down) + (errs.empty() ? "" : ", " + said(errs)) +
+                said(down, seconds) + (errs.empty() ? "" : ", " + said(errs, seconds)) +
                     ": the link went down and up; every QP on it broke and the job's collectives hang or fail");
         else if (!errs.empty() && worst > p_.max_error_rate)
             add("errors", HealthStatus::Error,
-                said(errs) + ": a bad cable or transceiver; corrupted packets are resent and the rail slows the job");
+                said(errs, seconds) + ": a bad cable or transceiver; corrupted packets are resent and the rail slows the job");
         else if (!errs.empty())
-            add("errors", HealthStatus::Warning, said(errs) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
+            add("errors", HealthStatus::Warning,
+                said(errs, seconds) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
         else
             add("errors", HealthStatus::Ok, "no errors in " + num(seconds) + " s");
+    }
 
-        auto storm = rises({"ethtool/tx_pause_storm_warning_events", "ethtool/tx_pause_storm_error_events"}, known);
-        if (!known)
-            add("pause-storm", HealthStatus::Skipped, roce() ? "no ethtool -S text for " + f_.netdev : "not a RoCE port");
-        else if (!storm.empty())
-            add("pause-storm", HealthStatus::Error,
-                said(storm) + ": the NIC kept pausing the link (its receive side stalled): the fabric backs up "
-                              "behind this node and every job sharing those switches slows");
-        else
-            add("pause-storm", HealthStatus::Ok, "no pause-storm events in " + num(seconds) + " s");
-
+    void retransmits(double seconds)
+    {
+        bool known = false;
         auto retr = rises({"hw_counters/out_of_sequence", "hw_counters/local_ack_timeout_err"}, known);
         if (!known)
             add("retransmits", HealthStatus::Skipped, "no hw_counters in sysfs");
         else if (!retr.empty())
             add("retransmits", HealthStatus::Warning,
-                said(retr) + ": packets are lost on a fabric meant to be lossless (go-back-N retransmits)");
+                said(retr, seconds) + ": packets are lost on a fabric meant to be lossless (go-back-N retransmits)");
         else
             add("retransmits", HealthStatus::Ok, "no out-of-sequence packets or ACK timeouts in " + num(seconds) + " s");
     }
@@ -435,6 +464,8 @@ private:
 void rates(const std::vector<PortFacts> &ports, const HealthPolicy &p, std::vector<HealthFinding> &out)
 {
     for (const PortFacts &f : ports) {
+        if (!f.bond.empty())
+            continue;  // a bond member: its bond's port has the rate
         PortChecks c(f, p, out);
         double g = port_rate_gbps(f.port.rate);
         if (g <= 0) {
@@ -448,7 +479,7 @@ void rates(const std::vector<PortFacts> &ports, const HealthPolicy &p, std::vect
         }
         const PortFacts *fastest = nullptr;
         for (const PortFacts &o : ports)
-            if (o.port.link_layer == f.port.link_layer && o.port.active() &&
+            if (o.bond.empty() && o.port.link_layer == f.port.link_layer && o.port.active() &&
                 (!fastest || port_rate_gbps(o.port.rate) > port_rate_gbps(fastest->port.rate)))
                 fastest = &o;
         std::string slow = ": NCCL's rings and trees run at the pace of the slowest rail, so the job's all-reduce "
@@ -582,6 +613,25 @@ void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
     }
 }
 
+std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort &port)
+{
+    std::vector<PortFacts> out(1);
+    out[0].port = port;
+    if (port.link_layer != "Ethernet" || port.netdevs.empty())
+        return out;
+    out[0].netdev = port.netdevs[0];
+    read_netdev_facts(sysfs_root, out[0]);
+    for (const std::string &m : port.lower) {
+        PortFacts f;
+        f.port = port;
+        f.netdev = m;
+        f.bond = out[0].netdev;
+        read_netdev_facts(sysfs_root, f);
+        out.push_back(f);
+    }
+    return out;
+}
+
 std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p)
 {
     static const char *const names[] = {
@@ -672,17 +722,22 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
     std::vector<HealthFinding> out;
     for (const PortFacts &f : ports) {
         PortChecks c(f, policy, out);
-        c.link();
+        if (!c.member())
+            c.link();
         if (c.roce()) {
-            c.klass();
-            c.trust_check();
-            c.dscp2prio();
-            c.pfc();
-            c.ecn();
-            c.mtu();
-            c.gid();
+            if (!c.member())
+                c.klass();
+            if (!c.bond()) {
+                c.trust_check();
+                c.dscp2prio();
+                c.pfc();
+                c.ecn();
+            }
+            c.mtu(!c.member());  // the active RDMA MTU follows the bond's MTU
+            if (!c.member())
+                c.gid();
         }
-        c.counters(seconds);
+        c.counters(seconds, !c.member(), !c.bond());
     }
     rates(ports, policy, out);
     return out;

@@ -60,6 +60,7 @@ HealthPolicy parse_health_policy(std::istream &in, const std::string &source, He
 struct PortFacts {
     NodePort port;
     std::string netdev;                  // the RoCE netdev the QoS is read on ("" for InfiniBand)
+    std::string bond;                    // a RoCE LAG member: the bond (port.netdevs[0]) it belongs to, else ""
     int netdev_mtu = -1;                 // /sys/class/net/IF/mtu
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
@@ -80,6 +81,11 @@ struct PortFacts {
 // What sysfs says of the port's netdev (MTU, trust, ECN); the counters are
 // read with read_port_counters().
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f);
+// The facts of a port: its own (netdev the first of port.netdevs on RoCE),
+// then on a RoCE LAG (port.lower not empty) one per bond member, each with
+// its own netdev facts and `bond` set. The bond's QoS, ECN and ethtool
+// counters are its members': mlnx_qos -i bond0 fails, bond0 has no ecn.
+std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort &port);
 // The counters of ports/N/counters and ports/N/hw_counters that the checks
 // and the metrics use, as "counters/NAME" and "hw_counters/NAME".
 std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p);
@@ -113,6 +119,10 @@ const std::vector<std::pair<std::string, std::string>> &health_checks();
 
 // Every check on every port: one finding per check and port (Ok when it
 // passed), `seconds` apart the two counter reads (0: one read, no rates).
+// A RoCE LAG's bond entry has the port checks (link, rate, class, gid, the
+// bond's mtu and rdma-mtu, errors, retransmits); each member entry has the
+// netdev checks (trust, dscp2prio, pfc, ecn, mtu, pause-storm), so every
+// member must pass.
 std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds);
 
 // The report: one line per ERROR, then per WARNING ("ERROR: CHECK: SUBJECT:

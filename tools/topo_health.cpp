@@ -158,13 +158,11 @@ int cmd_health(int argc, char **argv)
     for (const NodePort &p : node_ports(root)) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
-        PortFacts f;
-        f.port = p;
-        if (p.link_layer == "Ethernet" && !p.netdevs.empty())
-            f.netdev = p.netdevs[0];
-        read_netdev_facts(root, f);
-        ports.push_back(f);
+        for (PortFacts &f : port_facts(root, p))
+            ports.push_back(f);
     }
+    // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
+    auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
     if (ports.empty())
         throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca));
 
@@ -197,7 +195,7 @@ int cmd_health(int argc, char **argv)
     for (PortFacts &f : ports) {
         std::string source;
         std::optional<std::string> text;
-        if (!f.netdev.empty() && (text = text_of(qos_files, f.netdev, qos_files.count(f.netdev) ? qos_files[f.netdev].size() - 1 : 0,
+        if (!f.netdev.empty() && !is_bond(f) && (text = text_of(qos_files, f.netdev, qos_files.count(f.netdev) ? qos_files[f.netdev].size() - 1 : 0,
                                                  {"mlnx_qos", "-i", f.netdev}, policy.qos, source, f.qos_missing))) {
             std::istringstream in(*text);
             f.qos = parse_mlnx_qos(in, source);
@@ -207,13 +205,14 @@ int cmd_health(int argc, char **argv)
     auto ethtool = [&](const PortFacts &f, std::size_t n, std::map<std::string, std::uint64_t> &into) {
         std::string source, why;
         std::optional<std::string> text;
-        if (!f.netdev.empty() && (text = text_of(eth_files, f.netdev, n, {"ethtool", "-S", f.netdev}, true, source, why))) {
+        if (!f.netdev.empty() && !is_bond(f) && (text = text_of(eth_files, f.netdev, n, {"ethtool", "-S", f.netdev}, true, source, why))) {
             std::istringstream in(*text);
             add_ethtool_counters(into, parse_ethtool_stats(in, source));
         }
     };
     for (PortFacts &f : ports) {
-        f.before = read_port_counters(root, f.port);
+        if (f.bond.empty())  // a member shares its bond's port counters
+            f.before = read_port_counters(root, f.port);
         ethtool(f, 0, f.before);
     }
     if (interval > 0) {
@@ -221,7 +220,8 @@ int cmd_health(int argc, char **argv)
         if (!a.flag("then-sysfs-root"))
             std::this_thread::sleep_for(std::chrono::duration<double>(interval));
         for (PortFacts &f : ports) {
-            f.after = read_port_counters(then, f.port);
+            if (f.bond.empty())
+                f.after = read_port_counters(then, f.port);
             ethtool(f, 1, f.after);
         }
     } else if (a.flag("then-sysfs-root")) {
@@ -229,7 +229,9 @@ int cmd_health(int argc, char **argv)
     }
 
     std::vector<HealthFinding> findings = check_health(ports, policy, interval);
-    write_health_report(std::cout, findings, ports.size(), a.flag("verbose"));
+    std::size_t nports = static_cast<std::size_t>(
+        std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty(); }));
+    write_health_report(std::cout, findings, nports, a.flag("verbose"));
     if (a.flag("prometheus"))
         write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, findings, ports, interval); });
     for (const HealthFinding &h : findings)

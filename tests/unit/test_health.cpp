@@ -367,6 +367,39 @@ TEST_CASE("health: no mlnx_qos text fails a policy that asks for a lossless clas
     }
 }
 
+TEST_CASE("health: a RoCE LAG's netdev checks are its members', each of which must pass; the port checks are the bond's", "[health][lag]")
+{
+    PortFacts bond = good_port("mlx5_bond_0", "bond0");
+    bond.port.lower = {"ens1f0np0", "ens1f1np1"};
+    bond.qos.reset();  // mlnx_qos -i bond0 fails
+    bond.ecn_np.fill(-1);
+    bond.ecn_rp.fill(-1);
+    PortFacts m0 = good_port("mlx5_bond_0", "ens1f0np0"), m1 = good_port("mlx5_bond_0", "ens1f1np1");
+    m0.port = m1.port = bond.port;
+    m0.bond = m1.bond = "bond0";
+    m1.qos->pfc[3] = false;
+    m1.ecn_rp[3] = 0;
+    auto v = check_health({bond, m0, m1}, site(), 0);
+    auto of = [&](const std::string &check, const std::string &netdev) {
+        std::vector<HealthStatus> s;
+        for (const HealthFinding &h : v)
+            if (h.check == check && h.netdev == netdev)
+                s.push_back(h.status);
+        return s;
+    };
+    using S = std::vector<HealthStatus>;
+    for (const char *c : {"trust", "dscp2prio", "pfc", "ecn", "pause-storm"})
+        CHECK(of(c, "bond0").empty());
+    for (const char *c : {"link", "class", "mtu", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
+        CHECK(of(c, "bond0").size() == 1);
+    CHECK(of("pfc", "ens1f0np0") == S{HealthStatus::Ok});
+    CHECK(of("pfc", "ens1f1np1") == S{HealthStatus::Error});
+    CHECK(of("ecn", "ens1f1np1") == S{HealthStatus::Error});
+    CHECK(of("mtu", "ens1f1np1") == S{HealthStatus::Ok});
+    for (const char *c : {"link", "class", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
+        CHECK(of(c, "ens1f1np1").empty());
+}
+
 TEST_CASE("health: a downgraded link, against the node's other ports and against the policy", "[health][rate]")
 {
     PortFacts a = good_port("mlx5_0", "ens3np0"), b = good_port("mlx5_1", "ens2np0");
