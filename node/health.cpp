@@ -92,6 +92,8 @@ public:
     }
 
     bool roce() const { return f_.port.link_layer == "Ethernet"; }
+    bool member() const { return !f_.bond.empty(); }                     // a bond member's netdev checks
+    bool bond() const { return !member() && !f_.port.lower.empty(); }   // the bond: its members do the netdev checks
 
     void link()
     {
@@ -137,15 +139,42 @@ public:
         return f_.trust_sysfs;
     }
 
+    // mlnx_qos text without a trust line (an old mlnx-tools, a cut copy) and
+    // no sysfs trust: what the NIC classifies by is not known
+    bool trust_unknown() const { return f_.qos && trust().empty(); }
+    std::string trust_unknown_why() const
+    {
+        return "the trust state is unknown: found no 'Priority trust state:' line in " + f_.qos->source +
+               " and no /sys/class/net/" + f_.netdev + "/qos/trust";
+    }
+
+    // A check that has no mlnx_qos text to read: an error when the policy
+    // asks for a lossless class, so that NHC drains with the reason.
+    void unverified(const std::string &check, const std::string &what, const std::string &also = "")
+    {
+        std::string why = "mlnx_qos gave nothing for " + f_.netdev + " (" +
+                          (f_.qos_missing.empty() ? std::string("no text") : f_.qos_missing) + ")" + also;
+        if (!p_.qos)
+            add(check, HealthStatus::Skipped, "the policy says qos=skip: " + why);
+        else if (p_.qos_required())
+            add(check, HealthStatus::Error,
+                "cannot verify " + what + ": " + why +
+                    ": the RoCE queue may be lossy; a site without mlnx_qos says qos=skip in the policy");
+        else
+            add(check, HealthStatus::Skipped, why + " and the policy sets no pfc-priority, trust or roce-tc");
+    }
+
     void trust_check()
     {
         std::string t = trust();
-        if (t.empty())
-            add("trust", HealthStatus::Skipped, "no mlnx_qos text and no /sys/class/net/" + f_.netdev + "/qos/trust");
-        else if (t != p_.trust)
+        if (trust_unknown())
+            add("trust", HealthStatus::Error, trust_unknown_why() + ", expected trust " + p_.want_trust());
+        else if (t.empty())
+            unverified("trust", "the trust state", " and there is no /sys/class/net/" + f_.netdev + "/qos/trust");
+        else if (t != p_.want_trust())
             add("trust", HealthStatus::Error,
-                "trust " + t + ", the policy says " + p_.trust +
-                    (p_.trust == "dscp"
+                "trust " + t + ", the policy says " + p_.want_trust() +
+                    (p_.want_trust() == "dscp"
                          ? ": the NIC classifies by the VLAN PCP, so RoCE v2 marked with a DSCP (class " +
                                (traffic_class() >= 0 ? std::to_string(traffic_class()) : std::string("?")) +
                                ") on an untagged port lands in priority 0, the lossy queue: drops under incast, "
@@ -174,9 +203,22 @@ public:
             add("dscp2prio", HealthStatus::Skipped, "trust " + trust() + ": the DSCP map does not apply");
             return;
         }
-        if (tc < 0 || !f_.qos || !f_.qos->has_dscp2prio) {
-            add("dscp2prio", HealthStatus::Skipped,
-                tc < 0 ? std::string("no class to map") : "no dscp2prio map (no mlnx_qos text for " + f_.netdev + ")");
+        if (trust_unknown()) {
+            add("dscp2prio", HealthStatus::Error, trust_unknown_why() + ": whether the DSCP map applies cannot be told");
+            return;
+        }
+        if (tc < 0) {
+            add("dscp2prio", HealthStatus::Skipped, "no class to map");
+            return;
+        }
+        if (!f_.qos) {
+            unverified("dscp2prio", "the DSCP map");
+            return;
+        }
+        if (!f_.qos->has_dscp2prio) {
+            add("dscp2prio", p_.qos_required() ? HealthStatus::Error : HealthStatus::Skipped,
+                "trust dscp but no \"dscp2prio mapping:\" section in " + f_.qos->source +
+                    ": where class " + std::to_string(tc) + " lands cannot be told");
             return;
         }
         int prio = mapped_priority();
@@ -196,7 +238,7 @@ public:
     void pfc()
     {
         if (!f_.qos) {
-            add("pfc", HealthStatus::Skipped, "no mlnx_qos text for " + f_.netdev);
+            unverified("pfc", "PFC");
             return;
         }
         int prio = roce_priority();
@@ -261,7 +303,7 @@ public:
             add("ecn", HealthStatus::Ok, "ECN on priority " + std::to_string(prio) + " (roce_np, roce_rp)");
     }
 
-    void mtu()
+    void mtu(bool rdma)
     {
         if (p_.mtu >= 0) {
             if (f_.netdev_mtu < 0)
@@ -275,7 +317,7 @@ public:
             else
                 add("mtu", HealthStatus::Ok, "MTU " + std::to_string(f_.netdev_mtu));
         }
-        if (p_.rdma_mtu >= 0) {
+        if (rdma && p_.rdma_mtu >= 0) {
             int active = roce_active_mtu(f_.netdev_mtu);
             if (f_.netdev_mtu < 0)
                 add("rdma-mtu", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/mtu");
@@ -317,31 +359,63 @@ public:
         return known ? a->second - b->second : 0;
     }
 
-    void counters(double seconds)
+    // `port`: the port's own counters (errors, retransmits); `netdev`: its
+    // netdev's ethtool counters (pause-storm)
+    void counters(double seconds, bool port, bool netdev)
     {
-        if (seconds <= 0 || f_.after.empty()) {
+        if (seconds <= 0 || (port && f_.after.empty())) {
             for (const char *c : {"errors", "pause-storm", "retransmits"})
-                add(c, HealthStatus::Skipped, "one read of the counters (--interval 0)");
+                if (std::string(c) == "pause-storm" ? netdev : port)
+                    add(c, HealthStatus::Skipped, "one read of the counters (--interval 0)");
             return;
         }
-        auto rises = [&](std::initializer_list<const char *> names, bool &any_known) {
-            std::vector<std::pair<std::string, std::uint64_t>> v;
-            any_known = false;
-            for (const char *n : names) {
-                bool known = false;
-                std::uint64_t d = rise(n, known);
-                any_known = any_known || known;
-                if (known && d > 0)
-                    v.emplace_back(n, d);
-            }
-            return v;
-        };
-        auto said = [&](const std::vector<std::pair<std::string, std::uint64_t>> &v) {
-            std::string s;
-            for (std::size_t i = 0; i < v.size(); ++i)
-                s += (i ? ", " : "") + v[i].first.substr(v[i].first.find('/') + 1) + " +" + std::to_string(v[i].second);
-            return s + " in " + num(seconds) + " s";
-        };
+        if (port)
+            errors(seconds);
+        if (netdev)
+            pause_storm(seconds);
+        if (port)
+            retransmits(seconds);
+    }
+
+    std::string said(const std::vector<std::pair<std::string, std::uint64_t>> &v, double seconds) const
+    {
+        std::string s;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            s += (i ? ", " : "") + v[i].first.substr(v[i].first.find('/') + 1) + " +" + std::to_string(v[i].second);
+        return s + " in " + num(seconds) + " s";
+    }
+
+    // the counters of `names` that rose; any_known: one of them was read twice
+    std::vector<std::pair<std::string, std::uint64_t>> rises(std::initializer_list<const char *> names, bool &any_known) const
+    {
+        std::vector<std::pair<std::string, std::uint64_t>> v;
+        any_known = false;
+        for (const char *n : names) {
+            bool known = false;
+            std::uint64_t d = rise(n, known);
+            any_known = any_known || known;
+            if (known && d > 0)
+                v.emplace_back(n, d);
+        }
+        return v;
+    }
+
+    void pause_storm(double seconds)
+    {
+        bool known = false;
+        auto storm = rises({"ethtool/tx_pause_storm_warning_events", "ethtool/tx_pause_storm_error_events"}, known);
+        if (!known)
+            add("pause-storm", HealthStatus::Skipped, roce() ? "no ethtool -S text for " + f_.netdev : "not a RoCE port");
+        else if (!storm.empty())
+            add("pause-storm", HealthStatus::Error,
+                said(storm, seconds) + ": the NIC kept pausing the link (its receive side stalled): the fabric backs up "
+                                       "behind this node and every job sharing those switches slows");
+        else
+            add("pause-storm", HealthStatus::Ok, "no pause-storm events in " + num(seconds) + " s");
+    }
+
+    void errors(double seconds)
+    {
         bool known = false;
         auto down = rises({"counters/link_downed"}, known);
         bool known2 = false;
@@ -354,32 +428,27 @@ public:
             add("errors", HealthStatus::Skipped, "no error counters in sysfs");
         else if (!down.empty())
             add("errors", HealthStatus::Error,
-                said(down) + (errs.empty() ? "" : ", " + said(errs)) +
+                said(down, seconds) + (errs.empty() ? "" : ", " + said(errs, seconds)) +
                     ": the link went down and up; every QP on it broke and the job's collectives hang or fail");
         else if (!errs.empty() && worst > p_.max_error_rate)
             add("errors", HealthStatus::Error,
-                said(errs) + ": a bad cable or transceiver; corrupted packets are resent and the rail slows the job");
+                said(errs, seconds) + ": a bad cable or transceiver; corrupted packets are resent and the rail slows the job");
         else if (!errs.empty())
-            add("errors", HealthStatus::Warning, said(errs) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
+            add("errors", HealthStatus::Warning,
+                said(errs, seconds) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
         else
             add("errors", HealthStatus::Ok, "no errors in " + num(seconds) + " s");
+    }
 
-        auto storm = rises({"ethtool/tx_pause_storm_warning_events", "ethtool/tx_pause_storm_error_events"}, known);
-        if (!known)
-            add("pause-storm", HealthStatus::Skipped, roce() ? "no ethtool -S text for " + f_.netdev : "not a RoCE port");
-        else if (!storm.empty())
-            add("pause-storm", HealthStatus::Error,
-                said(storm) + ": the NIC kept pausing the link (its receive side stalled): the fabric backs up "
-                              "behind this node and every job sharing those switches slows");
-        else
-            add("pause-storm", HealthStatus::Ok, "no pause-storm events in " + num(seconds) + " s");
-
+    void retransmits(double seconds)
+    {
+        bool known = false;
         auto retr = rises({"hw_counters/out_of_sequence", "hw_counters/local_ack_timeout_err"}, known);
         if (!known)
             add("retransmits", HealthStatus::Skipped, "no hw_counters in sysfs");
         else if (!retr.empty())
             add("retransmits", HealthStatus::Warning,
-                said(retr) + ": packets are lost on a fabric meant to be lossless (go-back-N retransmits)");
+                said(retr, seconds) + ": packets are lost on a fabric meant to be lossless (go-back-N retransmits)");
         else
             add("retransmits", HealthStatus::Ok, "no out-of-sequence packets or ACK timeouts in " + num(seconds) + " s");
     }
@@ -395,15 +464,22 @@ private:
 void rates(const std::vector<PortFacts> &ports, const HealthPolicy &p, std::vector<HealthFinding> &out)
 {
     for (const PortFacts &f : ports) {
+        if (!f.bond.empty())
+            continue;  // a bond member: its bond's port has the rate
         PortChecks c(f, p, out);
         double g = port_rate_gbps(f.port.rate);
         if (g <= 0) {
-            c.add("rate", HealthStatus::Skipped, "rate \"" + f.port.rate + "\" not read");
+            std::string what = "rate " + shown(f.port.rate) + " (ports/" + std::to_string(f.port.port) +
+                               "/rate) cannot be read, expected \"N Gb/sec (...)\"";
+            if (p.rate > 0)
+                c.add("rate", HealthStatus::Error, what + ": the policy's least rate " + num(p.rate) + " Gb/sec cannot be verified");
+            else
+                c.add("rate", HealthStatus::Skipped, what);
             continue;
         }
         const PortFacts *fastest = nullptr;
         for (const PortFacts &o : ports)
-            if (o.port.link_layer == f.port.link_layer && o.port.active() &&
+            if (o.bond.empty() && o.port.link_layer == f.port.link_layer && o.port.active() &&
                 (!fastest || port_rate_gbps(o.port.rate) > port_rate_gbps(fastest->port.rate)))
                 fastest = &o;
         std::string slow = ": NCCL's rings and trees run at the pace of the slowest rail, so the job's all-reduce "
@@ -450,7 +526,7 @@ std::string metric_name(const std::string &check)
 
 const std::vector<std::string> &health_policy_keys()
 {
-    static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "mtu", "rdma-mtu", "rate", "ecn",
+    static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "qos", "mtu", "rdma-mtu", "rate", "ecn",
                                                "max-error-rate", "hca"};
     return k;
 }
@@ -465,6 +541,10 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
         if (v != "dscp" && v != "pcp")
             throw std::invalid_argument(key + "=" + v + ": expected dscp or pcp");
         p.trust = v;
+    } else if (key == "qos") {
+        if (v != "mlnx_qos" && v != "skip")
+            throw std::invalid_argument(key + "=" + v + ": expected mlnx_qos or skip");
+        p.qos = v == "mlnx_qos";
     } else if (key == "mtu") {
         p.mtu = static_cast<int>(number(key, v, 68, 65535));
     } else if (key == "rdma-mtu") {
@@ -531,6 +611,25 @@ void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
         if (read_u64(net + "/ecn/roce_rp/enable/" + std::to_string(i), v))
             f.ecn_rp[static_cast<std::size_t>(i)] = v != 0;
     }
+}
+
+std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort &port)
+{
+    std::vector<PortFacts> out(1);
+    out[0].port = port;
+    if (port.link_layer != "Ethernet" || port.netdevs.empty())
+        return out;
+    out[0].netdev = port.netdevs[0];
+    read_netdev_facts(sysfs_root, out[0]);
+    for (const std::string &m : port.lower) {
+        PortFacts f;
+        f.port = port;
+        f.netdev = m;
+        f.bond = out[0].netdev;
+        read_netdev_facts(sysfs_root, f);
+        out.push_back(f);
+    }
+    return out;
 }
 
 std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p)
@@ -623,17 +722,22 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
     std::vector<HealthFinding> out;
     for (const PortFacts &f : ports) {
         PortChecks c(f, policy, out);
-        c.link();
+        if (!c.member())
+            c.link();
         if (c.roce()) {
-            c.klass();
-            c.trust_check();
-            c.dscp2prio();
-            c.pfc();
-            c.ecn();
-            c.mtu();
-            c.gid();
+            if (!c.member())
+                c.klass();
+            if (!c.bond()) {
+                c.trust_check();
+                c.dscp2prio();
+                c.pfc();
+                c.ecn();
+            }
+            c.mtu(!c.member());  // the active RDMA MTU follows the bond's MTU
+            if (!c.member())
+                c.gid();
         }
-        c.counters(seconds);
+        c.counters(seconds, !c.member(), !c.bond());
     }
     rates(ports, policy, out);
     return out;

@@ -26,7 +26,8 @@ namespace atl {
 struct HealthPolicy {
     int roce_tc = -1;             // roce-tc: the traffic class byte NCCL_IB_TC carries (106)
     int pfc_priority = -1;        // pfc-priority: the lossless priority (3)
-    std::string trust = "dscp";   // trust: dscp or pcp
+    std::string trust;            // trust: dscp or pcp; "" unset, checked as dscp (want_trust())
+    bool qos = true;              // qos: mlnx_qos (read it; a RoCE port it says nothing for fails) or skip
     int mtu = -1;                 // mtu: the RoCE netdev's MTU (9000)
     int rdma_mtu = -1;            // rdma-mtu: the least active RDMA MTU (4096)
     double rate = 0;              // rate: the least port rate in Gb/s (400)
@@ -38,8 +39,13 @@ struct HealthPolicy {
     {
         return roce_tc == o.roce_tc && pfc_priority == o.pfc_priority && trust == o.trust && mtu == o.mtu &&
                rdma_mtu == o.rdma_mtu && rate == o.rate && ecn == o.ecn && max_error_rate == o.max_error_rate &&
-               hca == o.hca;
+               hca == o.hca && qos == o.qos;
     }
+    std::string want_trust() const { return trust.empty() ? "dscp" : trust; }
+    // The policy asks for a lossless class (pfc-priority, trust or roce-tc)
+    // and the site has mlnx_qos: a RoCE port whose trust, DSCP map or PFC
+    // cannot be read fails.
+    bool qos_required() const { return qos && (pfc_priority >= 0 || !trust.empty() || roce_tc >= 0); }
 };
 
 // The policy's words, in the order the man page lists them.
@@ -54,9 +60,11 @@ HealthPolicy parse_health_policy(std::istream &in, const std::string &source, He
 struct PortFacts {
     NodePort port;
     std::string netdev;                  // the RoCE netdev the QoS is read on ("" for InfiniBand)
+    std::string bond;                    // a RoCE LAG member: the bond (port.netdevs[0]) it belongs to, else ""
     int netdev_mtu = -1;                 // /sys/class/net/IF/mtu
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
+    std::string qos_missing;             // why there is no `qos`: "not installed", "exit 1", "timed out after 10 s"
     std::array<int, 8> ecn_np{};         // /sys/class/net/IF/ecn/roce_np/enable/N, -1 unknown
     std::array<int, 8> ecn_rp{};         // .../roce_rp/enable/N
     // two reads of the counters: "counters/symbol_error", "hw_counters/out_of_sequence",
@@ -73,6 +81,11 @@ struct PortFacts {
 // What sysfs says of the port's netdev (MTU, trust, ECN); the counters are
 // read with read_port_counters().
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f);
+// The facts of a port: its own (netdev the first of port.netdevs on RoCE),
+// then on a RoCE LAG (port.lower not empty) one per bond member, each with
+// its own netdev facts and `bond` set. The bond's QoS, ECN and ethtool
+// counters are its members': mlnx_qos -i bond0 fails, bond0 has no ecn.
+std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort &port);
 // The counters of ports/N/counters and ports/N/hw_counters that the checks
 // and the metrics use, as "counters/NAME" and "hw_counters/NAME".
 std::map<std::string, std::uint64_t> read_port_counters(const std::string &sysfs_root, const NodePort &p);
@@ -106,6 +119,10 @@ const std::vector<std::pair<std::string, std::string>> &health_checks();
 
 // Every check on every port: one finding per check and port (Ok when it
 // passed), `seconds` apart the two counter reads (0: one read, no rates).
+// A RoCE LAG's bond entry has the port checks (link, rate, class, gid, the
+// bond's mtu and rdma-mtu, errors, retransmits); each member entry has the
+// netdev checks (trust, dscp2prio, pfc, ecn, mtu, pause-storm), so every
+// member must pass.
 std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds);
 
 // The report: one line per ERROR, then per WARNING ("ERROR: CHECK: SUBJECT:

@@ -39,7 +39,14 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
     q.source = source;
     enum class Section { None, Dscp, Pfc, Tc } sec = Section::None;
     int tc = -1;
-    bool saw_pfc = false, saw_enabled = false;
+    // the line each once-only item was read on (0: not yet), for "a second ..." errors
+    std::size_t trust_line = 0, pfc_line = 0, enabled_line = 0;
+    auto once = [&](std::size_t &seen, std::size_t lineno, const std::string &what) {
+        if (seen)
+            throw InputError(source, lineno, "found a second " + what + " (the first on line " + std::to_string(seen) +
+                                                 "), expected one");
+        seen = lineno;
+    };
     std::string raw;
     for (std::size_t lineno = 1; std::getline(in, raw); ++lineno) {
         std::string line = trim(raw);
@@ -51,6 +58,7 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
         if (starts(line, "DCBX mode:")) {
             q.dcbx = trim(line.substr(10));
         } else if (starts(line, "Priority trust state:")) {
+            once(trust_line, lineno, "\"Priority trust state:\" line");
             q.trust = trim(line.substr(21));
             if (q.trust != "dscp" && q.trust != "pcp" && q.trust != "none")
                 throw InputError(source, lineno, "trust state " + shown(q.trust) + ", expected dscp, pcp or none");
@@ -60,8 +68,8 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
         } else if (starts(line, "Cable len:")) {
             q.cable_len = small_int(trim(line.substr(10)), 65535);
         } else if (line == "PFC configuration:") {
+            once(pfc_line, lineno, "\"PFC configuration:\" section");
             sec = Section::Pfc;
-            saw_pfc = true;
         } else if (starts(line, "tc:") && !indented) {
             // "tc: 3 ratelimit: unlimited, tsa: vendor"
             std::istringstream w(line.substr(3));
@@ -100,6 +108,7 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
             while (w >> v)
                 vals.push_back(v);
             if (head == "enabled") {
+                once(enabled_line, lineno, "PFC \"enabled\" row");
                 if (vals.size() != 8)
                     throw InputError(source, lineno, "PFC enabled row with " + std::to_string(vals.size()) +
                                                          " values, expected 8 (priorities 0 to 7)");
@@ -109,7 +118,6 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
                                                              std::to_string(p) + ", expected 0 or 1");
                     q.pfc[p] = vals[p] == "1";
                 }
-                saw_enabled = true;
             }
         } else if (sec == Section::Tc && starts(line, "priority:")) {
             int prio = small_int(trim(line.substr(9)), 7);
@@ -118,7 +126,7 @@ MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source)
             q.prio_tc[static_cast<std::size_t>(prio)] = tc;
         }
     }
-    if (!saw_pfc || !saw_enabled)
+    if (!pfc_line || !enabled_line)
         throw InputError(source + ": no \"PFC configuration:\" section with its \"enabled\" row, expected the output of "
                                   "mlnx_qos -i IF");
     return q;

@@ -35,7 +35,9 @@ struct MlnxQos {
 // The text of `mlnx_qos -i IF`. Lines it does not know (the lldpad warning,
 // "Receive buffer size", "default priority:") are passed over; a malformed
 // "prio:N dscp:..." line, "enabled" row or "priority:" line is an InputError
-// "FILE:LINE: what was found, what was expected", and so is text without a
+// "FILE:LINE: what was found, what was expected", and so is a second
+// "Priority trust state:" line, "PFC configuration:" section or "enabled"
+// row (one interface prints one of each) and text without a
 // "PFC configuration:" section and its "enabled" row.
 MlnxQos parse_mlnx_qos(std::istream &in, const std::string &source);
 

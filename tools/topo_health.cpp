@@ -1,5 +1,6 @@
 #include "tools/topo_health.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -48,16 +49,20 @@ std::string slurp(const std::string &path)
 }
 
 // The standard output of argv (no shell), at most 10 s; nullopt when it
-// cannot be run or fails.
-std::optional<std::string> run_capture(const std::vector<std::string> &argv)
+// cannot be run or fails, and then `why` says how ("not installed", "exit 3",
+// "timed out after 10 s").
+std::optional<std::string> run_capture(const std::vector<std::string> &argv, std::string &why)
 {
     int fds[2];
-    if (pipe(fds) != 0)
+    if (pipe(fds) != 0) {
+        why = "cannot make a pipe";
         return std::nullopt;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
+        why = "cannot fork";
         return std::nullopt;
     }
     if (pid == 0) {
@@ -77,6 +82,7 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv)
     }
     close(fds[1]);
     std::string out;
+    bool timed_out = false;
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     char buf[4096];
     for (;;) {
@@ -84,6 +90,7 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv)
         struct pollfd p = {fds[0], POLLIN, 0};
         if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0) {
             kill(pid, SIGKILL);
+            timed_out = true;
             break;
         }
         ssize_t n = read(fds[0], buf, sizeof buf);
@@ -97,9 +104,19 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return std::nullopt;
-    return out;
+    if (timed_out)
+        why = "timed out after 10 s";
+    else if (WIFSIGNALED(status))
+        why = "killed by signal " + std::to_string(WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        why = "not installed: exit 127, " + argv[0] + " not found on PATH or not runnable";
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        why = "exit " + std::to_string(WEXITSTATUS(status));
+    else if (!WIFEXITED(status))
+        why = "did not exit";
+    else
+        return out;
+    return std::nullopt;
 }
 
 }  // namespace
@@ -141,20 +158,20 @@ int cmd_health(int argc, char **argv)
     for (const NodePort &p : node_ports(root)) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
-        PortFacts f;
-        f.port = p;
-        if (p.link_layer == "Ethernet" && !p.netdevs.empty())
-            f.netdev = p.netdevs[0];
-        read_netdev_facts(root, f);
-        ports.push_back(f);
+        for (PortFacts &f : port_facts(root, p))
+            ports.push_back(f);
     }
+    // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
+    auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
     if (ports.empty())
         throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca));
 
     // a program's text for a netdev: the n-th saved file given for it, else
-    // (on the node itself) the program's output; source names it in errors
+    // (on the node itself, when `run`) the program's output; source names it
+    // in errors, why says why there is none
     auto text_of = [&](const std::map<std::string, std::vector<std::string>> &files, const std::string &netdev,
-                       std::size_t n, const std::vector<std::string> &cmd, std::string &source) -> std::optional<std::string> {
+                       std::size_t n, const std::vector<std::string> &cmd, bool run, std::string &source,
+                       std::string &why) -> std::optional<std::string> {
         auto it = files.find(netdev);
         if (it != files.end()) {
             if (n >= it->second.size())
@@ -163,28 +180,39 @@ int cmd_health(int argc, char **argv)
             return slurp(source);
         }
         source = cmd[0] + " " + cmd[1] + " " + netdev;
-        return live ? run_capture(cmd) : std::nullopt;
+        if (!live) {
+            std::string opt = cmd[0];
+            std::replace(opt.begin(), opt.end(), '_', '-');  // mlnx_qos: --mlnx-qos
+            why = "no --" + opt + " " + netdev + "=FILE, and " + root + " is not the node's own /sys";
+            return std::nullopt;
+        }
+        if (!run) {
+            why = "not run";
+            return std::nullopt;
+        }
+        return run_capture(cmd, why);
     };
     for (PortFacts &f : ports) {
         std::string source;
         std::optional<std::string> text;
-        if (!f.netdev.empty() && (text = text_of(qos_files, f.netdev, qos_files.count(f.netdev) ? qos_files[f.netdev].size() - 1 : 0,
-                                                 {"mlnx_qos", "-i", f.netdev}, source))) {
+        if (!f.netdev.empty() && !is_bond(f) && (text = text_of(qos_files, f.netdev, qos_files.count(f.netdev) ? qos_files[f.netdev].size() - 1 : 0,
+                                                 {"mlnx_qos", "-i", f.netdev}, policy.qos, source, f.qos_missing))) {
             std::istringstream in(*text);
             f.qos = parse_mlnx_qos(in, source);
         }
     }
     // ethtool -S, read `n`-th (0 before, 1 after)
     auto ethtool = [&](const PortFacts &f, std::size_t n, std::map<std::string, std::uint64_t> &into) {
-        std::string source;
+        std::string source, why;
         std::optional<std::string> text;
-        if (!f.netdev.empty() && (text = text_of(eth_files, f.netdev, n, {"ethtool", "-S", f.netdev}, source))) {
+        if (!f.netdev.empty() && !is_bond(f) && (text = text_of(eth_files, f.netdev, n, {"ethtool", "-S", f.netdev}, true, source, why))) {
             std::istringstream in(*text);
             add_ethtool_counters(into, parse_ethtool_stats(in, source));
         }
     };
     for (PortFacts &f : ports) {
-        f.before = read_port_counters(root, f.port);
+        if (f.bond.empty())  // a member shares its bond's port counters
+            f.before = read_port_counters(root, f.port);
         ethtool(f, 0, f.before);
     }
     if (interval > 0) {
@@ -192,7 +220,8 @@ int cmd_health(int argc, char **argv)
         if (!a.flag("then-sysfs-root"))
             std::this_thread::sleep_for(std::chrono::duration<double>(interval));
         for (PortFacts &f : ports) {
-            f.after = read_port_counters(then, f.port);
+            if (f.bond.empty())
+                f.after = read_port_counters(then, f.port);
             ethtool(f, 1, f.after);
         }
     } else if (a.flag("then-sysfs-root")) {
@@ -200,7 +229,9 @@ int cmd_health(int argc, char **argv)
     }
 
     std::vector<HealthFinding> findings = check_health(ports, policy, interval);
-    write_health_report(std::cout, findings, ports.size(), a.flag("verbose"));
+    std::size_t nports = static_cast<std::size_t>(
+        std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty(); }));
+    write_health_report(std::cout, findings, nports, a.flag("verbose"));
     if (a.flag("prometheus"))
         write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, findings, ports, interval); });
     for (const HealthFinding &h : findings)

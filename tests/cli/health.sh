@@ -9,9 +9,19 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 23
 work=$(tmpdir)
 H="$DATA/health"
+# netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
+netdev() {
+    n="$1/class/net/$2"
+    mkdir -p "$n/ecn/roce_np/enable" "$n/ecn/roce_rp/enable"
+    echo 9000 >"$n/mtu"
+    for i in 0 1 2 3 4 5 6 7; do
+        v=0; [ $i = 3 ] && v=1
+        echo $v >"$n/ecn/roce_np/enable/$i"; echo $v >"$n/ecn/roce_rp/enable/$i"
+    done
+}
 # node: mlx5_0 (ens3np0), mlx5_1 (ens2np0), RoCE, 400 Gb/sec, class 106, MTU
 # 9000, ECN on priority 3 (np and rp), quiet error counters
 node() {  # ROOT
@@ -25,13 +35,7 @@ node() {  # ROOT
         for c in symbol_error link_downed port_rcv_errors; do echo 0 >"$p/counters/$c"; done
         for c in out_of_sequence local_ack_timeout_err; do echo 0 >"$p/hw_counters/$c"; done
         echo 1200 >"$p/hw_counters/np_cnp_sent"; echo 1180 >"$p/hw_counters/rp_cnp_handled"
-        n="$1/class/net/$nd"
-        mkdir -p "$n/ecn/roce_np/enable" "$n/ecn/roce_rp/enable"
-        echo 9000 >"$n/mtu"
-        for i in 0 1 2 3 4 5 6 7; do
-            v=0; [ $i = 3 ] && v=1
-            echo $v >"$n/ecn/roce_np/enable/$i"; echo $v >"$n/ecn/roce_rp/enable/$i"
-        done
+        netdev "$1" "$nd"
     done
 }
 node "$work/good"
@@ -153,3 +157,81 @@ if [ $rc -eq 1 ] && grep -q "typo.policy:2: unknown key \"pfc-prio\", expected o
 else
     not_ok "an unknown key in the policy file: exit 1, FILE:LINE names it"; diag "exit $rc" "$(cat "$work/out")"
 fi
+
+# no mlnx_qos text for ens2np0 (on a node: not installed, a non-zero exit, a
+# timeout) under a policy with pfc-priority: PFC cannot be verified, an error
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --mlnx-qos ens3np0="$H/netarbiter-eth4.mlnx_qos" \
+    --interval 0 >"$work/out" 2>&1
+rc=$?
+finds "no mlnx_qos text for a RoCE netdev under a lossless policy: cannot verify PFC, exit 4 (not OK)" \
+    "^ERROR: pfc: mlx5_1 port 1 (ens2np0): cannot verify PFC: mlnx_qos gave nothing for ens2np0 (no --mlnx-qos ens2np0=FILE, and $work/good is not the node's own /sys)"
+"$TOPO" health --policy "$policy" --qos skip --sysfs-root "$work/good" --mlnx-qos ens3np0="$H/netarbiter-eth4.mlnx_qos" \
+    --interval 0 --verbose >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^SKIPPED: pfc: mlx5_1 port 1 (ens2np0): the policy says qos=skip: mlnx_qos gave nothing for ens2np0" "$work/out" &&
+    grep -q "^OK: pfc: mlx5_0 port 1 (ens3np0): PFC on priority 3 only" "$work/out"; then
+    ok "qos=skip (a site without mlnx_qos): skipped where there is no text, still checked where there is, exit 0"
+else
+    not_ok "qos=skip: skipped where there is no text, still checked where there is, exit 0"; diag "exit $rc" "$(cat "$work/out")"
+fi
+
+# a RoCE LAG: mlx5_bond_0 on bond0 over ens1f0np0 and ens1f1np1 (lower_* and
+# bonding/slaves, as the bonding driver lays them out). mlnx_qos -i bond0
+# fails on a real node and bond0 has no ecn: QoS, ECN, MTU and the ethtool
+# counters are the members', and each member must pass.
+lag() {  # ROOT
+    b="$1/class/infiniband/mlx5_bond_0"
+    p="$b/ports/1"
+    mkdir -p "$p/gids" "$p/gid_attrs/types" "$p/gid_attrs/ndevs" "$p/counters" "$b/tc/1"
+    echo Ethernet >"$p/link_layer"; echo "4: ACTIVE" >"$p/state"; echo "400 Gb/sec (4X NDR)" >"$p/rate"
+    echo "Global tclass=106" >"$b/tc/1/traffic_class"
+    for i in 0 1; do echo fe80:0000:0000:0000:a288:c2ff:fe5b:03ec >"$p/gids/$i"; done
+    for i in 2 3; do echo 0000:0000:0000:0000:0000:ffff:0a00:0005 >"$p/gids/$i"; done
+    for i in 0 2; do echo "IB/RoCE v1" >"$p/gid_attrs/types/$i"; done
+    for i in 1 3; do echo "RoCE v2" >"$p/gid_attrs/types/$i"; done
+    for i in 0 1 2 3; do echo bond0 >"$p/gid_attrs/ndevs/$i"; done
+    mkdir -p "$1/class/net/bond0/bonding" "$1/class/net/bond0/lower_ens1f0np0" "$1/class/net/bond0/lower_ens1f1np1"
+    echo 9000 >"$1/class/net/bond0/mtu"
+    echo "ens1f0np0 ens1f1np1" >"$1/class/net/bond0/bonding/slaves"
+    for nd in ens1f0np0 ens1f1np1; do
+        netdev "$1" "$nd"
+    done
+}
+lag_health() {  # ROOT QOS-FILE-FOR-ens1f0np0 ARGS...
+    r=$1 q=$2
+    shift 2
+    "$TOPO" health --policy "$policy" --sysfs-root "$r" --interval 0 --mlnx-qos ens1f0np0="$q" \
+        --mlnx-qos ens1f1np1="$H/netarbiter-eth4.mlnx_qos" "$@" >"$work/out" 2>&1
+    rc=$?
+}
+lag "$work/lag"
+lag_health "$work/lag" "$H/netarbiter-eth4.mlnx_qos"
+if [ $rc -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, 16 checks passed, 4 skipped on 1 ports$" "$work/out"; then
+    ok "a correct RoCE LAG passes: port checks on bond0, trust, dscp2prio, pfc, ecn and mtu on each member, nothing read on bond0"
+else
+    not_ok "a correct RoCE LAG passes"; diag "exit $rc" "$(cat "$work/out")"
+fi
+
+cp -r "$work/lag" "$work/lagoff"
+for i in 0 1 2 3 4 5 6 7; do
+    echo 0 >"$work/lagoff/class/net/ens1f0np0/ecn/roce_np/enable/$i"; echo 0 >"$work/lagoff/class/net/ens1f0np0/ecn/roce_rp/enable/$i"
+done
+sed 's/^\([[:space:]]*enabled[[:space:]]*0   0   0   \)1/\10/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfc-off.mlnx_qos"
+lag_health "$work/lagoff" "$work/pfc-off.mlnx_qos"
+finds "a RoCE LAG with PFC off on a member: found on the member (ens1f0np0), not skipped on bond0" \
+    "^ERROR: pfc: mlx5_bond_0 port 1 (ens1f0np0): PFC is off on priority 3, the RoCE priority"
+if grep -q "^ERROR: ecn: mlx5_bond_0 port 1 (ens1f0np0): ECN is off on priority 3 (roce_np off, roce_rp off)" "$work/out" &&
+    ! grep -q "bond0.*no mlnx_qos\|bond0/ecn" "$work/out"; then
+    ok "a RoCE LAG with ECN off on a member: found on the member's class/net/ens1f0np0/ecn"
+else
+    not_ok "a RoCE LAG with ECN off on a member: found on the member"; diag "exit $rc" "$(cat "$work/out")"
+fi
+
+cp -r "$work/lag" "$work/lagmtu"
+echo 1500 >"$work/lagmtu/class/net/ens1f1np1/mtu"
+echo 1500 >"$work/lagmtu/class/net/bond0/mtu"
+lag_health "$work/lagmtu" "$H/netarbiter-eth4.mlnx_qos"
+finds "a RoCE LAG member's MTU 1500: found on the member" \
+    "^ERROR: mtu: mlx5_bond_0 port 1 (ens1f1np1): netdev MTU 1500, the policy's 9000"
+check "a RoCE LAG's own MTU 1500: found on bond0, with its active RDMA MTU" \
+    grep -q "^ERROR: rdma-mtu: mlx5_bond_0 port 1 (bond0): active RDMA MTU 1024 (netdev MTU 1500" "$work/out"

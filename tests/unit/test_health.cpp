@@ -140,6 +140,18 @@ TEST_CASE("mlnx_qos: malformed text names the file, the line, what was found and
     CHECK_THROWS_WITH(qos_text("hello\n"), Catch::Contains("no \"PFC configuration:\" section"));
 }
 
+TEST_CASE("mlnx_qos: a second trust line, PFC section or enabled row is an error naming both lines, not the last one winning", "[health][qos]")
+{
+    const std::string pfc = "PFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n"
+                            "\tenabled     0   0   0   1   0   0   0   0\n";
+    CHECK_THROWS_WITH(qos_text(pfc + "\tenabled     0   0   0   0   0   0   0   0\n"),
+                      "t.qos:4: found a second PFC \"enabled\" row (the first on line 3), expected one");
+    CHECK_THROWS_WITH(qos_text(pfc + pfc), "t.qos:4: found a second \"PFC configuration:\" section (the first on line 1), expected one");
+    CHECK_THROWS_WITH(qos_text("Priority trust state: dscp\nPriority trust state: pcp\n" + pfc),
+                      "t.qos:2: found a second \"Priority trust state:\" line (the first on line 1), expected one");
+    CHECK(qos_text(pfc).pfc[3]);
+}
+
 TEST_CASE("ethtool -S: ethq's ConnectX-4 output (flush left, no header) and the indented form read the same", "[health][ethtool]")
 {
     std::ifstream in(test_data("health/ethq8-connectx4.ethtool"));
@@ -244,6 +256,20 @@ TEST_CASE("health: each misconfiguration is an error with its reason", "[health]
         CHECK(finding(v, "trust").status == HealthStatus::Error);
         CHECK(finding(v, "dscp2prio").status == HealthStatus::Skipped);
     }
+    SECTION("mlnx_qos text with no trust line: the trust state is unknown, said so, not a missing dscp2prio entry")
+    {
+        PortFacts f = good_port();
+        f.qos->trust.clear();  // netarbiter's text without its "Priority trust state: dscp" line
+        auto v = check_health({f}, site(), 0);
+        const std::string why = "the trust state is unknown: found no 'Priority trust state:' line in "
+                                "netarbiter-eth4.mlnx_qos and no /sys/class/net/eth4/qos/trust";
+        CHECK(finding(v, "trust").status == HealthStatus::Error);
+        CHECK(finding(v, "trust").message == why + ", expected trust dscp");
+        CHECK(finding(v, "dscp2prio").status == HealthStatus::Error);
+        CHECK(finding(v, "dscp2prio").message == why + ": whether the DSCP map applies cannot be told");
+        f.trust_sysfs = "dscp";  // MLNX_OFED's sysfs file says what the text did not
+        CHECK(check_one(f, "dscp2prio").status == HealthStatus::Ok);
+    }
     SECTION("trust read from sysfs when no mlnx_qos text was given")
     {
         PortFacts f = good_port();
@@ -294,6 +320,86 @@ TEST_CASE("health: each misconfiguration is an error with its reason", "[health]
     }
 }
 
+TEST_CASE("health: no mlnx_qos text fails a policy that asks for a lossless class; qos=skip is the site saying it has none", "[health][qos]")
+{
+    PortFacts f = good_port();
+    f.qos.reset();
+    f.qos_missing = "exit 1";
+    auto v = check_health({f}, site(), 0);
+    const std::string why = "mlnx_qos gave nothing for eth4 (exit 1)";
+    const std::string tail = ": the RoCE queue may be lossy; a site without mlnx_qos says qos=skip in the policy";
+    CHECK(finding(v, "pfc").status == HealthStatus::Error);
+    CHECK(finding(v, "pfc").message == "cannot verify PFC: " + why + tail);
+    CHECK(finding(v, "dscp2prio").message == "cannot verify the DSCP map: " + why + tail);
+    CHECK(finding(v, "trust").message ==
+          "cannot verify the trust state: " + why + " and there is no /sys/class/net/eth4/qos/trust" + tail);
+    for (const char *c : {"trust", "dscp2prio", "pfc"})
+        CHECK(finding(v, c).status == HealthStatus::Error);
+
+    SECTION("any of pfc-priority, trust or roce-tc asks for it")
+    {
+        HealthPolicy p;
+        p.roce_tc = 106;
+        CHECK(check_one(f, "pfc", p).status == HealthStatus::Error);
+        HealthPolicy q;
+        set_health_policy(q, "trust", "dscp");
+        CHECK(check_one(f, "pfc", q).status == HealthStatus::Error);
+        HealthPolicy r;
+        r.pfc_priority = 3;
+        CHECK(check_one(f, "pfc", r).status == HealthStatus::Error);
+    }
+    SECTION("a policy that asks for none of them: skipped")
+    {
+        for (const char *c : {"trust", "dscp2prio", "pfc"})
+            CHECK(check_one(f, c, HealthPolicy()).status == HealthStatus::Skipped);
+    }
+    SECTION("qos=skip: skipped, and said why")
+    {
+        HealthPolicy p = site();
+        set_health_policy(p, "qos", "skip");
+        CHECK_FALSE(p.qos_required());
+        HealthFinding h = check_one(f, "pfc", p);
+        CHECK(h.status == HealthStatus::Skipped);
+        CHECK(h.message == "the policy says qos=skip: " + why);
+        f.trust_sysfs = "pcp";  // sysfs still says what it knows
+        CHECK(check_one(f, "trust", p).status == HealthStatus::Error);
+        CHECK_THROWS_WITH(set_health_policy(p, "qos", "no"), "qos=no: expected mlnx_qos or skip");
+    }
+}
+
+TEST_CASE("health: a RoCE LAG's netdev checks are its members', each of which must pass; the port checks are the bond's", "[health][lag]")
+{
+    PortFacts bond = good_port("mlx5_bond_0", "bond0");
+    bond.port.lower = {"ens1f0np0", "ens1f1np1"};
+    bond.qos.reset();  // mlnx_qos -i bond0 fails
+    bond.ecn_np.fill(-1);
+    bond.ecn_rp.fill(-1);
+    PortFacts m0 = good_port("mlx5_bond_0", "ens1f0np0"), m1 = good_port("mlx5_bond_0", "ens1f1np1");
+    m0.port = m1.port = bond.port;
+    m0.bond = m1.bond = "bond0";
+    m1.qos->pfc[3] = false;
+    m1.ecn_rp[3] = 0;
+    auto v = check_health({bond, m0, m1}, site(), 0);
+    auto of = [&](const std::string &check, const std::string &netdev) {
+        std::vector<HealthStatus> s;
+        for (const HealthFinding &h : v)
+            if (h.check == check && h.netdev == netdev)
+                s.push_back(h.status);
+        return s;
+    };
+    using S = std::vector<HealthStatus>;
+    for (const char *c : {"trust", "dscp2prio", "pfc", "ecn", "pause-storm"})
+        CHECK(of(c, "bond0").empty());
+    for (const char *c : {"link", "class", "mtu", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
+        CHECK(of(c, "bond0").size() == 1);
+    CHECK(of("pfc", "ens1f0np0") == S{HealthStatus::Ok});
+    CHECK(of("pfc", "ens1f1np1") == S{HealthStatus::Error});
+    CHECK(of("ecn", "ens1f1np1") == S{HealthStatus::Error});
+    CHECK(of("mtu", "ens1f1np1") == S{HealthStatus::Ok});
+    for (const char *c : {"link", "class", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
+        CHECK(of(c, "ens1f1np1").empty());
+}
+
 TEST_CASE("health: a downgraded link, against the node's other ports and against the policy", "[health][rate]")
 {
     PortFacts a = good_port("mlx5_0", "ens3np0"), b = good_port("mlx5_1", "ens2np0");
@@ -307,6 +413,21 @@ TEST_CASE("health: a downgraded link, against the node's other ports and against
     // an InfiniBand port is not compared with the RoCE ones
     PortFacts ib = ib_port("100 Gb/sec (4X EDR)");
     CHECK(finding(check_health({a, ib}, p, 0), "rate", "mlx5_4").status == HealthStatus::Ok);
+}
+
+TEST_CASE("health: a rate that cannot be read fails a policy with a rate, and is skipped without one", "[health][rate]")
+{
+    for (const char *bad : {"0 GB/sec", "", "0 Gb/sec (4X NDR)"}) {
+        PortFacts f = good_port();
+        f.port.rate = bad;
+        HealthFinding h = check_one(f, "rate");
+        CHECK(h.status == HealthStatus::Error);
+        CHECK(h.message == "rate '" + std::string(bad) + "' (ports/1/rate) cannot be read, expected \"N Gb/sec (...)\": "
+                           "the policy's least rate 400 Gb/sec cannot be verified");
+        HealthPolicy p = site();
+        p.rate = 0;
+        CHECK(check_one(f, "rate", p).status == HealthStatus::Skipped);
+    }
 }
 
 TEST_CASE("health: counters as rises between two reads", "[health][counters]")
