@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "topology/check.hpp"
+#include "topology/nodehealth.hpp"
 #include "topology/slurm.hpp"
 #include "topology/tally.hpp"
 
@@ -102,9 +103,9 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     std::vector<int> sick = degraded_leaf_islands(t);
     // and a host whose own health check failed (atoll-topo health, --health)
     for (const std::string &u : t.fabric.unhealthy) {
-        auto h = t.host_index.find(u.substr(0, u.find(": ")));
-        if (h != t.host_index.end() && t.hosts[static_cast<std::size_t>(h->second)].leaf_island >= 0)
-            sick.push_back(t.hosts[static_cast<std::size_t>(h->second)].leaf_island);
+        int h = health_host(t.host_index, u.substr(0, u.find(": ")));
+        if (h >= 0 && t.hosts[static_cast<std::size_t>(h)].leaf_island >= 0)
+            sick.push_back(t.hosts[static_cast<std::size_t>(h)].leaf_island);
     }
     for (int l : sick)
         for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)

@@ -112,7 +112,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
         std::ifstream in(p);
         if (!in)
             throw InputError(p + ": cannot open the health results");
-        for (const auto &kv : parse_health_results(in, p))
+        for (const auto &kv : parse_health_results(in, p, &f.warnings))
             f.unhealthy.push_back(kv.first + ": " + kv.second);
         normalise(f);
     }

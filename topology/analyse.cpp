@@ -479,6 +479,19 @@ Topology analyse(Fabric fabric)
             claims[hd].insert(n.guid);
         }
     std::map<std::string, std::string> contested;  // host -> why
+    // a short name beside an FQDN of the same first label (node001 and
+    // node001.cluster.example.com, kept whole for the clash): the short one
+    // would take the Slurm name, so neither is believed
+    for (const std::string &whole : short_names.kept) {
+        std::string label = whole.substr(0, whole.find('.'));
+        if (std::find(given_names.begin(), given_names.end(), label) != given_names.end()) {
+            std::string why = "host names " + shown(label) + " and " + shown(whole) +
+                              " both claim Slurm's node name " + shown(label) +
+                              ": node descriptions are each node's own; map GUIDs to names with --node-name-map";
+            contested.emplace(label, why);
+            contested.emplace(whole, why);
+        }
+    }
     for (const auto &c : claims)
         if (c.second.size() > 1) {
             std::string guids;
@@ -532,6 +545,8 @@ Topology analyse(Fabric fabric)
             const std::string &name = sn == short_names.to.end() ? hd.first : sn->second;
             if (why.empty() && contested.count(name))
                 why = "host name " + shown(name) + " refused: " + contested[name];
+            if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())
+                why = "host name " + shown(hd.first) + " refused: shortened to " + shown(name) + ", " + why;
             if (!why.empty()) {
                 if (refused_guids.insert(ca.guid).second)
                     t.refused.push_back({ca.guid, cn->desc, cn->line, why, swi, sw.port});

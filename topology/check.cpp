@@ -1,4 +1,5 @@
 #include "topology/check.hpp"
+#include "topology/nodehealth.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/tally.hpp"
 
@@ -397,9 +398,16 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             "(atoll-topo node --json)");
 
     // hosts whose own health check failed (--health): their islands rank last
-    for (const std::string &u : f.unhealthy)
-        add("unhealthy-host", Severity::Warning, u.substr(0, u.find(": ")),
-            "atoll-topo health failed on " + u + "; its islands rank last in placement");
+    for (const std::string &u : f.unhealthy) {
+        std::string host = u.substr(0, u.find(": "));
+        int h = health_host(t.host_index, host);
+        if (h < 0)
+            add("unhealthy-host", Severity::Warning, host,
+                "atoll-topo health failed on " + u + "; no such host in the fabric, so nothing is ranked down");
+        else
+            add("unhealthy-host", Severity::Warning, t.hosts[static_cast<std::size_t>(h)].name,
+                "atoll-topo health failed on " + u + "; its islands rank last in placement");
+    }
 
     // identity claims an input made that discovery did not believe
     for (const std::string &c : f.refused_claims)

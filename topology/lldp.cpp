@@ -299,6 +299,14 @@ std::vector<LldpNeighbor> parse_one(const std::string &text, const std::string &
 std::string basename_system(const std::string &path)
 {
     std::string b = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+    // a table named by its host's address (10.0.0.5.json): the address
+    std::size_t i = 0, dots = 0;
+    while (i < b.size() && (std::isdigit(static_cast<unsigned char>(b[i])) || (b[i] == '.' && dots < 3))) {
+        dots += b[i] == '.';
+        ++i;
+    }
+    if (dots == 3 && i > 6 && std::isdigit(static_cast<unsigned char>(b[i - 1])) && (i == b.size() || b[i] == '.'))
+        return b.substr(0, i);
     return b.substr(0, b.find('.'));
 }
 
@@ -480,12 +488,25 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             // a system with a table of its own is what its own table or the
             // admin's list says: no other system's word makes it a switch
             std::set<std::string> b = others(bridge_by[c], c);
-            if (!switches.count(c) && !listed_only && b.size() >= 2)
-                switches.insert(c);  // two systems or more say so (hosts naming a leaf whose table is given)
-            else if (!b.empty() && !switches.count(c))
-                refused.push_back(*b.begin() + ": names " + c + ", a system with a table of its own, as a Bridge "
-                                  "neighbour: not believed (" + c + " stays a host; a switch is one by its own table, "
-                                  "--switches, or two systems saying so)");
+            // ...or by the Bridge claims of two systems or more that its own
+            // table names back: a leaf's table lists the hosts that list it;
+            // hosts that are not cabled to c cannot make it a switch
+            std::set<std::string> mutual;
+            for (const auto &w : b)
+                if (std::any_of(ns.begin(), ns.end(), [&](const LldpNeighbor &n) { return n.local == c && n.chassis == w; }))
+                    mutual.insert(w);
+            if (!switches.count(c) && !listed_only && mutual.size() >= 2) {
+                switches.insert(c);
+                continue;
+            }
+            if (!b.empty() && !switches.count(c)) {
+                std::string who;
+                for (const auto &w : b)
+                    who += (who.empty() ? "" : ", ") + w;
+                refused.push_back(*b.begin() + ": " + who + " name" + (b.size() > 1 ? "" : "s") + " " + c +
+                                  ", a system with a table of its own, as a Bridge neighbour: not believed (" + c +
+                                  " stays a host: a switch's own table names back the systems that name it, or --switches lists it)");
+            }
             continue;
         }
         if (listed_only) {
@@ -498,7 +519,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             switches.insert(c);
         } else {
             refused.push_back(*by.begin() + ": names the switch " + shown(c) + " alone: not believed (a node's root "
-                              "writes its LLDP table; give the switch's own table or --switches), its links left out");
+                              "writes its LLDP table; list the switches with --switches), its links left out");
         }
     }
     // Front-end NICs out; with them the switches that carry nothing else.
@@ -563,9 +584,23 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         End near = switches.count(n.local) ? End{n.local, n.iface} : End{n.local + " " + n.iface, "1"};
         return std::make_pair(near, End{n.chassis, n.port});
     };
+    // a switch-to-switch link one switch's table claims and the other's,
+    // given, does not: not believed (a table that calls its own system a
+    // switch must not cable itself between pods)
+    std::set<std::pair<std::string, std::string>> said;  // (table, neighbour)
+    for (const auto &n : sorted)
+        said.insert({n.local, n.chassis});
+    auto one_sided = [&](const LldpNeighbor &n) {
+        return switches.count(n.local) && switches.count(n.chassis) && tables.count(n.chassis) &&
+               !said.count({n.chassis, n.local});
+    };
+    for (const auto &n : sorted)
+        if (n.local != n.chassis && one_sided(n))
+            refused.push_back(n.local + ": names a link to " + n.chassis + ", whose own table does not name " + n.local +
+                              ": not believed");
     std::map<End, std::set<End>> peers;
     for (const auto &n : sorted)
-        if (switches.count(n.chassis) && n.local != n.chassis) {
+        if (switches.count(n.chassis) && n.local != n.chassis && !one_sided(n)) {
             auto e = ends_of(n);
             peers[e.first].insert(e.second);
             peers[e.second].insert(e.first);
@@ -577,18 +612,22 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             std::string who;
             for (const End &p : kv.second)
                 who += (who.empty() ? "" : ", ") + p.first + (p.second == "1" && p.first.find(' ') != std::string::npos ? "" : " " + p.second);
-            std::string host = kv.second.begin()->first.substr(0, kv.second.begin()->first.find(' '));
-            refused.push_back(host + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+            std::string hosts;  // every claimant, not only the first: one of them caused it
+            for (const End &p : kv.second)
+                hosts += (hosts.empty() ? "" : ",") + p.first.substr(0, p.first.find(' '));
+            refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
                               std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
         }
     f.refused_claims = refused;
+    for (const std::string &r : refused)  // said at discover too, not only by check
+        f.warnings.push_back(source + ": identity claim not believed: " + r);
     for (const auto &n : sorted) {
         if (!switches.count(n.chassis))
             continue;  // host to host: not a fabric link
         if (front_sw.count(n.chassis) || front_sw.count(n.local) ||
             (!switches.count(n.local) && front_if.count({n.local, n.iface})))
             continue;  // the front-end network
-        if (n.local != n.chassis && (contested.count(ends_of(n).first) || contested.count(ends_of(n).second)))
+        if (n.local != n.chassis && (one_sided(n) || contested.count(ends_of(n).first) || contested.count(ends_of(n).second)))
             continue;
         std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);

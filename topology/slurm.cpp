@@ -609,6 +609,19 @@ void write_features_conf(std::ostream &out, const Topology &t, const std::string
             << (node_params.empty() ? "" : " " + node_params) << "\n";
 }
 
+std::string scontrol_fields(const std::string &line)
+{
+    // Reason= (and Comment=, Extra=) are free text, the last fields scontrol
+    // prints: a drain reason "check NodeName=node007" is no field
+    std::string out = line;
+    for (const char *k : {" Reason=", " Comment=", " Extra="}) {
+        std::size_t at = out.find(k);
+        if (at != std::string::npos)
+            out.erase(at);
+    }
+    return out;
+}
+
 std::set<std::string> read_slurm_node_names(std::istream &in, const std::string &source)
 {
     std::set<std::string> out;
@@ -626,7 +639,7 @@ std::set<std::string> read_slurm_node_names(std::istream &in, const std::string 
             continue;
         }
         line += part;
-        auto words = slurm_conf_words(line);
+        auto words = slurm_conf_words(scontrol_fields(line));
         line.clear();
         auto it = words.find("nodename");
         if (it == words.end())
@@ -684,17 +697,17 @@ std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const
         ++lineno;
         if (line.find_first_not_of(" \t\r") == std::string::npos)
             continue;
-        std::istringstream ss(line);
+        std::istringstream ss(scontrol_fields(line));
         std::string tok, name;
         bool have_features = false, have_active = false;
         NodeFeatures nf;
-        while (ss >> tok) {
-            if (tok.rfind("NodeName=", 0) == 0)
+        while (ss >> tok) {  // the first of each key: scontrol prints each once
+            if (tok.rfind("NodeName=", 0) == 0 && name.empty())
                 name = tok.substr(9);
-            else if (tok.rfind("AvailableFeatures=", 0) == 0) {
+            else if (tok.rfind("AvailableFeatures=", 0) == 0 && !have_features) {
                 have_features = true;
                 nf.available = split(tok.substr(18));
-            } else if (tok.rfind("ActiveFeatures=", 0) == 0) {
+            } else if (tok.rfind("ActiveFeatures=", 0) == 0 && !have_active) {
                 have_active = true;
                 nf.active = split(tok.substr(15));
             }

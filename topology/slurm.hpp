@@ -146,6 +146,9 @@ struct NodeFeatures {
     std::vector<std::string> available, active;
     bool operator==(const NodeFeatures &o) const { return available == o.available && active == o.active; }
 };
+// A line of `scontrol show node --oneliner` without its free-text fields
+// (Reason=, Comment=, Extra= and what follows).
+std::string scontrol_fields(const std::string &line);
 // `scontrol show node --oneliner` output -> node name -> its features
 std::map<std::string, NodeFeatures> parse_scontrol_nodes(std::istream &in, const std::string &source);
 // scontrol update lines that set the island features and keep every other one.

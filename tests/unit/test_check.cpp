@@ -299,3 +299,29 @@ TEST_CASE("check --slurm-nodes: a compute host Slurm lacks is an error, a Slurm 
     CHECK(fs[0].severity == Severity::Warning);
     CHECK(fs[1].severity == Severity::Error);
 }
+
+TEST_CASE("an FQDN cannot shorten into a Slurm word or onto another host's short name", "[check]")
+{
+    // "DEFAULT.evil" and "all.x" shorten to Slurm's words
+    Topology t = analyse(with_desc({{"node002 mlx5_0", "DEFAULT.evil mlx5_0"}, {"node002 mlx5_1", "DEFAULT.evil mlx5_1"},
+                                    {"node003 mlx5_0", "all.x mlx5_0"}, {"node003 mlx5_1", "all.x mlx5_1"}}));
+    for (const Host &h : t.hosts) {
+        CHECK(h.name != "DEFAULT");
+        CHECK(h.name != "all");
+    }
+    // every host an FQDN, node004's root writes the short "node001": both refused
+    std::map<std::string, std::string> fq;
+    for (int h = 1; h <= 8; ++h)
+        for (int r = 0; r < 2; ++r) {
+            std::string n = "node00" + std::to_string(h), a = " mlx5_" + std::to_string(r);
+            fq[n + a] = (h == 4 ? std::string("node001") : n + ".cluster.example.com") + a;
+        }
+    Topology u = analyse(with_desc(fq));
+    CHECK(u.host_index.count("node001") == 0);
+    CHECK(u.host_index.count("node001.cluster.example.com") == 0);
+    CHECK(u.host_index.count("node002") == 1);
+    bool named = false;
+    for (const Finding &f : check(u))
+        named = named || (f.code == "refused-name" && f.message.find("both claim Slurm's node name 'node001'") != std::string::npos);
+    CHECK(named);
+}

@@ -100,9 +100,15 @@ TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
     CHECK(hosts_only.max_tier == 0);
     CHECK(hosts_only.hosts.size() == 2);
     CHECK(hosts_only.rails.size() == 2);
-    // switch tables (the leaves advertise Bridge in the hosts' tables): each leaf sees spine01
-    write("leaf01.json0", R"({"lldp":[{"interface":[{"name":"swp49","chassis":[{"name":[{"value":"spine01"}]}],"port":[{"id":[{"type":"ifname","value":"swp1"}]}]}]}]})");
-    write("leaf02.json0", R"({"lldp":[{"interface":[{"name":"swp49","chassis":[{"name":[{"value":"spine01"}]}],"port":[{"id":[{"type":"ifname","value":"swp2"}]}]}]}]})");
+    // switch tables (the leaves advertise Bridge in the hosts' tables, and
+    // name the hosts back, as lldpd on a switch lists every port's
+    // neighbour): each leaf sees spine01
+    for (const char *leaf : {"leaf01", "leaf02"})
+        write(std::string(leaf) + ".json0",
+              std::string(R"({"lldp":[{"interface":[{"name":"swp49","chassis":[{"name":[{"value":"spine01"}]}],"port":[{"id":[{"type":"ifname","value":")") +
+                  (std::string(leaf) == "leaf01" ? "swp1" : "swp2") +
+                  R"("}]}]},{"name":"swp1","chassis":[{"name":[{"value":"gpu01"}]}],"port":[{"id":[{"type":"ifname","value":"eth0"}]}]},)"
+                  R"({"name":"swp2","chassis":[{"name":[{"value":"gpu02"}]}],"port":[{"id":[{"type":"ifname","value":"eth0"}]}]}]}]})");
     Topology t = analyse(load_lldp(dir));
     CHECK(t.max_tier == 1);
     CHECK(t.switches.size() == 3);
@@ -444,4 +450,33 @@ TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and dis
     CHECK(t.host_index.size() == 4);
     auto fs = check(t);
     CHECK(std::any_of(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "missing-rail" && f.subject.find("node001") != std::string::npos; }));
+}
+
+TEST_CASE("LLDP: two colluding hosts cannot make a third host a switch; one-sided switch links are not believed", "[lldp][identity]")
+{
+    // node003 and node004 both name node001 (which has its own table, naming
+    // only its leaves) as a Bridge neighbour
+    Topology t = from_tables(rail_tables("node003: lldp.eno9.chassis.name=node001\nnode003: lldp.eno9.chassis.Bridge.enabled=on\n"
+                                         "node003: lldp.eno9.port.ifname=p3\n"
+                                         "node004: lldp.eno9.chassis.name=node001\nnode004: lldp.eno9.chassis.Bridge.enabled=on\n"
+                                         "node004: lldp.eno9.port.ifname=p4\n"));
+    CHECK(t.host_index.count("node001") == 1);
+    CHECK(has_claim(t, "node003, node004 name node001"));
+}
+
+TEST_CASE("LLDP: a switch's link that the other switch's own table does not name is not believed", "[lldp][identity]")
+{
+    NicRoles roles;
+    roles.switches = "r*-leaf*,spine*";
+    // r0-leaf1's table names spine1; r1-leaf1's names spine1 and, falsely, r0-leaf1
+    std::string sw = "r0-leaf1: lldp.swp9.chassis.name=spine1\nr0-leaf1: lldp.swp9.port.ifname=e1\n"
+                     "r1-leaf1: lldp.swp9.chassis.name=spine1\nr1-leaf1: lldp.swp9.port.ifname=e2\n"
+                     "r1-leaf1: lldp.swp10.chassis.name=r0-leaf1\nr1-leaf1: lldp.swp10.port.ifname=swp10\n";
+    Topology t = from_tables(rail_tables(sw), roles);
+    CHECK(has_claim(t, "r1-leaf1: names a link to r0-leaf1, whose own table does not name r1-leaf1"));
+    for (const Link &l : t.fabric.links) {
+        const Node *a = t.fabric.find(l.a.guid), *b = t.fabric.find(l.b.guid);
+        bool between = (a->desc == "r0-leaf1" && b->desc == "r1-leaf1") || (a->desc == "r1-leaf1" && b->desc == "r0-leaf1");
+        CHECK_FALSE(between);
+    }
 }

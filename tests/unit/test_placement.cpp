@@ -674,9 +674,19 @@ TEST_CASE("a host whose atoll-topo health failed makes its islands rank last", "
     std::ostringstream islands;
     write_islands(islands, c);
     CHECK_THAT(islands.str(), Catch::Contains("\nleaf L3 4 0\n"));  // c1's leaf
-    // a line that is not pdsh output names FILE:LINE
-    std::istringstream bad("health: OK\n");
-    CHECK_THROWS_WITH(parse_health_results(bad, "h.txt"), Catch::StartsWith("h.txt:1: found 'health: OK'"));
-    std::istringstream junk("gpu1: Permission denied\n");
-    CHECK_THROWS_WITH(parse_health_results(junk, "h.txt"), Catch::StartsWith("h.txt:1:"));
+    // a line that is not atoll-topo health's (a node's banner) is skipped
+    // with FILE:LINE: one node's stray output must not hide the others' failures
+    std::istringstream mixed("health: OK\ngpu1: Permission denied\ngpu2: ERROR: ecn: off\n");
+    std::vector<std::string> warnings;
+    auto m = parse_health_results(mixed, "h.txt", &warnings);
+    CHECK(m.size() == 1);
+    CHECK(m.count("gpu2") == 1);
+    REQUIRE(warnings.size() == 2);
+    CHECK_THAT(warnings[0], Catch::StartsWith("h.txt:1: skipped 'health: OK'"));
+    CHECK_THAT(warnings[1], Catch::StartsWith("h.txt:2: skipped 'gpu1: Permission denied'"));
+    // an FQDN names the fabric's short host
+    std::map<std::string, int> idx{{"a1", 0}};
+    CHECK(health_host(idx, "a1.cluster.example.com") == 0);
+    CHECK(health_host(idx, "b1") == -1);
+    CHECK(health_host(idx, "10.0.0.1") == -1);
 }

@@ -172,6 +172,13 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
             n.desc = "bigmem";
     std::ostringstream clash;
     CHECK_THROWS_WITH(write_scontrol_updates(clash, analyse(f2), sn), Catch::Contains("bigmem (on node001)"));
+    // a drain reason is free text: "NodeName=" or "AvailableFeatures=" in it are no fields
+    std::istringstream reason("NodeName=node003 AvailableFeatures=a100,ib ActiveFeatures=a100 State=DRAIN "
+                              "Reason=check NodeName=node007 AvailableFeatures=bigmem ActiveFeatures=bigmem [root@2026-12-01T10:00:00]\n");
+    auto rn = parse_scontrol_nodes(reason, "scontrol");
+    REQUIRE(rn.size() == 1);
+    CHECK(rn.at("node003").available == std::vector<std::string>{"a100", "ib"});
+    CHECK(rn.at("node003").active == std::vector<std::string>{"a100"});
     std::istringstream bad("garbage\n");
     CHECK_THROWS_WITH(parse_scontrol_nodes(bad, "s"), Catch::StartsWith("s:1:"));
 }
