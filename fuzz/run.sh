@@ -18,7 +18,7 @@ mkdir -p "$out/obj"
 flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$here -I/usr/include"
 srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topology/json.cpp topology/check.cpp
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
-topology/dot.cpp topology/io.cpp topology/generate.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
+topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
 placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
 placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp"
 objs=
