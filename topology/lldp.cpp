@@ -450,7 +450,9 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     std::map<std::string, std::set<std::string>> seen_by, bridge_by;  // neighbour -> systems naming it (as a Bridge)
     std::set<std::string> self_switch;                                 // tables that say their own system is one
     std::vector<std::string> refused;
+    std::set<std::pair<std::string, std::string>> said;  // (table, neighbour): who names whom
     for (const auto &n : ns) {
+        said.insert({n.local, n.chassis});
         tables.insert(n.local);
         seen_by[n.chassis].insert(n.local);
         if (n.bridge)
@@ -493,7 +495,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             // hosts that are not cabled to c cannot make it a switch
             std::set<std::string> mutual;
             for (const auto &w : b)
-                if (std::any_of(ns.begin(), ns.end(), [&](const LldpNeighbor &n) { return n.local == c && n.chassis == w; }))
+                if (said.count({c, w}))
                     mutual.insert(w);
             if (!switches.count(c) && !listed_only && mutual.size() >= 2) {
                 switches.insert(c);
@@ -587,9 +589,6 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     // a switch-to-switch link one switch's table claims and the other's,
     // given, does not: not believed (a table that calls its own system a
     // switch must not cable itself between pods)
-    std::set<std::pair<std::string, std::string>> said;  // (table, neighbour)
-    for (const auto &n : sorted)
-        said.insert({n.local, n.chassis});
     auto one_sided = [&](const LldpNeighbor &n) {
         return switches.count(n.local) && switches.count(n.chassis) && tables.count(n.chassis) &&
                !said.count({n.chassis, n.local});
