@@ -98,11 +98,16 @@ bool FrontEndNic::operator==(const FrontEndNic &o) const
     return std::tie(host, iface, sw, gbps, why) == std::tie(o.host, o.iface, o.sw, o.gbps, o.why);
 }
 
+bool HostDomain::operator==(const HostDomain &o) const
+{
+    return std::tie(host, domain, subdomain, source) == std::tie(o.host, o.domain, o.subdomain, o.source);
+}
+
 bool Fabric::operator==(const Fabric &o) const
 {
     return source == o.source && nodes == o.nodes && links == o.links && frontend == o.frontend &&
            undecided == o.undecided && refused_claims == o.refused_claims &&
-           unhealthy == o.unhealthy;
+           unhealthy == o.unhealthy && domains == o.domains;
 }
 
 const Node *Fabric::find(std::uint64_t guid) const
@@ -130,6 +135,15 @@ void normalise(Fabric &f)
     f.refused_claims.erase(std::unique(f.refused_claims.begin(), f.refused_claims.end()), f.refused_claims.end());
     std::sort(f.unhealthy.begin(), f.unhealthy.end());
     f.unhealthy.erase(std::unique(f.unhealthy.begin(), f.unhealthy.end()), f.unhealthy.end());
+    std::sort(f.domains.begin(), f.domains.end(), [](const HostDomain &x, const HostDomain &y) {
+        return std::tie(x.host, x.domain, x.subdomain, x.source) < std::tie(y.host, y.domain, y.subdomain, y.source);
+    });
+    f.domains.erase(std::unique(f.domains.begin(), f.domains.end()), f.domains.end());
+    for (std::size_t i = 1; i < f.domains.size(); ++i)
+        if (f.domains[i].host == f.domains[i - 1].host)
+            throw InputError(f.source + ": host " + shown(f.domains[i].host) + " is in NVLink domain " +
+                             shown(f.domains[i - 1].domain) + " (" + f.domains[i - 1].source + ") and " +
+                             shown(f.domains[i].domain) + " (" + f.domains[i].source + "), expected one domain per host");
     for (auto &l : f.links) {
         if (l.b < l.a)
             std::swap(l.a, l.b);

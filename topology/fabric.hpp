@@ -81,6 +81,20 @@ struct FrontEndNic {
     bool operator!=(const FrontEndNic &o) const { return !(*this == o); }
 };
 
+// The multi-node NVLink domain a host's GPUs belong to, as its source names
+// it: nvidia-smi's ClusterUUID.CliqueId, a cloud's own ID (AWS
+// CapacityBlockId, OCI GpuMemoryFabricId, GCP sub-block), a CSV's domain
+// column. Identity comes from the admin's gathering of it, never from the view.
+struct HostDomain {
+    std::string host;       // the host, as the fabric names it
+    std::string domain;     // the domain ID
+    std::string subdomain;  // rack sub-domain (tray group) inside it, "" none
+    std::string source;     // where it was read ("FILE:LINE", "aws CapacityBlockId")
+
+    bool operator==(const HostDomain &o) const;
+    bool operator!=(const HostDomain &o) const { return !(*this == o); }
+};
+
 struct Fabric {
     std::string source;          // where it came from (file name, "ibnetdisc", ...)
     // What kind of network the input describes: "ib" (ibnetdiscover, cache,
@@ -101,6 +115,9 @@ struct Fabric {
     // hosts whose `atoll-topo health` failed (--health), "HOST: first error":
     // their islands rank last in placement
     std::vector<std::string> unhealthy;
+    // hosts' NVLink domains (sorted by host, one entry each); empty when no
+    // source gave any
+    std::vector<HostDomain> domains;
 
     bool operator==(const Fabric &o) const;
     bool operator!=(const Fabric &o) const { return !(*this == o); }

@@ -164,6 +164,12 @@ json fabric_to_json(const Topology &t)
         out["refused_claims"] = f.refused_claims;
     if (!f.unhealthy.empty())
         out["unhealthy"] = f.unhealthy;
+    if (!f.domains.empty()) {
+        json ds = json::array();
+        for (const HostDomain &d : f.domains)
+            ds.push_back({{"host", d.host}, {"domain", d.domain}, {"subdomain", d.subdomain}, {"source", d.source}});
+        out["domains"] = ds;
+    }
     out["analysis"] = {{"rails", t.rails}, {"rail_optimised", t.rail_optimised}, {"max_tier", t.max_tier},
                        {"switches", sw}, {"hosts", hosts}, {"islands", islands}};
     return out;
@@ -212,7 +218,7 @@ Fabric fabric_from_json(const json &j, const std::string &source)
             link.supported_speed = speed_from(l, "supported_speed", where);
             f.links.push_back(link);
         }
-        for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy"})
+        for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy", "domains"})
             if (j.contains(k) && !j.at(k).is_array())
                 throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
         i = 0;
@@ -251,6 +257,18 @@ Fabric fabric_from_json(const json &j, const std::string &source)
                                  ", expected \"HOST: reason\"");
             f.unhealthy.push_back(c.get<std::string>());
             ++i;
+        }
+        i = 0;
+        for (const json &d : j.contains("domains") ? j.at("domains") : json::array()) {
+            std::string where = source + ": domains[" + std::to_string(i++) + "]";
+            HostDomain hd;
+            hd.host = string_at(d, "host", where);
+            hd.domain = string_at(d, "domain", where);
+            hd.subdomain = string_at(d, "subdomain", where);
+            hd.source = string_at(d, "source", where);
+            if (hd.host.empty() || hd.domain.empty())
+                throw InputError(where + ": found an empty host or domain, expected both named");
+            f.domains.push_back(std::move(hd));
         }
         Fabric g = f;
         normalise(g);
