@@ -20,6 +20,22 @@ namespace {
 
 std::string first_line(const std::string &s) { return s.substr(0, s.find('\n')); }
 
+// The first key of a JSON object text ("" when there is none): a fabric.json
+// starts with "analysis", "domains" or "format" (its keys in order), where
+// "atoll-fabric" may lie beyond the bytes looked at and host names could
+// look like a cloud's.
+std::string first_json_key(const std::string &s)
+{
+    std::size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos || s[b] != '{')
+        return "";
+    std::size_t q = s.find_first_not_of(" \t\r\n", b + 1);
+    if (q == std::string::npos || s[q] != '"')
+        return "";
+    std::size_t e = s.find('"', q + 1);
+    return e == std::string::npos ? "" : s.substr(q + 1, e - q - 1);
+}
+
 }  // namespace
 
 Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns, const NicRoles &roles,
@@ -57,8 +73,9 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
             ++i;
         std::string h(head, static_cast<std::size_t>(n));
-        bool ours = h.find("atoll-fabric") != std::string::npos;
-        std::string cloud = cloud_format(h);
+        std::string key = first_json_key(h);
+        bool ours = h.find("atoll-fabric") != std::string::npos || key == "analysis" || key == "domains" || key == "format";
+        std::string cloud = ours ? "" : cloud_format(h);
         if (!ours && looks_like_lldp(h.substr(i)))
             fmt = InputFormat::Lldp;
         else if (cloud == "aws")

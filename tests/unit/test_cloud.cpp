@@ -2,12 +2,16 @@
 // tests/data/cloud (generate.py says how each is laid out), the host map, and
 // hostile inputs.
 #include "catch.hpp"
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <sstream>
+#include <unistd.h>
 
 #include "testdata.hpp"
 #include "topology/cloud.hpp"
 #include "topology/io.hpp"
+#include "topology/json.hpp"
 #include "topology/topology.hpp"
 
 using namespace atl;
@@ -268,4 +272,30 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
     CHECK_THROWS_WITH(read(parse_aws_topology, "{\"Instances\": [{\"InstanceId\": \"i-1\", \"NetworkNodes\": [\"a\", \"b\", \"c\"], "
                                                "\"CapacityBlockId\": 3}]}"),
                       Catch::StartsWith("in: Instances[0] (i-1): found CapacityBlockId 3, expected a string"));
+}
+
+TEST_CASE("a fabric.json of a cloud's hosts is read back as fabric.json, not as that cloud", "[topology][cloud]")
+{
+    // hosts named by Nebius instance IDs and a domain read from
+    // nvl_instance_group_id: the words the Nebius sniffer looks for
+    std::string text = "{\"items\": [";
+    for (int i = 0; i < 40; ++i)
+        text += std::string(i ? "," : "") + "{\"metadata\": {\"id\": \"computeinstance-e00" + std::to_string(100 + i) +
+                "\"}, \"spec\": {\"nvl_instance_group_id\": \"g1\"}, \"status\": {\"infiniband_topology_path\": "
+                "{\"path\": [\"f\", \"s\", \"l" + std::to_string(i / 8) + "\"]}}}";
+    text += "]}";
+    Fabric f = read(parse_nebius_topology, text);
+    char dir[] = "/tmp/atoll-cloudjson-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string path = std::string(dir) + "/fabric.json";
+    {
+        std::ofstream out(path);
+        save_fabric_json(out, analyse(f));
+    }
+    Fabric back = load_fabric(path);
+    std::remove(path.c_str());
+    rmdir(dir);
+    CHECK(back.kind == "nebius");
+    CHECK(back.nodes.size() == f.nodes.size());
+    CHECK(back.domains.size() == 40);
 }
