@@ -110,7 +110,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -127,6 +127,28 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             downstream(parse_topology_csv(in, "fuzz.csv"));
         else if (target == "aws")
             downstream(parse_aws_topology(in, "fuzz.json"));
+        else if (target == "gcp" || target == "oci" || target == "nebius") {
+            // each reader alone, then again through a host map naming the
+            // fixtures' first hosts (renaming, collisions)
+            std::istringstream names("a4x-001 n1\ngpu-001 n2\nworker-0 n3\n4611686018427387906 a4x-001\n");
+            HostMap m = parse_host_map(names, "fuzz.map");
+            const HostMap *maps[] = {nullptr, &m};
+            for (const HostMap *hm : maps) {
+                std::istringstream again(bytes);
+                try {
+                    downstream(target == "gcp"   ? parse_gcp_topology(again, "fuzz.json", hm)
+                               : target == "oci" ? parse_oci_topology(again, "fuzz.txt", hm)
+                                                 : parse_nebius_topology(again, "fuzz.json", hm));
+                } catch (const InputError &) {
+                }
+            }
+        } else if (target == "hostmap") {
+            HostMap m = parse_host_map(in, "fuzz.map");
+            std::istringstream csv("host,leaf\na,L1\nb,L1\nc,L2\n");
+            Fabric f = parse_topology_csv(csv, "fuzz.csv");
+            apply_host_map(f, m);
+            downstream(f);
+        }
         else if (target == "lldp")
             downstream(lldp_fabric(parse_lldp(in, "fuzz.lldp", "host"), "fuzz.lldp"));
         else if (target == "view") {

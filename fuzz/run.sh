@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -46,7 +46,8 @@ for t in $targets; do
     namemap) seeds="$here/fuzz/seeds/namemap/*" ;;
     fabricjson) seeds="$here/fuzz/seeds/fabricjson/*" ;;
     csv) seeds="$here/tests/data/csv/*" ;;
-    aws) seeds="$here/tests/data/cloud/*" ;;
+    aws | gcp | oci | nebius) seeds="$here/tests/data/cloud/*" ;;
+    hostmap) seeds="$here/fuzz/seeds/hostmap/*" ;;
     lldp) seeds="$here/tests/data/lldp/*" ;;
     view) seeds="$here/fuzz/seeds/view/*" ;;
     hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;

@@ -133,8 +133,11 @@ InputFormat input_format(const Args &a)
     if (f == "cache") return InputFormat::Cache;
     if (f == "csv") return InputFormat::Csv;
     if (f == "aws") return InputFormat::Aws;
+    if (f == "gcp") return InputFormat::Gcp;
+    if (f == "oci") return InputFormat::Oci;
+    if (f == "nebius") return InputFormat::Nebius;
     if (f == "lldp") return InputFormat::Lldp;
-    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv, aws or lldp");
+    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv, aws, gcp, oci, nebius or lldp");
 }
 
 Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,

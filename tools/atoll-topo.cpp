@@ -67,7 +67,8 @@ const char *usage_text =
     "            [--speed SDR|...|NDR|XDR] [--sharp] [--host-prefix STR] [--swap-rails HOST:RAIL:RAIL]...\n"
     "            [--degrade HOST:RAIL]... [--default-desc HOST:RAIL]... [--drop-leaf NAME]...\n"
     "\n"
-    "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
+    "common options: --node-name-map FILE [--unmapped trust|refuse], --host-map FILE (cloud ID -> Slurm name),\n"
+    "  --format (inputs: auto|text|json|cache|csv|aws|gcp|oci|nebius|lldp),\n"
     "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'),\n"
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
@@ -84,8 +85,21 @@ Fabric load_inputs(const Args &a, bool allow_live)
     InputFormat fmt = input_format(a);
     CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
     NicRoles roles{a.get("frontend"), a.get("compute"), a.get("switches")};
+    std::unique_ptr<HostMap> hosts;
+    if (a.flag("host-map")) {
+        std::string p = a.get("host-map");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open the host map (--host-map)");
+        hosts = std::make_unique<HostMap>(parse_host_map(in, p));
+    }
     for (const auto &p : a.operands)
-        parts.push_back(load_fabric(p, fmt, cols, roles));
+        parts.push_back(load_fabric(p, fmt, cols, roles, hosts.get()));
+    if (hosts && std::none_of(parts.begin(), parts.end(), [](const Fabric &p) {
+            return p.kind == "aws" || p.kind == "gcp" || p.kind == "oci" || p.kind == "nebius" || p.kind == "generic";
+        }))
+        throw Usage("--host-map: only for a cloud's topology or a CSV (hosts named by cloud IDs); "
+                    "InfiniBand adapters are renamed by --node-name-map");
     if ((roles.given() || a.flag("switches")) &&
         std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
         throw Usage(std::string(a.flag("frontend") ? "--frontend" : a.flag("compute") ? "--compute" : "--switches") +
@@ -134,7 +148,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
     return select_hcas(std::move(f), a.get("hca"));
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
+const std::vector<std::string> common_values = {"node-name-map", "host-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
                                                 "frontend", "compute", "switches", "health"};
 
 // --previous FABRIC: an earlier discovery (check, slurm --format scontrol)
@@ -223,7 +237,7 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "host-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
                                         "frontend", "compute"},
                         {"ib", "progress"});
     Topology t = analysed(load_inputs(a, true), "atoll-topo");
@@ -293,9 +307,10 @@ int cmd_slurm(int argc, char **argv)
         what = f;
         a.opts.erase("format");
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" &&
+             f != "gcp" && f != "oci" && f != "nebius" && f != "lldp")
         throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
-                    "(or an input format: auto, text, json, cache, csv, aws, lldp)");
+                    "(or an input format: auto, text, json, cache, csv, aws, gcp, oci, nebius, lldp)");
     // --format requests --topology block: the answers for a site that runs
     // topology/block on the file --format block writes (same --block-size)
     bool block_requests = a.flag("topology") && a.get_one_of("topology", {"tree", "block"}) == "block";

@@ -5,13 +5,13 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"
-plan 15
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults"
+plan 19
 for t in $targets; do
     case $t in
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
     csv) files=$(ls "$DATA"/csv/*) ;;
-    aws) files=$(ls "$DATA"/cloud/*) ;;
+    aws | gcp | oci | nebius) files=$(ls "$DATA"/cloud/*) ;;
     lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
     mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
