@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "node/cloudenv.hpp"
 #include "node/health.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
@@ -110,7 +111,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -180,6 +181,20 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             parse_health_policy(in, "fuzz.policy");
         else if (target == "healthresults")
             parse_health_results(in, "fuzz.txt");
+        else if (target == "ncclconf") {
+            // an image's /etc/nccl.conf, then the checks that read it
+            CloudNode n;
+            n.nccl_conf_present = true;
+            n.nccl_conf = parse_nccl_conf(in, "fuzz.conf");
+            n.machine_type = "Standard_ND96isr_H100_v5";
+            for (const char *p : {"azure", "oci"})
+                check_cloud_profile(p, n, {});
+        } else if (target == "ofinccl") {
+            // the bytes of an aws-ofi-nccl library: its release against each minimum
+            std::string v = ofi_nccl_version_in(bytes);
+            for (const char *t : {"p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"})
+                compare_versions(v, ofi_nccl_minimum(t));
+        }
         else
             return -1;
     } catch (const InputError &) {

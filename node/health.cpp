@@ -694,6 +694,8 @@ const char *to_string(HealthStatus s)
 
 std::string HealthFinding::subject() const
 {
+    if (hca.empty())  // a finding of the node, not of a port (cloud-profile)
+        return "node";
     return hca + " port " + std::to_string(port) + (netdev.empty() ? "" : " (" + netdev + ")");
 }
 
@@ -713,6 +715,7 @@ const std::vector<std::pair<std::string, std::string>> &health_checks()
         {"errors", "symbol errors, receive errors and link-downed events did not rise between the reads"},
         {"pause-storm", "the NIC's pause-storm events did not rise between the reads"},
         {"retransmits", "out-of-sequence packets and local ACK timeouts did not rise between the reads"},
+        {"cloud-profile", "the cloud's own NCCL profile (image nccl.conf, gIB, TCPXO, aws-ofi-nccl release) is there"},
     };
     return c;
 }

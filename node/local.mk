@@ -10,3 +10,7 @@ node_libatoll_node_la_LIBADD = node/libatoll-nodesys.la
 # `mlnx_qos -i IF` and `ethtool -S IF` text, and the checks; for the tools
 noinst_LTLIBRARIES += node/libatoll-health.la
 node_libatoll_health_la_SOURCES = node/qos.hpp node/qos.cpp node/ethtool.hpp node/ethtool.cpp node/health.hpp node/health.cpp
+# each cloud's own NCCL environment (what its plugin or image sets, what a
+# node shows of it) and the compute adapters by a cloud's rules: pure, for
+# the tools now and the plugin later
+node_libatoll_nodesys_la_SOURCES += node/cloudenv.hpp node/cloudenv.cpp

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "node/cloudenv.hpp"
 #include "node/nodeview.hpp"
 #include "spank/core.hpp"
 #include "topology/hostlist.hpp"
@@ -467,13 +468,53 @@ int cmd_node(int argc, char **argv)
     return 0;
 }
 
+// The cloud's own profile on this node, for `env`: the compute adapters the
+// cloud's rules take from the node (azure, gcp), the variables atoll would set
+// that the cloud's stack sets itself, and a missing expected profile. The
+// plugin does not apply these yet (spank/ is to call cloud_adapters() and
+// cloud_refrains() in node_env()); this shows what it would decide.
+void write_cloud_env(std::ostream &o, const Args &a, const std::string &fabric_profile, const std::vector<NodePort> &ports,
+                     const std::vector<EnvVar> &node, const std::string &sysfs_root)
+{
+    std::string cloud = a.get("cloud", "auto");
+    if (cloud != "auto" && cloud != "none" && !cloud_profile(cloud))
+        throw Usage("--cloud " + cloud + ": expected auto, none, aws, azure, gcp, oci or nebius");
+    CloudNode n = read_cloud_node(a.get("root", "/"), sysfs_root, a.get("machine-type", ""));
+    if (cloud == "auto")
+        cloud = cloud_profile(fabric_profile) ? fabric_profile : "";  // the fabric's profile, not the host running this
+    if (cloud == "none" || cloud.empty())
+        return;
+    o << "cloud " << cloud << " (" << cloud_profile(cloud)->stack << ")"
+      << (n.machine_type.empty() ? "" : ", machine type " + shown(n.machine_type)) << "\n";
+    if (cloud == "azure" || cloud == "gcp") {
+        CloudAdapters c = cloud_adapters(cloud, ports, n.machine_type);
+        std::string list;
+        for (const auto &hp : c.ports)
+            list += (list.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
+        if (c.ports.empty())
+            o << "  compute adapters from the node: none (" << c.why << ")\n";
+        else
+            o << "  compute adapters from the node: " << list << " (" << c.why << ")\n";
+        for (const std::string &l : c.left_out)
+            o << "    left out: " << l << "\n";
+    }
+    for (const EnvVar &v : node) {
+        std::string why = v.set && !v.kept ? cloud_refrains(cloud, v.name, n.machine_type) : "";
+        if (!why.empty())
+            o << "  warning: atoll sets " << v.name << ", but " << why << ": atoll must leave it\n";
+    }
+    for (const CloudFinding &c : check_cloud_profile(cloud, n, ports))
+        if (c.level == CloudFinding::Warning || c.level == CloudFinding::Error)
+            o << "  " << (c.level == CloudFinding::Error ? "error" : "warning") << ": " << c.check << ": " << c.message << "\n";
+}
+
 // The plugin's environment for one node and task, from the same code, with
 // every variable set, kept or left alone and why: an admin's dry run.
 int cmd_env(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"node", "nodes", "plugstack", "sysfs-root", "proc-root", "hwloc-xml", "cuda-visible-devices",
-                         "step-gpus", "fabric-sharp", "set", "hca"},
+                         "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type"},
                         {"batch"});
     if (a.operands.size() != 1)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
@@ -546,6 +587,8 @@ int cmd_env(int argc, char **argv)
             v.value = env[v.name];
         std::cout << "  " << describe(v) << "\n";
     }
+    write_cloud_env(std::cout, a, f->profile, facts.ports, node,
+                    cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
     std::cout << "task (CUDA_VISIBLE_DEVICES=" << value_of("CUDA_VISIBLE_DEVICES").value_or("") << " SLURM_STEP_GPUS="
               << value_of("SLURM_STEP_GPUS").value_or("") << ")\n";
     for (EnvVar &v : task) {

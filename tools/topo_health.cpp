@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "node/cloudenv.hpp"
 #include "node/health.hpp"
 #include "tools/args.hpp"
 #include "topology/io.hpp"
@@ -123,7 +124,8 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv, std
 
 int cmd_health(int argc, char **argv)
 {
-    std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus"};
+    std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus",
+                                     "cloud", "root", "machine-type"};
     for (const std::string &k : health_policy_keys())
         vals.push_back(k);
     Args a = parse_args(argc, argv, 2, vals, {"verbose"});
@@ -154,8 +156,30 @@ int cmd_health(int argc, char **argv)
         if (kv.second.size() > 2)
             throw Usage("--ethtool " + kv.first + "=...: give it once (one read) or twice (before and after)");
 
+    // the cloud's own NCCL profile: --cloud, else the cloud the DMI strings
+    // name (none off the clouds); files under --root, DMI under --sysfs-root
+    std::string cloud = a.get("cloud", "auto");
+    if (cloud != "auto" && cloud != "none" && !cloud_profile(cloud))
+        throw Usage("--cloud " + cloud + ": expected auto, none, aws, azure, gcp, oci or nebius");
+    CloudNode cnode = read_cloud_node(a.get("root", "/"), root, a.get("machine-type", ""));
+    if (cloud == "auto")
+        cloud = cloud_of(cnode);
+    std::vector<NodePort> all_ports = node_ports(root);
+    std::vector<HealthFinding> cloud_findings;
+    if (cloud != "none")
+        for (const CloudFinding &c : check_cloud_profile(cloud, cnode, all_ports)) {
+            HealthFinding h;
+            h.check = c.check;
+            h.status = c.level == CloudFinding::Error     ? HealthStatus::Error
+                       : c.level == CloudFinding::Warning ? HealthStatus::Warning
+                       : c.level == CloudFinding::Skipped ? HealthStatus::Skipped
+                                                          : HealthStatus::Ok;
+            h.message = cloud + ": " + c.message;
+            cloud_findings.push_back(h);
+        }
+
     std::vector<PortFacts> ports;
-    for (const NodePort &p : node_ports(root)) {
+    for (const NodePort &p : all_ports) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
         for (PortFacts &f : port_facts(root, p))
@@ -163,6 +187,15 @@ int cmd_health(int argc, char **argv)
     }
     // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
     auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
+    if (ports.empty() && !cloud_findings.empty()) {  // a cloud node without RDMA ports (A3 Mega, TCP): its profile only
+        write_health_report(std::cout, cloud_findings, 0, a.flag("verbose"));
+        if (a.flag("prometheus"))
+            write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, cloud_findings, ports, 0); });
+        for (const HealthFinding &h : cloud_findings)
+            if (h.status == HealthStatus::Error)
+                return 4;
+        return 0;
+    }
     if (ports.empty())
         throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca));
 
@@ -229,6 +262,7 @@ int cmd_health(int argc, char **argv)
     }
 
     std::vector<HealthFinding> findings = check_health(ports, policy, interval);
+    findings.insert(findings.end(), cloud_findings.begin(), cloud_findings.end());
     std::size_t nports = static_cast<std::size_t>(
         std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty(); }));
     write_health_report(std::cout, findings, nports, a.flag("verbose"));
