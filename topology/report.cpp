@@ -238,7 +238,7 @@ struct Bar {
 
 // A horizontal bar chart as inline SVG.
 void write_bars(std::ostream &o, const std::string &id, const std::string &title, const std::vector<Bar> &bars,
-                const char *ok_name, const char *bad_name)
+                const char *ok_name, const char *bad_name, const char *bad_class = "bad")
 {
     std::size_t most = 1;
     for (const Bar &b : bars)
@@ -261,7 +261,7 @@ void write_bars(std::ostream &o, const std::string &id, const std::string &title
             o << "<rect class=\"ok\" x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\"" << w_ok
               << "\" height=\"18\"><title>" << b.ok << " " << ok_name << "</title></rect>";
         if (w_bad)
-            o << "<rect class=\"bad\" x=\"" << label_w + w_ok << "\" y=\"" << y + 3 << "\" width=\"" << w_bad
+            o << "<rect class=\"" << bad_class << "\" x=\"" << label_w + w_ok << "\" y=\"" << y + 3 << "\" width=\"" << w_bad
               << "\" height=\"18\"><title>" << b.bad << " " << bad_name << "</title></rect>";
         o << "<text x=\"" << label_w + w_ok + w_bad + 6 << "\" y=\"" << y + 15 << "\">" << b.ok + b.bad
           << (b.bad ? " (" + std::to_string(b.bad) + " " + bad_name + ")" : std::string()) << "</text></g>\n";
@@ -303,7 +303,7 @@ const char *style_sheet =
     "pre{background:#f6f8fa;border:1px solid #e3e7ec;border-radius:4px;padding:8px;max-height:420px;overflow:auto}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}figcaption{font-weight:600;margin-bottom:4px}\n"
     "svg.histogram text{font-size:12px;fill:#1d2733}svg.histogram rect.ok{fill:#3f78b5}"
-    "svg.histogram rect.bad{fill:#d2392e}\n"
+    "svg.histogram rect.bad{fill:#d2392e}svg.histogram rect.other{fill:#a7b1bd}\n"
     "details{margin:6px 0}summary{cursor:pointer;font-weight:600}.muted{color:#667}.none{color:#3b9b5b}\n"
     "footer{color:#667;font-size:12px;padding:0 24px 24px}\n";
 
@@ -592,8 +592,8 @@ private:
         o << "<p>" << plural(t.rails.size(), "rail", "rails")
           << (t.rail_optimised ? ", rail-optimised (a host's rails land on different leaves)" : "")
           << (t.not_rail_optimised.empty() ? "" : "; not rail-optimised: " + h(t.not_rail_optimised))
-          << ". Red: hosts that are not compute hosts (another adapter count than most).</p>\n<div class=\"charts\">\n";
-        write_bars(o, "rails-per-host", "Hosts by rails", bars, "compute hosts", "not compute");
+          << ". Grey: hosts that are not compute hosts (another adapter count than most).</p>\n<div class=\"charts\">\n";
+        write_bars(o, "rails-per-host", "Hosts by rails", bars, "compute hosts", "not compute", "other");
         o << "<table class=\"rails\" style=\"width:auto\"><thead><tr><th>rail</th><th>hosts</th><th>leaf switches</th>"
              "</tr></thead><tbody>\n";
         for (std::size_t r = 0; r < t.rails.size(); ++r) {
