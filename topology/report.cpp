@@ -298,6 +298,9 @@ const char *style_sheet =
     ".hostlist{font-size:11px;color:#445;word-break:break-all}\n"
     "table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:3px 8px;"
     "border-bottom:1px solid #e3e7ec;vertical-align:top}th{background:#f0f3f7}\n"
+    "table.findings{table-layout:fixed}table.findings th:nth-child(1){width:70px}table.findings th:nth-child(2)"
+    "{width:170px}table.findings th:nth-child(3){width:24%}table.findings th:nth-child(4){width:14%}"
+    "table.findings td{overflow-wrap:anywhere}\n"
     "td.sev{font-weight:600;white-space:nowrap}tr.error td.sev{color:#c9372c}tr.warning td.sev{color:#a56c00}\n"
     "code,pre{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12px}\n"
     "pre{background:#f6f8fa;border:1px solid #e3e7ec;border-radius:4px;padding:8px;max-height:420px;overflow:auto}\n"
@@ -361,8 +364,9 @@ public:
           << style_sheet << "</style>\n</head>\n<body>\n";
         o << "<header><h1>" << h(title) << "</h1><div class=\"sub\">" << plural(t.hosts.size(), "host", "hosts")
           << ", " << plural(t.switches.size(), "switch", "switches") << ", "
-          << plural(t.islands_at(Level::Leaf).size(), "leaf island", "leaf islands") << "; " << errors() << " errors, "
-          << findings.size() - errors() << " warnings</div></header>\n<main>\n";
+          << plural(t.islands_at(Level::Leaf).size(), "leaf island", "leaf islands") << "; "
+          << plural(errors(), "error", "errors") << ", " << plural(findings.size() - errors(), "warning", "warnings")
+          << "</div></header>\n<main>\n";
         summary();
         islands();
         findings_by_island();
@@ -420,7 +424,8 @@ private:
         o << "</dd>\n<dt>islands</dt><dd>";
         for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
             o << (l == Level::Leaf ? "" : ", ") << t.islands_at(l).size() << " " << to_string(l);
-        o << "</dd>\n<dt>check</dt><dd>" << errors() << " errors, " << findings.size() - errors() << " warnings</dd>\n";
+        o << "</dd>\n<dt>check</dt><dd>" << plural(errors(), "error", "errors") << ", "
+          << plural(findings.size() - errors(), "warning", "warnings") << "</dd>\n";
         if (!t.fabric.unhealthy.empty())
             o << "<dt>health</dt><dd>" << plural(t.fabric.unhealthy.size(), "host", "hosts")
               << " failed atoll-topo health</dd>\n";
