@@ -170,6 +170,7 @@ else not_ok "a page that loads an image is caught by the net log check"; diag "$
 
 # 12-14: the screenshot is a picture: the top of the page, islands in it
 chrome shot --screenshot="$work/selene.png" --window-size=1400,2000 "file://$work/selene.html" >/dev/null
+# shellcheck disable=SC2046 # the four numbers and flags as $1..$6
 set -- $(png "$work/selene.png" 2>&1)
 diag "screenshot: ${1:-?}x${2:-?}, ${3:-?} colours, commonest ${4:-?} %, ${5:-} ${6:-}"
 check "Chromium took a 1400x2000 screenshot" [ "${1:-}x${2:-}" = 1400x2000 ]
@@ -177,6 +178,7 @@ if [ "${3:-0}" -ge 50 ] && [ "${4:-100}" -lt 90 ] && [ "${5:-}" = good ] && [ "$
     ok "the screenshot shows the islands in the health colours (green hosts, amber warned leaves)"
 else not_ok "the screenshot shows the islands in the health colours (green hosts, amber warned leaves)"; fi
 chrome blank --screenshot="$work/empty.png" --window-size=1400,2000 "file://$work/empty.html" >/dev/null
+# shellcheck disable=SC2046
 set -- $(png "$work/empty.png" 2>&1)
 check "the same check finds an empty page's screenshot blank (${3:-?} colours)" [ "${3:-0}" -lt 50 ]
 
