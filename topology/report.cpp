@@ -302,6 +302,7 @@ const char *style_sheet =
     "{width:170px}table.findings th:nth-child(3){width:24%}table.findings th:nth-child(4){width:14%}"
     "table.findings td{overflow-wrap:anywhere}\n"
     "td.sev{font-weight:600;white-space:nowrap}tr.error td.sev{color:#c9372c}tr.warning td.sev{color:#a56c00}\n"
+    "table.codes{margin-bottom:8px}\n"
     "code,pre{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12px}\n"
     "pre{background:#f6f8fa;border:1px solid #e3e7ec;border-radius:4px;padding:8px;max-height:420px;overflow:auto}\n"
     ".charts{display:flex;flex-wrap:wrap;gap:24px}figure{margin:0}figcaption{font-weight:600;margin-bottom:4px}\n"
@@ -511,6 +512,31 @@ private:
         o << "</tbody></table>\n";
     }
 
+    // what kinds of trouble, how often and on how many islands, before the lists
+    void findings_by_code()
+    {
+        struct Tally {
+            Severity severity = Severity::Warning;
+            std::size_t n = 0;
+            std::set<int> islands;
+        };
+        std::map<std::string, Tally> by;
+        for (std::size_t k = 0; k < findings.size(); ++k) {
+            Tally &c = by[findings[k].code];
+            c.severity = std::max(c.severity, findings[k].severity);
+            c.n++;
+            c.islands.insert(places[k].island);
+        }
+        o << "<table class=\"codes\" style=\"width:auto\"><thead><tr><th>code</th><th>severity</th><th>findings</th>"
+             "<th>islands</th></tr></thead><tbody>\n";
+        for (const auto &kv : by)
+            o << "<tr class=\"" << to_string(kv.second.severity) << "\"><td><code>" << h(kv.first) << "</code></td><td class=\"sev\">"
+              << to_string(kv.second.severity) << "</td><td>" << kv.second.n << "</td><td>"
+              << kv.second.islands.size() - kv.second.islands.count(-1)
+              << (kv.second.islands.count(-1) ? " (and not on an island)" : "") << "</td></tr>\n";
+        o << "</tbody></table>\n";
+    }
+
     void findings_by_island()
     {
         std::map<int, std::vector<std::size_t>> by;  // island (-1 none) -> findings
@@ -519,6 +545,8 @@ private:
         o << "<section id=\"findings\"><h2>Check findings by island</h2>\n";
         if (findings.empty())
             o << "<p class=\"none\">atoll-topo check found nothing.</p>\n";
+        else
+            findings_by_code();
         for (const auto &kv : by) {
             if (kv.first < 0) {
                 o << "<h3>Not on an island</h3>\n";
@@ -565,9 +593,12 @@ private:
         for (std::size_t k = 0; k < findings.size(); ++k)
             if (findings[k].code == "degraded-link")
                 degraded.push_back(k);
-        if (!degraded.empty()) {
+        // listed here when there are few; many are read by island, above
+        if (!degraded.empty() && degraded.size() <= 50) {
             o << "<h3>Degraded links</h3>\n";
             finding_rows(degraded);
+        } else if (!degraded.empty()) {
+            o << "<p>" << degraded.size() << " degraded links: listed under their islands, above.</p>\n";
         }
         o << "</section>\n";
     }

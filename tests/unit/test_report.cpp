@@ -165,3 +165,16 @@ TEST_CASE("Selene's report holds its 64 islands and 469 hosts in under 200 kB", 
     CHECK(count(html, "<div class=\"host ") == 469);
     CHECK(html.size() < 200000);
 }
+
+TEST_CASE("a fabric with hundreds of findings is summed up by code, its degraded links listed once", "[report]")
+{
+    // Selene's storage fabric: 320 host links at 4xEDR among 4xHDR peers
+    // (atoll-topo check: 320 degraded-link, 340 missing-rail)
+    Topology t = analyse(load_fabric(test_data("ibnetdiscover/ufm_selene_storage_hdr.txt")));
+    auto fs = check(t);
+    std::string html = report(t);
+    CHECK(count(html, "<td><code>degraded-link</code></td><td class=\"sev\">error</td><td>320</td>") == 1);
+    CHECK(count(html, "<td><code>missing-rail</code></td><td class=\"sev\">error</td><td>340</td>") == 1);
+    CHECK(count(html, "<tr class=\"finding ") == fs.size());  // each once: none repeated under Links
+    CHECK(count(html, "<p>320 degraded links: listed under their islands, above.</p>") == 1);
+}
