@@ -25,6 +25,7 @@
 #include "topology/io.hpp"
 #include "topology/json.hpp"
 #include "topology/nodehealth.hpp"
+#include "topology/report.hpp"
 #include "placement/view.hpp"
 #include "topology/slurm.hpp"
 #include "slurm/ask.hpp"
@@ -49,6 +50,8 @@ const char *usage_text =
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
     "            [--slurm-nodes FILE] (features, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
+    "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
+    "            link and rail histograms, the Slurm files  [--previous FABRIC] [--slurm-nodes FILE] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
     "            move the nodes whose leaf changed (Slurm 25.05 and later)\n"
@@ -609,6 +612,43 @@ int cmd_dot(int argc, char **argv)
     return 0;
 }
 
+// The fabric as one HTML page, for the admin and the network team: what
+// check finds, where, and what slurm would write (files it cannot write are
+// shown with the reason).
+int cmd_report(int argc, char **argv)
+{
+    std::vector<std::string> vals = common_values;
+    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    Args a = parse_args(argc, argv, 2, vals, {});
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    std::unique_ptr<Topology> previous = previous_fabric(a);
+    std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
+    auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    auto file = [&](const std::string &name, const std::string &command, const std::function<void(std::ostream &)> &w) {
+        std::ostringstream s;
+        try {
+            w(s);
+        } catch (const std::exception &e) {
+            s.str("");
+            s << "# not written: " << e.what() << "\n";
+        }
+        return ReportFile{name, command, s.str()};
+    };
+    std::vector<ReportFile> files = {
+        file("topology.conf (topology/tree)", "atoll-topo slurm --format tree", [&](std::ostream &o) { write_topology_tree(o, t); }),
+        file("topology.conf (topology/block)", "atoll-topo slurm --format block",
+             [&](std::ostream &o) { write_topology_block(o, t); }),
+        file("topology.yaml (Slurm 25.05 and later)", "atoll-topo slurm --format yaml",
+             [&](std::ostream &o) { write_topology_yaml(o, t); }),
+        file("island features (a slurm.conf include)", "atoll-topo slurm --format features",
+             [&](std::ostream &o) { write_features_conf(o, t, "", nodes.get()); }),
+    };
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        write_report(o, t, findings, files, std::string("atoll-topo ") + PACKAGE_VERSION);
+    });
+    return 0;
+}
+
 int to_int(const std::string &opt, const std::string &v)
 {
     char *end = nullptr;
@@ -702,6 +742,7 @@ int main(int argc, char **argv)
         if (cmd == "check") return cmd_check(argc, argv);
         if (cmd == "slurm") return cmd_slurm(argc, argv);
         if (cmd == "dot") return cmd_dot(argc, argv);
+        if (cmd == "report") return cmd_report(argc, argv);
         if (cmd == "diff") return cmd_diff(argc, argv);
         if (cmd == "node") return cmd_node(argc, argv);
         if (cmd == "env") return cmd_env(argc, argv);

@@ -5,7 +5,7 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl"
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report"
 plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in
@@ -16,6 +16,7 @@ for t in $targets; do
     mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
     ncclconf) files=$(ls "$DATA"/cloudenv/*.nccl.conf) ;;
+    report) files=$(ls "$DATA"/ibnetdiscover/*.topo "$DATA"/ibnetdiscover/director_mcs8500_hand.txt "$ATOLL_SRCDIR"/fuzz/seeds/report/*) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac
     [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"
