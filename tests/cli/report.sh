@@ -193,7 +193,7 @@ if [ "$(fact scripts hostile)$(fact outside hostile)" = 00 ] && [ "$(fact footer
    grep -q -F 'evil&lt;script&gt;alert(1)&lt;/script&gt;&quot;onmouseover=&#39;x&#39;&amp;amp;&lt;/style&gt;' "$work/hostile.html"
 then ok "hostile descriptions (<script>, quotes, &, </style>) appear escaped, and no script runs"
 else not_ok "hostile descriptions (<script>, quotes, &, </style>) appear escaped, and no script runs"; fi
-if ! LC_ALL=C grep -q -P '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$work/hostile.html" && grep -q -F 'ERROR: \x01\x1B[2J\xFF\xFE\xC3 pfc: &lt;script&gt;' "$work/hostile.html"; then
+if ! LC_ALL=C grep -q -P '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$work/hostile.html" && grep -q -i -F 'ERROR: \x01\x1B[2J\xFF\xFE\xC3 pfc: &lt;script&gt;' "$work/hostile.html"; then
     ok "control bytes and bytes that are not UTF-8 appear as \\xNN"
 else not_ok "control bytes and bytes that are not UTF-8 appear as \\xNN"; fi
 
