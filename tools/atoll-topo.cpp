@@ -48,9 +48,9 @@ const char *usage_text =
     "  check     report the fabric's health                [--json] [--previous FABRIC] [--slurm-nodes FILE]\n"
     "            [--view FILE]... (the plugin's fabric=: warns unless everyone can read it)\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
-    "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
+    "            [--format tree|block|yaml|features|feature-list|scontrol|islands|requests|view|k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
-    "            [--slurm-nodes FILE] (features, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
+    "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
@@ -329,13 +329,13 @@ int cmd_slurm(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "scontrol" || f == "islands" || f == "requests" ||
-        f == "view" || f == "k8s-labels") {
+    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" || f == "scontrol" ||
+        f == "islands" || f == "requests" || f == "view" || f == "k8s-labels") {
         what = f;
         a.opts.erase("format");
     }
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
-        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
+        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, feature-list, scontrol, islands, requests, view or k8s-labels "
                     "(or an input format: auto, text, json, cache, csv, aws, lldp)");
     // --format requests --topology block: the answers for a site that runs
     // topology/block on the file --format block writes (same --block-size)
@@ -378,8 +378,8 @@ int cmd_slurm(int argc, char **argv)
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
-    if (a.flag("slurm-nodes") && what != "features" && what != "scontrol" && what != "k8s-labels")
-        throw Usage("--slurm-nodes: only with --format features, scontrol or k8s-labels");
+    if (a.flag("slurm-nodes") && what != "features" && what != "feature-list" && what != "scontrol" && what != "k8s-labels")
+        throw Usage("--slurm-nodes: only with --format features, feature-list, scontrol or k8s-labels");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     // a host the fabric names that Slurm lacks is a finding (check), never a line
     std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
@@ -397,6 +397,8 @@ int cmd_slurm(int argc, char **argv)
             write_topology_yaml(o, t);
         else if (what == "features")
             write_features_conf(o, t, a.get("node-params"), only.get());
+        else if (what == "feature-list")
+            write_feature_list(o, t, only.get());
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
