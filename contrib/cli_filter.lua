@@ -63,12 +63,20 @@ local function count(v)
     return nil
 end
 
--- The nodes the job needs at least: -N, else --ntasks over --ntasks-per-node,
--- else --ntasks times --cpus-per-task over the most CPUs a node of the
+-- The nodes the job needs at least: -N, --gpus over --gpus-per-node, --ntasks
+-- over --ntasks-per-node, else --ntasks times --cpus-per-task over the most CPUs a node of the
 -- partition has (sinfo -N %c: one line a node), the fewest nodes Slurm could
 -- give it. (cli_filter's options are named as the long options are.)
 local function node_count(options, part)
     local n = count(options.nodes) or 1
+    -- --gpus over --gpus-per-node
+    local function gcount(v)  -- "20" or "a100:20"
+        return count(tostring(v or ""):match("(%d+)$"))
+    end
+    local gpus, gpn = gcount(options.gpus), gcount(options["gpus-per-node"])
+    if gpus and gpn then
+        n = math.max(n, math.ceil(gpus / gpn))
+    end
     local tasks = count(options.ntasks)
     if not tasks then
         return n

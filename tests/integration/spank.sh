@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=62
+N=63
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -357,6 +357,11 @@ timeout 10 srun -n20 --fabric-island=leaf true 2>"$work/ntasks.err"
 if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/ntasks.err"; then
     ok "srun -n20 --fabric-island=leaf (4 CPUs a node at most) is counted as 5 nodes and refused by atoll"
 else not_ok "srun -n20 --fabric-island=leaf (4 CPUs a node at most) is counted as 5 nodes and refused by atoll"; diag "$(cat "$work/ntasks.err")"; fi
+
+timeout 10 srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf true 2>"$work/ntasks.err"
+if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/ntasks.err"; then
+    ok "srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf is counted as 5 nodes and refused by atoll"
+else not_ok "srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf is counted as 5 nodes and refused by atoll"; diag "$(cat "$work/ntasks.err")"; fi
 
 # --fabric-explain (item 6): the node count of -n2, no "nil", no "srun: error:"
 # on atoll's lines, and where the step landed
