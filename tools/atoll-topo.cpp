@@ -1,6 +1,8 @@
 // atoll-topo: map an InfiniBand fabric, check it, and write what Slurm reads.
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "topology/hostlist.hpp"
 #include <optional>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "topology/check.hpp"
 #include "topology/diff.hpp"
 #include "topology/dot.hpp"
@@ -45,10 +48,11 @@ const char *usage_text =
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json] [--previous FABRIC] [--slurm-nodes FILE]\n"
+    "            [--view FILE]... (the plugin's fabric=: warns unless everyone can read it)\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
-    "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
+    "            [--format tree|block|yaml|features|feature-list|scontrol|islands|requests|view|k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
-    "            [--slurm-nodes FILE] (features, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
+    "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
     "            link and rail histograms, the Slurm files  [--previous FABRIC] [--slurm-nodes FILE] [-o FILE]\n"
@@ -270,15 +274,52 @@ int cmd_show(int argc, char **argv)
     return 0;
 }
 
+// slurmstepd reads the fabric file as the job's user: a finding when `path`
+// (a file the plugin reads) or a directory above it is not readable, or
+// not traversable, by everyone. Nothing for a path that does not exist.
+std::optional<Finding> unreadable_by_users(const std::string &path)
+{
+    char *real = ::realpath(path.c_str(), nullptr);
+    if (!real)
+        return std::nullopt;
+    std::string abs = real;
+    std::free(real);
+    struct stat st;
+    if (::stat(abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
+    std::string why;
+    if (!(st.st_mode & S_IROTH))
+        why = "mode " + std::string(1, "01234567"[(st.st_mode >> 6) & 7]) + "01234567"[(st.st_mode >> 3) & 7] +
+              "01234567"[st.st_mode & 7] + ", not readable by others";
+    for (std::string d = abs.substr(0, abs.rfind('/')); why.empty() && !d.empty(); d = d.substr(0, d.rfind('/'))) {
+        struct stat ds;
+        if (::stat(d.c_str(), &ds) == 0 && !(ds.st_mode & S_IXOTH))
+            why = "its directory " + shown(d) + " is not searchable by others";
+    }
+    if (why.empty())
+        return std::nullopt;
+    return Finding{"unreadable-by-users", Severity::Warning, shown(abs),
+                   why + ": slurmstepd reads it as the job's user, so every other user's steps get no fabric "
+                         "environment (make it 0644, its directories 0755)"};
+}
+
 int cmd_check(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    vals.insert(vals.end(), {"previous", "slurm-nodes", "view"});
     Args a = parse_args(argc, argv, 2, vals, {"json"});
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
     auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    // --view FILE: what the plugin's fabric= names (the view, or a fabric.json)
+    for (const std::string &p : a.all("view")) {
+        struct stat st;
+        if (::stat(p.c_str(), &st) != 0)
+            throw std::runtime_error("--view " + shown(p) + ": " + std::strerror(errno));
+        if (auto f = unreadable_by_users(p))
+            findings.push_back(*f);
+    }
     std::size_t errors = 0;
     for (const auto &f : findings)
         errors += f.severity == Severity::Error;
@@ -306,14 +347,14 @@ int cmd_slurm(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "scontrol" || f == "islands" || f == "requests" ||
-        f == "view" || f == "k8s-labels") {
+    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" || f == "scontrol" ||
+        f == "islands" || f == "requests" || f == "view" || f == "k8s-labels") {
         what = f;
         a.opts.erase("format");
     }
     else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" &&
              f != "gcp" && f != "oci" && f != "nebius" && f != "lldp")
-        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
+        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, feature-list, scontrol, islands, requests, view or k8s-labels "
                     "(or an input format: auto, text, json, cache, csv, aws, gcp, oci, nebius, lldp)");
     // --format requests --topology block: the answers for a site that runs
     // topology/block on the file --format block writes (same --block-size)
@@ -356,8 +397,8 @@ int cmd_slurm(int argc, char **argv)
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
-    if (a.flag("slurm-nodes") && what != "features" && what != "scontrol" && what != "k8s-labels")
-        throw Usage("--slurm-nodes: only with --format features, scontrol or k8s-labels");
+    if (a.flag("slurm-nodes") && what != "features" && what != "feature-list" && what != "scontrol" && what != "k8s-labels")
+        throw Usage("--slurm-nodes: only with --format features, feature-list, scontrol or k8s-labels");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     // a host the fabric names that Slurm lacks is a finding (check), never a line
     std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
@@ -375,6 +416,8 @@ int cmd_slurm(int argc, char **argv)
             write_topology_yaml(o, t);
         else if (what == "features")
             write_features_conf(o, t, a.get("node-params"), only.get());
+        else if (what == "feature-list")
+            write_feature_list(o, t, only.get());
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
