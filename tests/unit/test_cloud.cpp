@@ -211,6 +211,8 @@ TEST_CASE("a host map refuses bad lines, an ID twice and two IDs onto one name",
                       Catch::StartsWith("hosts.map:2: found 'a' again (first at hosts.map:1), expected one cloud ID per Slurm node"));
     CHECK_THROWS_WITH(map_of("i-1 n\x01x\n"), Catch::StartsWith("hosts.map:1: found 'n\\x01x'"));
     CHECK_THROWS_WITH(map_of("i-1 " + std::string(300, 'x') + "\n"), Catch::Contains("expected a name of 1 to 255"));
+    CHECK_THROWS_WITH(map_of("i-1 DEFAULT\n"), Catch::StartsWith("hosts.map:1: found Slurm name 'DEFAULT': it is 'DEFAULT', a word Slurm reserves"));
+    CHECK_THROWS_WITH(map_of("i-1 gpu=1\n"), Catch::StartsWith("hosts.map:1: found Slurm name 'gpu=1': it holds '='"));
 
     SECTION("a map that gives one host another host's name is refused")
     {
