@@ -75,6 +75,20 @@ TEST_CASE("gcp instances.list gives one leaf island per sub-block and one pod pe
     CHECK(leaf.at("s1a9").back() == "a4x-018");
     CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{28, 36});
     CHECK(islands(t, Level::Fabric).begin()->second.size() == 64);
+    // gcloud prints a bare array, and the instance kind only after each disk's
+    // licences: read as GCP all the same
+    {
+        char dir[] = "/tmp/atoll-gcloud-XXXXXX";
+        REQUIRE(mkdtemp(dir));
+        std::string path = std::string(dir) + "/list.json";
+        std::ofstream(path) << "[{\"disks\": [{\"licenses\": [\"" << std::string(5000, 'l')
+                            << "\"]}], \"name\": \"a\", \"resourceStatus\": {\"physicalHostTopology\": "
+                               "{\"cluster\": \"c\", \"block\": \"b\", \"subblock\": \"s\"}}}]";
+        Fabric g = load_fabric(path);
+        std::remove(path.c_str());
+        rmdir(dir);
+        CHECK(g.kind == "gcp");
+    }
     // the sub-block is the NVLink domain
     CHECK(f.domains.size() == 64);
     CHECK(domain_of(f, "a4x-019") == "s2c4");
