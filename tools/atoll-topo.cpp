@@ -441,7 +441,7 @@ int cmd_slurm(int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "csv-columns", "hca", "frontend", "compute", "topology-name"},
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "host-map", "format", "csv-columns", "hca", "frontend", "compute", "topology-name"},
                         {"json", "topology-updates", "block"});
     if (a.operands.size() != 2)
         throw Usage("diff: give OLD and NEW (any input atoll-topo reads)");

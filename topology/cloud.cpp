@@ -8,6 +8,7 @@
 
 #include "topology/csv.hpp"
 #include "topology/json.hpp"
+#include "topology/topology.hpp"
 
 namespace atl {
 namespace {
@@ -177,6 +178,9 @@ HostMap parse_host_map(std::istream &in, const std::string &source)
                 !std::all_of(w->begin(), w->end(), [](char c) { return c > ' ' && c < 0x7f; }))
                 throw InputError(source, n, "found " + shown(*w) + ", expected a name of 1 to " + std::to_string(max_name) +
                                                 " printable characters");
+        std::string why = host_name_problem(name);
+        if (!why.empty())
+            throw InputError(source, n, "found Slurm name " + shown(name) + ": " + why);
         auto a = m.where.emplace(id, where);
         if (!a.second)
             throw InputError(source, n, "found " + shown(id) + " again (first at " + a.first->second +

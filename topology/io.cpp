@@ -80,8 +80,8 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
             fmt = InputFormat::Lldp;
         else if (cloud == "aws")
             fmt = InputFormat::Aws;
-        else if (cloud == "gcp")
-            fmt = InputFormat::Gcp;
+        else if (cloud == "gcp" || (!ours && i < static_cast<std::size_t>(n) && head[i] == '['))
+            fmt = InputFormat::Gcp;  // a bare array: gcloud's list, whose kind may come after its disks
         else if (cloud == "oci")
             fmt = InputFormat::Oci;
         else if (cloud == "nebius")

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -60,6 +60,10 @@ if [ $rc -eq 4 ] && grep -q "^error: not-in-slurm: gpu-st-p6e-64: " "$work/check
 else
     not_ok "check --slurm-nodes scontrol output: the one host Slurm lacks (exit 4) and the one node the cloud lacks"; diag "rc=$rc" "$(cat "$work/check")"
 fi
+# a later describe-instance-topology against the saved fabric: the same names, no change
+"$TOPO" diff "$work/aws.fabric.json" "$C/aws-p6e-gb200.json" --host-map "$work/aws.map" >"$work/diff" 2>&1; rc=$?
+check "diff --host-map: the saved fabric and the cloud's answer under the same Slurm names, 0 changes" \
+    sh -c "[ $rc -eq 0 ] && grep -q '^0 changes; scheduling unchanged' '$work/diff'"
 # without the map no instance is a Slurm node: every one is reported
 "$TOPO" check "$C/aws-p6e-gb200.json" --slurm-nodes "$work/scontrol.txt" >"$work/nomap" 2>&1
 check "without --host-map: all 64 instance IDs are hosts Slurm lacks" [ "$(grep -c '^error: not-in-slurm: i-' "$work/nomap")" -eq 64 ]

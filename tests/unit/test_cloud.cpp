@@ -75,6 +75,20 @@ TEST_CASE("gcp instances.list gives one leaf island per sub-block and one pod pe
     CHECK(leaf.at("s1a9").back() == "a4x-018");
     CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{28, 36});
     CHECK(islands(t, Level::Fabric).begin()->second.size() == 64);
+    // gcloud prints a bare array, and the instance kind only after each disk's
+    // licences: read as GCP all the same
+    {
+        char dir[] = "/tmp/atoll-gcloud-XXXXXX";
+        REQUIRE(mkdtemp(dir));
+        std::string path = std::string(dir) + "/list.json";
+        std::ofstream(path) << "[{\"disks\": [{\"licenses\": [\"" << std::string(5000, 'l')
+                            << "\"]}], \"name\": \"a\", \"resourceStatus\": {\"physicalHostTopology\": "
+                               "{\"cluster\": \"c\", \"block\": \"b\", \"subblock\": \"s\"}}}]";
+        Fabric g = load_fabric(path);
+        std::remove(path.c_str());
+        rmdir(dir);
+        CHECK(g.kind == "gcp");
+    }
     // the sub-block is the NVLink domain
     CHECK(f.domains.size() == 64);
     CHECK(domain_of(f, "a4x-019") == "s2c4");
@@ -211,6 +225,8 @@ TEST_CASE("a host map refuses bad lines, an ID twice and two IDs onto one name",
                       Catch::StartsWith("hosts.map:2: found 'a' again (first at hosts.map:1), expected one cloud ID per Slurm node"));
     CHECK_THROWS_WITH(map_of("i-1 n\x01x\n"), Catch::StartsWith("hosts.map:1: found 'n\\x01x'"));
     CHECK_THROWS_WITH(map_of("i-1 " + std::string(300, 'x') + "\n"), Catch::Contains("expected a name of 1 to 255"));
+    CHECK_THROWS_WITH(map_of("i-1 DEFAULT\n"), Catch::StartsWith("hosts.map:1: found Slurm name 'DEFAULT': it is 'DEFAULT', a word Slurm reserves"));
+    CHECK_THROWS_WITH(map_of("i-1 gpu=1\n"), Catch::StartsWith("hosts.map:1: found Slurm name 'gpu=1': it holds '='"));
 
     SECTION("a map that gives one host another host's name is refused")
     {
