@@ -30,6 +30,7 @@
 #include "topology/json.hpp"
 #include "topology/lldp.hpp"
 #include "topology/nodehealth.hpp"
+#include "topology/nvlink.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
@@ -110,7 +111,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "nvlink", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -158,6 +159,10 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             parse_health_policy(in, "fuzz.policy");
         else if (target == "healthresults")
             parse_health_results(in, "fuzz.txt");
+        else if (target == "nvlink") {
+            Fabric f;
+            add_nvlink(f, parse_nvlink_pdsh(in, "fuzz.txt"));
+        }
         else
             return -1;
     } catch (const InputError &) {

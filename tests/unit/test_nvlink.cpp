@@ -1,0 +1,164 @@
+// NVLink domains from nvidia-smi: the csv query NVIDIA topograph runs
+// (pkg/accelerator/nvidia_smi.go: one "ClusterUUID, CliqueId" row per GPU,
+// the domain "ClusterUUID.CliqueId", N/A and mixed rows rejected) and the
+// Fabric section of nvidia-smi -q (as pasted in
+// kubernetes-sigs/dra-driver-nvidia-gpu#626 and Azure/azhpc-images#506), and
+// what check says about them.
+#include "catch.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "testdata.hpp"
+#include "topology/check.hpp"
+#include "topology/nvlink.hpp"
+
+using namespace atl;
+
+namespace {
+
+NvlinkDomains pdsh(const std::string &text)
+{
+    std::istringstream in(text);
+    return parse_nvlink_pdsh(in, "smi.txt");
+}
+
+std::string error_of(const std::string &text)
+{
+    try {
+        pdsh(text);
+    } catch (const InputError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string kUuid = "dc6e40c4-d722-4357-9ba6-5291dd461278";
+
+}  // namespace
+
+TEST_CASE("a host whose GPUs all report one clique is in the domain ClusterUUID.CliqueId", "[nvlink]")
+{
+    std::string rows;
+    for (int g = 0; g < 4; ++g)
+        rows += "gb01: " + kUuid + ", 2\n";
+    rows += "gb02: " + kUuid + ", 3\n";
+    NvlinkDomains d = pdsh(rows);
+    REQUIRE(d.problems.empty());
+    REQUIRE(d.domains.size() == 2);
+    CHECK(d.domains[0].host == "gb01");
+    CHECK(d.domains[0].domain == kUuid + ".2");
+    CHECK(d.domains[0].source == "smi.txt:1");
+    CHECK(d.domains[1].domain == kUuid + ".3");
+}
+
+TEST_CASE("N/A, an all-zero ClusterUUID and a fabric not Completed leave a host not configured", "[nvlink]")
+{
+    SECTION("csv N/A")
+    {
+        NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\ngb01: N/A, N/A\n");
+        REQUIRE(d.domains.empty());
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].kind == NvlinkProblem::Kind::NotConfigured);
+        CHECK(d.problems[0].why == "smi.txt:2: ClusterUUID 'N/A'");
+    }
+    SECTION("csv [N/A] as --format=csv prints what it cannot give")
+    {
+        NvlinkDomains d = pdsh("gb01: [N/A], [N/A]\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].kind == NvlinkProblem::Kind::NotConfigured);
+    }
+    SECTION("-q State In Progress")
+    {
+        NvlinkDomains d = pdsh("gb01: GPU 00000008:01:00.0\ngb01:     Fabric\ngb01:         State : In Progress\n"
+                               "gb01:         Status : N/A\ngb01:         CliqueId : N/A\ngb01:         ClusterUUID : N/A\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].why == "smi.txt:2: State 'In Progress', expected Completed");
+    }
+    SECTION("-q Completed with Insufficient Resources and a zero UUID")
+    {
+        NvlinkDomains d = pdsh("gb01:     Fabric\ngb01:         State : Completed\n"
+                               "gb01:         Status : Insufficient Resources\ngb01:         CliqueId : 0\n"
+                               "gb01:         ClusterUUID : 00000000-0000-0000-0000-000000000000\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].why == "smi.txt:1: Status 'Insufficient Resources', expected Success");
+    }
+}
+
+TEST_CASE("a host whose GPUs name two domains is refused, not put in either", "[nvlink]")
+{
+    NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\ngb01: " + kUuid + ", 3\n");
+    REQUIRE(d.domains.empty());
+    REQUIRE(d.problems.size() == 1);
+    CHECK(d.problems[0].kind == NvlinkProblem::Kind::Mixed);
+    CHECK(d.problems[0].why == "smi.txt:1: its 2 GPUs name NVLink domains " + kUuid + ".2, " + kUuid + ".3, expected one");
+}
+
+TEST_CASE("bad nvidia-smi lines are errors naming the file and line", "[nvlink]")
+{
+    CHECK(error_of("gb01: " + kUuid + ", 2\ngb01: a, b, c\n") ==
+          "smi.txt:2: 'a, b, c', expected two fields: ClusterUUID, CliqueId");
+    CHECK(error_of("gb01: not;a;uuid, 2\n") == "smi.txt:1: ClusterUUID 'not;a;uuid', expected a UUID (hex digits and '-') or N/A");
+    CHECK(error_of("gb01: " + kUuid + ", 2x\n") == "smi.txt:1: CliqueId '2x', expected a number or N/A");
+    CHECK(error_of("no pdsh prefix\n") == "smi.txt:1: 'no pdsh prefix', expected pdsh output (HOST: line)");
+    CHECK(error_of("bad$host: " + kUuid + ", 2\n").rfind("smi.txt:1: host name 'bad$host'", 0) == 0);
+    CHECK(error_of("gb01: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n")
+              .rfind("smi.txt:1: 'NVIDIA-SMI has failed", 0) == 0);
+}
+
+TEST_CASE("nvidia-smi -q output of a GB200 fixture gives the configured hosts' domains", "[nvlink]")
+{
+    std::ifstream in(test_data("nvlink/q-fabric.txt"));
+    REQUIRE(in);
+    NvlinkDomains d = parse_nvlink_pdsh(in, "q-fabric.txt");
+    REQUIRE(d.domains.size() == 2);
+    CHECK(d.domains[0].host == "gb001");
+    CHECK(d.domains[1].domain == "8d6e40c4-d722-4357-9ba6-000000000000.32766");
+    REQUIRE(d.problems.size() == 2);
+    CHECK(d.problems[0].host == "gb019");
+    CHECK(d.problems[1].host == "gb020");
+    CHECK(d.problems[1].why.find("Insufficient Resources") != std::string::npos);
+}
+
+TEST_CASE("a directory of one nvidia-smi output per host names each host by its file", "[nvlink]")
+{
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("atoll-nvlink-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "gb01") << kUuid << ", 7\n" << kUuid << ", 7\n";
+    std::ofstream(dir / "gb02") << "No devices were found\n";
+    std::ofstream(dir / ".hidden") << "junk\n";
+    NvlinkDomains d = load_nvlink(dir.string());
+    fs::remove_all(dir);
+    REQUIRE(d.domains.size() == 1);
+    CHECK(d.domains[0].host == "gb01");
+    CHECK(d.domains[0].domain == kUuid + ".7");
+    CHECK(d.problems.empty());
+}
+
+TEST_CASE("check names short domains, unknown hosts and hosts not configured", "[nvlink][check]")
+{
+    // 2 groups of 4 hosts; domains of 3: node001-003, node004-006, node007-008
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    g.domain_size = 3;
+    Fabric f = generate(g);
+    REQUIRE(f.domains.size() == 8);
+    std::string d0 = f.domains[0].domain;
+    f.domains.push_back({"ghost01", d0, "", "x:1"});
+    NvlinkDomains extra;
+    extra.problems.push_back({"node009", NvlinkProblem::Kind::NotConfigured, "x:9: ClusterUUID 'N/A'"});
+    add_nvlink(f, extra);
+    std::vector<Finding> fs = check(analyse(f));
+    std::map<std::string, std::string> by_code;
+    for (const Finding &x : fs)
+        by_code[x.code] += x.subject + ";";
+    CHECK(by_code["domain-host-unknown"] == "ghost01;");
+    CHECK(by_code["short-domain"] == f.domains[7].domain + ";");  // node007-008: 2 of the usual 3
+    CHECK(by_code["nvlink-not-configured"] == "node009;");
+    CHECK(by_code.count("unhealthy-host") == 0);
+}
