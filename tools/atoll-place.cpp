@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 const char *usage_text =
-    "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level leaf|group|pod|fabric]\n"
+    "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level domain|leaf|group|pod|fabric]\n"
     "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
@@ -96,7 +96,7 @@ Level parse_level(const std::string &opt, const std::string &v)
 {
     Level l;
     if (!level_from_string(v, l))
-        throw Usage("--" + opt + ": \"" + v + "\", expected leaf, group, pod or fabric");
+        throw Usage("--" + opt + ": \"" + v + "\", expected domain, leaf, group, pod or fabric");
     return l;
 }
 
@@ -526,9 +526,12 @@ int cmd_simulate(int argc, char **argv)
     }
     const SimMetrics &r0 = runs.front();
     std::string title = a.get("title", c.source() + " x " + a.operands[1]);
-    std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, " << c.at(Level::Leaf).size()
-              << " leaf islands up to " << c.largest(Level::Leaf) << ", " << c.at(Level::Pod).size()
-              << " pods up to " << c.largest(Level::Pod) << ")\n";
+    std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, "
+              << (c.at(Level::Domain).empty() ? std::string()
+                                              : std::to_string(c.at(Level::Domain).size()) + " NVLink domains up to " +
+                                                    std::to_string(c.largest(Level::Domain)) + ", ")
+              << c.at(Level::Leaf).size() << " leaf islands up to " << c.largest(Level::Leaf) << ", "
+              << c.at(Level::Pod).size() << " pods up to " << c.largest(Level::Pod) << ")\n";
     LeafDemand ld = leaf_demand(c, trace);
     if (ld.mixed)
         std::cout << "leaves: " << ld.largest_leaves << " of " << ld.leaves << " leaves hold " << ld.largest
@@ -560,6 +563,24 @@ int cmd_simulate(int argc, char **argv)
             std::cout << std::setw(22) << v.str();
         }
         std::cout << "\n";
+    }
+    if (!c.at(Level::Domain).empty()) {  // NVLink domains: per policy, over every run
+        const char *rows[] = {"% domain-fitting jobs in one domain", "% larger jobs in the fewest domains"};
+        for (int k = 0; k < 2; ++k) {
+            std::cout << std::setw(36) << rows[k];
+            for (const auto &pn : policies) {
+                int num = 0, den = 0;
+                for (const auto &r : runs)
+                    if (r.policy == pn) {
+                        num += k == 0 ? r.domain_fit_one : r.domain_span_fewest;
+                        den += k == 0 ? r.domain_fit : r.domain_span;
+                    }
+                std::ostringstream v;
+                v << std::fixed << std::setprecision(1) << (den ? 100.0 * num / den : 100.0) << " (" << num << "/" << den << ")";
+                std::cout << std::setw(22) << v.str();
+            }
+            std::cout << "\n";
+        }
     }
     int max_hops = 0;
     for (const auto &r : runs)

@@ -6,7 +6,9 @@
 // what check says about them.
 #include "catch.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +17,10 @@
 #include "testdata.hpp"
 #include "topology/check.hpp"
 #include "topology/nvlink.hpp"
+#include "topology/slurm.hpp"
+#include "placement/cluster.hpp"
+#include "placement/policies.hpp"
+#include "placement/policy.hpp"
 
 using namespace atl;
 
@@ -161,4 +167,108 @@ TEST_CASE("check names short domains, unknown hosts and hosts not configured", "
     CHECK(by_code["short-domain"] == f.domains[7].domain + ";");  // node007-008: 2 of the usual 3
     CHECK(by_code["nvlink-not-configured"] == "node009;");
     CHECK(by_code.count("unhealthy-host") == 0);
+}
+
+namespace {
+
+// An 8-rack NVL72 scalable unit: 144 trays, a domain per rack of 18, four
+// rails, rail groups of two racks (so one leaf island holds two domains).
+Topology nvl72_unit()
+{
+    GenSpec g;
+    g.groups_per_pod = 4;
+    g.rails = 4;
+    g.hosts_per_group = 36;
+    g.domain_size = 18;
+    return analyse(generate(g));
+}
+
+}  // namespace
+
+TEST_CASE("NVLink domains are islands inside their leaf island", "[nvlink][islands]")
+{
+    Topology t = nvl72_unit();
+    auto doms = t.islands_at(Level::Domain);
+    REQUIRE(doms.size() == 8);
+    for (int d : doms) {
+        const Island &is = t.islands[static_cast<std::size_t>(d)];
+        CHECK(is.hosts.size() == 18);
+        REQUIRE(is.parent >= 0);
+        CHECK(t.islands[static_cast<std::size_t>(is.parent)].level == Level::Leaf);
+        CHECK(t.islands[static_cast<std::size_t>(is.parent)].hosts.size() == 36);
+        CHECK(is.name.rfind("nvl-", 0) == 0);
+    }
+    // node001-018 are the first rack's trays
+    int h1 = t.host_index.at("node001"), h18 = t.host_index.at("node018"), h19 = t.host_index.at("node019");
+    CHECK(t.island_of(h1, Level::Domain) == t.island_of(h18, Level::Domain));
+    CHECK(t.island_of(h1, Level::Domain) != t.island_of(h19, Level::Domain));
+    CHECK(t.island_of(h1, Level::Leaf) == t.island_of(h19, Level::Leaf));
+    Level l;
+    REQUIRE(level_from_string("domain", l));
+    CHECK(l == Level::Domain);
+    CHECK(Level::Domain < Level::Leaf);
+}
+
+TEST_CASE("on an NVL72 unit a job of up to 18 nodes runs in one domain and 36 in two", "[nvlink][placement]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    auto policy = make_atoll_policy();
+    for (int n = 1; n <= 18; ++n) {
+        FreeState free(c);
+        // the first rack half busy: a job that fits a domain still gets one
+        for (int h : c.island(c.island_of(t.host_index.at("node001"), Level::Domain)).hosts)
+            if (h % 2 == 0)
+                free.set(h, false);
+        Request r;
+        r.nodes = n;
+        Placement p = policy->place(free, r);
+        REQUIRE(p.ok);
+        CHECK(p.domains == 1);
+        CHECK(p.level == Level::Domain);
+    }
+    FreeState free(c);
+    Request r;
+    r.nodes = 36;
+    Placement p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.domains == 2);
+    CHECK(p.leaves == 1);
+    // 20 nodes: more than a domain, so a whole one and 2 of the next
+    r.nodes = 20;
+    p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.domains == 2);
+    std::map<int, int> per;
+    for (int h : p.hosts)
+        ++per[c.island_of(h, Level::Domain)];
+    std::vector<int> counts;
+    for (const auto &kv : per)
+        counts.push_back(kv.second);
+    std::sort(counts.begin(), counts.end());
+    CHECK(counts == std::vector<int>{2, 18});
+}
+
+TEST_CASE("topology/block takes the NVLink domains as its base blocks", "[nvlink][slurm]")
+{
+    Topology t = nvl72_unit();
+    BlockLayout l = block_layout(t);
+    CHECK(l.level == Level::Domain);
+    CHECK(l.base == 18);
+    REQUIRE(l.blocks.size() == 8);
+    // one pod of 8 domains: Slurm's levels 1, 2, 4, 8 blocks
+    CHECK(l.levels == std::vector<int>{0, 1, 2, 3});
+    std::ostringstream o;
+    write_topology_block(o, t, l);
+    CHECK(o.str().find("BlockSizes=18,36,72,144\n") != std::string::npos);
+    CHECK(o.str().find("Nodes=node[001-018]\n") != std::string::npos);
+}
+
+TEST_CASE("Kubernetes labels carry the domain under topograph's accelerator key", "[nvlink][slurm]")
+{
+    Topology t = nvl72_unit();
+    std::ostringstream o;
+    write_k8s_labels(o, t, nullptr);
+    CHECK(o.str().find("accelerator.topograph.run/domain=" + t.fabric.domains[0].domain) != std::string::npos);
+    CHECK(o.str().find("accelerator.topograph.run/sub-domain-") != std::string::npos);
 }
