@@ -216,6 +216,13 @@ void print_summary(std::ostream &o, const Topology &t)
           << (l == Level::Fabric ? "" : ",");
     }
     o << "\n";
+    if (s["islands"].contains("domain")) {
+        int none = 0;
+        for (const Host &h : t.hosts)
+            none += h.compute && h.leaf_island >= 0 && h.domain < 0;
+        o << "nvlink:    " << s["islands"]["domain"]["count"].get<int>() << " domain islands (largest "
+          << s["islands"]["domain"]["largest"].get<int>() << "), " << none << " compute hosts in none\n";
+    }
     if (t.max_tier == 0 && t.switches.size() > 1)
         o << "tiers:     only leaf switches are seen (host-side LLDP?): add tables taken on the switches to see "
              "the tiers above\n";

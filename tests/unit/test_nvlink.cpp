@@ -16,11 +16,13 @@
 
 #include "testdata.hpp"
 #include "topology/check.hpp"
+#include "topology/csv.hpp"
 #include "topology/nvlink.hpp"
 #include "topology/slurm.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policies.hpp"
 #include "placement/policy.hpp"
+#include "placement/view.hpp"
 
 using namespace atl;
 
@@ -271,4 +273,35 @@ TEST_CASE("Kubernetes labels carry the domain under topograph's accelerator key"
     write_k8s_labels(o, t, nullptr);
     CHECK(o.str().find("accelerator.topograph.run/domain=" + t.fabric.domains[0].domain) != std::string::npos);
     CHECK(o.str().find("accelerator.topograph.run/sub-domain-") != std::string::npos);
+}
+
+TEST_CASE("a CSV's domain and rack columns give the hosts' NVLink domains", "[nvlink][csv]")
+{
+    std::istringstream in("host,leaf,domain,rack\ngb01,l1,nvl-a,r1\ngb02,l1,nvl-a,r1\ngb03,l1,,\n");
+    Fabric f = parse_topology_csv(in, "d.csv");
+    REQUIRE(f.domains.size() == 2);
+    CHECK(f.domains[0].host == "gb01");
+    CHECK(f.domains[0].domain == "nvl-a");
+    CHECK(f.domains[0].subdomain == "r1");
+    CHECK(f.domains[0].source == "d.csv:2");
+    std::istringstream bad("host,leaf,domain\ngb01,l1,a b\n");
+    CHECK_THROWS_WITH(parse_topology_csv(bad, "d.csv"), "d.csv:2: found domain 'a b', expected letters, digits, '.', '_' and '-'");
+}
+
+TEST_CASE("the plugin's view keeps the NVLink domain islands and reads them back", "[nvlink][view]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    std::ostringstream o;
+    write_summary(o, summarise(t, c));
+    CHECK(o.str().find("island domain nvl-") != std::string::npos);
+    std::istringstream in(o.str());
+    FabricSummary s = read_summary(in, "view");
+    int domains = 0;
+    for (const ViewIsland &i : s.islands)
+        if (i.level == Level::Domain) {
+            ++domains;
+            CHECK(s.islands[static_cast<std::size_t>(i.parent)].level == Level::Leaf);
+        }
+    CHECK(domains == 8);
 }
