@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <tuple>
 
 #include "topology/check.hpp"
 #include "topology/nodehealth.hpp"
@@ -259,6 +260,16 @@ int Cluster::min_leaves(int n) const
     if (n <= 0 || n > pool_)
         return 0;
     return min_leaves_[static_cast<std::size_t>(n)];
+}
+
+std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts)
+{
+    auto key = [&](int h) {
+        return std::make_tuple(c.island_of(h, Level::Pod), c.island_of(h, Level::Group), c.island_of(h, Level::Leaf),
+                               c.island_of(h, Level::Domain));
+    };
+    std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) { return key(a) < key(b); });
+    return hosts;
 }
 
 void write_islands(std::ostream &out, const Cluster &c)

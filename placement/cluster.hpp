@@ -86,6 +86,11 @@ private:
     std::string source_;
 };
 
+// Hosts (indices of pool hosts) in topology order: by pod, then group, leaf
+// island and NVLink domain, each kept together, and in the given order inside
+// a domain (or a leaf without domains): consecutive ranks are the nearest.
+std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts);
+
 // The islands file job_submit.lua reads: "level name capacity healthy" per
 // island (capacity in compute hosts, healthy 1 or 0), leaves first.
 void write_islands(std::ostream &out, const Cluster &c);

@@ -43,6 +43,7 @@ const char *usage_text =
     "                   [--bf-reserve N]\n"
     "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
+    "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
@@ -447,6 +448,39 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
       << "\" font-size=\"9\">bars: mean over seeds; whiskers: 95 % confidence interval</text>\n</svg>\n";
 }
 
+// atoll-place order FABRIC HOSTLIST: the hosts in topology order, one a line
+// (a hostfile for torchrun, mpirun or SLURM_HOSTFILE)
+int cmd_order(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"format", "csv-columns", "fabric-type", "output"}, {});
+    if (a.operands.size() != 2)
+        throw Usage("order: give a FABRIC and a HOSTLIST");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    std::vector<std::string> names;
+    try {
+        names = expand_hostlist(a.operands[1]);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(std::string("order: ") + e.what());
+    }
+    std::vector<int> hosts;
+    std::set<int> seen;
+    for (const auto &n : names) {
+        int h = c.find_host(n);
+        if (h < 0)
+            throw InputError("order: host " + shown(n) + " is not in the fabric " + c.source());
+        if (!c.in_pool(h))
+            throw InputError("order: host " + shown(n) + " is not a compute host (see atoll-topo show)");
+        if (seen.insert(h).second)
+            hosts.push_back(h);
+    }
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        for (int h : topology_order(c, hosts))
+            o << c.host_name(h) << "\n";
+    });
+    return 0;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
@@ -652,6 +686,7 @@ int main(int argc, char **argv)
     return run_tool("atoll-place", usage_text, argc, argv, [&](const std::string &cmd) {
         if (cmd == "place") return cmd_place(argc, argv);
         if (cmd == "simulate") return cmd_simulate(argc, argv);
+        if (cmd == "order") return cmd_order(argc, argv);
         if (cmd == "settings") return cmd_settings(argc, argv);
         if (cmd == "policies") {
             for (const auto &p : policy_names())

@@ -305,3 +305,17 @@ TEST_CASE("the plugin's view keeps the NVLink domain islands and reads them back
         }
     CHECK(domains == 8);
 }
+
+TEST_CASE("topology order keeps each NVLink domain's hosts together, domain by domain in a leaf", "[nvlink][order]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    // hosts of two domains of one leaf island and one of another, interleaved
+    std::vector<int> in;
+    for (const char *n : {"node040", "node001", "node019", "node002", "node041", "node020"})
+        in.push_back(c.find_host(n));
+    std::vector<std::string> out;
+    for (int h : topology_order(c, in))
+        out.push_back(c.host_name(h));
+    CHECK(out == std::vector<std::string>{"node001", "node002", "node019", "node020", "node040", "node041"});
+}
