@@ -33,7 +33,7 @@
 #include "topology/json.hpp"
 #include "topology/lldp.hpp"
 #include "topology/nodehealth.hpp"
-#include "topology/report.hpp"
+#include "topology/report.hpp topology/nvlink.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
@@ -135,7 +135,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -220,6 +220,10 @@ int fuzz_one(const std::string &target, const std::string &bytes)
                 compare_versions(v, ofi_nccl_minimum(t));
         } else if (target == "report")
             report_of(bytes);
+        else if (target == "nvlink") {
+            Fabric f;
+            add_nvlink(f, parse_nvlink_pdsh(in, "fuzz.txt"));
+        }
         else
             return -1;
     } catch (const InputError &) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <tuple>
 
 #include "topology/check.hpp"
 #include "topology/nodehealth.hpp"
@@ -67,14 +68,15 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     std::size_t H = t.hosts.size(), I = t.islands.size();
     names_.reserve(H);
     leaf_of_.assign(H, -1);
-    island_of_.assign(H, {-1, -1, -1, -1});
+    island_of_.assign(H, {-1, -1, -1, -1, -1});
     for (std::size_t h = 0; h < H; ++h) {
         const Host &host = t.hosts[h];
         names_.push_back(host.name);
         if (host.compute && host.leaf_island >= 0) {
             leaf_of_[h] = host.leaf_island;
             ++pool_;
-            for (int i = host.leaf_island; i >= 0; i = t.islands[static_cast<std::size_t>(i)].parent)
+            for (int i = host.domain >= 0 ? host.domain : host.leaf_island; i >= 0;
+                 i = t.islands[static_cast<std::size_t>(i)].parent)
                 island_of_[h][static_cast<std::size_t>(t.islands[static_cast<std::size_t>(i)].level)] = i;
         }
     }
@@ -94,9 +96,12 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             root_ = static_cast<int>(i);
         by_level_[static_cast<std::size_t>(src.level)].push_back(static_cast<int>(i));
     }
-    for (int l : by_level_[0])
+    const auto &leaf_level = by_level_[static_cast<std::size_t>(Level::Leaf)];
+    for (int l : leaf_level)
         for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
             islands_[static_cast<std::size_t>(i)].leaf_islands.push_back(l);
+    for (int d : by_level_[static_cast<std::size_t>(Level::Domain)])  // a domain lies in one leaf island
+        islands_[static_cast<std::size_t>(d)].leaf_islands = {islands_[static_cast<std::size_t>(d)].parent};
 
     // Health: a degraded link on a leaf switch makes its leaf islands, and the
     // islands above them, unhealthy.
@@ -134,7 +139,7 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     for (std::size_t s = 0; s < t.switches.size(); ++s)
         if (t.switches[s].tier == 1 && up[s] > 0 && down[s] > up[s])
             spine_os = std::max(spine_os, down[s] / up[s]);
-    for (int l : by_level_[0]) {
+    for (int l : leaf_level) {
         PlaceIsland &is = islands_[static_cast<std::size_t>(l)];
         std::vector<double> bws;
         for (int h : is.hosts)
@@ -166,7 +171,7 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         for (auto w = av.first; w != av.second; ++w)
             adj[*v].push_back(static_cast<int>(*w));
     }
-    const auto &leaves = by_level_[0];
+    const auto &leaves = leaf_level;
     std::size_t L = leaves.size();
     leaf_pos_.assign(I, -1);
     for (std::size_t k = 0; k < L; ++k)
@@ -245,7 +250,7 @@ int Cluster::largest(Level l) const
 
 int Cluster::hops(int leaf_a, int leaf_b) const
 {
-    std::size_t L = by_level_[0].size();
+    std::size_t L = by_level_[static_cast<std::size_t>(Level::Leaf)].size();
     return hop_matrix_[static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_a)]) * L +
                        static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_b)])];
 }
@@ -255,6 +260,16 @@ int Cluster::min_leaves(int n) const
     if (n <= 0 || n > pool_)
         return 0;
     return min_leaves_[static_cast<std::size_t>(n)];
+}
+
+std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts)
+{
+    auto key = [&](int h) {
+        return std::make_tuple(c.island_of(h, Level::Pod), c.island_of(h, Level::Group), c.island_of(h, Level::Leaf),
+                               c.island_of(h, Level::Domain));
+    };
+    std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) { return key(a) < key(b); });
+    return hosts;
 }
 
 void write_islands(std::ostream &out, const Cluster &c)
@@ -285,6 +300,9 @@ void FreeState::set(int h, bool free)
     f = free ? 1 : 0;
     for (int i = c_->leaf_of(h); i >= 0; i = c_->island(i).parent)
         count_[static_cast<std::size_t>(i)] += free ? 1 : -1;
+    int d = c_->island_of(h, Level::Domain);
+    if (d >= 0)
+        count_[static_cast<std::size_t>(d)] += free ? 1 : -1;
 }
 
 }  // namespace atl

@@ -1,6 +1,6 @@
 // atoll placement: the view of a fabric that placement needs, built once from
 // a Topology. Hosts are the unit (a host's rails go with it); islands are the
-// Topology's (leaf -> group -> pod -> fabric), restricted to the hosts that
+// Topology's (domain -> leaf -> group -> pod -> fabric), restricted to the hosts that
 // can run jobs: compute hosts in a leaf island ("the pool").
 #pragma once
 
@@ -74,9 +74,9 @@ private:
 
     std::vector<std::string> names_;
     std::vector<int> leaf_of_;
-    std::vector<std::array<int, 4>> island_of_;
+    std::vector<std::array<int, 5>> island_of_;  // by Level
     std::vector<PlaceIsland> islands_;
-    std::array<std::vector<int>, 4> by_level_;
+    std::array<std::vector<int>, 5> by_level_;
     std::vector<int> leaf_pos_;       // island -> position among leaf islands
     std::vector<int> hop_matrix_;     // leaf pos x leaf pos
     std::vector<int> min_leaves_;     // n -> fewest leaves
@@ -85,6 +85,11 @@ private:
     FabricKind kind_;
     std::string source_;
 };
+
+// Hosts (indices of pool hosts) in topology order: by pod, then group, leaf
+// island and NVLink domain, each kept together, and in the given order inside
+// a domain (or a leaf without domains): consecutive ranks are the nearest.
+std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts);
 
 // The islands file job_submit.lua reads: "level name capacity healthy" per
 // island (capacity in compute hosts, healthy 1 or 0), leaves first.

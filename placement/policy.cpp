@@ -51,7 +51,7 @@ IslandRequest parse_island(const std::string &value)
     }
     if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
         throw std::invalid_argument("--fabric-island=" + escaped(value) +
-                                    ": expected auto, none, or leaf, group or pod, optionally with :required "
+                                    ": expected auto, none, or domain, leaf, group or pod, optionally with :required "
                                     "(the default) or :preferred");
     r.required = fit != "preferred";
     return r;
@@ -101,9 +101,15 @@ void describe(const Cluster &c, Placement &p)
     if (p.hosts.empty())
         return;
     std::map<int, int> per_leaf;
-    std::set<int> groups, pods;
+    std::set<int> groups, pods, domains;
+    p.domain_hosts_only = true;
     for (int h : p.hosts) {
         per_leaf[c.leaf_of(h)]++;
+        int d = c.island_of(h, Level::Domain);
+        if (d >= 0)
+            domains.insert(d);
+        else
+            p.domain_hosts_only = false;
         groups.insert(c.island_of(h, Level::Group));
         pods.insert(c.island_of(h, Level::Pod));
     }
@@ -111,8 +117,9 @@ void describe(const Cluster &c, Placement &p)
     p.leaves = static_cast<int>(per_leaf.size());
     p.groups = static_cast<int>(groups.size());
     p.pods = static_cast<int>(pods.size());
+    p.domains = static_cast<int>(domains.size());
     p.island = -1;
-    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+    for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
         int first = c.island_of(p.hosts[0], l);
         bool same = first >= 0;
         for (int h : p.hosts)

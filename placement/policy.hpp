@@ -49,6 +49,8 @@ struct Placement {
     int island = -1;                // smallest island holding every host
     Level level = Level::Leaf;
     int leaves = 0, groups = 0, pods = 0;  // islands spanned at each level
+    int domains = 0;                // NVLink domain islands spanned (0: the fabric has none)
+    bool domain_hosts_only = true;  // every host is in a domain island
     int hops = 0;                   // cables on the longest host-to-host path
     std::vector<std::pair<int, int>> per_leaf;  // (leaf island, hosts), by leaf
     // the policy's reasoning, for --explain:

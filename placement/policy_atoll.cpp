@@ -94,6 +94,7 @@ private:
     int usable(const FreeState &free, int island, int cap) const;
     int leaves_needed(const FreeState &free, int island, int n, int cap);
     int leaves_in(const FreeState &free, const std::vector<int> &leaves, int n, int cap);
+    std::vector<int> domain_order(const FreeState &free, int island, int k) const;
     std::vector<int> caps_;  // scratch
 };
 
@@ -101,6 +102,8 @@ int Atoll::usable(const FreeState &free, int island, int cap) const
 {
     if (cap <= 0)
         return free.free_in(island);
+    if (free.cluster().island(island).level == Level::Domain)  // inside one leaf island
+        return std::min(free.free_in(island), cap);
     int u = 0;
     for (int l : free.cluster().island(island).leaf_islands)
         u += std::min(free.free_in(l), cap);
@@ -112,7 +115,7 @@ int Atoll::usable(const FreeState &free, int island, int cap) const
 int Atoll::leaves_needed(const FreeState &free, int island, int n, int cap)
 {
     const PlaceIsland &is = free.cluster().island(island);
-    if (is.level == Level::Leaf)
+    if (is.level <= Level::Leaf)
         return 1;
     return leaves_in(free, is.leaf_islands, n, cap);
 }
@@ -131,6 +134,34 @@ int Atoll::leaves_in(const FreeState &free, const std::vector<int> &leaves, int 
     return k;
 }
 
+// The hosts of an island in the order to take k of them: in whole NVLink
+// domains, the fewest (the best-fitting domain when one holds k, else the
+// freest first), then hosts in no domain; its hosts as they are when it has
+// no domains.
+std::vector<int> Atoll::domain_order(const FreeState &free, int island, int k) const
+{
+    const Cluster &c = free.cluster();
+    std::vector<std::pair<int, int>> doms;  // (free, domain)
+    for (int d : c.island(island).children)
+        if (c.island(d).level == Level::Domain && free.free_in(d) > 0)
+            doms.push_back({free.free_in(d), d});
+    if (doms.empty())
+        return c.island(island).hosts;
+    std::sort(doms.begin(), doms.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    auto fit = std::find_if(doms.rbegin(), doms.rend(), [&](const auto &d) { return d.first >= k; });
+    if (fit != doms.rend())
+        std::rotate(doms.begin(), fit.base() - 1, fit.base());
+    std::vector<int> out;
+    for (const auto &d : doms)
+        out.insert(out.end(), c.island(d.second).hosts.begin(), c.island(d.second).hosts.end());
+    for (int h : c.island(island).hosts)
+        if (c.island_of(h, Level::Domain) < 0)
+            out.push_back(h);
+    return out;
+}
+
 Placement Atoll::choose(const FreeState &free, const Request &req)
 {
     const Cluster &c = free.cluster();
@@ -139,7 +170,10 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
     Level last = req.fit == Fit::Auto ? Level::Fabric : req.level;
     int chosen = -1;
     for (int pass = 0; pass < 2 && chosen < 0; ++pass) {
-        Level from = pass == 0 ? Level::Leaf : static_cast<Level>(static_cast<int>(last) + 1);
+        // NVLink domains first when the fabric has them: a job that fits one
+        // runs in one (a domain lies inside a leaf island, so it meets any level)
+        Level innermost = c.at(Level::Domain).empty() ? Level::Leaf : Level::Domain;
+        Level from = pass == 0 ? innermost : static_cast<Level>(static_cast<int>(last) + 1);
         Level to = pass == 0 ? last : Level::Fabric;
         if (pass == 1 && (req.fit != Fit::Preferred || last == Level::Fabric))
             break;
@@ -154,7 +188,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             for (int i : c.at(L)) {
                 int u = usable(free, i, cap);
                 most = std::max(most, u);
-                if (u < n || (L == Level::Leaf && cap > 0 && n > cap))
+                if (u < n || (L <= Level::Leaf && cap > 0 && n > cap))
                     continue;
                 int k = leaves_needed(free, i, n, cap);
                 if (req.max_leaves > 0 && k > req.max_leaves) {
@@ -198,7 +232,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
     }
     const PlaceIsland &is = c.island(chosen);
     auto take_from_leaf = [&](int leaf, int k) {
-        for (int h : c.island(leaf).hosts) {
+        for (int h : domain_order(free, leaf, k)) {
             if (k == 0)
                 break;
             if (free.is_free(h)) {
@@ -207,7 +241,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             }
         }
     };
-    if (is.level == Level::Leaf) {
+    if (is.level <= Level::Leaf) {
         take_from_leaf(chosen, n);
         p.ok = true;
         return p;

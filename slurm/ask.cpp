@@ -42,9 +42,10 @@ bool block_holds(const Cluster &c, const BlockSite &b, Level level, int n)
     auto lv = std::find_if(b.levels.begin(), b.levels.end(), [&](int x) { return x >= k; });
     if (lv == b.levels.end())
         return false;  // every block as one: the whole system
-    std::map<std::string, int> leaf_index;
-    for (int is : c.at(Level::Leaf))
-        leaf_index[c.island(is).name] = is;
+    std::map<std::string, int> leaf_index;  // a block's island: a leaf island, or an NVLink domain
+    for (Level bl : {Level::Domain, Level::Leaf})
+        for (int is : c.at(bl))
+            leaf_index[c.island(is).name] = is;
     const std::size_t per = std::size_t{1} << *lv;
     for (std::size_t first = 0; first < b.blocks.size(); first += per) {
         int island = -1;
@@ -95,7 +96,10 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
         a.none = true;
         return a;
     }
-    const Level order[] = {Level::Leaf, Level::Group, Level::Pod};
+    // NVLink domains first when the fabric has them (auto: a job that fits one asks for one)
+    std::vector<Level> order{Level::Leaf, Level::Group, Level::Pod};
+    if (!c.at(Level::Domain).empty())
+        order.insert(order.begin(), Level::Domain);
     Level level = ir.level;
     bool required = ir.required;
     if (ir.auto_level) {

@@ -59,8 +59,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         l.duration = j.duration;
         l.limit = j.limit > 0 ? std::max(j.limit, j.duration) : j.duration;
         l.nodes = j.nodes;
-        for (Level lv : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
-            if (c.largest(lv) >= j.nodes) {
+        for (Level lv : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+            if (c.largest(lv) >= j.nodes) {  // Domain: 0 when the fabric has no NVLink domains
                 l.min_level = lv;
                 break;
             }
@@ -191,6 +191,14 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             excess_sum += p.leaves - c.min_leaves(j.nodes);
             hops_sum += p.hops;
             m.max_hops = std::max(m.max_hops, p.hops);
+            const int dom = c.largest(Level::Domain);
+            if (dom > 0 && j.nodes <= dom) {
+                ++m.domain_fit;
+                m.domain_fit_one += p.domains == 1 && p.domain_hosts_only;
+            } else if (dom > 0) {
+                ++m.domain_span;
+                m.domain_span_fewest += p.domain_hosts_only && p.domains == (j.nodes + dom - 1) / dom;
+            }
             if (j.nodes <= c.largest(Level::Leaf)) {
                 ++m.leaf_fit;
                 m.leaf_fit_one += p.leaves == 1;
@@ -421,6 +429,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     m.mean_hops = m.multi ? hops_sum / m.multi : 0;
     m.leaf_pct = m.leaf_fit ? 100.0 * m.leaf_fit_one / m.leaf_fit : 100;
     m.pod_pct = m.pod_fit ? 100.0 * m.pod_fit_one / m.pod_fit : 100;
+    m.domain_pct = m.domain_fit ? 100.0 * m.domain_fit_one / m.domain_fit : 100;
+    m.domain_fewest_pct = m.domain_span ? 100.0 * m.domain_span_fewest / m.domain_span : 100;
     return m;
 }
 

@@ -44,6 +44,12 @@ struct SimMetrics {
     int jobs = 0, skipped = 0, multi = 0;   // replayed; larger than the pool; multi-node
     int leaf_fit = 0, leaf_fit_one = 0;     // multi-node jobs a leaf island can hold; those in one
     int pod_fit = 0, pod_fit_one = 0;       // jobs larger than a leaf that a pod can hold; those in one
+    // NVLink domains (only when the fabric has them): multi-node jobs a
+    // domain can hold and those in one; larger jobs and those in the fewest
+    // domains (ceil(nodes / largest domain))
+    int domain_fit = 0, domain_fit_one = 0;
+    int domain_span = 0, domain_span_fewest = 0;
+    double domain_pct = 100, domain_fewest_pct = 100;
     int widened = 0;                        // jobs that gave up waiting for their island
     double leaf_pct = 0, pod_pct = 0;       // 100 when there was no such job
     double excess_leaves = 0;               // per multi-node job, over the fewest possible

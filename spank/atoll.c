@@ -39,7 +39,7 @@ static int opt_explain(int val, const char *optarg, int remote)
 
 static struct spank_option atoll_options[] = {
     {"fabric-island", "LEVEL",
-     "[atoll] Run in one fabric island: auto, none, or leaf, group or pod, with :required (default) or "
+     "[atoll] Run in one fabric island: auto, none, or domain, leaf, group or pod, with :required (default) or "
      ":preferred (wait a bounded time, then widen)",
      1, 0, opt_island},
     {"fabric-env", "MODE",

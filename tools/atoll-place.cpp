@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 const char *usage_text =
-    "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level leaf|group|pod|fabric]\n"
+    "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level domain|leaf|group|pod|fabric]\n"
     "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
@@ -43,6 +43,7 @@ const char *usage_text =
     "                   [--bf-reserve N]\n"
     "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
+    "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
@@ -96,7 +97,7 @@ Level parse_level(const std::string &opt, const std::string &v)
 {
     Level l;
     if (!level_from_string(v, l))
-        throw Usage("--" + opt + ": \"" + v + "\", expected leaf, group, pod or fabric");
+        throw Usage("--" + opt + ": \"" + v + "\", expected domain, leaf, group, pod or fabric");
     return l;
 }
 
@@ -447,6 +448,39 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
       << "\" font-size=\"9\">bars: mean over seeds; whiskers: 95 % confidence interval</text>\n</svg>\n";
 }
 
+// atoll-place order FABRIC HOSTLIST: the hosts in topology order, one a line
+// (a hostfile for torchrun, mpirun or SLURM_HOSTFILE)
+int cmd_order(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2, {"format", "csv-columns", "fabric-type", "output"}, {});
+    if (a.operands.size() != 2)
+        throw Usage("order: give a FABRIC and a HOSTLIST");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    std::vector<std::string> names;
+    try {
+        names = expand_hostlist(a.operands[1]);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(std::string("order: ") + e.what());
+    }
+    std::vector<int> hosts;
+    std::set<int> seen;
+    for (const auto &n : names) {
+        int h = c.find_host(n);
+        if (h < 0)
+            throw InputError("order: host " + shown(n) + " is not in the fabric " + c.source());
+        if (!c.in_pool(h))
+            throw InputError("order: host " + shown(n) + " is not a compute host (see atoll-topo show)");
+        if (seen.insert(h).second)
+            hosts.push_back(h);
+    }
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        for (int h : topology_order(c, hosts))
+            o << c.host_name(h) << "\n";
+    });
+    return 0;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
@@ -526,9 +560,12 @@ int cmd_simulate(int argc, char **argv)
     }
     const SimMetrics &r0 = runs.front();
     std::string title = a.get("title", c.source() + " x " + a.operands[1]);
-    std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, " << c.at(Level::Leaf).size()
-              << " leaf islands up to " << c.largest(Level::Leaf) << ", " << c.at(Level::Pod).size()
-              << " pods up to " << c.largest(Level::Pod) << ")\n";
+    std::cout << "fabric: " << c.source() << " (" << c.pool_size() << " compute hosts, "
+              << (c.at(Level::Domain).empty() ? std::string()
+                                              : std::to_string(c.at(Level::Domain).size()) + " NVLink domains up to " +
+                                                    std::to_string(c.largest(Level::Domain)) + ", ")
+              << c.at(Level::Leaf).size() << " leaf islands up to " << c.largest(Level::Leaf) << ", "
+              << c.at(Level::Pod).size() << " pods up to " << c.largest(Level::Pod) << ")\n";
     LeafDemand ld = leaf_demand(c, trace);
     if (ld.mixed)
         std::cout << "leaves: " << ld.largest_leaves << " of " << ld.leaves << " leaves hold " << ld.largest
@@ -560,6 +597,24 @@ int cmd_simulate(int argc, char **argv)
             std::cout << std::setw(22) << v.str();
         }
         std::cout << "\n";
+    }
+    if (!c.at(Level::Domain).empty()) {  // NVLink domains: per policy, over every run
+        const char *rows[] = {"% domain-fitting jobs in one domain", "% larger jobs in the fewest domains"};
+        for (int k = 0; k < 2; ++k) {
+            std::cout << std::setw(36) << rows[k];
+            for (const auto &pn : policies) {
+                int num = 0, den = 0;
+                for (const auto &r : runs)
+                    if (r.policy == pn) {
+                        num += k == 0 ? r.domain_fit_one : r.domain_span_fewest;
+                        den += k == 0 ? r.domain_fit : r.domain_span;
+                    }
+                std::ostringstream v;
+                v << std::fixed << std::setprecision(1) << (den ? 100.0 * num / den : 100.0) << " (" << num << "/" << den << ")";
+                std::cout << std::setw(22) << v.str();
+            }
+            std::cout << "\n";
+        }
     }
     int max_hops = 0;
     for (const auto &r : runs)
@@ -631,6 +686,7 @@ int main(int argc, char **argv)
     return run_tool("atoll-place", usage_text, argc, argv, [&](const std::string &cmd) {
         if (cmd == "place") return cmd_place(argc, argv);
         if (cmd == "simulate") return cmd_simulate(argc, argv);
+        if (cmd == "order") return cmd_order(argc, argv);
         if (cmd == "settings") return cmd_settings(argc, argv);
         if (cmd == "policies") {
             for (const auto &p : policy_names())

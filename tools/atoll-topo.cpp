@@ -29,6 +29,7 @@
 #include "topology/json.hpp"
 #include "topology/nodehealth.hpp"
 #include "topology/report.hpp"
+#include "topology/nvlink.hpp"
 #include "placement/view.hpp"
 #include "topology/slurm.hpp"
 #include "slurm/ask.hpp"
@@ -81,7 +82,9 @@ const char *usage_text =
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
     "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name),\n"
-    "  --health FILE (pdsh output of atoll-topo health: failed hosts' islands rank last), -h, --version\n"
+    "  --health FILE (pdsh output of atoll-topo health: failed hosts' islands rank last),\n"
+    "  --nvlink FILE|DIR (nvidia-smi's fabric.clusterUuid,fabric.cliqueId or -q per node, pdsh output or\n"
+    "  one file per host: hosts' NVLink domains, the innermost island), -h, --version\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error;\n"
     "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed;\n"
     "  slurm: 3 written, but a Kubernetes label value is not its island's name (shortened or removed)\n";
@@ -141,6 +144,8 @@ Fabric load_inputs(const Args &a, bool allow_live)
             f.unhealthy.push_back(kv.first + ": " + kv.second);
         normalise(f);
     }
+    for (const std::string &p : a.all("nvlink"))
+        add_nvlink(f, load_nvlink(p));
     std::string unmapped = a.get("unmapped", "trust");
     if (unmapped != "trust" && unmapped != "refuse")
         throw Usage("--unmapped: \"" + unmapped + "\", expected trust or refuse");
@@ -157,7 +162,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
 }
 
 const std::vector<std::string> common_values = {"node-name-map", "host-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
-                                                "frontend", "compute", "switches", "health"};
+                                                "frontend", "compute", "switches", "health", "nvlink"};
 
 // --previous FABRIC: an earlier discovery (check, slurm --format scontrol)
 std::unique_ptr<Topology> previous_fabric(const Args &a)
@@ -236,6 +241,13 @@ void print_summary(std::ostream &o, const Topology &t)
           << (l == Level::Fabric ? "" : ",");
     }
     o << "\n";
+    if (s["islands"].contains("domain")) {
+        int none = 0;
+        for (const Host &h : t.hosts)
+            none += h.compute && h.leaf_island >= 0 && h.domain < 0;
+        o << "nvlink:    " << s["islands"]["domain"]["count"].get<int>() << " domain islands (largest "
+          << s["islands"]["domain"]["largest"].get<int>() << "), " << none << " compute hosts in none\n";
+    }
     if (t.max_tier == 0 && t.switches.size() > 1)
         o << "tiers:     only leaf switches are seen (host-side LLDP?): add tables taken on the switches to see "
              "the tiers above\n";
@@ -715,7 +727,8 @@ int cmd_generate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"pods", "groups", "rails", "hosts", "spines", "cores", "oversub", "speed", "host-prefix",
-                         "swap-rails", "degrade", "drop-leaf", "default-desc", "output", "format"},
+                         "swap-rails", "degrade", "drop-leaf", "default-desc", "output", "format", "domain-size",
+                         "nvlink-output", "gpus"},
                         {"sharp"});
     if (!a.operands.empty())
         throw Usage("generate takes no operands");
@@ -726,6 +739,12 @@ int cmd_generate(int argc, char **argv)
     if (a.flag("hosts")) s.hosts_per_group = to_int("hosts", a.get("hosts"));
     if (a.flag("spines")) s.spines_per_pod = to_int("spines", a.get("spines"));
     if (a.flag("cores")) s.cores = to_int("cores", a.get("cores"));
+    if (a.flag("domain-size")) s.domain_size = to_int("domain-size", a.get("domain-size"));
+    if (a.flag("nvlink-output") && !a.flag("domain-size"))
+        throw Usage("--nvlink-output needs --domain-size");
+    int gpus = a.flag("gpus") ? to_int("gpus", a.get("gpus")) : 4;
+    if (gpus < 1 || gpus > 64)
+        throw Usage("--gpus: \"" + a.get("gpus") + "\", expected 1 to 64 GPUs per host");
     if (a.flag("oversub")) {
         const std::string ov = a.get("oversub");  // `end` points into it: it must outlive the check
         char *end = nullptr;
@@ -772,6 +791,8 @@ int cmd_generate(int argc, char **argv)
         else
             save_fabric_json(o, analyse(f));
     });
+    if (a.flag("nvlink-output"))
+        write_file_atomically(a.get("nvlink-output"), [&](std::ostream &o) { write_nvidia_smi_pdsh(o, f, gpus); });
     return 0;
 }
 

@@ -15,6 +15,7 @@ namespace atl {
 const char *to_string(Level l)
 {
     switch (l) {
+    case Level::Domain: return "domain";
     case Level::Leaf: return "leaf";
     case Level::Group: return "group";
     case Level::Pod: return "pod";
@@ -25,7 +26,7 @@ const char *to_string(Level l)
 
 bool level_from_string(const std::string &s, Level &out)
 {
-    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+    for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
         if (s == to_string(l)) {
             out = l;
             return true;
@@ -45,6 +46,8 @@ std::vector<int> Topology::islands_at(Level l) const
 int Topology::island_of(int host, Level l) const
 {
     const Host &h = hosts.at(static_cast<std::size_t>(host));
+    if (l == Level::Domain)
+        return h.domain;
     int i = h.leaf_island;
     while (i >= 0 && islands[static_cast<std::size_t>(i)].level != l)
         i = islands[static_cast<std::size_t>(i)].parent;
@@ -431,6 +434,39 @@ struct RailKey {
     bool operator<(const RailKey &o) const { return std::tie(dev, port) < std::tie(o.dev, o.port); }
     bool operator==(const RailKey &o) const { return dev == o.dev && port == o.port; }
 };
+
+}  // namespace
+
+namespace {
+
+// NVLink domain islands, after the fabric: the hosts of one domain in one
+// leaf island (a domain the network splits is one island per leaf island,
+// so that every island lies in its parent). Named "nvl-" + the domain ID.
+void add_domain_islands(Topology &t)
+{
+    std::map<std::pair<std::string, int>, std::vector<int>> members;  // (domain, leaf island) -> hosts
+    for (const HostDomain &d : t.fabric.domains) {
+        auto it = t.host_index.find(d.host);
+        if (it == t.host_index.end() && d.host.find('.') != std::string::npos)
+            it = t.host_index.find(d.host.substr(0, d.host.find('.')));
+        if (it == t.host_index.end())
+            continue;
+        const Host &h = t.hosts[static_cast<std::size_t>(it->second)];
+        if (h.leaf_island >= 0)
+            members[{d.domain, h.leaf_island}].push_back(it->second);
+    }
+    for (auto &kv : members) {
+        Island is;
+        is.level = Level::Domain;
+        is.name = "nvl-" + sanitise_name(kv.first.first);
+        is.parent = kv.first.second;
+        is.leaves = t.islands[static_cast<std::size_t>(is.parent)].leaves;
+        is.hosts = kv.second;
+        for (int h : is.hosts)
+            t.hosts[static_cast<std::size_t>(h)].domain = static_cast<int>(t.islands.size());
+        t.islands.push_back(std::move(is));
+    }
+}
 
 }  // namespace
 
@@ -919,6 +955,7 @@ Topology analyse(Fabric fabric)
             dst = pods[p];
         }
     t.islands[static_cast<std::size_t>(fabric_index)] = fab;
+    add_domain_islands(t);
     for (auto &is : t.islands)
         std::sort(is.hosts.begin(), is.hosts.end());
     // Island names are Slurm switch names and node features. The hosts cabled

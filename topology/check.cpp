@@ -1,9 +1,11 @@
 #include "topology/check.hpp"
 #include "topology/nodehealth.hpp"
+#include "topology/nvlink.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/tally.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -36,6 +38,60 @@ struct Rate {
     bool operator<(const Rate &o) const { return std::tie(width, speed) < std::tie(o.width, o.speed); }
 };
 
+
+// NVLink domains (Fabric::domains, --nvlink): hosts whose fabric is not set
+// up, domains short of trays, hosts the fabric does not have
+template <class Add>
+void domain_findings(const Topology &t, Add add)
+{
+    const Fabric &f = t.fabric;
+    std::map<std::string, std::vector<std::string>> not_set_up;  // reason without FILE:LINE -> hosts
+    std::map<std::string, std::string> first_where;
+    for (const std::string &u : f.unhealthy) {
+        std::size_t colon = u.find(": ");
+        std::string rest = u.substr(colon + 2);
+        if (rest.rfind(kNvlinkNotConfigured, 0) != 0)
+            continue;
+        rest = rest.substr(std::strlen(kNvlinkNotConfigured));
+        // "FILE:LINE: reason": group by reason, keep the first place
+        std::size_t r = rest.find(": ");
+        std::string why = r == std::string::npos ? rest : rest.substr(r + 2);
+        not_set_up[why].push_back(u.substr(0, colon));
+        first_where.emplace(why, r == std::string::npos ? "" : rest.substr(0, r));
+    }
+    for (const auto &kv : not_set_up)
+        add("nvlink-not-configured", Severity::Warning, compress_hostlist(kv.second),
+            "NVLink fabric not configured (" + kv.first + ", first at " + first_where[kv.first] +
+                "): no multi-node NVLink domain; their islands rank last in placement");
+    std::map<std::string, std::vector<std::string>> members;
+    std::vector<std::string> unknown;
+    for (const HostDomain &d : f.domains) {
+        if (health_host(t.host_index, d.host) < 0)
+            unknown.push_back(d.host);
+        else
+            members[d.domain].push_back(d.host);
+    }
+    if (!unknown.empty())
+        add("domain-host-unknown", Severity::Warning, compress_hostlist(unknown),
+            "in an NVLink domain but not in the fabric: left out of domains and islands");
+    // the usual size: the most common one (the larger on a tie)
+    std::map<std::size_t, int> sizes;
+    for (const auto &kv : members)
+        ++sizes[kv.second.size()];
+    std::size_t usual = 0;
+    int count = 0;
+    for (const auto &kv : sizes)
+        if (kv.second >= count) {
+            usual = kv.first;
+            count = kv.second;
+        }
+    for (const auto &kv : members)
+        if (kv.second.size() < usual)
+            add("short-domain", Severity::Warning, kv.first,
+                "NVLink domain " + kv.first + " has " + std::to_string(kv.second.size()) + " hosts (" +
+                    compress_hostlist(kv.second) + "), the usual domain " + std::to_string(usual) +
+                    ": a tray missing or not configured");
+}
 
 // check --previous: what an adapter's GUID, which its firmware gives and no
 // node's root can change, says of the host names an earlier discovery had.
@@ -397,9 +453,13 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
             "(atoll-topo node --json)");
 
+    domain_findings(t, add);
+
     // hosts whose own health check failed (--health): their islands rank last
     for (const std::string &u : f.unhealthy) {
         std::string host = u.substr(0, u.find(": "));
+        if (u.compare(host.size() + 2, std::strlen(kNvlinkNotConfigured), kNvlinkNotConfigured) == 0)
+            continue;  // domain_findings said it
         int h = health_host(t.host_index, host);
         if (h < 0)
             add("unhealthy-host", Severity::Warning, escaped(host, 80),

@@ -1,6 +1,7 @@
 #include "topology/csv.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <istream>
 #include <set>
 #include <vector>
@@ -10,7 +11,7 @@
 namespace atl {
 namespace {
 
-const char *const kRoles[] = {"host", "leaf", "pod", "core"};
+const char *const kRoles[] = {"host", "leaf", "pod", "core", "domain", "subdomain"};
 
 const std::vector<std::string> &usual_names(const std::string &role)
 {
@@ -19,6 +20,8 @@ const std::vector<std::string> &usual_names(const std::string &role)
         {"leaf", {"leaf", "leaf_id", "leaf_switch", "asw"}},
         {"pod", {"pod", "pod_id", "pod_psw", "spine", "psw"}},
         {"core", {"core", "core_dsw", "dsw"}},
+        {"domain", {"domain", "nvlink_domain", "nvl_domain", "clique"}},
+        {"subdomain", {"subdomain", "sub_domain", "rack"}},
     };
     return names.at(role);
 }
@@ -156,7 +159,7 @@ std::uint64_t name_guid(const std::string &kind, const std::string &name)
 
 CsvColumns parse_csv_columns(const std::string &spec)
 {
-    return parse_role_columns(spec, {"host", "leaf", "pod", "core"}, "--csv-columns");
+    return parse_role_columns(spec, {"host", "leaf", "pod", "core", "domain", "subdomain"}, "--csv-columns");
 }
 
 bool looks_like_topology_csv(const std::string &first_line)
@@ -207,7 +210,7 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
                          "leaf column (leaf, leaf_id, leaf_switch); name others with --csv-columns");
 
     struct Row {
-        std::string host, leaf, pod, core;
+        std::string host, leaf, pod, core, domain, subdomain;
         std::size_t line;
     };
     std::vector<Row> rows;
@@ -230,6 +233,20 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
             r.pod = f[static_cast<std::size_t>(col["pod"])];
         if (col.count("core"))
             r.core = f[static_cast<std::size_t>(col["core"])];
+        // the NVLink domain and rack sub-domain: "" is no domain (a CPU node)
+        for (auto kv : {std::make_pair("domain", &r.domain), std::make_pair("subdomain", &r.subdomain)})
+            if (col.count(kv.first)) {
+                *kv.second = f[static_cast<std::size_t>(col[kv.first])];
+                bool ok = kv.second->size() <= 128 &&
+                          std::all_of(kv.second->begin(), kv.second->end(), [](unsigned char c) {
+                              return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+                          });
+                if (!ok)
+                    throw InputError(source, lineno, std::string("found ") + kv.first + " " + shown(*kv.second) +
+                                                         ", expected letters, digits, '.', '_' and '-'");
+            }
+        if (!r.subdomain.empty() && r.domain.empty())
+            throw InputError(source, lineno, "found subdomain " + shown(r.subdomain) + " without a domain, expected both");
         for (auto kv : {std::make_pair("host", &r.host), std::make_pair("leaf", &r.leaf)})
             if (kv.second->empty())
                 throw InputError(source, lineno, std::string("found an empty ") + kv.first + ", expected a name");
@@ -256,7 +273,12 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
     std::vector<HostPlacement> placed;
     for (const Row &r : rows)
         placed.push_back({r.host, r.leaf, r.pod, r.core, r.line});
-    return fabric_from_placements(placed, source, col.count("pod") > 0, col.count("core") > 0);
+    Fabric fab = fabric_from_placements(placed, source, col.count("pod") > 0, col.count("core") > 0);
+    for (const Row &r : rows)
+        if (!r.domain.empty())
+            fab.domains.push_back({r.host, r.domain, r.subdomain, source + ":" + std::to_string(r.line)});
+    normalise(fab);
+    return fab;
 }
 
 }  // namespace atl

@@ -50,9 +50,26 @@ void write_dot(std::ostream &out, const Topology &t, const DotOptions &opt)
                     << ", fillcolor=" << (s.sharp ? "palegreen" : "lightyellow") << "];\n";
                 placed.insert(l);
             }
-            if (opt.hosts)
+            if (opt.hosts) {
+                // an NVLink domain's hosts as a dotted cluster inside the group
+                std::map<int, std::vector<int>> by_domain;  // domain island (-1 none) -> hosts
                 for (int h : gi.hosts)
-                    out << "      " << q(t.hosts[static_cast<std::size_t>(h)].name) << " [shape=ellipse];\n";
+                    by_domain[t.hosts[static_cast<std::size_t>(h)].domain].push_back(h);
+                for (const auto &dk : by_domain) {
+                    const bool dom = dk.first >= 0;
+                    if (dom) {
+                        const Island &di = t.islands[static_cast<std::size_t>(dk.first)];
+                        out << "      subgraph " << q("cluster_" + di.name + "_" + gi.name) << " {\n        label="
+                            << q(di.name + " (NVLink, " + std::to_string(di.hosts.size()) + " hosts)")
+                            << "; style=dotted;\n";
+                    }
+                    for (int h : dk.second)
+                        out << (dom ? "        " : "      ") << q(t.hosts[static_cast<std::size_t>(h)].name)
+                            << " [shape=ellipse];\n";
+                    if (dom)
+                        out << "      }\n";
+                }
+            }
             out << "    }\n";
         }
         if (pod_cluster)

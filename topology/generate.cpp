@@ -1,6 +1,7 @@
 #include "topology/generate.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -42,7 +43,7 @@ int width_code(int w)
 Fabric generate(const GenSpec &s)
 {
     if (s.pods < 1 || s.groups_per_pod < 1 || s.rails < 1 || s.hosts_per_group < 1 ||
-        s.spines_per_pod < 1 || (s.pods > 1 && s.cores < 1) || !(s.oversub > 0))
+        s.spines_per_pod < 1 || (s.pods > 1 && s.cores < 1) || !(s.oversub > 0) || s.domain_size < 0)
         throw std::invalid_argument("generate: every count must be at least 1 and oversubscription above 0");
     // the products below are ints: keep the fabric within what they hold
     // (and what a machine can analyse): at most 10 million hosts or ports
@@ -223,8 +224,25 @@ Fabric generate(const GenSpec &s)
                                      [&](const Link &l) { return dead(l.a.guid) || dead(l.b.guid); }),
                       f.links.end());
     }
+    if (s.domain_size > 0)
+        for (int h = 0; h < nhosts; ++h) {
+            // one cluster UUID per domain, the clique ID NVIDIA's fabric
+            // manager gives a domain not partitioned (32766)
+            char uuid[40];
+            std::snprintf(uuid, sizeof uuid, "8d6e40c4-d722-4357-9ba6-%012x", static_cast<unsigned>(h / s.domain_size));
+            f.domains.push_back({s.host_prefix + num(h + 1, s.host_digits), std::string(uuid) + ".32766", "", "generate"});
+        }
     normalise(f);
     return f;
+}
+
+void write_nvidia_smi_pdsh(std::ostream &out, const Fabric &f, int gpus)
+{
+    for (const HostDomain &d : f.domains) {
+        std::size_t dot = d.domain.rfind('.');
+        for (int g = 0; g < gpus; ++g)
+            out << d.host << ": " << d.domain.substr(0, dot) << ", " << d.domain.substr(dot + 1) << "\n";
+    }
 }
 
 void write_ibnetdiscover(std::ostream &out, const Fabric &f)

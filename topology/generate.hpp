@@ -22,6 +22,9 @@ struct GenSpec {
     bool sharp = false;        // an aggregation node on every switch
     std::string host_prefix = "node";
     int host_digits = 3;
+    // > 0: consecutive hosts in NVLink domains of this many (an NVL72 rack:
+    // 18 trays), in Fabric::domains; the last one smaller when it does not divide
+    int domain_size = 0;
 
     // faults
     struct Swap { std::string host; int rail_a, rail_b; };
@@ -34,6 +37,10 @@ struct GenSpec {
 
 // Throws std::invalid_argument on an impossible spec.
 Fabric generate(const GenSpec &spec);
+
+// Fabric::domains as pdsh output of `nvidia-smi --query-gpu=fabric.clusterUuid,
+// fabric.cliqueId --format=csv,noheader` on every host: `gpus` rows each.
+void write_nvidia_smi_pdsh(std::ostream &out, const Fabric &f, int gpus);
 
 // ibnetdiscover's plain topology text; degraded widths carry ibsim's "w=" option.
 void write_ibnetdiscover(std::ostream &out, const Fabric &f);

@@ -135,6 +135,8 @@ json fabric_to_json(const Topology &t)
                          {"leaf", h.leaf_island >= 0 ? t.islands[static_cast<std::size_t>(h.leaf_island)].name : ""},
                          {"group", h.group >= 0 ? t.islands[static_cast<std::size_t>(h.group)].name : ""},
                          {"pod", h.pod >= 0 ? t.islands[static_cast<std::size_t>(h.pod)].name : ""}});
+        if (h.domain >= 0)  // only on a fabric with NVLink domains
+            hosts.back()["domain"] = t.islands[static_cast<std::size_t>(h.domain)].name;
     }
     json islands = json::array();
     for (const Island &is : t.islands) {
@@ -345,8 +347,10 @@ json summary_json(const Topology &t)
     for (const auto &kv : tier_count)
         tiers[tier_name(kv.first)] = kv.second;
     json levels = json::object();
-    for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+    for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
         auto ids = t.islands_at(l);
+        if (l == Level::Domain && ids.empty())
+            continue;  // a fabric without NVLink domains
         std::size_t largest = 0;
         for (int i : ids)
             largest = std::max(largest, t.islands[static_cast<std::size_t>(i)].hosts.size());

@@ -69,7 +69,7 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t)
     // root, or has two children or more. Others pass their children up.
     std::vector<std::vector<int>> children(t.islands.size());
     for (std::size_t i = 0; i < t.islands.size(); ++i)
-        if (t.islands[i].parent >= 0)
+        if (t.islands[i].parent >= 0 && t.islands[i].level != Level::Domain)  // NVLink is not a switch
             children[static_cast<std::size_t>(t.islands[i].parent)].push_back(static_cast<int>(i));
     std::function<std::vector<int>(int)> shown_children = [&](int i) {
         std::vector<int> res;
@@ -284,7 +284,11 @@ BlockLayout block_layout(const Topology &t, int base_nodes)
     BlockLayout l;
     std::vector<int> leaves;
     std::vector<std::size_t> sizes;
-    for (int i : t.islands_at(Level::Leaf))
+    // NVLink domains are the base blocks when the fabric has them (the
+    // innermost island); each lies in one leaf island, so the order below
+    // keeps a pod's domains consecutive
+    l.level = t.islands_at(Level::Domain).empty() ? Level::Leaf : Level::Domain;
+    for (int i : t.islands_at(l.level))
         if (!t.islands[static_cast<std::size_t>(i)].hosts.empty()) {
             leaves.push_back(i);
             sizes.push_back(t.islands[static_cast<std::size_t>(i)].hosts.size());
@@ -326,7 +330,10 @@ BlockLayout block_layout(const Topology &t, int base_nodes)
             continue;
         }
         const Host &first = t.hosts[static_cast<std::size_t>(is.hosts.front())];
-        order.push_back({{block_domain(t, leaves[k]), first.group, is.name}, leaves[k]});
+        std::string within = l.level == Level::Domain
+                                 ? t.islands[static_cast<std::size_t>(first.leaf_island)].name + "/" + is.name
+                                 : is.name;
+        order.push_back({{block_domain(t, leaves[k]), first.group, within}, leaves[k]});
     }
     if (order.empty())
         throw std::invalid_argument("topology/block: no leaf island holds " + std::to_string(l.base) +
@@ -363,7 +370,8 @@ void write_topology_block(std::ostream &out, const Topology &t, const BlockLayou
 {
     out << "# topology.conf for topology/block (Slurm >= 23.11), written by atoll-topo from "
         << t.fabric.source << "\n"
-        << "# " << l.blocks.size() << " blocks (leaf islands) of " << l.base
+        << "# " << l.blocks.size() << " blocks (" << (l.level == Level::Domain ? "NVLink domains" : "leaf islands")
+        << ") of " << l.base
         << " nodes or more, pod by pod: Slurm joins consecutive blocks into larger ones.\n";
     if (!l.unsound.empty()) {
         out << "# Not in BlockSizes (an aggregated block would join two pods):";
@@ -484,7 +492,7 @@ std::vector<std::string> host_features(const Topology &t, int host)
 {
     std::vector<std::string> f;
     const Host &h = t.hosts.at(static_cast<std::size_t>(host));
-    for (int i : {h.leaf_island, h.group, h.pod})
+    for (int i : {h.domain, h.leaf_island, h.group, h.pod})
         if (i >= 0) {
             // a level that holds the same hosts as the one below adds nothing
             const Island &is = t.islands[static_cast<std::size_t>(i)];
@@ -566,15 +574,16 @@ std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &
     const char *keys[] = {"block", "spine", "datacenter"};
     std::map<std::pair<std::string, std::string>, K8sLabelChange> changes;  // (key, name)
     out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
+    std::map<std::string, const HostDomain *> domains;
+    for (const HostDomain &d : t.fabric.domains)
+        domains[d.host] = &d;
     for (const Host &h : t.hosts) {
         if (!written(h, only))
             continue;
         out << "kubectl label node " << shell_word(h.name) << " --overwrite";
-        int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
-        for (int k = 0; k < 3; ++k) {
-            if (ids[k] < 0)
-                continue;
-            const std::string key = prefix + keys[k], &name = t.islands[static_cast<std::size_t>(ids[k])].name;
+        // one label: the value as Kubernetes takes it, a change noted; "KEY-"
+        // removes the label, so no node keeps one of an earlier fabric
+        auto label = [&](const std::string &key, const std::string &name) {
             std::string value = k8s_label_value(name);
             if (value != name) {
                 K8sLabelChange &c = changes[{key, name}];
@@ -583,8 +592,18 @@ std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &
                 c.value = value;
                 c.hosts.push_back(h.name);
             }
-            // "KEY-" removes the label: no node keeps one of an earlier fabric
             out << " " << shell_word(value.empty() ? key + "-" : key + "=" + value);
+        };
+        int ids[] = {h.leaf_island, h.pod, t.islands_at(Level::Fabric).empty() ? -1 : t.islands_at(Level::Fabric)[0]};
+        for (int k = 0; k < 3; ++k)
+            if (ids[k] >= 0)
+                label(prefix + keys[k], t.islands[static_cast<std::size_t>(ids[k])].name);
+        // NVLink domain and rack sub-domain, as topograph labels them
+        // (accelerator.topograph.run/); a host without one loses an earlier label
+        if (!domains.empty()) {
+            auto it = domains.find(h.name);
+            label("accelerator.topograph.run/domain", it == domains.end() ? "" : it->second->domain);
+            label("accelerator.topograph.run/sub-domain", it == domains.end() ? "" : it->second->subdomain);
         }
         out << "\n";
     }

@@ -55,7 +55,8 @@ std::vector<TopologyYamlEntry> read_topology_yaml(std::istream &in);
 // block with fewer nodes; it joins blocks i..i+2^k-1 (i a multiple of 2^k)
 // into the aggregated blocks of level k.
 struct BlockLayout {
-    std::vector<int> blocks;     // leaf island indices, in the order written (pod by pod)
+    std::vector<int> blocks;     // island indices, in the order written (pod by pod)
+    Level level = Level::Leaf;   // what a block is: leaf islands, or NVLink domains when the fabric has them
     int base = 0;                // nodes in the planning base block
     std::vector<int> levels;     // aggregation levels written to BlockSizes (0 first)
     std::vector<int> unsound;    // levels left out: an aggregated block would join two pods

@@ -26,7 +26,11 @@ using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undir
                                           SwitchVertex, SwitchEdge>;
 using SwitchId = SwitchGraph::vertex_descriptor;
 
-enum class Level : std::uint8_t { Leaf, Group, Pod, Fabric };
+// Innermost first: the order is the nesting (a domain lies in one leaf
+// island, a leaf in one group, ...) and placement compares levels by it.
+// Domain (a multi-node NVLink domain, Fabric::domains) exists only when the
+// fabric has domains.
+enum class Level : std::uint8_t { Domain, Leaf, Group, Pod, Fabric };
 const char *to_string(Level l);
 bool level_from_string(const std::string &s, Level &out);
 
@@ -60,6 +64,7 @@ struct Host {
     std::vector<HostPort> ports;  // sorted by rail key
     bool compute = false;         // has the fabric's usual HCA count (see analyse())
     int leaf_island = -1, group = -1, pod = -1;
+    int domain = -1;              // its NVLink domain island (inside its leaf island), -1 none
 };
 
 struct Island {
@@ -101,7 +106,7 @@ struct Topology {
     bool rail_optimised = false;            // hosts' rails land on different leaves
     std::string not_rail_optimised;         // why not, when there are several rails
     int max_tier = 0;
-    std::vector<Island> islands;            // leaves, then groups, pods, fabric
+    std::vector<Island> islands;            // leaves, then groups, pods, fabric, then NVLink domains
     std::vector<UnnamedCa> unnamed;
     std::vector<RefusedCa> refused;         // names refused (see host_name_problem)
     std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)

@@ -5,7 +5,7 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report"
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink"
 plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in
@@ -15,6 +15,7 @@ for t in $targets; do
     lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
     mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
+    nvlink) files=$(ls "$DATA"/nvlink/*) ;;
     ncclconf) files=$(ls "$DATA"/cloudenv/*.nccl.conf) ;;
     report) files=$(ls "$DATA"/ibnetdiscover/*.topo "$DATA"/ibnetdiscover/director_mcs8500_hand.txt "$ATOLL_SRCDIR"/fuzz/seeds/report/*) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;

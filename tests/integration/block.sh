@@ -14,7 +14,7 @@
 # for partition blk: atoll asks per partition.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=18
+n=19
 plan $n
 skip_all() {
     i=0
@@ -92,6 +92,25 @@ if [ "$version" -eq 2411 ]; then
     fi
 else
     skip "24.11 refuses the naive file" "Slurm $release (26.05 accepts smaller later blocks)"
+fi
+
+# an 8-rack GB200 NVL72 unit (144 trays, rail-optimised IB, rail groups of
+# two racks): its NVLink domains (nvidia-smi csv per tray) are the blocks,
+# 18 trays each, and Slurm aggregates them up to the unit
+"$TOPO" generate --groups 4 --rails 4 --hosts 36 --host-prefix gb -o "$work/nvl72.net"
+"$TOPO" slurm --format block "$work/nvl72.net" --nvlink "$ATOLL_SRCDIR/tests/data/nvlink/su-nvl72.txt" \
+    -o "$work/nvl72.conf" 2>"$work/nvl72.err"
+nvlnodes="NodeName=gb[001-144] CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1
+PartitionName=all Nodes=ALL Default=YES State=UP"
+if [ "$(grep -c '^BlockName=nvl-' "$work/nvl72.conf")" -eq 8 ] && grep -q '^BlockSizes=18,36,72,144$' "$work/nvl72.conf" &&
+   ctld nvl72 "$work/nvl72.conf" "$nvlnodes" &&
+   [ "$(grep -c '^BlockName=nvl-.* BlockSize=18$' "$work/nvl72/topology.out")" -eq 8 ] &&
+   grep -q '^AggregatedBlock=.* Nodes=gb\[001-072\] BlockSize=72$' "$work/nvl72/topology.out"; then
+    ok "slurmctld $release loads the NVL72 unit's domain blocks: 8 of 18 trays, BlockSizes 18,36,72,144"
+else
+    not_ok "slurmctld $release loads the NVL72 unit's domain blocks: 8 of 18 trays, BlockSizes 18,36,72,144"
+    diag "$(cat "$work/nvl72.err" "$work/nvl72.conf" | head -12)" "$(head -12 "$work/nvl72/topology.out" 2>/dev/null)" \
+        "$(grep -iE 'fatal|error' "$work/nvl72/log/slurmctld.log" "$work/nvl72/stdout" 2>/dev/null | head -5)"
 fi
 
 # topology.yaml (25.05 and later): Selene's tree as the default, its blocks for

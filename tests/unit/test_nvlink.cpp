@@ -1,0 +1,321 @@
+// NVLink domains from nvidia-smi: the csv query NVIDIA topograph runs
+// (pkg/accelerator/nvidia_smi.go: one "ClusterUUID, CliqueId" row per GPU,
+// the domain "ClusterUUID.CliqueId", N/A and mixed rows rejected) and the
+// Fabric section of nvidia-smi -q (as pasted in
+// kubernetes-sigs/dra-driver-nvidia-gpu#626 and Azure/azhpc-images#506), and
+// what check says about them.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "testdata.hpp"
+#include "topology/check.hpp"
+#include "topology/csv.hpp"
+#include "topology/nvlink.hpp"
+#include "topology/slurm.hpp"
+#include "placement/cluster.hpp"
+#include "placement/policies.hpp"
+#include "placement/policy.hpp"
+#include "placement/view.hpp"
+
+using namespace atl;
+
+namespace {
+
+NvlinkDomains pdsh(const std::string &text)
+{
+    std::istringstream in(text);
+    return parse_nvlink_pdsh(in, "smi.txt");
+}
+
+std::string error_of(const std::string &text)
+{
+    try {
+        pdsh(text);
+    } catch (const InputError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string kUuid = "dc6e40c4-d722-4357-9ba6-5291dd461278";
+
+}  // namespace
+
+TEST_CASE("a host whose GPUs all report one clique is in the domain ClusterUUID.CliqueId", "[nvlink]")
+{
+    std::string rows;
+    for (int g = 0; g < 4; ++g)
+        rows += "gb01: " + kUuid + ", 2\n";
+    rows += "gb02: " + kUuid + ", 3\n";
+    NvlinkDomains d = pdsh(rows);
+    REQUIRE(d.problems.empty());
+    REQUIRE(d.domains.size() == 2);
+    CHECK(d.domains[0].host == "gb01");
+    CHECK(d.domains[0].domain == kUuid + ".2");
+    CHECK(d.domains[0].source == "smi.txt:1");
+    CHECK(d.domains[1].domain == kUuid + ".3");
+}
+
+TEST_CASE("N/A, an all-zero ClusterUUID and a fabric not Completed leave a host not configured", "[nvlink]")
+{
+    SECTION("csv N/A")
+    {
+        NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\ngb01: N/A, N/A\n");
+        REQUIRE(d.domains.empty());
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].kind == NvlinkProblem::Kind::NotConfigured);
+        CHECK(d.problems[0].why == "smi.txt:2: ClusterUUID 'N/A'");
+    }
+    SECTION("csv [N/A] as --format=csv prints what it cannot give")
+    {
+        NvlinkDomains d = pdsh("gb01: [N/A], [N/A]\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].kind == NvlinkProblem::Kind::NotConfigured);
+    }
+    SECTION("-q State In Progress")
+    {
+        NvlinkDomains d = pdsh("gb01: GPU 00000008:01:00.0\ngb01:     Fabric\ngb01:         State : In Progress\n"
+                               "gb01:         Status : N/A\ngb01:         CliqueId : N/A\ngb01:         ClusterUUID : N/A\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].why == "smi.txt:2: State 'In Progress', expected Completed");
+    }
+    SECTION("-q Completed with Insufficient Resources and a zero UUID")
+    {
+        NvlinkDomains d = pdsh("gb01:     Fabric\ngb01:         State : Completed\n"
+                               "gb01:         Status : Insufficient Resources\ngb01:         CliqueId : 0\n"
+                               "gb01:         ClusterUUID : 00000000-0000-0000-0000-000000000000\n");
+        REQUIRE(d.problems.size() == 1);
+        CHECK(d.problems[0].why == "smi.txt:1: Status 'Insufficient Resources', expected Success");
+    }
+}
+
+TEST_CASE("a host whose GPUs name two domains is refused, not put in either", "[nvlink]")
+{
+    NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\ngb01: " + kUuid + ", 3\n");
+    REQUIRE(d.domains.empty());
+    REQUIRE(d.problems.size() == 1);
+    CHECK(d.problems[0].kind == NvlinkProblem::Kind::Mixed);
+    CHECK(d.problems[0].why == "smi.txt:1: its 2 GPUs name NVLink domains " + kUuid + ".2, " + kUuid + ".3, expected one");
+}
+
+TEST_CASE("bad nvidia-smi lines are errors naming the file and line", "[nvlink]")
+{
+    CHECK(error_of("gb01: " + kUuid + ", 2\ngb01: a, b, c\n") ==
+          "smi.txt:2: 'a, b, c', expected two fields: ClusterUUID, CliqueId");
+    CHECK(error_of("gb01: not;a;uuid, 2\n") == "smi.txt:1: ClusterUUID 'not;a;uuid', expected a UUID (hex digits and '-') or N/A");
+    CHECK(error_of("gb01: " + kUuid + ", 2x\n") == "smi.txt:1: CliqueId '2x', expected a number or N/A");
+    CHECK(error_of("no pdsh prefix\n") == "smi.txt:1: 'no pdsh prefix', expected pdsh output (HOST: line)");
+    CHECK(error_of("bad$host: " + kUuid + ", 2\n").rfind("smi.txt:1: host name 'bad$host'", 0) == 0);
+    CHECK(error_of("gb01: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n")
+              .rfind("smi.txt:1: 'NVIDIA-SMI has failed", 0) == 0);
+}
+
+TEST_CASE("nvidia-smi -q output of a GB200 fixture gives the configured hosts' domains", "[nvlink]")
+{
+    std::ifstream in(test_data("nvlink/q-fabric.txt"));
+    REQUIRE(in);
+    NvlinkDomains d = parse_nvlink_pdsh(in, "q-fabric.txt");
+    REQUIRE(d.domains.size() == 2);
+    CHECK(d.domains[0].host == "gb001");
+    CHECK(d.domains[1].domain == "8d6e40c4-d722-4357-9ba6-000000000000.32766");
+    REQUIRE(d.problems.size() == 2);
+    CHECK(d.problems[0].host == "gb019");
+    CHECK(d.problems[1].host == "gb020");
+    CHECK(d.problems[1].why.find("Insufficient Resources") != std::string::npos);
+}
+
+TEST_CASE("a directory of one nvidia-smi output per host names each host by its file", "[nvlink]")
+{
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("atoll-nvlink-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "gb01") << kUuid << ", 7\n" << kUuid << ", 7\n";
+    std::ofstream(dir / "gb02") << "No devices were found\n";
+    std::ofstream(dir / ".hidden") << "junk\n";
+    NvlinkDomains d = load_nvlink(dir.string());
+    fs::remove_all(dir);
+    REQUIRE(d.domains.size() == 1);
+    CHECK(d.domains[0].host == "gb01");
+    CHECK(d.domains[0].domain == kUuid + ".7");
+    CHECK(d.problems.empty());
+}
+
+TEST_CASE("check names short domains, unknown hosts and hosts not configured", "[nvlink][check]")
+{
+    // 2 groups of 4 hosts; domains of 3: node001-003, node004-006, node007-008
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    g.domain_size = 3;
+    Fabric f = generate(g);
+    REQUIRE(f.domains.size() == 8);
+    std::string d0 = f.domains[0].domain;
+    f.domains.push_back({"ghost01", d0, "", "x:1"});
+    NvlinkDomains extra;
+    extra.problems.push_back({"node009", NvlinkProblem::Kind::NotConfigured, "x:9: ClusterUUID 'N/A'"});
+    add_nvlink(f, extra);
+    std::vector<Finding> fs = check(analyse(f));
+    std::map<std::string, std::string> by_code;
+    for (const Finding &x : fs)
+        by_code[x.code] += x.subject + ";";
+    CHECK(by_code["domain-host-unknown"] == "ghost01;");
+    CHECK(by_code["short-domain"] == f.domains[7].domain + ";");  // node007-008: 2 of the usual 3
+    CHECK(by_code["nvlink-not-configured"] == "node009;");
+    CHECK(by_code.count("unhealthy-host") == 0);
+}
+
+namespace {
+
+// An 8-rack NVL72 scalable unit: 144 trays, a domain per rack of 18, four
+// rails, rail groups of two racks (so one leaf island holds two domains).
+Topology nvl72_unit()
+{
+    GenSpec g;
+    g.groups_per_pod = 4;
+    g.rails = 4;
+    g.hosts_per_group = 36;
+    g.domain_size = 18;
+    return analyse(generate(g));
+}
+
+}  // namespace
+
+TEST_CASE("NVLink domains are islands inside their leaf island", "[nvlink][islands]")
+{
+    Topology t = nvl72_unit();
+    auto doms = t.islands_at(Level::Domain);
+    REQUIRE(doms.size() == 8);
+    for (int d : doms) {
+        const Island &is = t.islands[static_cast<std::size_t>(d)];
+        CHECK(is.hosts.size() == 18);
+        REQUIRE(is.parent >= 0);
+        CHECK(t.islands[static_cast<std::size_t>(is.parent)].level == Level::Leaf);
+        CHECK(t.islands[static_cast<std::size_t>(is.parent)].hosts.size() == 36);
+        CHECK(is.name.rfind("nvl-", 0) == 0);
+    }
+    // node001-018 are the first rack's trays
+    int h1 = t.host_index.at("node001"), h18 = t.host_index.at("node018"), h19 = t.host_index.at("node019");
+    CHECK(t.island_of(h1, Level::Domain) == t.island_of(h18, Level::Domain));
+    CHECK(t.island_of(h1, Level::Domain) != t.island_of(h19, Level::Domain));
+    CHECK(t.island_of(h1, Level::Leaf) == t.island_of(h19, Level::Leaf));
+    Level l;
+    REQUIRE(level_from_string("domain", l));
+    CHECK(l == Level::Domain);
+    CHECK(Level::Domain < Level::Leaf);
+}
+
+TEST_CASE("on an NVL72 unit a job of up to 18 nodes runs in one domain and 36 in two", "[nvlink][placement]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    auto policy = make_atoll_policy();
+    for (int n = 1; n <= 18; ++n) {
+        FreeState free(c);
+        // the first rack half busy: a job that fits a domain still gets one
+        for (int h : c.island(c.island_of(t.host_index.at("node001"), Level::Domain)).hosts)
+            if (h % 2 == 0)
+                free.set(h, false);
+        Request r;
+        r.nodes = n;
+        Placement p = policy->place(free, r);
+        REQUIRE(p.ok);
+        CHECK(p.domains == 1);
+        CHECK(p.level == Level::Domain);
+    }
+    FreeState free(c);
+    Request r;
+    r.nodes = 36;
+    Placement p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.domains == 2);
+    CHECK(p.leaves == 1);
+    // 20 nodes: more than a domain, so a whole one and 2 of the next
+    r.nodes = 20;
+    p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.domains == 2);
+    std::map<int, int> per;
+    for (int h : p.hosts)
+        ++per[c.island_of(h, Level::Domain)];
+    std::vector<int> counts;
+    for (const auto &kv : per)
+        counts.push_back(kv.second);
+    std::sort(counts.begin(), counts.end());
+    CHECK(counts == std::vector<int>{2, 18});
+}
+
+TEST_CASE("topology/block takes the NVLink domains as its base blocks", "[nvlink][slurm]")
+{
+    Topology t = nvl72_unit();
+    BlockLayout l = block_layout(t);
+    CHECK(l.level == Level::Domain);
+    CHECK(l.base == 18);
+    REQUIRE(l.blocks.size() == 8);
+    // one pod of 8 domains: Slurm's levels 1, 2, 4, 8 blocks
+    CHECK(l.levels == std::vector<int>{0, 1, 2, 3});
+    std::ostringstream o;
+    write_topology_block(o, t, l);
+    CHECK(o.str().find("BlockSizes=18,36,72,144\n") != std::string::npos);
+    CHECK(o.str().find("Nodes=node[001-018]\n") != std::string::npos);
+}
+
+TEST_CASE("Kubernetes labels carry the domain under topograph's accelerator key", "[nvlink][slurm]")
+{
+    Topology t = nvl72_unit();
+    std::ostringstream o;
+    write_k8s_labels(o, t, nullptr);
+    CHECK(o.str().find("accelerator.topograph.run/domain=" + t.fabric.domains[0].domain) != std::string::npos);
+    CHECK(o.str().find("accelerator.topograph.run/sub-domain-") != std::string::npos);
+}
+
+TEST_CASE("a CSV's domain and rack columns give the hosts' NVLink domains", "[nvlink][csv]")
+{
+    std::istringstream in("host,leaf,domain,rack\ngb01,l1,nvl-a,r1\ngb02,l1,nvl-a,r1\ngb03,l1,,\n");
+    Fabric f = parse_topology_csv(in, "d.csv");
+    REQUIRE(f.domains.size() == 2);
+    CHECK(f.domains[0].host == "gb01");
+    CHECK(f.domains[0].domain == "nvl-a");
+    CHECK(f.domains[0].subdomain == "r1");
+    CHECK(f.domains[0].source == "d.csv:2");
+    std::istringstream bad("host,leaf,domain\ngb01,l1,a b\n");
+    CHECK_THROWS_WITH(parse_topology_csv(bad, "d.csv"), "d.csv:2: found domain 'a b', expected letters, digits, '.', '_' and '-'");
+}
+
+TEST_CASE("the plugin's view keeps the NVLink domain islands and reads them back", "[nvlink][view]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    std::ostringstream o;
+    write_summary(o, summarise(t, c));
+    CHECK(o.str().find("island domain nvl-") != std::string::npos);
+    std::istringstream in(o.str());
+    FabricSummary s = read_summary(in, "view");
+    int domains = 0;
+    for (const ViewIsland &i : s.islands)
+        if (i.level == Level::Domain) {
+            ++domains;
+            CHECK(s.islands[static_cast<std::size_t>(i.parent)].level == Level::Leaf);
+        }
+    CHECK(domains == 8);
+}
+
+TEST_CASE("topology order keeps each NVLink domain's hosts together, domain by domain in a leaf", "[nvlink][order]")
+{
+    Topology t = nvl72_unit();
+    Cluster c(t);
+    // hosts of two domains of one leaf island and one of another, interleaved
+    std::vector<int> in;
+    for (const char *n : {"node040", "node001", "node019", "node002", "node041", "node020"})
+        in.push_back(c.find_host(n));
+    std::vector<std::string> out;
+    for (int h : topology_order(c, in))
+        out.push_back(c.host_name(h));
+    CHECK(out == std::vector<std::string>{"node001", "node002", "node019", "node020", "node040", "node041"});
+}
