@@ -34,7 +34,7 @@ struct SimOptions {
     double bf_interval = 0;    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
     double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
-    Split split = Split::Even; // how spanning jobs are divided (policies that choose)
+    Split split = Split::Pack; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job
 };
 

@@ -29,7 +29,7 @@ namespace {
 
 const char *usage_text =
     "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level leaf|group|pod|fabric]\n"
-    "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
+    "                   [--fit required|preferred] [--spread N] [--split pack|even]\n"
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
@@ -41,7 +41,7 @@ const char *usage_text =
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
     "                   [--bf-reserve N]\n"
-    "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
+    "                   [--span-slowdown F] [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
     "\n"
@@ -89,7 +89,7 @@ double parse_size(const std::string &s)
 
 Split parse_split(const Args &a)
 {
-    return a.get_one_of("split", {"even", "pack"}) == "pack" ? Split::Pack : Split::Even;
+    return a.get_one_of("split", {"pack", "even"}) == "pack" ? Split::Pack : Split::Even;
 }
 
 Level parse_level(const std::string &opt, const std::string &v)

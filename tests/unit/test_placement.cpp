@@ -56,7 +56,7 @@ void busy(const Cluster &c, FreeState &f, std::initializer_list<const char *> ho
 }
 
 Placement place(const char *policy, const Cluster &c, const FreeState &f, int n, Level level = Level::Fabric,
-                Fit fit = Fit::Auto, int max_leaves = 0)
+                Fit fit = Fit::Auto, int max_leaves = 0, Split split = Split::Pack)
 {
     auto p = make_policy(policy, c);
     REQUIRE(p);
@@ -65,6 +65,7 @@ Placement place(const char *policy, const Cluster &c, const FreeState &f, int n,
     r.level = level;
     r.fit = fit;
     r.max_leaves = max_leaves;
+    r.split = split;
     return p->place(f, r);
 }
 
@@ -118,7 +119,7 @@ TEST_CASE("the placement view of a two-pod fabric", "[placement]")
     CHECK(c.tree()[0].dist[2] == 4);
 }
 
-TEST_CASE("atoll: best fit among leaves, ties to the busier pod", "[placement][atoll]")
+TEST_CASE("atoll: best fit among leaves, ties to the busier pod when splitting evenly", "[placement][atoll]")
 {
     Topology t = topo_csv(kTwoPods);
     Cluster c(t);
@@ -126,7 +127,9 @@ TEST_CASE("atoll: best fit among leaves, ties to the busier pod", "[placement][a
     busy(c, f, {"a1", "a2"});
     CHECK(names(c, place("atoll", c, f, 2)) == V{"a3", "a4"});  // L1 fits exactly
     busy(c, f, {"d1"});  // P1 has 6 free, P2 5
-    Placement p = place("atoll", c, f, 4);  // L2 and L3 both fit exactly
+    // L2 and L3 both fit exactly: in fabric order, as Slurm's best fit breaks the tie
+    CHECK(names(c, place("atoll", c, f, 4)) == V{"b1", "b2", "b3", "b4"});
+    Placement p = place("atoll", c, f, 4, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"c1", "c2", "c3", "c4"});
     CHECK(p.level == Level::Leaf);
     CHECK(p.leaves == 1);
@@ -140,15 +143,20 @@ TEST_CASE("atoll: the smallest pod that holds the job, split evenly", "[placemen
     FreeState f(c);
     busy(c, f, {"a1"});
     // no leaf holds 6; P1 has 7 free, P2 exactly 6: P2, leaves L3 (4) and L4 (2)
-    Placement p = place("atoll", c, f, 6);
+    Placement p = place("atoll", c, f, 6, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"c1", "c2", "c3", "c4", "d1", "d2"});
     CHECK(p.level == Level::Pod);
     CHECK(p.leaves == 2);
     CHECK(p.pods == 1);
     CHECK(p.hops == 4);
     // 5 nodes in P2: 3 + 2, as even as L4's two hosts allow
-    Placement q = place("atoll", c, f, 5);
+    Placement q = place("atoll", c, f, 5, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, q) == V{"c1", "c2", "c3", "d1", "d2"});
+    // packed by Slurm's best fit: no leaf holds 6, so the best-fit pod P2
+    // (6 of 7 and 6 free), its fullest leaf L3 whole, then L4 for the rest
+    CHECK(names(c, place("atoll", c, f, 6)) == V{"c1", "c2", "c3", "c4", "d1", "d2"});
+    // 5: P2 again, L3 whole, then the leaf nearest to it that holds 1: L4
+    CHECK(names(c, place("atoll", c, f, 5)) == V{"c1", "c2", "c3", "c4", "d1"});
 }
 
 TEST_CASE("atoll: 12 nodes over two leaves with 10 free each is 6+6", "[placement][atoll]")
@@ -156,7 +164,7 @@ TEST_CASE("atoll: 12 nodes over two leaves with 10 free each is 6+6", "[placemen
     Topology t = topo_csv(kTwoTens);
     Cluster c(t);
     FreeState f(c);
-    Placement p = place("atoll", c, f, 12);
+    Placement p = place("atoll", c, f, 12, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"x01", "x02", "x03", "x04", "x05", "x06", "y01", "y02", "y03", "y04", "y05", "y06"});
     REQUIRE(p.per_leaf.size() == 2);
     CHECK(p.per_leaf[0].second == 6);
@@ -673,7 +681,7 @@ TEST_CASE("a host whose atoll-topo health failed makes its islands rank last", "
     CHECK(c.island(c.leaf_of(c.find_host(second[0]))).healthy);
     std::ostringstream islands;
     write_islands(islands, c);
-    CHECK_THAT(islands.str(), Catch::Contains("\nleaf L3 4 0\n"));  // c1's leaf
+    CHECK_THAT(islands.str(), Catch::Contains("\nleaf L1 4 0\n"));  // a1's leaf (ties in fabric order)
     // a line that is not atoll-topo health's (a node's banner) is skipped
     // with FILE:LINE: one node's stray output must not hide the others' failures
     std::istringstream mixed("health: OK\ngpu1: Permission denied\ngpu2: ERROR: ecn: off\n");
