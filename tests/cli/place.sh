@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 42
+plan 46
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -163,3 +163,17 @@ expect "simulate: --leaf-wait without an island request is a usage error (jobs w
 expect "simulate: --bf-reserve without conservative backfill is a usage error" 2 \
     "\-\-bf-reserve: only with --backfill conservative" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --bf-reserve 1
+
+# cost: the step model on a 2:1 fat tree of 24 leaves x 12. One leaf is the
+# best placement of 12 (slowdown 1); 6+6 over two leaves shares each leaf's
+# uplinks (12 x 23.5 / 2 GB/s) with its 6 other hosts: the ring runs at 6/7
+# of the NIC rate, so with half of a step communication (1 + 7/6) / 2 = 1.083.
+"$TOPO" generate --groups 24 --hosts 12 --spines 6 --oversub 2 --format json -o "$work/os2.json"
+out=$("$PLACE" cost "$work/os2.json" "node[001-012]" | grep '^slowdown=')
+check "cost: one leaf is the best placement" [ "$out" = "slowdown=1.000" ]
+out=$("$PLACE" cost "$work/os2.json" "node[001-006,013-018]" --comm-share 0.5 | grep '^slowdown=')
+check "cost: 6+6 over two 2:1 leaves with half the step communication is 1.083" [ "$out" = "slowdown=1.083" ]
+expect "cost: a host off the fabric is an input error" 1 "host 'nodeX' is not a compute host" \
+    "$PLACE" cost "$work/os2.json" "nodeX"
+expect "cost: --compute-ms and --comm-share together are a usage error" 2 "give one of them" \
+    "$PLACE" cost "$work/os2.json" "node[001-002]" --compute-ms 10 --comm-share 0.5

@@ -372,12 +372,26 @@ TEST_CASE("first-fit and random", "[placement]")
     CHECK(make_policy("best", c) == nullptr);
 }
 
-TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]")
+namespace {
+
+// Two leaves of four 4x HDR hosts, leaf ports : uplinks = oversub.
+Topology two_leaves_of_four(double oversub = 1)
 {
     GenSpec g;
     g.groups_per_pod = 2;
     g.hosts_per_group = 4;
-    Topology t = analyse(generate(g));
+    if (oversub > 1) {
+        g.spines_per_pod = 1;
+        g.oversub = oversub;
+    }
+    return analyse(generate(g));
+}
+
+}  // namespace
+
+TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four();
     Cluster c(t);
     FreeState f(c);
     Placement p = place("atoll", c, f, 4);
@@ -386,6 +400,60 @@ TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]
     CHECK(e.gbps == Approx(200));  // 4x HDR
     // 2(N-1) steps of (1 us + 1e9*8/4 bits at 200 Gb/s)
     CHECK(e.seconds == Approx(6 * (1e-6 + 2e9 / 200e9)));
+}
+
+TEST_CASE("a training step follows NCCL's ring and tree formulas", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four();
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 4);
+    REQUIRE(p.leaves == 1);
+    StepModel m;  // 8 GPUs per node, 1 GB per step
+    JobShape job;
+    job.compute_s = 0.5;
+    StepEstimate e = step_time(c, p, job, m);
+    // NIC busBW: 200 Gb/s (4x HDR) / 8 x 0.94 = 23.5 GB/s, per GPU 2.9375
+    CHECK(e.inter_GBps == Approx(23.5 / 8));
+    // NCCL ring: n = 32 ranks, algBW = busBW x n / 2(n-1); latency 8.4 base
+    // + (62 - 6) NVLink steps x 3.4 + 6 network steps x (14 + 1 switch x 1)
+    double ring = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    CHECK(e.ring_s == Approx(ring));
+    // tree: half the busBW, latency 8.4 + 2 (7 x 3.4 + log2(4) x 15)
+    CHECK(e.tree_s == Approx((8.4 + 2 * (7 * 3.4 + 2 * 15.0)) * 1e-6 + 1e9 / (2.9375e9 * 0.5)));
+    CHECK(e.algo == std::string("ring"));
+    CHECK(e.step_s == Approx(0.5 + ring));
+    // one leaf is the best placement of 4: nothing lost
+    CHECK(slowdown(c, p, job, m) == Approx(1));
+}
+
+TEST_CASE("a job across oversubscribed leaves shares their uplinks", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four(2);
+    Cluster c(t);
+    REQUIRE(c.island(c.island(c.at(Level::Leaf)[0]).parent).oversub == Approx(2));
+    FreeState f(c);
+    // two hosts in each leaf, the other two of each leaf busy with other jobs
+    Placement p;
+    for (int h : {0, 1, 4, 5})
+        p.hosts.push_back(h);
+    describe(c, p);
+    REQUIRE(p.leaves == 2);
+    StepModel m;
+    JobShape job;
+    job.comm_share = 1;  // all communication: the slowdown is the collective's
+    StepEstimate e = step_time(c, p, job, m);
+    // a leaf's uplinks: 4 hosts x 23.5 / 2 = 47 GB/s, asked for by the ring's
+    // host-worth (23.5) and the two other hosts' (47): 47 x 23.5 / 70.5 each
+    double up = 47 * 23.5 / 70.5 / 8;
+    CHECK(e.uplink_GBps == Approx(up));
+    double ring = (8.4 + 56 * 3.4 + 6 * (14 + 3 * 1.0)) * 1e-6 + 1e9 / (up * 1e9 * 32 / 62);
+    CHECK(e.ring_s == Approx(ring));
+    double best = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    CHECK(slowdown(c, p, job, m) == Approx(ring / best));
+    // with the uplinks to itself the job loses only the latency of two more switches
+    UplinkLoad idle(c.islands().size(), 0);
+    CHECK(step_time(c, p, job, m, &idle).uplink_GBps == Approx(2.9375));
 }
 
 TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement][simulate]")
