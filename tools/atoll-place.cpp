@@ -43,7 +43,8 @@ const char *usage_text =
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
     "                   [--bf-reserve N]\n"
-    "                   [--span-slowdown F] [--max-jobs N] [--split pack|even]\n"
+    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--model-wait]]\n"
+    "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place policies\n"
     "\n"
@@ -394,6 +395,8 @@ const Metric kMetrics[] = {
     {"mean_turnaround", "mean turnaround (s)", &SimMetrics::mean_turnaround},
     {"bounded_slowdown", "bounded slowdown", &SimMetrics::bounded_slowdown},
     {"fragmentation", "fragmentation", &SimMetrics::fragmentation},
+    {"makespan", "makespan (s)", &SimMetrics::makespan},
+    {"gpu_hours_lost", "GPU-hours lost to slow steps", &SimMetrics::gpu_hours_lost},
 };
 
 void write_svg(std::ostream &o, const std::string &title, const std::vector<std::string> &policies,
@@ -452,9 +455,9 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
-                        {});
+                        {"model-wait"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
     std::unique_ptr<Topology> topo;
@@ -492,6 +495,13 @@ int cmd_simulate(int argc, char **argv)
     opt.bf_window = a.get_double("bf-window", 0, 0, 1e9);
     opt.min_age_reserve = a.get_double("bf-min-age-reserve", 0, 0, 1e9);
     opt.span_slowdown = a.get_double("span-slowdown", 0, 0, 100);
+    opt.comm_share = a.get_double("comm-share", 0, 0.001, 1);
+    opt.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
+    opt.model_wait = a.flag("model-wait");
+    if (opt.model_wait && (opt.comm_share <= 0 || opt.island_wait <= 0))
+        throw Usage("--model-wait needs --comm-share and --island-wait (its upper bound)");
+    if (opt.comm_share > 0 && opt.span_slowdown > 0)
+        throw Usage("--comm-share and --span-slowdown: give one of them");
     opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
     opt.bf_reserve = static_cast<int>(a.get_int("bf-reserve", 0, 0, 1000000));
     if (opt.bf_reserve > 0 && !opt.conservative)
@@ -557,7 +567,7 @@ int cmd_simulate(int argc, char **argv)
         for (const auto &p : policies) {
             const Stat &s = stats[p][mm.key];
             std::ostringstream v;
-            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") ? 1 : 3) << s.mean << " +- "
+            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") || mm.key == std::string("makespan") ? 1 : 3) << s.mean << " +- "
               << s.ci;
             std::cout << std::setw(22) << v.str();
         }

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 46
+plan 49
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -177,3 +177,10 @@ expect "cost: a host off the fabric is an input error" 1 "host 'nodeX' is not a 
     "$PLACE" cost "$work/os2.json" "nodeX"
 expect "cost: --compute-ms and --comm-share together are a usage error" 2 "give one of them" \
     "$PLACE" cost "$work/os2.json" "node[001-002]" --compute-ms 10 --comm-share 0.5
+expect "simulate: --model-wait without --island-wait is a usage error" 2 \
+    "\-\-model-wait needs \-\-comm-share and \-\-island-wait" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --model-wait
+expect "simulate: --comm-share with --span-slowdown is a usage error" 2 "give one of them" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --span-slowdown 0.2
+out=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 | grep -c '^GPU-hours lost to slow steps')
+check "simulate --comm-share reports the GPU-hours lost" [ "$out" = 1 ]
