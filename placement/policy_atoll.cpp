@@ -174,6 +174,14 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             p.notes.push_back("no " + std::string(to_string(last)) + " has room: preferred, so widening");
         for (int lv = static_cast<int>(from); lv <= static_cast<int>(to) && chosen < 0; ++lv) {
             Level L = static_cast<Level>(lv);
+            if (L > Level::Leaf && req.fit == Fit::Auto && req.split == Split::Pack && cap == 0 &&
+                req.max_leaves == 0) {
+                // no leaf holds it: Slurm's best fit over the fabric decides
+                // (below), so weighing every group and pod is wasted time
+                chosen = c.root();
+                p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
+                break;
+            }
             // unhealthy, leaves spanned, left over, parent free, index
             using Key = std::tuple<int, int, int, int, int>;
             std::vector<std::pair<Key, int>> fits;
@@ -281,27 +289,31 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
     }
     bool only_healthy = healthy_cap >= n;
     if (req.split == Split::Pack && cap == 0) {
-        // Slurm's own best fit inside the chosen island (and, when the
-        // fabric must span pods, the chosen pods): it fills the fullest
-        // leaves and the nearest, so what is left stays together.
-        FreeState inside(c, false);
-        int held = 0;
-        for (int pass = 0; pass < 2 && held < n; ++pass)
-            for (int r : req.fit == Fit::Auto ? std::vector<int>{c.root()} : std::vector<int>{chosen})
-                for (int l : c.island(r).leaf_islands) {
+        // Slurm's own best fit inside the chosen island (for auto, the
+        // whole fabric), healthy leaves first: it fills the fullest leaves
+        // and the nearest, so what is left stays together.
+        const int scope = req.fit == Fit::Auto ? c.root() : chosen;
+        const bool whole = scope == c.root() && c.island(scope).healthy;  // no copy needed
+        std::unique_ptr<FreeState> inside;
+        if (!whole) {
+            inside = std::make_unique<FreeState>(c, false);
+            int held = 0;
+            for (int pass = 0; pass < 2 && held < n; ++pass)
+                for (int l : c.island(scope).leaf_islands) {
                     if (pass == 0 && !c.island(l).healthy)
                         continue;
                     for (int h : c.island(l).hosts)
-                        if (free.is_free(h) && !inside.is_free(h)) {
-                            inside.set(h, true);
+                        if (free.is_free(h) && !inside->is_free(h)) {
+                            inside->set(h, true);
                             ++held;
                         }
                 }
+        }
         Request sub;
         sub.nodes = n;
         if (!tree_)
             tree_ = make_slurm_tree_policy();
-        Placement q = tree_->place(inside, sub);
+        Placement q = tree_->place(whole ? free : *inside, sub);
         if (q.ok && (req.max_leaves == 0 || q.leaves <= req.max_leaves)) {
             p.hosts = std::move(q.hosts);
             p.notes.push_back("packed " + std::to_string(n) + " over " + std::to_string(q.leaves) +
