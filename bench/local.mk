@@ -8,4 +8,4 @@ noinst_PROGRAMS += bench/atoll-bench-place
 bench_atoll_bench_place_SOURCES = bench/bench-place.cpp
 bench_atoll_bench_place_LDADD = placement/libatoll-placement.la topology/libatoll-topology.la topology/libatoll-ibnetdisc.la
 bench_atoll_bench_place_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
-EXTRA_DIST += bench/bench-place.sh bench/bench-slurm.sh bench/bench-islands.sh bench/slurm-replay.sh
+EXTRA_DIST += bench/bench-place.sh bench/bench-slurm.sh bench/bench-islands.sh bench/slurm-replay.sh bench/bench-cost.sh

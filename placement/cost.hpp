@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "placement/policy.hpp"
 
@@ -27,5 +28,71 @@ struct Estimate {
 // Ring all-reduce over the placement's hosts: 2(N-1) steps, each moving
 // bytes/N over the slowest link at latency hops x hop_latency.
 Estimate ring_allreduce(const Cluster &c, const Placement &p, double bytes, const CostModel &m);
+
+// ---- A training step on a placement ----------------------------------------
+//
+// The collectives NCCL runs for a data-parallel step, with NCCL's own model
+// (src/graph/tuning.cc, NVIDIA/nccl at 5067397c): ring all-reduce moves
+// 2(n-1)/n of the bytes through every rank (busBW = algBW x 2(n-1)/n) in
+// 2(n-1) steps, of which 2(N-1) cross the network for N nodes; tree
+// all-reduce runs at half the bus bandwidth (NCCL's ratio .5) with latency
+// 2((g-1) intra + log2(N) inter). The intra-node part goes over NVLink, the
+// inter-node part over each GPU's NIC (its rail), and the part that leaves a
+// leaf over the leaf's uplinks, shared by every job that crosses them.
+
+struct StepModel {
+    double nvlink_GBps = 360;     // per GPU, NCCL busBW inside a DGX H100 (nccl-tests#290 reports 476 with NVLS)
+    double net_efficiency = 0.94; // busBW / NIC line rate: 46-48 GB/s on a 400 Gb/s NDR NIC (nccl-tests#290)
+    double base_lat_us = 8.4;     // NCCL baseLatencies, Ring and Tree, Simple protocol
+    double nvlink_lat_us = 3.4;   // NCCL hwLatencies NVLINK, Ring, Simple (Tree: 4.0)
+    double net_lat_us = 14.0;     // NCCL hwLatencies NET, Ring and Tree, Simple
+    double hop_lat_us = 1.0;      // per switch crossed (a guess: ~1 us InfiniBand, 1.5 RoCE, 25 cloud)
+    double assumed_gbps = 100;    // host bandwidth when the fabric does not say
+};
+StepModel default_step_model(FabricKind k);
+
+// What a job is: its GPUs per node, the bytes it all-reduces per step
+// (gradients) and its compute per step, or instead the share of a step that
+// communication takes on the best placement of its size (0..1).
+struct JobShape {
+    int gpus_per_node = 8;
+    double bytes = 1e9;
+    double compute_s = -1;     // < 0: use comm_share
+    double comm_share = 0.3;
+    bool all_to_all = false;   // expert parallelism: all-to-all of `bytes` per rank instead
+};
+
+// Hosts on a leaf whose jobs already send across its uplinks (other jobs),
+// by leaf island; empty: the busy-fabric assumption, every other host of a
+// leaf crosses its uplinks too (the fair share is host bandwidth / oversub).
+using UplinkLoad = std::vector<int>;
+
+struct StepEstimate {
+    int nodes = 0, ranks = 0, leaves = 0;
+    double ring_s = 0, tree_s = 0, a2a_s = 0;  // the collective alone
+    double comm_s = 0;                         // what NCCL would pick (min of ring and tree), or all-to-all
+    double step_s = 0;                         // compute + comm
+    double inter_GBps = 0;                     // per GPU across nodes (after the leaf's uplink share)
+    double uplink_GBps = 0;                    // per GPU across leaves (0: one leaf)
+    const char *algo = "none";
+    bool assumed = false;                      // the host bandwidth is the model's assumption
+};
+
+// The step on these hosts (a Placement filled by describe()).
+StepEstimate step_time(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
+                       const UplinkLoad *load = nullptr);
+// The same number of hosts on the best placement the fabric has (the fewest
+// leaves, an empty fabric).
+StepEstimate best_step_time(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);
+// step_time(p) / best_step_time(p's size): 1 when nothing is lost.
+double slowdown(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
+                const UplinkLoad *load = nullptr);
+
+// The slowdown of `nodes` hosts spread over one leaf more than the fewest
+// (the largest leaves, as even as they allow), the leaves' other hosts
+// crossing their uplinks too: what spanning now costs a job that could have
+// waited for its island. 1 plus a few microseconds' worth on a non-blocking
+// fabric; 1 for a job that fits one host.
+double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);
 
 }  // namespace atl

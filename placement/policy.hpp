@@ -20,9 +20,11 @@ namespace atl {
 enum class Fit : std::uint8_t { Auto, Preferred, Required };
 const char *to_string(Fit f);
 
-// How a job that spans leaves is divided: Even balances the leaves (12 over
-// two leaves with 10 free: 6+6), Pack fills the fullest first (10+2) so that
-// what is left stays together for the next job.
+// How a job that spans leaves is divided: Pack (the default) is Slurm's best
+// fit, the fullest leaves first (12 over two leaves with 10 free: 10+2), so
+// that what is left stays together for the next job; Even balances the
+// leaves (6+6), which left more part-used leaves and more extra leaves per
+// job than Slurm's topology/tree on every trace of bench-place.
 enum class Split : std::uint8_t { Even, Pack };
 const char *to_string(Split s);
 
@@ -32,7 +34,7 @@ struct Request {
     Fit fit = Fit::Auto;
     int max_per_leaf = 0;  // spread: at most this many hosts per leaf island (0: no limit)
     int max_leaves = 0;    // at most this many leaf islands, like Slurm's --switches=N (0: no limit)
-    Split split = Split::Even;
+    Split split = Split::Pack;
 };
 
 struct Candidate {           // an island weighed by the policy, for --explain

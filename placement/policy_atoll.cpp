@@ -1,9 +1,11 @@
 // atoll: the smallest island level that can hold the job; among its islands
-// the best fit (least left over), healthy islands first, ties to the island
-// whose parent is busiest so that whole islands stay whole for large jobs.
-// A job that must span takes the fewest pods, then the fewest leaves, picked
-// to leave as little as possible over, and is split evenly across them
-// (Split::Pack fills the fullest first instead).
+// the best fit (least left over), healthy islands first. A job that must span
+// an island is placed inside it by Slurm's own best fit (Split::Pack, the
+// default: the fullest leaves first, the tightest leaf for the rest; for
+// `auto`, over the whole fabric), so it spans no more extra leaves than
+// Slurm's topology/tree would. Split::Even instead takes the fewest pods,
+// then the fewest leaves that leave as little as possible over, split evenly
+// across them, and breaks ties to the island whose parent is busiest.
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -69,18 +71,42 @@ std::vector<int> even_split(const std::vector<Item> &items, int n)
     return give;
 }
 
-// n filling the fullest leaves first: leftovers gather in one leaf.
-std::vector<int> pack_split(std::vector<Item> &items, int n)
+// Slurm's best fit over leaves (_eval_nodes_topo): while no leaf holds what
+// is left, take the fullest whole; then the smallest leaf that holds the
+// rest. The fewest leaves, as fewest_that_fit(), but the whole leaves it uses
+// up are the fullest ones and the one it leaves part-used is the tightest fit,
+// so the free hosts left over stay together. Returns the leaves in the order
+// taken; give[i] hosts from each.
+std::vector<Item> best_fit_pack(std::vector<Item> items, int n, std::vector<int> &give)
 {
     std::sort(items.begin(), items.end(),
               [](const Item &a, const Item &b) { return a.cap != b.cap ? a.cap > b.cap : a.id < b.id; });
-    std::vector<int> give(items.size(), 0);
+    std::vector<Item> chosen;
+    give.clear();
     int rem = n;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        give[i] = std::min(rem, items[i].cap);
-        rem -= give[i];
+    std::size_t i = 0;
+    while (rem > 0 && i < items.size()) {
+        // the smallest of the rest that holds rem (items are largest first)
+        std::size_t fit = items.size();
+        for (std::size_t k = items.size(); k-- > i;)
+            if (items[k].cap >= rem) {
+                fit = k;
+                break;
+            }
+        while (fit < items.size() && fit > i && items[fit - 1].cap == items[fit].cap)
+            --fit;  // ties in fabric order
+        if (fit < items.size()) {
+            chosen.push_back(items[fit]);
+            give.push_back(rem);
+            rem = 0;
+            break;
+        }
+        chosen.push_back(items[i]);
+        give.push_back(items[i].cap);
+        rem -= items[i].cap;
+        ++i;
     }
-    return give;
+    return chosen;
 }
 
 class Atoll : public Policy {
@@ -96,6 +122,7 @@ private:
     int leaves_in(const FreeState &free, const std::vector<int> &leaves, int n, int cap);
     std::vector<int> domain_order(const FreeState &free, int island, int k) const;
     std::vector<int> caps_;  // scratch
+    std::unique_ptr<Policy> tree_;  // Slurm's best fit, for Split::Pack
 };
 
 int Atoll::usable(const FreeState &free, int island, int cap) const
@@ -181,6 +208,14 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             p.notes.push_back("no " + std::string(to_string(last)) + " has room: preferred, so widening");
         for (int lv = static_cast<int>(from); lv <= static_cast<int>(to) && chosen < 0; ++lv) {
             Level L = static_cast<Level>(lv);
+            if (L > Level::Leaf && req.fit == Fit::Auto && req.split == Split::Pack && cap == 0 &&
+                req.max_leaves == 0) {
+                // no leaf holds it: Slurm's best fit over the fabric decides
+                // (below), so weighing every group and pod is wasted time
+                chosen = c.root();
+                p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
+                break;
+            }
             // unhealthy, leaves spanned, left over, parent free, index
             using Key = std::tuple<int, int, int, int, int>;
             std::vector<std::pair<Key, int>> fits;
@@ -200,7 +235,10 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 int up = is.parent;
                 while (up >= 0 && c.capacity(up) == c.capacity(i))
                     up = c.island(up).parent;
-                fits.push_back({Key{is.healthy ? 0 : 1, k, u - n, up >= 0 ? free.free_in(up) : 0, i}, i});
+                // Even: ties to the busiest parent; Pack: in fabric order, as
+                // Slurm's best fit breaks them (fewer extra leaves on a trace)
+                bool busy_parent = req.split == Split::Even && up >= 0;
+                fits.push_back({Key{is.healthy ? 0 : 1, k, u - n, busy_parent ? free.free_in(up) : 0, i}, i});
             }
             if (fits.empty()) {
                 p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
@@ -284,12 +322,53 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         }
     }
     bool only_healthy = healthy_cap >= n;
-    auto picked = fewest_that_fit(only_healthy ? healthy : all, n);
+    if (req.split == Split::Pack && cap == 0) {
+        // Slurm's own best fit inside the chosen island (for auto, the
+        // whole fabric), healthy leaves first: it fills the fullest leaves
+        // and the nearest, so what is left stays together.
+        const int scope = req.fit == Fit::Auto ? c.root() : chosen;
+        const bool whole = scope == c.root() && c.island(scope).healthy;  // no copy needed
+        std::unique_ptr<FreeState> inside;
+        if (!whole) {
+            inside = std::make_unique<FreeState>(c, false);
+            int held = 0;
+            for (int pass = 0; pass < 2 && held < n; ++pass)
+                for (int l : c.island(scope).leaf_islands) {
+                    if (pass == 0 && !c.island(l).healthy)
+                        continue;
+                    for (int h : c.island(l).hosts)
+                        if (free.is_free(h) && !inside->is_free(h)) {
+                            inside->set(h, true);
+                            ++held;
+                        }
+                }
+        }
+        Request sub;
+        sub.nodes = n;
+        if (!tree_)
+            tree_ = make_slurm_tree_policy();
+        Placement q = tree_->place(whole ? free : *inside, sub);
+        if (q.ok && (req.max_leaves == 0 || q.leaves <= req.max_leaves)) {
+            p.hosts = std::move(q.hosts);
+            p.notes.push_back("packed " + std::to_string(n) + " over " + std::to_string(q.leaves) +
+                              " leaves by Slurm's best fit" + (only_healthy ? " (healthy leaves)" : ""));
+            p.ok = true;
+            return p;
+        }
+    }
+    std::vector<int> give;
+    auto pick = [&](const std::vector<Item> &from) {
+        if (req.split == Split::Pack)
+            return best_fit_pack(from, n, give);
+        auto fewest = fewest_that_fit(from, n);
+        give = even_split(fewest, n);
+        return fewest;
+    };
+    auto picked = pick(only_healthy ? healthy : all);
     if (only_healthy && req.max_leaves > 0 && static_cast<int>(picked.size()) > req.max_leaves) {
         only_healthy = false;  // the leaf limit first: it is what the job waited for
-        picked = fewest_that_fit(all, n);
+        picked = pick(all);
     }
-    auto give = req.split == Split::Even ? even_split(picked, n) : pack_split(picked, n);
     std::ostringstream note;
     note << (req.split == Split::Even ? "split " : "packed ") << n << " over " << picked.size() << " leaves (fewest possible" << (only_healthy ? ", healthy" : "")
          << "):";

@@ -1,6 +1,7 @@
 #include "slurm/simulate.hpp"
 
 #include "slurm/ask.hpp"
+#include "placement/cost.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,15 +25,17 @@ struct Live {
     std::vector<int> hosts;
     Level min_level = Level::Fabric;
     const SlurmAsk *ask = nullptr;  // what job_submit.lua would ask Slurm for it
+    double island_wait = 0;         // its own bound (opt.model_wait: what spanning costs it, at most opt's)
+    std::vector<int> crossing;      // leaves whose uplinks its ring crosses while it runs
 };
 
 // The island request a job of the replay makes: its smallest level,
 // required (--fit required), or auto (an island wait), or none.
-std::string request_text(const SimOptions &opt, Level min_level)
+std::string request_text(const SimOptions &opt, Level min_level, double island_wait)
 {
     if (opt.required)
         return min_level == Level::Fabric ? "auto" : std::string(to_string(min_level)) + ":required";
-    return opt.island_wait > 0 ? "auto" : "none";
+    return island_wait > 0 ? "auto" : "none";
 }
 
 }  // namespace
@@ -66,11 +69,27 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             }
         jobs.push_back(l);
     }
+    JobShape shape;
+    shape.gpus_per_node = opt.gpus_per_node;
+    shape.comm_share = opt.comm_share;
+    const StepModel model = default_step_model(c.kind());
+    std::map<int, double> span_cost;  // nodes -> span_slowdown
+    for (Live &l : jobs) {
+        l.island_wait = opt.island_wait;
+        if (opt.model_wait && opt.comm_share > 0) {
+            auto it = span_cost.find(l.nodes);
+            if (it == span_cost.end())
+                it = span_cost.emplace(l.nodes, span_slowdown(c, l.nodes, shape, model)).first;
+            l.island_wait = std::min(opt.island_wait, (it->second - 1) * l.duration);
+            if (l.island_wait < 1)
+                l.island_wait = 0;  // spanning is free: ask nothing
+        }
+    }
     // what each job asks Slurm: slurm/ask.cpp, the author of job_submit.lua's
     // table and of cli_filter.lua's answers (one per request and node count)
     std::map<std::pair<std::string, int>, SlurmAsk> asks;
     for (Live &l : jobs) {
-        std::string text = request_text(opt, l.min_level);
+        std::string text = request_text(opt, l.min_level, l.island_wait);
         auto key = std::make_pair(text, l.nodes);
         auto it = asks.find(key);
         if (it == asks.end())
@@ -80,6 +99,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     m.jobs = static_cast<int>(jobs.size());
     if (jobs.empty())
         return m;
+    UplinkLoad crossing(c.islands().size(), 0);
 
     // Arrivals: jitter the gaps, then scale them to the offered load asked for.
     std::mt19937_64 rng(opt.seed);
@@ -132,7 +152,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         const SlurmAsk &a = *j.ask;
         if (a.none)
             return req;
-        bool island = waiting(j, t, opt.island_wait);
+        bool island = waiting(j, t, j.island_wait);
         const std::vector<int> *held = a.constraint.empty() ? nullptr : &a.constraint;
         if (a.widen && !island)
             held = a.wider.empty() ? nullptr : &a.wider;
@@ -159,6 +179,17 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         free.take(p.hosts);
         if (also)
             also->take(p.hosts);
+        if (opt.comm_share > 0 && j.nodes >= 2) {
+            double sd = slowdown(c, p, shape, model, &crossing);
+            m.gpu_hours_lost += j.nodes * opt.gpus_per_node * j.duration * (sd - 1) / 3600;
+            j.duration *= sd;
+            j.limit = std::max(j.limit, j.duration);
+            if (p.leaves > 1)
+                for (const auto &pl : p.per_leaf) {
+                    j.crossing.push_back(pl.first);
+                    ++crossing[static_cast<std::size_t>(pl.first)];
+                }
+        }
         if (opt.span_slowdown > 0 && p.leaves > c.min_leaves(j.nodes)) {
             j.duration *= 1 + opt.span_slowdown;  // all-reduce over the slower path
             j.limit = std::max(j.limit, j.duration);
@@ -216,7 +247,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (j.wait_from < 0) {
             // like Slurm's wait4switch_start: the clock starts at the first try
             j.wait_from = now;
-            for (double bound : {opt.island_wait, opt.leaf_wait})
+            for (double bound : {j.island_wait, opt.leaf_wait})
                 if (bound > 0)
                     wakeups.push(now + bound);
         }
@@ -387,6 +418,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             const Live &e = jobs[static_cast<std::size_t>(ji)];
             running.erase(running.find({e.start + e.limit, ji}));
             free.give(jobs[static_cast<std::size_t>(ji)].hosts);
+            for (int l : e.crossing)
+                --crossing[static_cast<std::size_t>(l)];
         }
         while (!wakeups.empty() && wakeups.top() <= now) {
             pass_needed = pass_needed || wakeups.top() != bf_woken;  // a wait ran out, an age was reached

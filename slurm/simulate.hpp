@@ -33,8 +33,17 @@ struct SimOptions {
                                // (Slurm's bf_job_part_count_reserve; 0: every job it looks at)
     double bf_interval = 0;    // seconds between backfill passes (Slurm's bf_interval; 0: at every event)
     double span_slowdown = 0;  // a job on more leaves than its fewest runs this much longer (0.2: 20 %)
+    // The step model (placement/cost.hpp): with comm_share > 0 a job's trace
+    // duration is its time on the best placement of its size, comm_share of
+    // it communication, and it runs as long as the model says for where it
+    // landed and who shares its leaves' uplinks (every other job spanning a
+    // leaf sends one ring's worth across it).
+    double comm_share = 0;
+    int gpus_per_node = 8;
+    bool model_wait = false;   // a job waits for its island (island_wait, the upper bound) no longer
+                               // than spanning now would cost it: (span_slowdown - 1) x its duration
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
-    Split split = Split::Even; // how spanning jobs are divided (policies that choose)
+    Split split = Split::Pack; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job
 };
 
@@ -61,6 +70,7 @@ struct SimMetrics {
     double fragmentation = 0;               // time-mean share of the pool free but unusable in one leaf
     double offered_load = 0;                // after scaling
     double makespan = 0;
+    double gpu_hours_lost = 0;              // GPU-hours spent beyond the best placement (comm_share > 0)
 };
 
 SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &policy, const SimOptions &opt);

@@ -29,19 +29,22 @@ namespace {
 
 const char *usage_text =
     "usage: atoll-place place FABRIC --nodes N [--free HOSTLIST] [--level domain|leaf|group|pod|fabric]\n"
-    "                   [--fit required|preferred] [--spread N] [--split even|pack]\n"
+    "                   [--fit required|preferred] [--spread N] [--split pack|even]\n"
     "                   [--policy NAME] [--seed N]\n"
     "                   [--json] [--explain] [--message-size BYTES] [--fabric-type ib|roce|cloud]\n"
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
     "                   [--slurm-conf FILE [--partition NAME]] [--topology tree|block] [--block-size N]\n"
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
+    "       atoll-place cost FABRIC HOSTLIST [--gpus-per-node N] [--bytes B]\n"
+    "                   [--compute-ms T | --comm-share S] [--all-to-all] [--explain]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
     "                   [--bf-reserve N]\n"
-    "                   [--span-slowdown F] [--max-jobs N] [--split even|pack]\n"
+    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--model-wait]]\n"
+    "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
     "       atoll-place policies\n"
@@ -90,7 +93,7 @@ double parse_size(const std::string &s)
 
 Split parse_split(const Args &a)
 {
-    return a.get_one_of("split", {"even", "pack"}) == "pack" ? Split::Pack : Split::Even;
+    return a.get_one_of("split", {"pack", "even"}) == "pack" ? Split::Pack : Split::Even;
 }
 
 Level parse_level(const std::string &opt, const std::string &v)
@@ -393,6 +396,8 @@ const Metric kMetrics[] = {
     {"mean_turnaround", "mean turnaround (s)", &SimMetrics::mean_turnaround},
     {"bounded_slowdown", "bounded slowdown", &SimMetrics::bounded_slowdown},
     {"fragmentation", "fragmentation", &SimMetrics::fragmentation},
+    {"makespan", "makespan (s)", &SimMetrics::makespan},
+    {"gpu_hours_lost", "GPU-hours lost to slow steps", &SimMetrics::gpu_hours_lost},
 };
 
 void write_svg(std::ostream &o, const std::string &title, const std::vector<std::string> &policies,
@@ -484,9 +489,9 @@ int cmd_order(int argc, char **argv)
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
-                        {});
+                        {"model-wait"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
     std::unique_ptr<Topology> topo;
@@ -524,6 +529,13 @@ int cmd_simulate(int argc, char **argv)
     opt.bf_window = a.get_double("bf-window", 0, 0, 1e9);
     opt.min_age_reserve = a.get_double("bf-min-age-reserve", 0, 0, 1e9);
     opt.span_slowdown = a.get_double("span-slowdown", 0, 0, 100);
+    opt.comm_share = a.get_double("comm-share", 0, 0.001, 1);
+    opt.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
+    opt.model_wait = a.flag("model-wait");
+    if (opt.model_wait && (opt.comm_share <= 0 || opt.island_wait <= 0))
+        throw Usage("--model-wait needs --comm-share and --island-wait (its upper bound)");
+    if (opt.comm_share > 0 && opt.span_slowdown > 0)
+        throw Usage("--comm-share and --span-slowdown: give one of them");
     opt.conservative = a.get_one_of("backfill", {"easy", "conservative"}) == "conservative";
     opt.bf_reserve = static_cast<int>(a.get_int("bf-reserve", 0, 0, 1000000));
     if (opt.bf_reserve > 0 && !opt.conservative)
@@ -592,7 +604,7 @@ int cmd_simulate(int argc, char **argv)
         for (const auto &p : policies) {
             const Stat &s = stats[p][mm.key];
             std::ostringstream v;
-            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") ? 1 : 3) << s.mean << " +- "
+            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") || mm.key == std::string("makespan") ? 1 : 3) << s.mean << " +- "
               << s.ci;
             std::cout << std::setw(22) << v.str();
         }
@@ -679,6 +691,67 @@ int cmd_simulate(int argc, char **argv)
     return 0;
 }
 
+// The model's step time of a job on these hosts, against the best placement
+// of the same size (placement/cost.hpp).
+int cmd_cost(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"gpus-per-node", "bytes", "compute-ms", "comm-share", "fabric-type", "format", "csv-columns"},
+                        {"explain", "all-to-all"});
+    if (a.operands.size() != 2)
+        throw Usage("cost: give FABRIC and HOSTLIST");
+    if (a.flag("compute-ms") && a.flag("comm-share"))
+        throw Usage("--compute-ms and --comm-share: give one of them");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    std::vector<std::string> names;
+    try {
+        names = expand_hostlist(a.operands[1]);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(std::string("HOSTLIST: ") + e.what());
+    }
+    Placement p;
+    for (const auto &n : names) {
+        int h = c.find_host(n);
+        if (h < 0 || !c.in_pool(h))
+            throw InputError("HOSTLIST: host " + shown(n) + " is not a compute host of the fabric " + c.source());
+        p.hosts.push_back(h);
+    }
+    std::sort(p.hosts.begin(), p.hosts.end());
+    p.hosts.erase(std::unique(p.hosts.begin(), p.hosts.end()), p.hosts.end());
+    describe(c, p);
+    JobShape job;
+    job.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
+    job.bytes = parse_size(a.get("bytes", "1G"));
+    if (a.flag("compute-ms"))
+        job.compute_s = a.get_double("compute-ms", 0, 0, 1e9) / 1000;
+    job.comm_share = a.get_double("comm-share", 0.3, 0.001, 1);
+    job.all_to_all = a.flag("all-to-all");
+    StepModel m = default_step_model(c.kind());
+    StepEstimate here = step_time(c, p, job, m);
+    StepEstimate best = best_step_time(c, static_cast<int>(p.hosts.size()), job, m);
+    std::cout << std::fixed << std::setprecision(3) << "step_ms=" << here.step_s * 1e3 << "\n"
+              << "best_ms=" << best.step_s * 1e3 << "\n"
+              << "slowdown=" << (best.step_s > 0 ? here.step_s / best.step_s : 1.0) << "\n";
+    if (a.flag("explain")) {
+        auto line = [&](const char *what, const StepEstimate &e) {
+            std::cerr << what << ": " << e.nodes << " nodes x " << job.gpus_per_node << " GPUs on " << e.leaves
+                      << " leaves; " << e.algo << " " << e.comm_s * 1e3 << " ms (ring " << e.ring_s * 1e3
+                      << ", tree " << e.tree_s * 1e3 << "); per GPU " << e.inter_GBps << " GB/s across nodes";
+            if (e.leaves > 1)
+                std::cerr << ", " << e.uplink_GBps << " GB/s across leaves";
+            std::cerr << "; step " << e.step_s * 1e3 << " ms" << (e.assumed ? " (host bandwidth assumed)" : "")
+                      << "\n";
+        };
+        line("here", here);
+        line("best", best);
+        std::cerr << "model: NCCL's ring and tree formulas (src/graph/tuning.cc), NVLink " << m.nvlink_GBps
+                  << " GB/s per GPU, NIC busBW " << m.net_efficiency * 100
+                  << " % of line rate; the leaf's other hosts assumed to cross its uplinks too\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -688,6 +761,7 @@ int main(int argc, char **argv)
         if (cmd == "simulate") return cmd_simulate(argc, argv);
         if (cmd == "order") return cmd_order(argc, argv);
         if (cmd == "settings") return cmd_settings(argc, argv);
+        if (cmd == "cost") return cmd_cost(argc, argv);
         if (cmd == "policies") {
             for (const auto &p : policy_names())
                 std::cout << p << "\n";

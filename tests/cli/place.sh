@@ -3,15 +3,17 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 40
+plan 49
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
 
 out=$("$PLACE" place "$work/ft.json" --nodes 8)
 check "8 nodes fill one leaf" [ "$out" = "node[001-008]" ]
+out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]" --split even)
+if [ "$out" = "node[003-014]" ]; then ok "12 over two leaves with 6 and 8 free is 6+6 with --split even"; else not_ok "12 over two leaves with 6 and 8 free is 6+6 with --split even"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]")
-if [ "$out" = "node[003-014]" ]; then ok "12 over two leaves with 6 and 8 free is 6+6"; else not_ok "12 over two leaves with 6 and 8 free is 6+6"; diag "$out"; fi
+if [ "$out" = "node[003-006,009-016]" ]; then ok "12 packed by Slurm's best fit by default: the fuller leaf whole, then 4"; else not_ok "12 packed by Slurm's best fit by default: the fuller leaf whole, then 4"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 12 --free "node[003-016]" --policy slurm-tree)
 if [ "$out" = "node[003-006,009-016]" ]; then ok "slurm-tree takes the fuller leaf whole, then 4"; else not_ok "slurm-tree takes the fuller leaf whole, then 4"; diag "$out"; fi
 "$PLACE" place "$work/ft.json" --nodes 12 --json --explain >"$work/p.json" 2>"$work/explain"
@@ -25,8 +27,10 @@ rc=$?
 if [ $rc -eq 3 ] && grep -q "the largest leaf holds 8" "$work/err"; then ok "a request no leaf can ever hold exits 3 and names the largest"; else not_ok "a request no leaf can ever hold exits 3 and names the largest"; fi
 "$PLACE" place "$work/ft.json" --nodes 4 --level leaf --free "node[001-003,009-011]" 2>"$work/err"
 if [ $? -eq 3 ] && grep -q "no leaf has 4 free nodes" "$work/err"; then ok "no leaf with room now exits 3"; else not_ok "no leaf with room now exits 3"; fi
+out=$("$PLACE" place "$work/ft.json" --nodes 4 --level leaf --fit preferred --free "node[001-003,009-011]" --split even)
+if [ "$out" = "node[001-002,009-010]" ]; then ok "preferred widens to the pod (even split)"; else not_ok "preferred widens to the pod (even split)"; diag "$out"; fi
 out=$("$PLACE" place "$work/ft.json" --nodes 4 --level leaf --fit preferred --free "node[001-003,009-011]")
-if [ "$out" = "node[001-002,009-010]" ]; then ok "preferred widens to the pod"; else not_ok "preferred widens to the pod"; diag "$out"; fi
+if [ "$out" = "node[001-003,009]" ]; then ok "preferred widens to the pod, packed: the first leaf of 3 whole, then 1"; else not_ok "preferred widens to the pod, packed: the first leaf of 3 whole, then 1"; diag "$out"; fi
 
 # --slurm: what cli_filter.lua hands Slurm. node001-004 (leaf 1) and
 # node009-016 (leaf 2) are free: leaf 1 is the exact fit, then leaf 2, then
@@ -159,3 +163,24 @@ expect "simulate: --leaf-wait without an island request is a usage error (jobs w
 expect "simulate: --bf-reserve without conservative backfill is a usage error" 2 \
     "\-\-bf-reserve: only with --backfill conservative" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --bf-reserve 1
+
+# cost: the step model on a 2:1 fat tree of 24 leaves x 12. One leaf is the
+# best placement of 12 (slowdown 1); 6+6 over two leaves shares each leaf's
+# uplinks (12 x 23.5 / 2 GB/s) with its 6 other hosts: the ring runs at 6/7
+# of the NIC rate, so with half of a step communication (1 + 7/6) / 2 = 1.083.
+"$TOPO" generate --groups 24 --hosts 12 --spines 6 --oversub 2 --format json -o "$work/os2.json"
+out=$("$PLACE" cost "$work/os2.json" "node[001-012]" | grep '^slowdown=')
+check "cost: one leaf is the best placement" [ "$out" = "slowdown=1.000" ]
+out=$("$PLACE" cost "$work/os2.json" "node[001-006,013-018]" --comm-share 0.5 | grep '^slowdown=')
+check "cost: 6+6 over two 2:1 leaves with half the step communication is 1.083" [ "$out" = "slowdown=1.083" ]
+expect "cost: a host off the fabric is an input error" 1 "host 'nodeX' is not a compute host" \
+    "$PLACE" cost "$work/os2.json" "nodeX"
+expect "cost: --compute-ms and --comm-share together are a usage error" 2 "give one of them" \
+    "$PLACE" cost "$work/os2.json" "node[001-002]" --compute-ms 10 --comm-share 0.5
+expect "simulate: --model-wait without --island-wait is a usage error" 2 \
+    "\-\-model-wait needs \-\-comm-share and \-\-island-wait" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --model-wait
+expect "simulate: --comm-share with --span-slowdown is a usage error" 2 "give one of them" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --span-slowdown 0.2
+out=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 | grep -c '^GPU-hours lost to slow steps')
+check "simulate --comm-share reports the GPU-hours lost" [ "$out" = 1 ]

@@ -56,7 +56,7 @@ void busy(const Cluster &c, FreeState &f, std::initializer_list<const char *> ho
 }
 
 Placement place(const char *policy, const Cluster &c, const FreeState &f, int n, Level level = Level::Fabric,
-                Fit fit = Fit::Auto, int max_leaves = 0)
+                Fit fit = Fit::Auto, int max_leaves = 0, Split split = Split::Pack)
 {
     auto p = make_policy(policy, c);
     REQUIRE(p);
@@ -65,6 +65,7 @@ Placement place(const char *policy, const Cluster &c, const FreeState &f, int n,
     r.level = level;
     r.fit = fit;
     r.max_leaves = max_leaves;
+    r.split = split;
     return p->place(f, r);
 }
 
@@ -118,7 +119,7 @@ TEST_CASE("the placement view of a two-pod fabric", "[placement]")
     CHECK(c.tree()[0].dist[2] == 4);
 }
 
-TEST_CASE("atoll: best fit among leaves, ties to the busier pod", "[placement][atoll]")
+TEST_CASE("atoll: best fit among leaves, ties to the busier pod when splitting evenly", "[placement][atoll]")
 {
     Topology t = topo_csv(kTwoPods);
     Cluster c(t);
@@ -126,7 +127,9 @@ TEST_CASE("atoll: best fit among leaves, ties to the busier pod", "[placement][a
     busy(c, f, {"a1", "a2"});
     CHECK(names(c, place("atoll", c, f, 2)) == V{"a3", "a4"});  // L1 fits exactly
     busy(c, f, {"d1"});  // P1 has 6 free, P2 5
-    Placement p = place("atoll", c, f, 4);  // L2 and L3 both fit exactly
+    // L2 and L3 both fit exactly: in fabric order, as Slurm's best fit breaks the tie
+    CHECK(names(c, place("atoll", c, f, 4)) == V{"b1", "b2", "b3", "b4"});
+    Placement p = place("atoll", c, f, 4, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"c1", "c2", "c3", "c4"});
     CHECK(p.level == Level::Leaf);
     CHECK(p.leaves == 1);
@@ -140,15 +143,20 @@ TEST_CASE("atoll: the smallest pod that holds the job, split evenly", "[placemen
     FreeState f(c);
     busy(c, f, {"a1"});
     // no leaf holds 6; P1 has 7 free, P2 exactly 6: P2, leaves L3 (4) and L4 (2)
-    Placement p = place("atoll", c, f, 6);
+    Placement p = place("atoll", c, f, 6, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"c1", "c2", "c3", "c4", "d1", "d2"});
     CHECK(p.level == Level::Pod);
     CHECK(p.leaves == 2);
     CHECK(p.pods == 1);
     CHECK(p.hops == 4);
     // 5 nodes in P2: 3 + 2, as even as L4's two hosts allow
-    Placement q = place("atoll", c, f, 5);
+    Placement q = place("atoll", c, f, 5, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, q) == V{"c1", "c2", "c3", "d1", "d2"});
+    // packed by Slurm's best fit: no leaf holds 6, so the best-fit pod P2
+    // (6 of 7 and 6 free), its fullest leaf L3 whole, then L4 for the rest
+    CHECK(names(c, place("atoll", c, f, 6)) == V{"c1", "c2", "c3", "c4", "d1", "d2"});
+    // 5: P2 again, L3 whole, then the leaf nearest to it that holds 1: L4
+    CHECK(names(c, place("atoll", c, f, 5)) == V{"c1", "c2", "c3", "c4", "d1"});
 }
 
 TEST_CASE("atoll: 12 nodes over two leaves with 10 free each is 6+6", "[placement][atoll]")
@@ -156,7 +164,7 @@ TEST_CASE("atoll: 12 nodes over two leaves with 10 free each is 6+6", "[placemen
     Topology t = topo_csv(kTwoTens);
     Cluster c(t);
     FreeState f(c);
-    Placement p = place("atoll", c, f, 12);
+    Placement p = place("atoll", c, f, 12, Level::Fabric, Fit::Auto, 0, Split::Even);
     CHECK(names(c, p) == V{"x01", "x02", "x03", "x04", "x05", "x06", "y01", "y02", "y03", "y04", "y05", "y06"});
     REQUIRE(p.per_leaf.size() == 2);
     CHECK(p.per_leaf[0].second == 6);
@@ -364,12 +372,26 @@ TEST_CASE("first-fit and random", "[placement]")
     CHECK(make_policy("best", c) == nullptr);
 }
 
-TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]")
+namespace {
+
+// Two leaves of four 4x HDR hosts, leaf ports : uplinks = oversub.
+Topology two_leaves_of_four(double oversub = 1)
 {
     GenSpec g;
     g.groups_per_pod = 2;
     g.hosts_per_group = 4;
-    Topology t = analyse(generate(g));
+    if (oversub > 1) {
+        g.spines_per_pod = 1;
+        g.oversub = oversub;
+    }
+    return analyse(generate(g));
+}
+
+}  // namespace
+
+TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four();
     Cluster c(t);
     FreeState f(c);
     Placement p = place("atoll", c, f, 4);
@@ -378,6 +400,60 @@ TEST_CASE("the all-reduce estimate follows the ring formula", "[placement][cost]
     CHECK(e.gbps == Approx(200));  // 4x HDR
     // 2(N-1) steps of (1 us + 1e9*8/4 bits at 200 Gb/s)
     CHECK(e.seconds == Approx(6 * (1e-6 + 2e9 / 200e9)));
+}
+
+TEST_CASE("a training step follows NCCL's ring and tree formulas", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four();
+    Cluster c(t);
+    FreeState f(c);
+    Placement p = place("atoll", c, f, 4);
+    REQUIRE(p.leaves == 1);
+    StepModel m;  // 8 GPUs per node, 1 GB per step
+    JobShape job;
+    job.compute_s = 0.5;
+    StepEstimate e = step_time(c, p, job, m);
+    // NIC busBW: 200 Gb/s (4x HDR) / 8 x 0.94 = 23.5 GB/s, per GPU 2.9375
+    CHECK(e.inter_GBps == Approx(23.5 / 8));
+    // NCCL ring: n = 32 ranks, algBW = busBW x n / 2(n-1); latency 8.4 base
+    // + (62 - 6) NVLink steps x 3.4 + 6 network steps x (14 + 1 switch x 1)
+    double ring = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    CHECK(e.ring_s == Approx(ring));
+    // tree: half the busBW, latency 8.4 + 2 (7 x 3.4 + log2(4) x 15)
+    CHECK(e.tree_s == Approx((8.4 + 2 * (7 * 3.4 + 2 * 15.0)) * 1e-6 + 1e9 / (2.9375e9 * 0.5)));
+    CHECK(e.algo == std::string("ring"));
+    CHECK(e.step_s == Approx(0.5 + ring));
+    // one leaf is the best placement of 4: nothing lost
+    CHECK(slowdown(c, p, job, m) == Approx(1));
+}
+
+TEST_CASE("a job across oversubscribed leaves shares their uplinks", "[placement][cost]")
+{
+    Topology t = two_leaves_of_four(2);
+    Cluster c(t);
+    REQUIRE(c.island(c.island(c.at(Level::Leaf)[0]).parent).oversub == Approx(2));
+    FreeState f(c);
+    // two hosts in each leaf, the other two of each leaf busy with other jobs
+    Placement p;
+    for (int h : {0, 1, 4, 5})
+        p.hosts.push_back(h);
+    describe(c, p);
+    REQUIRE(p.leaves == 2);
+    StepModel m;
+    JobShape job;
+    job.comm_share = 1;  // all communication: the slowdown is the collective's
+    StepEstimate e = step_time(c, p, job, m);
+    // a leaf's uplinks: 4 hosts x 23.5 / 2 = 47 GB/s, asked for by the ring's
+    // host-worth (23.5) and the two other hosts' (47): 47 x 23.5 / 70.5 each
+    double up = 47 * 23.5 / 70.5 / 8;
+    CHECK(e.uplink_GBps == Approx(up));
+    double ring = (8.4 + 56 * 3.4 + 6 * (14 + 3 * 1.0)) * 1e-6 + 1e9 / (up * 1e9 * 32 / 62);
+    CHECK(e.ring_s == Approx(ring));
+    double best = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    CHECK(slowdown(c, p, job, m) == Approx(ring / best));
+    // with the uplinks to itself the job loses only the latency of two more switches
+    UplinkLoad idle(c.islands().size(), 0);
+    CHECK(step_time(c, p, job, m, &idle).uplink_GBps == Approx(2.9375));
 }
 
 TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement][simulate]")
@@ -673,7 +749,7 @@ TEST_CASE("a host whose atoll-topo health failed makes its islands rank last", "
     CHECK(c.island(c.leaf_of(c.find_host(second[0]))).healthy);
     std::ostringstream islands;
     write_islands(islands, c);
-    CHECK_THAT(islands.str(), Catch::Contains("\nleaf L3 4 0\n"));  // c1's leaf
+    CHECK_THAT(islands.str(), Catch::Contains("\nleaf L1 4 0\n"));  // a1's leaf (ties in fabric order)
     // a line that is not atoll-topo health's (a node's banner) is skipped
     // with FILE:LINE: one node's stray output must not hide the others' failures
     std::istringstream mixed("health: OK\ngpu1: Permission denied\ngpu2: ERROR: ecn: off\n");
