@@ -85,6 +85,7 @@ cluster_up() {
     # plugstack line between jobs), cli_filter.lua for the engine on live state
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local SETTINGS_TTL = .*|local SETTINGS_TTL = 0|" \
+        -e "s|^local CONF_DIR = .*|local CONF_DIR = \"$_cd/\"|" \
         "$ATOLL_SRCDIR/contrib/job_submit.lua" >"$_cd/job_submit.lua"
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
