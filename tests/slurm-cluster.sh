@@ -98,6 +98,8 @@ cluster_up() {
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
         "$ATOLL_SRCDIR/contrib/cli_filter.lua" >"$_cd/cli_filter.lua"
     fi
+    _stack=$_cd/plugstack.conf
+    [ -n "${CLUSTER_INSTALLED:-}" ] && _stack=$_plugin
     slurm_conf_base "$_cd" "$_port" atoll >"$_cd/slurm.conf"
     cat >>"$_cd/slurm.conf" <<CONF
 SlurmdPidFile=$_cd/slurmd-%n.pid
@@ -111,7 +113,7 @@ SchedulerParameters=${CLUSTER_SCHED_PARAMS:-batch_sched_delay=0,bf_interval=5,ma
 TopologyPlugin=topology/$_plugin_topo
 JobSubmitPlugins=lua
 CliFilterPlugins=lua
-PlugStackConfig=${CLUSTER_INSTALLED:+$_plugin}${CLUSTER_INSTALLED:-$_cd/plugstack.conf}
+PlugStackConfig=$_stack
 CONF
     export SLURM_CONF="$_cd/slurm.conf"   # scontrol show hostnames reads it
     CLUSTER_NODES=

@@ -187,5 +187,5 @@ if [ "$suite" = bookworm ] && [ "${ATOLL_PACKAGES_RPM:-yes}" != no ]; then
 fi
 
 rm -rf "${dir:?}$src" "$aside"
-in_chroot "dpkg --purge atoll >/dev/null 2>&1; rm -rf /etc/atoll /tmp/atoll-pkg/c" >/dev/null 2>&1 || true
+in_chroot "dpkg --purge atoll >/dev/null 2>&1; rm -rf /etc/atoll" >/dev/null 2>&1 || true  # /tmp/atoll-pkg/c (the logs) stays until the next run
 finish
