@@ -23,8 +23,8 @@ the plugin's own parser. FABRIC is the fabric JSON that the plugin's
 fabric.view was made from.
 ]]
 
-local ATOLL_PLACE = "/usr/bin/atoll-place"
-local FABRIC = "/etc/slurm/atoll/fabric.json"
+local ATOLL_PLACE = "@bindir@/atoll-place"
+local FABRIC = "@atollconfdir@/fabric.json"
 local TIMEOUT = 3        -- seconds, for sinfo and for atoll-place each
 
 local function quote(s)

@@ -9,8 +9,8 @@ something Slurm's own scheduler enforces, so Slurm stays in charge of timing
 
 What Slurm is asked is not decided here: atoll's C++ (slurm/ask.cpp, the one
 author of it, also behind atoll-place --slurm in cli_filter.lua) wrote the
-answer for every request, policy and node count into atoll-requests.conf next
-to this script (`atoll-topo slurm --format requests`). This script looks the
+answer for every request, policy and node count into atoll-requests.conf in
+atoll's configuration directory, CONF_DIR (`atoll-topo slurm --format requests`). This script looks the
 job up and applies the row:
 
   refuse           the job is refused with the row's message (no island of
@@ -44,6 +44,7 @@ mark still apply. Jobs without ATOLL_ISLAND are left alone.
 -- block uses atoll-requests-block.conf when there is one)
 local REQUESTS_FILE = "atoll-requests.conf"
 local REQUESTS_BLOCK_FILE = "atoll-requests-block.conf"
+local CONF_DIR = "@atollconfdir@/"  -- where the tables are (configure --with-atoll-confdir)
 
 local function script_dir()
     local src = debug.getinfo(1, "S").source
@@ -55,11 +56,11 @@ end
 -- constraint, widen, segment}; named = every island name the table holds;
 -- topology = the Slurm topology its answers are for (tree or block).
 local function load_requests(topology)
-    local path = script_dir() .. REQUESTS_FILE
+    local path = CONF_DIR .. REQUESTS_FILE
     local f
     if topology == "block" then
-        f = io.open(script_dir() .. REQUESTS_BLOCK_FILE, "r")
-        if f then path = script_dir() .. REQUESTS_BLOCK_FILE end
+        f = io.open(CONF_DIR .. REQUESTS_BLOCK_FILE, "r")
+        if f then path = CONF_DIR .. REQUESTS_BLOCK_FILE end
     end
     f = f or io.open(path, "r")
     if not f then
@@ -151,7 +152,7 @@ end
 -- line (the C++ that also parses it for the plugin); the answer is kept for
 -- SETTINGS_TTL seconds, so slurmctld runs it at most once a minute, bounded
 -- by TIMEOUT. If it fails, the job goes on with the defaults and one error.
-local ATOLL_PLACE = "/usr/bin/atoll-place"
+local ATOLL_PLACE = "@bindir@/atoll-place"
 local TIMEOUT = 3        -- seconds
 local SETTINGS_TTL = 60  -- seconds
 local DEFAULTS = {policy = "atoll", island_wait = 600, leaf_wait = 600, strict = false, topology = "tree"}

@@ -9,7 +9,10 @@ spank_libatoll_spankcore_la_SOURCES = spank/core.hpp \
 	spank/userfile.hpp spank/userfile.cpp
 spank_libatoll_spankcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JSON_CFLAGS)
 
-plugindir = $(libdir)/slurm
+# Slurm's PluginDir (configure --with-slurm-plugindir; the default is the
+# installed Slurm's). Slurm loads the .so by path: the libtool archives are
+# removed after install, as for Slurm's own plugins.
+plugindir = @SLURM_PLUGINDIR@
 plugin_LTLIBRARIES = spank/atoll.la
 spank_atoll_la_SOURCES = spank/atoll.c spank/glue.h spank/glue.cpp
 spank_atoll_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CFLAGS) $(JSON_CFLAGS)
@@ -37,3 +40,10 @@ spank_atoll_hwloc_la_SOURCES = node/gpu_hca.h node/gpu_hca.c
 spank_atoll_hwloc_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
 spank_atoll_hwloc_la_LDFLAGS = -module -avoid-version -shared -export-symbols-regex '^atl_gpu_hcas$$'
 spank_atoll_hwloc_la_LIBADD = $(HWLOC_LIBS)
+
+install-data-hook: atoll-remove-la
+atoll-remove-la:
+	rm -f $(DESTDIR)$(plugindir)/atoll.la $(DESTDIR)$(plugindir)/atoll-hwloc.la
+uninstall-hook:
+	rm -f $(DESTDIR)$(plugindir)/atoll.so $(DESTDIR)$(plugindir)/atoll-hwloc.so
+.PHONY: atoll-remove-la

@@ -29,7 +29,7 @@ TESTS += $(SHELL_TESTS)
 if !SANITIZERS
 TESTS += tests/integration/spank.sh tests/integration/spank-roce.sh
 endif
-EXTRA_DIST += tests/integration/spank.sh tests/integration/spank-roce.sh
+EXTRA_DIST += tests/integration/spank.sh tests/integration/spank-roce.sh tests/integration/packages.sh
 
 # the fuzz harnesses as a program that replays files (fuzz/regress, the seeds)
 check_PROGRAMS += fuzz/atoll-fuzz-replay

@@ -7,6 +7,10 @@
 # CLUSTER_SCHED_PARAMS: SchedulerParameters (the benchmarks vary them).
 # CLUSTER_GRES="node002=gpu:4 ...": those nodes get the gres, described by a
 # gres.conf the caller puts in DIR beforehand (GresTypes=gpu is added).
+# CLUSTER_INSTALLED=DIR: the Lua hooks as installed in DIR (a package's
+# /usr/share/atoll), unchanged, with their own atoll-place and tables; the
+# plugstack configuration is then the one PLUGIN names (e.g. Debian's
+# /etc/slurm/plugstack.conf, which includes plugstack.conf.d/*.conf).
 # Everything lives under DIR; auth/none (tests only). Needs TOPO (atoll-topo).
 
 # slurm_version: the installed Slurm as MAJORMINOR (2205, 2411, 2605), from slurmctld -V
@@ -83,12 +87,19 @@ cluster_up() {
     # both Lua scripts run this build's atoll-place: job_submit.lua for the
     # plugstack settings (read again for every job: the tests rewrite the
     # plugstack line between jobs), cli_filter.lua for the engine on live state
+    if [ -n "${CLUSTER_INSTALLED:-}" ]; then
+        cp "$CLUSTER_INSTALLED/job_submit.lua" "$CLUSTER_INSTALLED/cli_filter.lua" "$_cd/"
+    else
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local SETTINGS_TTL = .*|local SETTINGS_TTL = 0|" \
+        -e "s|^local CONF_DIR = .*|local CONF_DIR = \"$_cd/\"|" \
         "$ATOLL_SRCDIR/contrib/job_submit.lua" >"$_cd/job_submit.lua"
     sed -e "s|^local ATOLL_PLACE = .*|local ATOLL_PLACE = \"${ATOLL_BUILDDIR:-$ATOLL_SRCDIR/build}/tools/atoll-place\"|" \
         -e "s|^local FABRIC = .*|local FABRIC = \"$_fabric\"|" \
         "$ATOLL_SRCDIR/contrib/cli_filter.lua" >"$_cd/cli_filter.lua"
+    fi
+    _stack=$_cd/plugstack.conf
+    [ -n "${CLUSTER_INSTALLED:-}" ] && _stack=$_plugin
     slurm_conf_base "$_cd" "$_port" atoll >"$_cd/slurm.conf"
     cat >>"$_cd/slurm.conf" <<CONF
 SlurmdPidFile=$_cd/slurmd-%n.pid
@@ -102,7 +113,7 @@ SchedulerParameters=${CLUSTER_SCHED_PARAMS:-batch_sched_delay=0,bf_interval=5,ma
 TopologyPlugin=topology/$_plugin_topo
 JobSubmitPlugins=lua
 CliFilterPlugins=lua
-PlugStackConfig=$_cd/plugstack.conf
+PlugStackConfig=$_stack
 CONF
     export SLURM_CONF="$_cd/slurm.conf"   # scontrol show hostnames reads it
     CLUSTER_NODES=
@@ -141,7 +152,8 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus F
     [ "${CLUSTER_TOPOLOGY:-tree}" = yaml ] &&
         echo "PartitionName=blk Nodes=ALL State=UP MaxTime=INFINITE Topology=atoll-block" >>"$_cd/slurm.conf"
     # no plugin (PLUGIN ""): Slurm alone, as under the sanitizers (Slurm's programs are not instrumented)
-    if [ -n "$_plugin" ]; then echo "required $_plugin $_keys" >"$_cd/plugstack.conf"; else : >"$_cd/plugstack.conf"; fi
+    if [ -n "${CLUSTER_INSTALLED:-}" ]; then :
+    elif [ -n "$_plugin" ]; then echo "required $_plugin $_keys" >"$_cd/plugstack.conf"; else : >"$_cd/plugstack.conf"; fi
     CLUSTER_DIR=$_cd
     slurmctld -D -i >"$_cd/log/slurmctld.out" 2>&1 &
     CLUSTER_PIDS=$!

@@ -9,7 +9,8 @@
 #   tests/slurm-matrix.sh build SUITE     setup, copy this tree in and build it (/build/atoll/b)
 #   tests/slurm-matrix.sh shell SUITE CMD run CMD in the prepared chroot
 #
-# SUITE: trixie (Slurm 24.11) or forky (Slurm 26.05); the host (bookworm) has 22.05.
+# SUITE: trixie (Slurm 24.11) or forky (Slurm 26.05); the host (bookworm) has 22.05
+# (a bookworm chroot, for tests/integration/packages.sh: a clean root to install into).
 # Chroots live in ATOLL_CHROOTS (default /var/cache/atoll/chroots), one per
 # suite, kept between runs; one whose setup did not finish (no .atoll-ready
 # holding this script's package list) is made again.
@@ -37,8 +38,8 @@ packages="build-essential autoconf automake libtool pkg-config ca-certificates
 die() { echo "slurm-matrix: $*" >&2; exit 1; }
 
 case "$suite" in
-trixie | forky) ;;
-*) die "SUITE must be trixie (Slurm 24.11) or forky (Slurm 26.05), not '$suite'" ;;
+bookworm | trixie | forky) ;;
+*) die "SUITE must be trixie (Slurm 24.11), forky (Slurm 26.05) or bookworm (22.05), not '$suite'" ;;
 esac
 [ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot, mounts)"
 
