@@ -303,7 +303,7 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         break;
     }
     n.gib_env_script = exists(root + "/usr/local/gib/scripts/set_nccl_env.sh");
-    n.gib_plugin = exists(root + "/usr/local/gib/lib64/libnccl-net_gIB.so") || exists(root + "/usr/local/gib/lib64/libnccl-net.so");
+    n.gib_plugin = exists(root + "/usr/local/gib/lib64/libnccl-net.so") || exists(root + "/usr/local/gib/lib64/libnccl-net_internal.so");
     n.tcpxo_profile = exists(root + "/var/lib/tcpxo/lib64/nccl-env-profile.sh");
     for (const char *f : {"ndv2", "ndv4", "ndv5", "ncv4", "ncv5", "hbv4"}) {
         std::string t = std::string("/opt/microsoft/") + f + "-topo.xml";
@@ -422,7 +422,7 @@ std::vector<CloudFinding> check_gcp(const CloudNode &n, const std::vector<NodePo
             return {finding(missing, subject + ": no gIB profile (" +
                                          std::string(!n.gib_env_script ? "/usr/local/gib/scripts/set_nccl_env.sh" : "") +
                                          (!n.gib_env_script && !n.gib_plugin ? ", " : "") +
-                                         (!n.gib_plugin ? "/usr/local/gib/lib64/libnccl-net_gIB.so" : "") +
+                                         (!n.gib_plugin ? "/usr/local/gib/lib64/libnccl-net.so" : "") +
                                          " missing; the nccl-gib package installs them): NCCL runs without the gIB plugin")};
         return {finding(CloudFinding::Ok, subject + ": the gIB profile is installed (jobs must source set_nccl_env.sh)")};
     }

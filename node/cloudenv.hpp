@@ -73,7 +73,7 @@ struct CloudNode {
     std::string ofi_nccl_library;    // the aws-ofi-nccl plugin found (root-relative path), "" none
     std::string ofi_nccl_version;    // from its bytes, "" unknown
     bool gib_env_script = false;     // /usr/local/gib/scripts/set_nccl_env.sh
-    bool gib_plugin = false;         // /usr/local/gib/lib64/libnccl-net_gIB.so or libnccl-net.so
+    bool gib_plugin = false;         // /usr/local/gib/lib64/libnccl-net.so (or libnccl-net_internal.so)
     bool tcpxo_profile = false;      // /var/lib/tcpxo/lib64/nccl-env-profile.sh
     std::vector<std::string> azure_topo_files;  // /opt/microsoft/*-topo.xml, root-relative
 };

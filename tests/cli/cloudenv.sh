@@ -65,7 +65,7 @@ for i in 0 1 2 3 4 5 6 7; do rdma "$g" mlx5_$i Ethernet; done
 health "$g" --machine-type a3-ultragpu-8g
 want "A3 Ultra without the gIB profile: an error" ERROR "no gIB profile" 4
 mkdir -p "$g/usr/local/gib/scripts" "$g/usr/local/gib/lib64"
-: >"$g/usr/local/gib/scripts/set_nccl_env.sh"; : >"$g/usr/local/gib/lib64/libnccl-net_gIB.so"
+: >"$g/usr/local/gib/scripts/set_nccl_env.sh"; : >"$g/usr/local/gib/lib64/libnccl-net.so"
 health "$g" --machine-type projects/12345/machineTypes/a3-ultragpu-8g
 want "A3 Ultra with set_nccl_env.sh and the gIB plugin: OK" OK "the gIB profile is installed" 0
 # A3 Mega: no RDMA port at all, the TCPXO profile expected
