@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -22,11 +22,11 @@ rdma() {
     d="$1/sys/class/infiniband/$2/ports/1"
     mkdir -p "$d"; echo "$3" >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"; echo "400 Gb/sec (4X NDR)" >"$d/rate"
 }
-# health ROOT ARGS...: the cloud-profile lines only (--hca matches no port:
-# the port checks have their own test), exit status in $rc
+# health ROOT ARGS...: the cloud-profile lines only (--hca matches no port
+# unless HCA says: the port checks have their own test), exit status in $rc
 health() {
     r=$1; shift
-    "$TOPO" health --root "$r" --sysfs-root "$r/sys" --interval 0 --hca nomatch --verbose "$@" >"$work/out" 2>&1
+    "$TOPO" health --root "$r" --sysfs-root "$r/sys" --interval 0 --hca "${HCA:-nomatch}" --verbose "$@" >"$work/out" 2>&1
     rc=$?
     grep cloud-profile "$work/out" >"$work/cloud"
 }
@@ -55,8 +55,10 @@ echo '<system version="1"/>' >"$az/opt/microsoft/ndv5/topo.xml"
 health "$az" --machine-type Standard_ND96isr_H100_v5
 want "the image's nccl.conf and its topology file: OK" OK "NCCL_TOPO_FILE='/opt/microsoft/ndv5/topo.xml'" 0
 rm "$az/etc/nccl.conf"
+HCA='mlx5_ib*'
 health "$az" --machine-type Standard_ND128isr_GB200_v6
-want "ND GB200 v6, for which the image writes no topology file: skipped" SKIPPED "writes no NCCL_TOPO_FILE" 0
+HCA=
+want "ND GB200 v6, for which the image writes no topology file: skipped (its InfiniBand ports checked alone)" SKIPPED "writes no NCCL_TOPO_FILE" 0
 
 # Google Cloud A3 Ultra: eight RoCE mlx5 GPU NICs; gVNIC is no RDMA device
 g="$work/gcp"
@@ -73,6 +75,16 @@ m="$work/mega"
 dmi "$m" Google "Google Compute Engine" ""
 health "$m" --machine-type a3-megagpu-8g
 want "A3 Mega (no RDMA port) without the TCPXO profile: an error, the profile reported alone" ERROR "nccl-env-profile.sh" 4
+
+n="$work/n2"
+dmi "$n" Google "Google Compute Engine" ""
+"$TOPO" health --root "$n" --sysfs-root "$n/sys" --interval 0 --machine-type n2-standard-8 >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no RDMA port" "$work/out"; then
+    ok "a cloud node that expects no profile and has no RDMA port: still the input error (exit 1)"
+else
+    not_ok "a cloud node that expects no profile and has no RDMA port: still the input error (exit 1)"; diag "exit $rc" "$(cat "$work/out")"
+fi
 
 # AWS p5.48xlarge: the instance type is the DMI product name
 a="$work/aws"
