@@ -50,7 +50,50 @@ local function run(cmd)
 end
 
 local function warn(msg)
-    slurm.log_info("atoll: warning: %s; the job is submitted without live placement", msg)
+    slurm.log_info("atoll: warning: %s; the job is submitted without live placement (job_submit.lua still "
+                   .. "constrains it to an island)", msg)
+end
+
+-- a count the user gave (Slurm's NO_VAL and "unset" are none)
+local function count(v)
+    local x = tonumber(tostring(v or ""):match("^(%d+)"))
+    if x and x > 0 and x < 2147483647 then
+        return x
+    end
+    return nil
+end
+
+-- The nodes the job needs at least: -N, --gpus over --gpus-per-node, --ntasks
+-- over --ntasks-per-node, else --ntasks times --cpus-per-task over the most CPUs a node of the
+-- partition has (sinfo -N %c: one line a node), the fewest nodes Slurm could
+-- give it. (cli_filter's options are named as the long options are.)
+local function node_count(options, part)
+    local n = count(options.nodes) or 1
+    -- --gpus over --gpus-per-node
+    local function gcount(v)  -- "20" or "a100:20"
+        return count(tostring(v or ""):match("(%d+)$"))
+    end
+    local gpus, gpn = gcount(options.gpus), gcount(options["gpus-per-node"])
+    if gpus and gpn then
+        n = math.max(n, math.ceil(gpus / gpn))
+    end
+    local tasks = count(options.ntasks)
+    if not tasks then
+        return n
+    end
+    local per = count(options["ntasks-per-node"])
+    if per then
+        return math.max(n, math.ceil(tasks / per))
+    end
+    local cpus = run("sinfo -h -N -o %c" .. (part and (" -p " .. quote(part)) or ""))
+    local most = 0
+    for c in (cpus or ""):gmatch("%d+") do
+        most = math.max(most, tonumber(c))
+    end
+    if most > 0 then
+        n = math.max(n, math.ceil(tasks * (count(options["cpus-per-task"]) or 1) / most))
+    end
+    return n
 end
 
 function slurm_cli_setup_defaults(options, early_pass)
@@ -70,11 +113,11 @@ function slurm_cli_pre_submit(options, offset)
     if options.type == "srun" and os.getenv("SLURM_JOB_ID") then
         return slurm.SUCCESS  -- a step inside an allocation: placed already
     end
-    local n = tonumber(tostring(options.nodes or ""):match("^(%d+)")) or 1
     local explain = spank["fabric-explain"] ~= nil and spank["fabric-explain"] ~= "unset"
     -- the job's partition: its idle nodes, and (topology.yaml) its topology
     local part = options.partition
     part = (part ~= nil and part ~= "" and part ~= "unset") and tostring(part):match("^([^,]+)") or nil
+    local n = node_count(options, part)
     local idle, err = run("sinfo -h -t idle -o %N" .. (part and (" -p " .. quote(part)) or ""))
     if not idle then
         warn(err)
@@ -130,8 +173,9 @@ function slurm_cli_pre_submit(options, offset)
         options.switches = switches  -- never over the user's own --switches
     end
     if explain then
-        slurm.log_info("atoll: %d nodes, --fabric-island=%s, %s of the fabric's nodes idle: constraint %s%s",
-                       n, req, tostring(nfree), tostring(constraint),
+        slurm.log_info("atoll: %d node%s, --fabric-island=%s, %s of the fabric's nodes idle: %s%s",
+                       n, n == 1 and "" or "s", req, tostring(nfree),
+                       constraint and ("constraint " .. constraint) or "no constraint (any nodes)",
                        (switches and (", switches " .. switches) or "") ..
                        (segment and (", segment " .. segment) or ""))
     end

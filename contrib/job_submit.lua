@@ -230,17 +230,33 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     local leaf_wait = conf.leaf_wait
     local policy = conf.policy
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
-    local n = job_desc.min_nodes
-    if n == nil or n == slurm.NO_VAL or n == 0 then
-        n = 1
+    -- the nodes the job needs at least: -N, else --ntasks over
+    -- --ntasks-per-node (cli_filter.lua also counts by the nodes' CPUs)
+    local function count(v)
+        if v == nil or v == slurm.NO_VAL or v == slurm.NO_VAL16 or v == 0 or v >= 2147483647 then
+            return nil
+        end
+        return v
+    end
+    local n = count(job_desc.min_nodes) or 1
+    local tasks, per = count(job_desc.num_tasks), count(job_desc.ntasks_per_node)
+    if tasks and per then
+        n = math.max(n, math.ceil(tasks / per))
     end
     -- what the job's partition runs (topology.yaml: per partition)
     local part = job_desc.partition and tostring(job_desc.partition):match("^([^,]+)")
     local want = (part and conf.partitions and conf.partitions[part]) or conf.topology
     local rows, named, err, topology, path = load_requests(want)
     if not rows then
+        -- what still applies: a constraint cli_filter.lua (or the user) gave
+        local has = job_desc.features ~= nil and job_desc.features ~= ""
         slurm.log_info("atoll: %s; job left as submitted", err)
-        slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
+        if has then
+            slurm.log_user("atoll: warning: %s; the job keeps the constraint it was submitted with (%s) but gets "
+                           .. "no switch count, wait or widening from atoll", err, job_desc.features)
+        else
+            slurm.log_user("atoll: warning: %s; the job runs without island placement", err)
+        end
         return slurm.SUCCESS
     end
     if topology ~= want then
@@ -304,7 +320,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     if explain then
         local parts = {}
-        table.insert(parts, string.format("atoll: %d nodes, --fabric-island=%s (%s): ", n, req, row.level))
+        table.insert(parts, string.format("atoll: %d node%s, --fabric-island=%s (%s): ", n, n == 1 and "" or "s", req, row.level))
         table.insert(parts, live and ("islands chosen on live state by cli_filter.lua: " .. job_desc.features)
                                   or (c ~= "" and ("constraint " .. c) or "no constraint"))
         if k > 0 then

@@ -5,7 +5,9 @@
 // regression inputs in make check). A harness may throw atl::InputError (or
 // std::invalid_argument / std::runtime_error naming the input): that is a
 // clear error. Anything else, a crash, a sanitizer report or a hang, is a bug.
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +33,7 @@
 #include "topology/json.hpp"
 #include "topology/lldp.hpp"
 #include "topology/nodehealth.hpp"
+#include "topology/report.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
@@ -51,6 +54,27 @@ void downstream(const Fabric &f)
     write_islands(o, c);
     write_summary(o, summarise(t, c));
     save_fabric_json(o, t);
+}
+
+// The report of a fabric read from the bytes, with the bytes also as its
+// source name, a health result and a Slurm file: every one must come out
+// escaped. Anything of the input reaching the page raw is a bug (abort).
+void report_of(const std::string &bytes)
+{
+    std::istringstream in(bytes);
+    Fabric f = parse_ibnetdiscover(in, "fuzz.txt");
+    f.source = bytes.substr(0, 200);
+    f.unhealthy = {bytes.substr(0, 200)};
+    Topology t = analyse(f);
+    std::ostringstream o;
+    write_report(o, t, check(t), {{bytes, bytes, bytes}}, "fuzz");
+    const std::string html = o.str();
+    std::size_t styles = 0;
+    for (std::size_t p = html.find("</style>"); p != std::string::npos; p = html.find("</style>", p + 1))
+        ++styles;
+    bool ascii = std::all_of(html.begin(), html.end(), [](char c) { return c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f); });
+    if (!ascii || styles != 1 || html.find("<script") != std::string::npos || html.find("<SCRIPT") != std::string::npos)
+        std::abort();
 }
 
 // a trace replayed as the simulator does, EASY and as Slurm schedules
@@ -111,7 +135,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -128,6 +152,28 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             downstream(parse_topology_csv(in, "fuzz.csv"));
         else if (target == "aws")
             downstream(parse_aws_topology(in, "fuzz.json"));
+        else if (target == "gcp" || target == "oci" || target == "nebius") {
+            // each reader alone, then again through a host map naming the
+            // fixtures' first hosts (renaming, collisions)
+            std::istringstream names("a4x-001 n1\ngpu-001 n2\nworker-0 n3\n4611686018427387906 a4x-001\n");
+            HostMap m = parse_host_map(names, "fuzz.map");
+            const HostMap *maps[] = {nullptr, &m};
+            for (const HostMap *hm : maps) {
+                std::istringstream again(bytes);
+                try {
+                    downstream(target == "gcp"   ? parse_gcp_topology(again, "fuzz.json", hm)
+                               : target == "oci" ? parse_oci_topology(again, "fuzz.txt", hm)
+                                                 : parse_nebius_topology(again, "fuzz.json", hm));
+                } catch (const InputError &) {
+                }
+            }
+        } else if (target == "hostmap") {
+            HostMap m = parse_host_map(in, "fuzz.map");
+            std::istringstream csv("host,leaf\na,L1\nb,L1\nc,L2\n");
+            Fabric f = parse_topology_csv(csv, "fuzz.csv");
+            apply_host_map(f, m);
+            downstream(f);
+        }
         else if (target == "lldp")
             downstream(lldp_fabric(parse_lldp(in, "fuzz.lldp", "host"), "fuzz.lldp"));
         else if (target == "view") {
@@ -172,7 +218,8 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             std::string v = ofi_nccl_version_in(bytes);
             for (const char *t : {"p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"})
                 compare_versions(v, ofi_nccl_minimum(t));
-        }
+        } else if (target == "report")
+            report_of(bytes);
         else
             return -1;
     } catch (const InputError &) {

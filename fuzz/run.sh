@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -18,7 +18,7 @@ mkdir -p "$out/obj"
 flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$here -I/usr/include"
 srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topology/json.cpp topology/check.cpp
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
-topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
+topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp topology/report.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp
 placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
 placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp node/cloudenv.cpp"
 objs=
@@ -46,7 +46,8 @@ for t in $targets; do
     namemap) seeds="$here/fuzz/seeds/namemap/*" ;;
     fabricjson) seeds="$here/fuzz/seeds/fabricjson/*" ;;
     csv) seeds="$here/tests/data/csv/*" ;;
-    aws) seeds="$here/tests/data/cloud/*" ;;
+    aws | gcp | oci | nebius) seeds="$here/tests/data/cloud/*" ;;
+    hostmap) seeds="$here/fuzz/seeds/hostmap/*" ;;
     lldp) seeds="$here/tests/data/lldp/*" ;;
     view) seeds="$here/fuzz/seeds/view/*" ;;
     hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;
@@ -59,6 +60,7 @@ for t in $targets; do
     healthresults) seeds="$here/fuzz/seeds/healthresults/*" ;;
     ncclconf) seeds="$here/tests/data/cloudenv/*.nccl.conf" ;;
     ofinccl) seeds="$here/fuzz/seeds/ofinccl/*" ;;
+    report) seeds="$here/tests/data/ibnetdiscover/*.topo $here/tests/data/ibnetdiscover/director_mcs8500_hand.txt $here/fuzz/seeds/report/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)

@@ -24,6 +24,10 @@ std::unique_ptr<FabricView> g_fabric;   // loaded once per process
 char g_fabric_error[1024];            // why g_fabric is null (fixed: set in a catch)
 char g_option_error[1024];            // a refused option value Slurm must not echo (see atl_option)
 bool g_fabric_tried = false;
+// The job asked for atoll (a --fabric-* option; the callbacks run again in
+// slurmstepd): only then does it see atoll's warnings. A job that asked for
+// nothing is told nothing; slurmd's log has it.
+bool g_asked = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 // Messages for the task's stderr: fixed buffers, so that a catch handler can
 // set them without allocating (a bad_alloc there would end slurmstepd).
@@ -44,6 +48,18 @@ void add_node_warning(const char *what) noexcept
 {
     std::size_t used = std::strlen(g_node_warning);
     std::snprintf(g_node_warning + used, sizeof g_node_warning - used, "%s%s", used ? "; " : "", what);
+}
+
+// A node's warning: slurmd's log (at verbose unless the job asked), and the
+// job's stderr through its task 0 when the job asked for atoll.
+void node_warning(const std::string &w)
+{
+    if (g_asked) {
+        slurm_info("atoll: warning: %s", w.c_str());
+        add_node_warning(w.c_str());
+    } else {
+        slurm_verbose("atoll: warning: %s", w.c_str());
+    }
 }
 
 // hwloc lives in atoll-hwloc.so beside this plugin, loaded only when a node
@@ -108,7 +124,13 @@ int submit_failure(spank_t sp, const char *what) noexcept
         spank_job_control_setenv(sp, "ATOLL_REFUSE", what, 1);
         return -1;
     }
-    slurm_error("atoll: warning: %s; the job runs without atoll's help", what);
+    // what still applies: placement (cli_filter.lua, job_submit.lua) reads
+    // no view; the steps' environment does. Told on stderr (slurm_error
+    // would make it "srun: error:"), and only to a job that asked.
+    slurm_verbose("atoll: warning: %s", what);
+    if (g_asked)
+        std::fprintf(stderr, "atoll: warning: %s; the island request still applies (cli_filter.lua, job_submit.lua), "
+                             "but the job's steps get no fabric environment\n", what);
     return 0;
 }
 
@@ -118,7 +140,7 @@ int submit_failure(spank_t sp, const char *what) noexcept
 int step_failure(const char *what) noexcept
 {
     set_msg(g_warning, sizeof g_warning, what);
-    slurm_info("atoll: warning: %s; the step runs without atoll's help", g_warning);
+    slurm_info("atoll: warning: %s; the step gets no fabric environment (its placement is not affected)", g_warning);
     return 0;
 }
 
@@ -155,6 +177,7 @@ extern "C" int atl_option(int which, const char *value, int remote)
         case ATL_OPT_EXPLAIN: g_opt.explain = true; break;
         default: return -1;
         }
+        g_asked = true;
         return 0;
     } catch (const std::exception &e) {
         // e.what() holds the value escaped: one line, whatever the user wrote
@@ -189,13 +212,15 @@ extern "C" int atl_submit(spank_t sp)
         if (req.none && !(g_cfg.strict && wants_env))
             return 0;
         const FabricView *f = fabric();
-        if (!f)
+        if (!f && (g_cfg.strict || req.none))
             return submit_failure(sp, g_fabric_error);
         if (req.none)
             return 0;
         std::string r = req.str();
         if (spank_job_control_setenv(sp, "ATOLL_ISLAND", r.c_str(), 1) != ESPANK_SUCCESS)
             return submit_failure(sp, "cannot pass the island request to slurmctld");
+        if (!f)
+            return submit_failure(sp, g_fabric_error);
         if (g_opt.explain) {
             spank_job_control_setenv(sp, "ATOLL_EXPLAIN", "1", 1);
             const FabricSummary &sm = f->summary;
@@ -271,6 +296,8 @@ extern "C" int atl_node(spank_t sp)
             } catch (const std::exception &e) {
                 std::snprintf(g_warning, sizeof g_warning, "no GPU-to-HCA map: %s", e.what());
                 slurm_info("atoll: %s", g_warning);
+                if (!g_asked)
+                    g_warning[0] = 0;
             }
         }
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
@@ -285,8 +312,7 @@ extern "C" int atl_node(spank_t sp)
             }
             if (!v.set && v.name == "NCCL_IB_HCA") {
                 std::string w = g_step.node + ": NCCL_IB_HCA not set: " + v.why;
-                slurm_info("atoll: warning: %s", w.c_str());
-                add_node_warning(w.c_str());
+                node_warning(w);
             }
         }
         // an earlier step's values that this step does not set go
@@ -297,11 +323,8 @@ extern "C" int atl_node(spank_t sp)
         std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
         if (!g_facts.ports.empty())
             problems.insert(problems.end(), g_dev.problems.begin(), g_dev.problems.end());
-        for (const std::string &w : problems) {
-            std::string m = g_step.node + ": " + w;
-            slurm_info("atoll: warning: %s", m.c_str());
-            add_node_warning(m.c_str());
-        }
+        for (const std::string &w : problems)
+            node_warning(g_step.node + ": " + w);
         return 0;
     } catch (const std::exception &e) {
         return step_failure(e.what());
@@ -310,6 +333,33 @@ extern "C" int atl_node(spank_t sp)
     }
 }
 
+namespace {
+
+// --fabric-explain: where the step landed, told by its first task
+void landed() noexcept
+{
+    try {
+        std::string island, leaves, hops;
+        for (const EnvVar &v : g_node_env) {
+            if (v.name == "ATOLL_ISLAND" && v.set) island = v.value;
+            if (v.name == "ATOLL_LEAVES" && v.set) leaves = v.value;
+            if (v.name == "ATOLL_HOPS" && v.set) hops = v.value;
+        }
+        std::size_t n = g_step.nodes.size();
+        std::string where = g_step.nodes.empty() ? std::string("?") : g_step.nodes[0] + (n > 1 ? ", ..." : "");
+        if (!island.empty())
+            std::fprintf(stderr, "atoll: the %s landed on %zu node%s (%s): island %s, leaves %s, %s hops\n",
+                         g_step.batch ? "job" : "step", n, n == 1 ? "" : "s", where.c_str(), island.c_str(),
+                         leaves.c_str(), hops.c_str());
+        else if (n)
+            std::fprintf(stderr, "atoll: the %s landed on %zu node%s (%s): its island is not known\n",
+                         g_step.batch ? "job" : "step", n, n == 1 ? "" : "s", where.c_str());
+    } catch (...) {
+    }
+}
+
+}  // namespace
+
 extern "C" int atl_task(spank_t sp)
 {
     try {
@@ -317,11 +367,13 @@ extern "C" int atl_task(spank_t sp)
         spank_get_item(sp, S_TASK_ID, &local);
         uint32_t nodeid = 0;
         spank_get_item(sp, S_JOB_NODEID, &nodeid);
-        if (g_warning[0] && local == 0 && nodeid == 0)
+        if (g_warning[0] && local == 0 && nodeid == 0 && g_asked)
             std::fprintf(stderr, "atoll: warning: %s%s\n", g_warning,
-                         g_fabric ? "" : "; the job runs without atoll's help");
+                         g_fabric ? "" : "; the step gets no fabric environment (its placement is not affected)");
         if (g_node_warning[0] && local == 0)
             std::fprintf(stderr, "atoll: warning: %s\n", g_node_warning);
+        if (g_opt.explain && local == 0 && nodeid == 0)
+            landed();
         if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off || !g_fabric || g_step.node.empty())
             return 0;
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };

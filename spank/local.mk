@@ -1,8 +1,12 @@
 # spank/: the SPANK plugin atoll.so. One C file holds the ABI (atoll.c); the
-# C++ behind it (glue.cpp, and core.cpp, unit-tested on its own) is noexcept
-# at the boundary; a version script exports only what Slurm looks up.
+# C++ behind it (glue.cpp, and the core, unit-tested on its own: one file per
+# concern, core.hpp includes them all) is noexcept at the boundary; a version
+# script exports only what Slurm looks up.
 noinst_LTLIBRARIES += spank/libatoll-spankcore.la
-spank_libatoll_spankcore_la_SOURCES = spank/core.hpp spank/core.cpp spank/userfile.hpp spank/userfile.cpp
+spank_libatoll_spankcore_la_SOURCES = spank/core.hpp \
+	spank/config.hpp spank/config.cpp spank/trusted.hpp spank/trusted.cpp spank/view.hpp spank/view.cpp \
+	spank/facts.hpp spank/facts.cpp spank/env.hpp spank/env.cpp spank/record.hpp spank/record.cpp \
+	spank/userfile.hpp spank/userfile.cpp
 spank_libatoll_spankcore_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(JSON_CFLAGS)
 
 plugindir = $(libdir)/slurm

@@ -93,7 +93,7 @@ cluster_up() {
     cat >>"$_cd/slurm.conf" <<CONF
 SlurmdPidFile=$_cd/slurmd-%n.pid
 SlurmdLogFile=$_cd/log/slurmd-%n.log
-SlurmdDebug=info
+SlurmdDebug=${CLUSTER_SLURMD_DEBUG:-info}
 SlurmdUser=root
 SlurmdParameters=config_overrides
 TmpFS=$_cd/spool

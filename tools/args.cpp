@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 namespace atl {
 
@@ -59,6 +60,35 @@ double Args::get_double(const std::string &n, double def, double lo, double hi) 
     return x;
 }
 
+std::string command_usage(const char *prog, const std::string &usage, const std::string &cmd)
+{
+    // a command's head line ("  CMD  what it does", or "usage: PROG CMD ..." and
+    // "       PROG CMD ...") and the lines indented under it
+    std::istringstream in(usage);
+    std::string line, out, common;
+    bool in_cmd = false, in_common = false;
+    const std::string as_item = "  " + cmd + " ", as_synopsis = std::string(prog) + " " + cmd;
+    while (std::getline(in, line)) {
+        bool head = line.compare(0, as_item.size(), as_item) == 0 ||
+                    ((line.compare(0, 7, "usage: ") == 0 || line.compare(0, 7, "       ") == 0) &&
+                     line.compare(7, as_synopsis.size(), as_synopsis) == 0 &&
+                     (line.size() == 7 + as_synopsis.size() || line[7 + as_synopsis.size()] == ' '));
+        bool indented = line.compare(0, 8, "        ") == 0 && line.find(std::string(prog) + " ") == std::string::npos;
+        if (line.compare(0, 15, "common options:") == 0)
+            in_common = true;
+        if (head || (in_cmd && indented))
+            out += line + "\n";
+        else if (in_common)
+            common += line + "\n";
+        in_cmd = head || (in_cmd && indented);
+    }
+    if (out.empty())
+        return usage;
+    if (out.compare(0, 7, "       ") == 0 || out.compare(0, 7, "usage: ") == 0)  // a synopsis already
+        return "usage: " + out.substr(7) + (common.empty() ? "" : "\n" + common);
+    return "usage: " + std::string(prog) + " " + cmd + " [OPTIONS]\n" + out + (common.empty() ? "" : "\n" + common);
+}
+
 int run_tool(const char *prog, const char *usage, int argc, char **argv,
              const std::function<int(const std::string &)> &dispatch)
 {
@@ -73,7 +103,8 @@ int run_tool(const char *prog, const char *usage, int argc, char **argv,
         for (int i = 2; i < argc; ++i)
             help = help || std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help";
         if (help) {
-            std::cout << usage;
+            // PROG CMD --help: that command's usage
+            std::cout << (cmd.empty() || cmd[0] == '-' || cmd == "help" ? std::string(usage) : command_usage(prog, usage, cmd));
             return 0;
         }
         if (cmd == "--version") {
@@ -82,7 +113,7 @@ int run_tool(const char *prog, const char *usage, int argc, char **argv,
         }
         return dispatch(cmd);
     } catch (const Usage &e) {
-        std::cerr << prog << ": " << e.what() << "\n" << usage;
+        std::cerr << prog << ": " << e.what() << "\n" << command_usage(prog, usage, cmd);
         return 2;
     } catch (const std::exception &e) {
         std::cerr << prog << ": " << e.what() << "\n";
@@ -102,8 +133,11 @@ InputFormat input_format(const Args &a)
     if (f == "cache") return InputFormat::Cache;
     if (f == "csv") return InputFormat::Csv;
     if (f == "aws") return InputFormat::Aws;
+    if (f == "gcp") return InputFormat::Gcp;
+    if (f == "oci") return InputFormat::Oci;
+    if (f == "nebius") return InputFormat::Nebius;
     if (f == "lldp") return InputFormat::Lldp;
-    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv, aws or lldp");
+    throw Usage("--format: \"" + f + "\", expected auto, text, json, cache, csv, aws, gcp, oci, nebius or lldp");
 }
 
 Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,

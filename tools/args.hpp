@@ -36,7 +36,13 @@ struct Args {
 Args parse_args(int argc, char **argv, int first, const std::vector<std::string> &with_value,
                 const std::vector<std::string> &flags);
 
-// A tool's main: no command or -h/--help/help prints the usage, --version the
+// The part of `usage` for one command: its lines (atoll-topo's "  CMD ..." item,
+// atoll-place's "PROG CMD ..." synopsis) and the common options; the whole
+// usage when it has no such lines.
+std::string command_usage(const char *prog, const std::string &usage, const std::string &cmd);
+
+// A tool's main: no command or -h/--help/help prints the usage, "CMD --help"
+// that command's (command_usage), --version the
 // version; otherwise dispatch(command). Usage errors exit 2 with the usage,
 // any other error 1 with one line on stderr; nothing escapes.
 int run_tool(const char *prog, const char *usage, int argc, char **argv,

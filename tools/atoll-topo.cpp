@@ -1,6 +1,8 @@
 // atoll-topo: map an InfiniBand fabric, check it, and write what Slurm reads.
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "topology/hostlist.hpp"
 #include <optional>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "topology/check.hpp"
 #include "topology/diff.hpp"
 #include "topology/dot.hpp"
@@ -25,6 +28,7 @@
 #include "topology/io.hpp"
 #include "topology/json.hpp"
 #include "topology/nodehealth.hpp"
+#include "topology/report.hpp"
 #include "placement/view.hpp"
 #include "topology/slurm.hpp"
 #include "slurm/ask.hpp"
@@ -44,11 +48,14 @@ const char *usage_text =
     "            and write fabric.json                     [-o FILE] [--ib-cache FILE] [--ib]\n"
     "  show      summarise a fabric                        [--json] [--links]\n"
     "  check     report the fabric's health                [--json] [--previous FABRIC] [--slurm-nodes FILE]\n"
+    "            [--view FILE]... (the plugin's fabric=: warns unless everyone can read it)\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
-    "            [--format tree|block|yaml|features|scontrol|islands|requests|view|k8s-labels]\n"
+    "            [--format tree|block|yaml|features|feature-list|scontrol|islands|requests|view|k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
-    "            [--slurm-nodes FILE] (features, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
+    "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
+    "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
+    "            link and rail histograms, the Slurm files  [--previous FABRIC] [--slurm-nodes FILE] [-o FILE]\n"
     "  diff      what changed from OLD to NEW, and whether scheduling must follow [--json]\n"
     "            [--topology-updates [--block] [--topology-name NAME]]: scontrol lines that\n"
     "            move the nodes whose leaf changed (Slurm 25.05 and later)\n"
@@ -65,9 +72,13 @@ const char *usage_text =
     "            [--interval SECONDS] [--sysfs-root DIR [--then-sysfs-root DIR]]\n"
     "            [--mlnx-qos IF=FILE]... [--ethtool IF=FILE]... [--prometheus FILE] [--verbose]\n"
     "            [--cloud auto|none|aws|azure|gcp|oci|nebius] [--root DIR] [--machine-type TYPE]\n"
-    "  generate  write a synthetic fabric                  [see atoll-topo(8)]\n"
+    "  generate  write a synthetic fabric                  [--format net|json] [-o FILE]\n"
+    "            [--pods N] [--groups N] [--hosts N] [--rails N] [--spines N] [--cores N] [--oversub RATIO]\n"
+    "            [--speed SDR|...|NDR|XDR] [--sharp] [--host-prefix STR] [--swap-rails HOST:RAIL:RAIL]...\n"
+    "            [--degrade HOST:RAIL]... [--default-desc HOST:RAIL]... [--drop-leaf NAME]...\n"
     "\n"
-    "common options: --node-name-map FILE [--unmapped trust|refuse], --format (inputs: auto|text|json|cache|csv|aws|lldp),\n"
+    "common options: --node-name-map FILE [--unmapped trust|refuse], --host-map FILE (cloud ID -> Slurm name),\n"
+    "  --format (inputs: auto|text|json|cache|csv|aws|gcp|oci|nebius|lldp),\n"
     "  --hca PATTERNS (host adapters to keep, e.g. 'mlx5_*,!mlx5_8'),\n"
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
@@ -84,8 +95,21 @@ Fabric load_inputs(const Args &a, bool allow_live)
     InputFormat fmt = input_format(a);
     CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
     NicRoles roles{a.get("frontend"), a.get("compute"), a.get("switches")};
+    std::unique_ptr<HostMap> hosts;
+    if (a.flag("host-map")) {
+        std::string p = a.get("host-map");
+        std::ifstream in(p);
+        if (!in)
+            throw InputError(p + ": cannot open the host map (--host-map)");
+        hosts = std::make_unique<HostMap>(parse_host_map(in, p));
+    }
     for (const auto &p : a.operands)
-        parts.push_back(load_fabric(p, fmt, cols, roles));
+        parts.push_back(load_fabric(p, fmt, cols, roles, hosts.get()));
+    if (hosts && std::none_of(parts.begin(), parts.end(), [](const Fabric &p) {
+            return p.kind == "aws" || p.kind == "gcp" || p.kind == "oci" || p.kind == "nebius" || p.kind == "generic";
+        }))
+        throw Usage("--host-map: only for a cloud's topology or a CSV (hosts named by cloud IDs); "
+                    "InfiniBand adapters are renamed by --node-name-map");
     if ((roles.given() || a.flag("switches")) &&
         std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
         throw Usage(std::string(a.flag("frontend") ? "--frontend" : a.flag("compute") ? "--compute" : "--switches") +
@@ -134,7 +158,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
     return select_hcas(std::move(f), a.get("hca"));
 }
 
-const std::vector<std::string> common_values = {"node-name-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
+const std::vector<std::string> common_values = {"node-name-map", "host-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
                                                 "frontend", "compute", "switches", "health"};
 
 // --previous FABRIC: an earlier discovery (check, slurm --format scontrol)
@@ -223,7 +247,7 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
+    Args a = parse_args(argc, argv, 2, {"node-name-map", "host-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
                                         "frontend", "compute"},
                         {"ib", "progress"});
     Topology t = analysed(load_inputs(a, true), "atoll-topo");
@@ -252,15 +276,52 @@ int cmd_show(int argc, char **argv)
     return 0;
 }
 
+// slurmstepd reads the fabric file as the job's user: a finding when `path`
+// (a file the plugin reads) or a directory above it is not readable, or
+// not traversable, by everyone. Nothing for a path that does not exist.
+std::optional<Finding> unreadable_by_users(const std::string &path)
+{
+    char *real = ::realpath(path.c_str(), nullptr);
+    if (!real)
+        return std::nullopt;
+    std::string abs = real;
+    std::free(real);
+    struct stat st;
+    if (::stat(abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
+    std::string why;
+    if (!(st.st_mode & S_IROTH))
+        why = "mode " + std::string(1, "01234567"[(st.st_mode >> 6) & 7]) + "01234567"[(st.st_mode >> 3) & 7] +
+              "01234567"[st.st_mode & 7] + ", not readable by others";
+    for (std::string d = abs.substr(0, abs.rfind('/')); why.empty() && !d.empty(); d = d.substr(0, d.rfind('/'))) {
+        struct stat ds;
+        if (::stat(d.c_str(), &ds) == 0 && !(ds.st_mode & S_IXOTH))
+            why = "its directory " + shown(d) + " is not searchable by others";
+    }
+    if (why.empty())
+        return std::nullopt;
+    return Finding{"unreadable-by-users", Severity::Warning, shown(abs),
+                   why + ": slurmstepd reads it as the job's user, so every other user's steps get no fabric "
+                         "environment (make it 0644, its directories 0755)"};
+}
+
 int cmd_check(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    vals.insert(vals.end(), {"previous", "slurm-nodes", "view"});
     Args a = parse_args(argc, argv, 2, vals, {"json"});
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
     auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    // --view FILE: what the plugin's fabric= names (the view, or a fabric.json)
+    for (const std::string &p : a.all("view")) {
+        struct stat st;
+        if (::stat(p.c_str(), &st) != 0)
+            throw std::runtime_error("--view " + shown(p) + ": " + std::strerror(errno));
+        if (auto f = unreadable_by_users(p))
+            findings.push_back(*f);
+    }
     std::size_t errors = 0;
     for (const auto &f : findings)
         errors += f.severity == Severity::Error;
@@ -288,14 +349,15 @@ int cmd_slurm(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "scontrol" || f == "islands" || f == "requests" ||
-        f == "view" || f == "k8s-labels") {
+    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" || f == "scontrol" ||
+        f == "islands" || f == "requests" || f == "view" || f == "k8s-labels") {
         what = f;
         a.opts.erase("format");
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" && f != "lldp")
-        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, scontrol, islands, requests, view or k8s-labels "
-                    "(or an input format: auto, text, json, cache, csv, aws, lldp)");
+    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" &&
+             f != "gcp" && f != "oci" && f != "nebius" && f != "lldp")
+        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, feature-list, scontrol, islands, requests, view or k8s-labels "
+                    "(or an input format: auto, text, json, cache, csv, aws, gcp, oci, nebius, lldp)");
     // --format requests --topology block: the answers for a site that runs
     // topology/block on the file --format block writes (same --block-size)
     bool block_requests = a.flag("topology") && a.get_one_of("topology", {"tree", "block"}) == "block";
@@ -337,8 +399,8 @@ int cmd_slurm(int argc, char **argv)
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
-    if (a.flag("slurm-nodes") && what != "features" && what != "scontrol" && what != "k8s-labels")
-        throw Usage("--slurm-nodes: only with --format features, scontrol or k8s-labels");
+    if (a.flag("slurm-nodes") && what != "features" && what != "feature-list" && what != "scontrol" && what != "k8s-labels")
+        throw Usage("--slurm-nodes: only with --format features, feature-list, scontrol or k8s-labels");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     // a host the fabric names that Slurm lacks is a finding (check), never a line
     std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
@@ -356,6 +418,8 @@ int cmd_slurm(int argc, char **argv)
             write_topology_yaml(o, t);
         else if (what == "features")
             write_features_conf(o, t, a.get("node-params"), only.get());
+        else if (what == "feature-list")
+            write_feature_list(o, t, only.get());
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
@@ -593,6 +657,43 @@ int cmd_dot(int argc, char **argv)
     return 0;
 }
 
+// The fabric as one HTML page, for the admin and the network team: what
+// check finds, where, and what slurm would write (files it cannot write are
+// shown with the reason).
+int cmd_report(int argc, char **argv)
+{
+    std::vector<std::string> vals = common_values;
+    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    Args a = parse_args(argc, argv, 2, vals, {});
+    Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    std::unique_ptr<Topology> previous = previous_fabric(a);
+    std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
+    auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    auto file = [&](const std::string &name, const std::string &command, const std::function<void(std::ostream &)> &w) {
+        std::ostringstream s;
+        try {
+            w(s);
+        } catch (const std::exception &e) {
+            s.str("");
+            s << "# not written: " << e.what() << "\n";
+        }
+        return ReportFile{name, command, s.str()};
+    };
+    std::vector<ReportFile> files = {
+        file("topology.conf (topology/tree)", "atoll-topo slurm --format tree", [&](std::ostream &o) { write_topology_tree(o, t); }),
+        file("topology.conf (topology/block)", "atoll-topo slurm --format block",
+             [&](std::ostream &o) { write_topology_block(o, t); }),
+        file("topology.yaml (Slurm 25.05 and later)", "atoll-topo slurm --format yaml",
+             [&](std::ostream &o) { write_topology_yaml(o, t); }),
+        file("island features (a slurm.conf include)", "atoll-topo slurm --format features",
+             [&](std::ostream &o) { write_features_conf(o, t, "", nodes.get()); }),
+    };
+    write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
+        write_report(o, t, findings, files, std::string("atoll-topo ") + PACKAGE_VERSION);
+    });
+    return 0;
+}
+
 int to_int(const std::string &opt, const std::string &v)
 {
     char *end = nullptr;
@@ -686,6 +787,7 @@ int main(int argc, char **argv)
         if (cmd == "check") return cmd_check(argc, argv);
         if (cmd == "slurm") return cmd_slurm(argc, argv);
         if (cmd == "dot") return cmd_dot(argc, argv);
+        if (cmd == "report") return cmd_report(argc, argv);
         if (cmd == "diff") return cmd_diff(argc, argv);
         if (cmd == "node") return cmd_node(argc, argv);
         if (cmd == "env") return cmd_env(argc, argv);

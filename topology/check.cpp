@@ -402,11 +402,11 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         std::string host = u.substr(0, u.find(": "));
         int h = health_host(t.host_index, host);
         if (h < 0)
-            add("unhealthy-host", Severity::Warning, host,
-                "atoll-topo health failed on " + u + "; no such host in the fabric, so nothing is ranked down");
+            add("unhealthy-host", Severity::Warning, escaped(host, 80),
+                "atoll-topo health failed on " + escaped(u) + "; no such host in the fabric, so nothing is ranked down");
         else
             add("unhealthy-host", Severity::Warning, t.hosts[static_cast<std::size_t>(h)].name,
-                "atoll-topo health failed on " + u + "; its islands rank last in placement");
+                "atoll-topo health failed on " + escaped(u) + "; its islands rank last in placement");
     }
 
     // identity claims an input made that discovery did not believe

@@ -1,57 +1,482 @@
 #include "topology/cloud.hpp"
 
+#include <algorithm>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "topology/csv.hpp"
 #include "topology/json.hpp"
 
 namespace atl {
+namespace {
 
-bool looks_like_aws_topology(const std::string &head)
+using nlohmann::json;
+
+// One instance as a cloud describes it, before it is named as Slurm names it.
+struct CloudHost {
+    std::vector<std::string> names;  // its name first, then its other IDs (aliases)
+    std::string leaf, pod, core, domain;
+    std::string where;               // "FILE: items[3]" or "FILE:LINE"
+};
+
+const std::size_t max_name = 255;
+
+// A name or ID from the input: 1..255 printable, non-blank ASCII bytes. They
+// become switch and host names, Slurm node names and file contents, so a
+// control byte, a blank or a megabyte string is refused here.
+std::string checked_name(const json &v, const std::string &where, const std::string &field)
 {
-    return head.find("\"Instances\"") != std::string::npos && head.find("atoll-fabric") == std::string::npos;
+    if (!v.is_string())
+        throw InputError(where + ": found " + field + " " + json_value_text(v) + ", expected a string");
+    const std::string &s = v.get_ref<const std::string &>();
+    bool ok = !s.empty() && s.size() <= max_name &&
+              std::all_of(s.begin(), s.end(), [](char c) { return c > ' ' && c < 0x7f; });
+    if (!ok)
+        throw InputError(where + ": found " + field + " " + shown(s) + (s.size() > max_name ? " (" + std::to_string(s.size()) + " bytes)" : "") +
+                         ", expected 1 to " + std::to_string(max_name) + " printable characters with no blank");
+    return s;
 }
 
-Fabric parse_aws_topology(std::istream &in, const std::string &source)
+// The first of `keys` that `o` has (an API's camelCase, its CLI's kebab-case
+// or snake_case), or null.
+const json *member(const json &o, std::initializer_list<const char *> keys)
 {
-    nlohmann::json j;
+    if (!o.is_object())
+        return nullptr;
+    for (const char *k : keys) {
+        auto it = o.find(k);
+        if (it != o.end() && !it->is_null())
+            return &*it;
+    }
+    return nullptr;
+}
+
+// The array of items of a list answer: a bare array, or under one of `keys`
+// (nested objects allowed, e.g. the oci CLI's data.items).
+const json *items_of(const json &j, std::initializer_list<const char *> keys)
+{
+    if (j.is_array())
+        return &j;
+    const json *at = &j;
+    for (int depth = 0; depth < 2 && at->is_object(); ++depth) {
+        const json *m = member(*at, keys);
+        if (!m)
+            return nullptr;
+        if (m->is_array())
+            return m;
+        at = m;
+    }
+    return nullptr;
+}
+
+json read_json(std::istream &in, const std::string &source, const std::string &expected)
+{
+    json j;
     try {
         in >> j;
-    } catch (const nlohmann::json::exception &e) {
-        throw InputError(source + ": not valid JSON (" + json_error_text(e) +
-                         "), expected aws ec2 describe-instance-topology output");
+    } catch (const json::exception &e) {
+        throw InputError(source + ": not valid JSON (" + json_error_text(e) + "), expected " + expected);
     }
+    return j;
+}
+
+// The fabric of a cloud's hosts, each named by the map where it names one of
+// the host's names, else by its own first name. Refuses two hosts of one
+// name and a leaf that hangs under two pods (or a pod under two cores).
+Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &source, const std::string &kind,
+                    const std::string &domain_field, const HostMap *map, std::vector<std::string> warnings)
+{
+    if (hosts.empty())
+        throw InputError(source + ": found no instance with a topology, expected at least one");
+    std::vector<HostPlacement> rows;
+    std::map<std::string, std::string> named;  // host name -> where
+    std::map<std::string, std::pair<std::string, std::string>> up;  // "leaf:X" -> (parent, where)
+    std::vector<HostDomain> domains;
+    std::size_t unmapped = 0;
+    std::string first_unmapped;
+    bool have_core = !hosts.front().core.empty();
+    for (const CloudHost &h : hosts) {
+        std::string name = h.names.front();
+        if (map) {
+            auto it = map->names.end();
+            for (const std::string &n : h.names)
+                if ((it = map->names.find(n)) != map->names.end())
+                    break;
+            if (it != map->names.end()) {
+                name = it->second;
+            } else if (unmapped++ == 0) {
+                first_unmapped = name;
+            }
+        }
+        auto seen = named.emplace(name, h.where);
+        if (!seen.second)
+            throw InputError(h.where + ": found host " + shown(name) + " again (first at " + seen.first->second +
+                             "), expected each host once");
+        if (have_core != !h.core.empty())
+            throw InputError(h.where + ": found " + (h.core.empty() ? "no top tier" : "a top tier") +
+                             ", expected every instance to have one as the first has" + (have_core ? "" : " not"));
+        auto parent = [&](const std::string &level, const std::string &child, const std::string &p) {
+            auto e = up.emplace(level + ":" + child, std::make_pair(p, h.where));
+            if (e.second || e.first->second.first == p)
+                return;
+            throw InputError(h.where + ": found " + level + " " + shown(child) + " under " + shown(p) + " and under " +
+                             shown(e.first->second.first) + " (" + e.first->second.second +
+                             "), expected each network node under one parent");
+        };
+        parent("leaf", h.leaf, h.pod);
+        if (have_core)
+            parent("pod", h.pod, h.core);
+        HostPlacement r;
+        r.host = name;
+        r.leaf = h.leaf;
+        r.pod = h.pod;
+        r.core = h.core;
+        rows.push_back(r);
+        if (!h.domain.empty())
+            domains.push_back({name, h.domain, "", h.where + " " + domain_field});
+    }
+    if (unmapped)
+        warnings.push_back(source + ": " + std::to_string(unmapped) + " of " + std::to_string(hosts.size()) +
+                           " instances the host map does not name (first " + shown(first_unmapped) +
+                           "): kept as the cloud names them");
+    Fabric f = fabric_from_placements(rows, source, true, have_core);
+    f.kind = kind;
+    f.domains = std::move(domains);
+    f.warnings.insert(f.warnings.end(), warnings.begin(), warnings.end());
+    normalise(f);
+    return f;
+}
+
+std::string item_where(const std::string &source, const std::string &list, std::size_t k)
+{
+    return source + ": " + list + "[" + std::to_string(k) + "]";
+}
+
+}  // namespace
+
+HostMap parse_host_map(std::istream &in, const std::string &source)
+{
+    HostMap m;
+    std::map<std::string, std::string> onto;  // Slurm name -> where
+    std::string line;
+    for (std::size_t n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        std::string body = line.substr(0, line.find('#'));
+        std::istringstream words(body);
+        std::string id, name, extra;
+        if (!(words >> id))
+            continue;
+        std::string where = source + ":" + std::to_string(n);
+        if (!(words >> name) || (words >> extra))
+            throw InputError(source, n, "found " + shown(line) + ", expected CLOUD-ID SLURM-NAME (two names)");
+        for (const std::string *w : {&id, &name})
+            if (w->size() > max_name ||
+                !std::all_of(w->begin(), w->end(), [](char c) { return c > ' ' && c < 0x7f; }))
+                throw InputError(source, n, "found " + shown(*w) + ", expected a name of 1 to " + std::to_string(max_name) +
+                                                " printable characters");
+        auto a = m.where.emplace(id, where);
+        if (!a.second)
+            throw InputError(source, n, "found " + shown(id) + " again (first at " + a.first->second +
+                                            "), expected each cloud ID once");
+        auto b = onto.emplace(name, where);
+        if (!b.second)
+            throw InputError(source, n, "found " + shown(name) + " again (first at " + b.first->second +
+                                            "), expected one cloud ID per Slurm node");
+        m.names[id] = name;
+    }
+    return m;
+}
+
+std::size_t apply_host_map(Fabric &f, const HostMap &map)
+{
+    std::set<std::string> names;
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca)
+            names.insert(n.desc.substr(0, n.desc.find(' ')));
+    std::size_t done = 0;
+    std::map<std::string, std::string> renamed;
+    for (Node &n : f.nodes) {
+        if (n.type != NodeType::Ca)
+            continue;
+        std::string host = n.desc.substr(0, n.desc.find(' '));
+        auto it = map.names.find(host);
+        if (it == map.names.end() || it->second == host)
+            continue;
+        if (names.count(it->second) && !map.names.count(it->second))
+            throw InputError(map.where.at(host) + ": maps " + shown(host) + " onto " + shown(it->second) +
+                             ", a host the input already has; expected a name no other host has");
+        n.desc = it->second + n.desc.substr(host.size());
+        renamed[host] = it->second;
+        ++done;
+    }
+    for (HostDomain &d : f.domains)
+        if (renamed.count(d.host))
+            d.host = renamed[d.host];
+    normalise(f);
+    return done;
+}
+
+std::string cloud_format(const std::string &head)
+{
+    if (head.find("atoll-fabric") != std::string::npos)
+        return "";
+    std::string packed;  // without blanks, so "kind" : "Node" is found however printed
+    for (char c : head)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            packed += c;
+    auto has = [&](std::initializer_list<const char *> words) {
+        return std::any_of(words.begin(), words.end(), [&](const char *w) { return packed.find(w) != std::string::npos; });
+    };
+    if (has({"\"Instances\""}))
+        return "aws";
+    if (has({"physicalHostTopology", "compute#instance", "gce-topology", "\"kind\":\"Node\"", "\"kind\":\"NodeList\""}))
+        return "gcp";
+    if (has({"customerHPCIslandId", "customerLocalBlock", "customerNetworkBlock", "hpcIslandId", "hpc-island-id",
+             "localBlockId", "local-block-id", "ocid1.computehost"}))
+        return "oci";
+    if (has({"infiniband_topology_path", "infinibandTopologyPath", "nvl_instance_group_id", "\"computeinstance-"}))
+        return "nebius";
+    return "";
+}
+
+bool looks_like_aws_topology(const std::string &head) { return cloud_format(head) == "aws"; }
+
+Fabric parse_aws_topology(std::istream &in, const std::string &source, const HostMap *map)
+{
+    json j = read_json(in, source, "aws ec2 describe-instance-topology output");
     if (!j.is_object() || !j.contains("Instances") || !j["Instances"].is_array())
         throw InputError(source + ": found no \"Instances\" array, expected aws ec2 describe-instance-topology output");
-    std::vector<HostPlacement> rows;
-    std::set<std::string> seen;
+    std::vector<CloudHost> hosts;
     std::size_t k = 0;
     for (const auto &inst : j["Instances"]) {
-        std::string where = source + ": Instances[" + std::to_string(k++) + "]";
-        if (!inst.is_object() || !inst.contains("InstanceId") || !inst["InstanceId"].is_string())
+        std::string where = item_where(source, "Instances", k++);
+        if (!inst.is_object() || !inst.contains("InstanceId"))
             throw InputError(where + ": found no InstanceId, expected a string such as i-0123456789abcdef0");
-        std::string id = inst["InstanceId"].get<std::string>();
+        std::string id = checked_name(inst["InstanceId"], where, "InstanceId");
+        where += " (" + id + ")";
         if (!inst.contains("NetworkNodes") || !inst["NetworkNodes"].is_array() || inst["NetworkNodes"].size() < 3)
-            throw InputError(where + " (" + id + "): found " +
+            throw InputError(where + ": found " +
                              (inst.contains("NetworkNodes") ? json_value_text(inst["NetworkNodes"]) : std::string("no NetworkNodes")) +
                              ", expected three or more network nodes (the instance type may not report its topology)");
         std::vector<std::string> nn;
-        for (const auto &n : inst["NetworkNodes"]) {
-            if (!n.is_string() || n.get<std::string>().empty())
-                throw InputError(where + " (" + id + "): found a network node " + json_value_text(n) + ", expected a name");
-            nn.push_back(n.get<std::string>());
-        }
-        if (!seen.insert(id).second)
-            throw InputError(where + ": found " + id + " again, expected each instance once");
-        rows.push_back({id, nn.back(), nn[nn.size() - 2], nn.front()});
+        for (const auto &n : inst["NetworkNodes"])
+            nn.push_back(checked_name(n, where, "network node"));
+        CloudHost h;
+        h.names = {id};
+        h.leaf = nn.back();
+        h.pod = nn[nn.size() - 2];
+        h.core = nn.front();
+        if (const json *cb = member(inst, {"CapacityBlockId"}))
+            h.domain = checked_name(*cb, where, "CapacityBlockId");
+        h.where = where;
+        hosts.push_back(h);
     }
-    if (rows.empty())
-        throw InputError(source + ": found no instances, expected at least one");
-    Fabric f = fabric_from_placements(rows, source, true, true);
-    f.kind = "aws";
-    return f;
+    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, {});
+}
+
+Fabric parse_gcp_topology(std::istream &in, const std::string &source, const HostMap *map)
+{
+    json j = read_json(in, source, "gcloud compute instances list or kubectl get nodes JSON");
+    const json *items = items_of(j, {"items"});
+    if (!items)
+        throw InputError(source + ": found no \"items\" array, expected gcloud compute instances list --format=json, "
+                                  "the instances.list API answer, or kubectl get nodes -o json");
+    std::vector<CloudHost> hosts;
+    std::vector<std::string> warnings;
+    std::size_t k = 0;
+    for (const auto &it : *items) {
+        std::string where = item_where(source, "items", k++);
+        if (!it.is_object())
+            throw InputError(where + ": found " + json_value_text(it) + ", expected an instance or node object");
+        CloudHost h;
+        const json *meta = member(it, {"metadata"});
+        if (meta && meta->is_object() && member(*meta, {"labels"})) {
+            // a Kubernetes node of GKE
+            const json *name = member(*meta, {"name"});
+            if (!name)
+                throw InputError(where + ": found no metadata.name, expected the node's name");
+            h.names = {checked_name(*name, where, "metadata.name")};
+            where += " (" + h.names[0] + ")";
+            const json &labels = *member(*meta, {"labels"});
+            if (!labels.is_object())
+                throw InputError(where + ": found labels " + json_value_text(labels) + ", expected an object");
+            const json *block = member(labels, {"cloud.google.com/gce-topology-block"});
+            const json *sub = member(labels, {"cloud.google.com/gce-topology-subblock"});
+            if (!block || !sub) {
+                warnings.push_back(where + ": no cloud.google.com/gce-topology-block and -subblock labels, left out");
+                continue;
+            }
+            h.pod = checked_name(*block, where, "gce-topology-block");
+            h.leaf = checked_name(*sub, where, "gce-topology-subblock");
+        } else {
+            const json *name = member(it, {"name"});
+            if (!name)
+                throw InputError(where + ": found no name, expected a Compute Engine instance");
+            h.names = {checked_name(*name, where, "name")};
+            if (const json *id = member(it, {"id"})) {
+                if (id->is_number_unsigned())
+                    h.names.push_back(std::to_string(id->get<std::uint64_t>()));
+                else
+                    h.names.push_back(checked_name(*id, where, "id"));
+            }
+            where += " (" + h.names[0] + ")";
+            const json *rs = member(it, {"resourceStatus"});
+            const json *pht = rs ? member(*rs, {"physicalHostTopology"}) : nullptr;
+            if (!pht) {
+                warnings.push_back(where + ": no resourceStatus.physicalHostTopology (not a placed A3/A4 VM?), left out");
+                continue;
+            }
+            if (!pht->is_object())
+                throw InputError(where + ": found physicalHostTopology " + json_value_text(*pht) + ", expected an object");
+            const json *cl = member(*pht, {"cluster"}), *bl = member(*pht, {"block"}), *sb = member(*pht, {"subblock"});
+            if (!cl || !bl || !sb) {
+                warnings.push_back(where + ": physicalHostTopology without cluster, block and subblock, left out");
+                continue;
+            }
+            h.core = checked_name(*cl, where, "cluster");
+            h.pod = checked_name(*bl, where, "block");
+            h.leaf = checked_name(*sb, where, "subblock");
+        }
+        h.domain = h.leaf;  // a sub-block is one NVLink domain (A4X: 18 hosts of 4 GPUs)
+        h.where = where;
+        hosts.push_back(h);
+    }
+    return cloud_fabric(hosts, source, "gcp", "sub-block", map, warnings);
+}
+
+Fabric parse_oci_topology(std::istream &in, const std::string &source, const HostMap *map)
+{
+    std::ostringstream all;
+    all << in.rdbuf();
+    std::string text = all.str();
+    std::size_t i = text.find_first_not_of(" \t\r\n");
+    std::vector<CloudHost> hosts;
+    std::vector<std::string> warnings;
+    if (i != std::string::npos && (text[i] == '{' || text[i] == '[')) {
+        std::istringstream js(text);
+        json j = read_json(js, source, "the OCI ListComputeHosts answer (oci compute compute-host list)");
+        const json *items = items_of(j, {"items", "data"});
+        if (!items)
+            throw InputError(source + ": found no \"items\" array, expected the ListComputeHosts answer");
+        std::size_t k = 0;
+        for (const auto &it : *items) {
+            std::string where = item_where(source, "items", k++);
+            if (!it.is_object())
+                throw InputError(where + ": found " + json_value_text(it) + ", expected a compute host object");
+            CloudHost h;
+            const json *inst = member(it, {"instanceId", "instance-id"});
+            if (!inst) {
+                warnings.push_back(where + ": a compute host running no instance, left out");
+                continue;
+            }
+            h.names = {checked_name(*inst, where, "instanceId")};
+            if (const json *id = member(it, {"id"}))
+                h.names.push_back(checked_name(*id, where, "id"));
+            where += " (" + h.names[0] + ")";
+            const json *lb = member(it, {"localBlockId", "local-block-id"});
+            const json *nb = member(it, {"networkBlockId", "network-block-id"});
+            const json *hi = member(it, {"hpcIslandId", "hpc-island-id"});
+            if (!lb || !nb || !hi)
+                throw InputError(where + ": found no " + std::string(!lb ? "localBlockId" : !nb ? "networkBlockId" : "hpcIslandId") +
+                                 ", expected localBlockId, networkBlockId and hpcIslandId");
+            h.leaf = checked_name(*lb, where, "localBlockId");
+            h.pod = checked_name(*nb, where, "networkBlockId");
+            h.core = checked_name(*hi, where, "hpcIslandId");
+            if (const json *g = member(it, {"gpuMemoryFabricId", "gpu-memory-fabric-id"}))
+                h.domain = checked_name(*g, where, "gpuMemoryFabricId");
+            h.where = where;
+            hosts.push_back(h);
+        }
+        return cloud_fabric(hosts, source, "oci", "gpuMemoryFabricId", map, warnings);
+    }
+    // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: {json}"
+    std::istringstream lines(text);
+    std::string line;
+    for (std::size_t n = 1; std::getline(lines, line); ++n) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos)
+            continue;
+        std::size_t colon = line.find(": ");
+        if (colon == std::string::npos || colon == 0)
+            throw InputError(source, n, "found " + shown(line) + ", expected HOST: {rdmaTopologyData JSON} (pdsh output)");
+        std::string where = source + ":" + std::to_string(n);
+        CloudHost h;
+        h.names = {checked_name(json(line.substr(0, colon)), where, "host")};
+        where += " (" + h.names[0] + ")";
+        json d;
+        try {
+            d = json::parse(line.substr(colon + 2));
+        } catch (const json::exception &e) {
+            throw InputError(where + ": not valid JSON (" + json_error_text(e) + "), expected rdmaTopologyData");
+        }
+        if (!d.is_object())
+            throw InputError(where + ": found " + json_value_text(d) + ", expected the rdmaTopologyData object");
+        const json *lb = member(d, {"customerLocalBlock"});
+        const json *nb = member(d, {"customerNetworkBlock"});
+        const json *hi = member(d, {"customerHPCIslandId"});
+        if (!lb || !nb || !hi)
+            throw InputError(where + ": found no " +
+                             std::string(!lb ? "customerLocalBlock" : !nb ? "customerNetworkBlock" : "customerHPCIslandId") +
+                             ", expected customerLocalBlock, customerNetworkBlock and customerHPCIslandId");
+        h.leaf = checked_name(*lb, where, "customerLocalBlock");
+        h.pod = checked_name(*nb, where, "customerNetworkBlock");
+        h.core = checked_name(*hi, where, "customerHPCIslandId");
+        if (const json *hid = member(d, {"customerHostId"}))
+            h.names.push_back(checked_name(*hid, where, "customerHostId"));
+        if (const json *g = member(d, {"customerGpuMemoryFabric"}))
+            h.domain = checked_name(*g, where, "customerGpuMemoryFabric");
+        h.where = where;
+        hosts.push_back(h);
+    }
+    return cloud_fabric(hosts, source, "oci", "customerGpuMemoryFabric", map, warnings);
+}
+
+Fabric parse_nebius_topology(std::istream &in, const std::string &source, const HostMap *map)
+{
+    json j = read_json(in, source, "nebius compute instance list --format json");
+    const json *items = items_of(j, {"items"});
+    if (!items)
+        throw InputError(source + ": found no \"items\" array, expected nebius compute instance list --format json");
+    std::vector<CloudHost> hosts;
+    std::vector<std::string> warnings;
+    std::size_t k = 0;
+    for (const auto &it : *items) {
+        std::string where = item_where(source, "items", k++);
+        const json *meta = member(it, {"metadata"});
+        if (!meta || !meta->is_object())
+            throw InputError(where + ": found no metadata, expected an instance with metadata.id");
+        CloudHost h;
+        const json *name = member(*meta, {"name"}), *id = member(*meta, {"id"});
+        if (!id)
+            throw InputError(where + ": found no metadata.id, expected the instance's ID");
+        if (name)
+            h.names.push_back(checked_name(*name, where, "metadata.name"));
+        h.names.push_back(checked_name(*id, where, "metadata.id"));
+        where += " (" + h.names[0] + ")";
+        const json *st = member(it, {"status"});
+        const json *tp = st ? member(*st, {"infiniband_topology_path", "infinibandTopologyPath"}) : nullptr;
+        if (!tp) {
+            warnings.push_back(where + ": no status.infiniband_topology_path (not in a GPU cluster?), left out");
+            continue;
+        }
+        const json *path = member(*tp, {"path"});
+        if (!path || !path->is_array() || path->size() != 3)
+            throw InputError(where + ": found infiniband_topology_path.path " + (path ? json_value_text(*path) : std::string("missing")) +
+                             ", expected three tiers, root first");
+        h.core = checked_name((*path)[0], where, "path[0]");
+        h.pod = checked_name((*path)[1], where, "path[1]");
+        h.leaf = checked_name((*path)[2], where, "path[2]");
+        const json *spec = member(it, {"spec"});
+        if (const json *g = spec ? member(*spec, {"nvl_instance_group_id", "nvlInstanceGroupId"}) : nullptr)
+            h.domain = checked_name(*g, where, "nvl_instance_group_id");
+        h.where = where;
+        hosts.push_back(h);
+    }
+    return cloud_fabric(hosts, source, "nebius", "nvl_instance_group_id", map, warnings);
 }
 
 }  // namespace atl

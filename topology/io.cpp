@@ -20,9 +20,26 @@ namespace {
 
 std::string first_line(const std::string &s) { return s.substr(0, s.find('\n')); }
 
+// The first key of a JSON object text ("" when there is none): a fabric.json
+// starts with "analysis", "domains" or "format" (its keys in order), where
+// "atoll-fabric" may lie beyond the bytes looked at and host names could
+// look like a cloud's.
+std::string first_json_key(const std::string &s)
+{
+    std::size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos || s[b] != '{')
+        return "";
+    std::size_t q = s.find_first_not_of(" \t\r\n", b + 1);
+    if (q == std::string::npos || s[q] != '"')
+        return "";
+    std::size_t e = s.find('"', q + 1);
+    return e == std::string::npos ? "" : s.substr(q + 1, e - q - 1);
+}
+
 }  // namespace
 
-Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns, const NicRoles &roles)
+Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns, const NicRoles &roles,
+                   const HostMap *hosts)
 {
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
@@ -44,8 +61,10 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         in = &file;
     }
     if (fmt == InputFormat::Auto) {
-        // Look at the first bytes: '{' is JSON, a NUL byte a binary cache file.
-        char head[256];
+        // Look at the first bytes: a cloud's keys, '{' is JSON, a NUL byte a
+        // binary cache file. 4 KiB: a cloud's list answer may name its kind
+        // only after a few hundred bytes of other fields.
+        char head[4096];
         in->read(head, sizeof head);
         std::streamsize n = in->gcount();
         in->clear();
@@ -54,11 +73,21 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
             ++i;
         std::string h(head, static_cast<std::size_t>(n));
-        bool ours = h.find("atoll-fabric") != std::string::npos;
+        std::string key = first_json_key(h);
+        bool ours = h.find("atoll-fabric") != std::string::npos || key == "analysis" || key == "domains" || key == "format";
+        std::string cloud = ours ? "" : cloud_format(h);
         if (!ours && looks_like_lldp(h.substr(i)))
             fmt = InputFormat::Lldp;
+        else if (cloud == "aws")
+            fmt = InputFormat::Aws;
+        else if (cloud == "gcp")
+            fmt = InputFormat::Gcp;
+        else if (cloud == "oci")
+            fmt = InputFormat::Oci;
+        else if (cloud == "nebius")
+            fmt = InputFormat::Nebius;
         else if (i < static_cast<std::size_t>(n) && head[i] == '{')
-            fmt = looks_like_aws_topology(h) ? InputFormat::Aws : InputFormat::Json;
+            fmt = InputFormat::Json;
         else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
             return load_ibnetdiscover_cache(path);
         else if (looks_like_topology_csv(first_line(std::string(head + i, static_cast<std::size_t>(n) - i))))
@@ -66,10 +95,20 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         else
             fmt = InputFormat::Text;
     }
-    if (fmt == InputFormat::Csv)
-        return parse_topology_csv(*in, name, columns);
+    if (fmt == InputFormat::Csv) {
+        Fabric f = parse_topology_csv(*in, name, columns);
+        if (hosts)
+            apply_host_map(f, *hosts);
+        return f;
+    }
     if (fmt == InputFormat::Aws)
-        return parse_aws_topology(*in, name);
+        return parse_aws_topology(*in, name, hosts);
+    if (fmt == InputFormat::Gcp)
+        return parse_gcp_topology(*in, name, hosts);
+    if (fmt == InputFormat::Oci)
+        return parse_oci_topology(*in, name, hosts);
+    if (fmt == InputFormat::Nebius)
+        return parse_nebius_topology(*in, name, hosts);
     if (fmt == InputFormat::Lldp) {
         std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
         return lldp_fabric(parse_lldp(*in, name, base.substr(0, base.find('.'))), name, roles);

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "topology/cloud.hpp"
 #include "topology/csv.hpp"
 #include "topology/fabric.hpp"
 #include "topology/ibnetdiscover.hpp"
@@ -12,16 +13,17 @@
 
 namespace atl {
 
-enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Lldp };
+enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Gcp, Oci, Nebius, Lldp };
 
 // Reads a fabric from a file ("-" is standard input): fabric.json, an
 // `ibnetdiscover --cache` file, ibnetdiscover text (plain, -g, -f, -p), a
 // host,leaf,pod,core CSV (see csv.hpp; `columns` names its columns) or
-// `aws ec2 describe-instance-topology` JSON (cloud.hpp), or lldpcli output: one
-// file, or a directory of per-system files (lldp.hpp), where `roles` says
-// which host interfaces are compute rails.
+// a cloud's topology (AWS, GCP, OCI, Nebius: cloud.hpp), or lldpcli output:
+// one file, or a directory of per-system files (lldp.hpp), where `roles` says
+// which host interfaces are compute rails. `hosts` (may be null) renames the
+// hosts of a cloud or CSV input as Slurm names them.
 Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {},
-                   const NicRoles &roles = {});
+                   const NicRoles &roles = {}, const HostMap *hosts = nullptr);
 
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.

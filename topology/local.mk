@@ -7,7 +7,7 @@ topology_libatoll_topology_la_SOURCES = \
 	topology/json.hpp topology/json.cpp topology/check.hpp topology/check.cpp \
 	topology/hostlist.hpp topology/hostlist.cpp topology/slurm.hpp topology/slurm.cpp \
 	topology/csv.hpp topology/csv.cpp topology/cloud.hpp topology/cloud.cpp topology/lldp.hpp topology/lldp.cpp topology/diff.hpp topology/diff.cpp topology/dot.hpp topology/dot.cpp topology/io.hpp topology/io.cpp topology/generate.hpp topology/generate.cpp \
-	topology/nodehealth.hpp topology/nodehealth.cpp
+	topology/nodehealth.hpp topology/nodehealth.cpp topology/report.hpp topology/report.cpp
 topology_libatoll_topology_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 # --cache files and live discovery through libibnetdisc; programs that must
 # not load it (the SPANK plugin) link the stub instead.

@@ -598,15 +598,30 @@ void write_features_conf(std::ostream &out, const Topology &t, const std::string
                          const std::set<std::string> *only)
 {
     out << "# Island node features for slurm.conf, written by atoll-topo from " << t.fabric.source << "\n";
-    std::map<std::string, std::vector<std::string>> by_features;
+    // node_params describe the compute hosts (analyse(): the fabric's usual
+    // adapter count); login, storage and UFM hosts get their features alone
+    std::map<std::string, std::vector<std::string>> by_features, other;
     for (std::size_t h = 0; h < t.hosts.size(); ++h) {
         if (!written(t.hosts[h], only))
             continue;
-        by_features[join(host_features(t, static_cast<int>(h)))].push_back(t.hosts[h].name);
+        bool params = node_params.empty() || t.hosts[h].compute;
+        (params ? by_features : other)[join(host_features(t, static_cast<int>(h)))].push_back(t.hosts[h].name);
     }
     for (const auto &kv : by_features)
         out << "NodeName=" << compress_hostlist(kv.second) << " Features=" << kv.first
             << (node_params.empty() ? "" : " " + node_params) << "\n";
+    if (!other.empty())
+        out << "# not compute hosts (fewer adapters than most hosts of the fabric): without the node parameters\n";
+    for (const auto &kv : other)
+        out << "NodeName=" << compress_hostlist(kv.second) << " Features=" << kv.first << "\n";
+}
+
+void write_feature_list(std::ostream &out, const Topology &t, const std::set<std::string> *only)
+{
+    out << "# HOST FEATURES: each host's island features, written by atoll-topo from " << t.fabric.source << "\n";
+    for (std::size_t h = 0; h < t.hosts.size(); ++h)
+        if (written(t.hosts[h], only))
+            out << t.hosts[h].name << " " << join(host_features(t, static_cast<int>(h))) << "\n";
 }
 
 std::string scontrol_fields(const std::string &line)

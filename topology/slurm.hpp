@@ -125,10 +125,15 @@ std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &
                                              const std::set<std::string> *only = nullptr);
 
 // slurm.conf include: "NodeName=<hosts> Features=<...>" grouped by feature set;
-// node_params is appended to each line (e.g. "CPUs=128 Gres=gpu:8"). With
+// node_params is appended to the compute hosts' lines (Host::compute: the
+// fabric's usual adapter count, e.g. "CPUs=128 Gres=gpu:8"); the others (login,
+// storage, UFM hosts) follow under a comment with their features alone. With
 // `only`, hosts outside it get no line.
 void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params,
                          const std::set<std::string> *only = nullptr);
+// For sites that keep their own NodeName lines: "HOST FEATURES" per host
+// (features comma-separated), after a '#' header line.
+void write_feature_list(std::ostream &out, const Topology &t, const std::set<std::string> *only = nullptr);
 
 // Slurm's node names: the NodeName= value of each line of `scontrol show
 // nodes --oneliner` output or of a slurm.conf (the key in any case, '#'

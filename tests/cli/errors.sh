@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 18
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -50,3 +50,37 @@ check "standard input works as an input" [ $? -eq 0 ]
 "$PLACE" simulate --help >"$work/help" 2>"$work/err"
 if [ $? -eq 0 ] && [ ! -s "$work/err" ] && grep -q "^usage: atoll-place" "$work/help"; then ok "--help after a command prints the usage and exits 0"
 else not_ok "--help after a command prints the usage and exits 0"; diag "$(cat "$work/err")"; fi
+# issue 27, item 3: a command's --help is that command's usage, not the global one
+"$TOPO" generate --help >"$work/help" 2>"$work/err"
+if [ $? -eq 0 ] && grep -q -- "--pods N" "$work/help" && grep -q "^usage: atoll-topo generate" "$work/help" &&
+    ! grep -q "discover" "$work/help"; then ok "atoll-topo generate --help prints generate's options, not every command"
+else not_ok "atoll-topo generate --help prints generate's options, not every command"; diag "$(head -5 "$work/help")"; fi
+"$PLACE" settings --help >"$work/help" 2>&1
+if grep -q "^usage: atoll-place settings" "$work/help" && ! grep -q "simulate" "$work/help"; then
+    ok "atoll-place settings --help prints the settings synopsis only"
+else not_ok "atoll-place settings --help prints the settings synopsis only"; diag "$(head -5 "$work/help")"; fi
+# issue 27, item 9: slurmstepd reads the view as the job's user; check --view
+# warns when others cannot read it or reach it
+vd=$(tmpdir)
+chmod 755 "$vd"
+"$TOPO" generate --pods 1 --groups 1 --hosts 2 --format json -o "$vd/fabric.json"
+"$TOPO" slurm --format view "$vd/fabric.json" -o "$vd/fabric.view"
+chmod 644 "$vd/fabric.json"; chmod 600 "$vd/fabric.view"
+"$TOPO" check "$vd/fabric.json" --view "$vd/fabric.view" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 3 ] && grep -q "^warning: unreadable-by-users: '$vd/fabric.view': mode 600, not readable by others: slurmstepd reads it as the job's user" "$work/out"; then
+    ok "check --view warns that a 0600 view breaks other users' steps (exit 3)"
+else not_ok "check --view warns that a 0600 view breaks other users' steps (exit 3)"; diag "rc=$rc" "$(cat "$work/out")"; fi
+chmod 644 "$vd/fabric.view"; mkdir -m 700 "$vd/private"; cp "$vd/fabric.view" "$vd/private/"; chmod 644 "$vd/private/fabric.view"
+"$TOPO" check "$vd/fabric.json" --view "$vd/fabric.view" --view "$vd/private/fabric.view" >"$work/out" 2>&1
+if [ "$(grep -c unreadable-by-users "$work/out")" -eq 1 ] && grep -q "'$vd/private/fabric.view': its directory '$vd/private' is not searchable by others" "$work/out"; then
+    ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"
+else not_ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"; diag "$(cat "$work/out")"; fi
+# the man pages' footer names the release, substituted at build time
+version=$("$TOPO" --version | sed 's/^atoll-topo //')
+bad=
+for m in atoll.8 atoll-topo.8 atoll-fabric.5 atoll-place.1 atoll-widen.8; do
+    grep -q "^\.TH .* \"atoll $version\"" "$ATOLL_BUILDDIR/man/$m" 2>/dev/null || bad="$bad $m"
+done
+if [ -z "$bad" ]; then ok "every man page's footer says atoll $version"
+else not_ok "every man page's footer says atoll $version"; diag "wrong or missing:$bad"; fi

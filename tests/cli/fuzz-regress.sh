@@ -5,17 +5,18 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl"
-plan 17
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report"
+plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in
     ibnetdiscover) files=$(ls "$DATA"/ibnetdiscover/* "$DATA"/ibnetdiscover-p/* "$DATA"/ibsim/*/ibnetdiscover*.txt) ;;
     csv) files=$(ls "$DATA"/csv/*) ;;
-    aws) files=$(ls "$DATA"/cloud/*) ;;
+    aws | gcp | oci | nebius) files=$(ls "$DATA"/cloud/*) ;;
     lldp) files=$(find "$DATA/lldp" -type f ! -name '*.py' | sort) ;;
     mlnxqos) files=$(ls "$DATA"/health/*.mlnx_qos "$ATOLL_SRCDIR"/fuzz/seeds/mlnxqos/*) ;;
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
     ncclconf) files=$(ls "$DATA"/cloudenv/*.nccl.conf) ;;
+    report) files=$(ls "$DATA"/ibnetdiscover/*.topo "$DATA"/ibnetdiscover/director_mcs8500_hand.txt "$ATOLL_SRCDIR"/fuzz/seeds/report/*) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac
     [ -d "$ATOLL_SRCDIR/fuzz/regress/$t" ] && files="$files $(ls "$ATOLL_SRCDIR/fuzz/regress/$t"/* 2>/dev/null)"

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=54
+N=63
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -60,6 +60,8 @@ hsyms=$(nm -D --defined-only "$(dirname "$so")/atoll-hwloc.so" | awk '{print $3}
 if [ "$deps" -eq 0 ] && [ "$hsyms" = "atl_gpu_hcas " ]; then ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"
 else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas alone"; diag "$(ldd "$so")" "$hsyms"; fi
 
+# slurmd logs at verbose: where a job that asked for nothing has atoll's notes
+export CLUSTER_SLURMD_DEBUG=verbose
 cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view hwloc_xml=$xml sysfs_root=$work/sys/%n proc_root=$work/proc/%n" || {
     i=2; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
 
@@ -279,7 +281,7 @@ else
     t0=$(date +%s.%N)
     NCCL_CONF_FILE="$work/fuse/nccl.conf" HOME=/nonexistent timeout 30 \
         setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-        srun -N1 -w node003 --chdir=/ sh -c 'date +%s.%N; id -u' >"$work/stall.out" 2>"$work/stall.err"
+        srun -N1 -w node003 --chdir=/ --fabric-env=auto sh -c 'date +%s.%N; id -u' >"$work/stall.out" 2>"$work/stall.err"
     rc=$?
     t1=$(date +%s.%N)
     started=$(awk -v a="$t0" 'NR == 1 { printf "%.2f", $1 - a }' "$work/stall.out")
@@ -312,9 +314,16 @@ fi
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     chmod 600 "$work/fabric.view"
     HOME=/nonexistent timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-        srun -N1 -w node003 --chdir=/ true >/dev/null 2>"$work/perm.err"
+        srun -N1 -w node003 --chdir=/ --fabric-env=auto true >/dev/null 2>"$work/perm.err"
     rc=$?
+    HOME=/nonexistent timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+        srun -N1 -w node003 --chdir=/ true >/dev/null 2>"$work/perm-plain.err"
     chmod 644 "$work/fabric.view"
+    if [ ! -s "$work/perm-plain.err" ] && grep -q "fabric file $work/fabric.view: Permission denied" "$work/c/log/slurmd-node003.log"; then
+        ok "the same view, a job that asked for nothing: nothing on its stderr, the reason in slurmd's log"
+    else
+        not_ok "the same view, a job that asked for nothing: nothing on its stderr, the reason in slurmd's log"; diag "$(cat "$work/perm-plain.err")"
+    fi
     if [ $rc -eq 0 ] && grep -q "atoll: warning: fabric file $work/fabric.view: Permission denied: not readable by uid 65534 (slurmstepd reads it as the job's user): make it world-readable (0644" "$work/perm.err"; then
         ok "a view the job's user cannot read: the step runs and the warning names the uid and the fix"
     else
@@ -322,7 +331,64 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     fi
 else
     skip "a view the job's user cannot read" "needs root and setpriv"
+    skip "a view the job's user cannot read, plain job" "needs root and setpriv"
 fi
+
+# Quiet defaults (issue 27, item 5): a node without RDMA devices. A job that
+# asked for nothing is told nothing, slurmd's log has the note at verbose; a
+# job that asked for atoll's environment is told.
+mv "$work/sys/node016" "$work/sys-node016"
+timeout 30 srun -N1 -w node016 hostname >/dev/null 2>"$work/quiet.err"
+timeout 30 srun -N1 -w node016 --fabric-env=auto hostname >/dev/null 2>"$work/told.err"
+mv "$work/sys-node016" "$work/sys/node016"
+if [ ! -s "$work/quiet.err" ] && grep -q "atoll: warning: node016: NCCL_IB_HCA not set: no RDMA device in sysfs" "$work/c/log/slurmd-node016.log"; then
+    ok "a plain job on a node without RDMA devices prints nothing; slurmd's log has the note"
+else not_ok "a plain job on a node without RDMA devices prints nothing; slurmd's log has the note"; diag "$(cat "$work/quiet.err")"; fi
+check "a job that asked for atoll's environment there is told NCCL_IB_HCA is not set" \
+    grep -q "atoll: warning: node016: NCCL_IB_HCA not set: no RDMA device in sysfs" "$work/told.err"
+
+# The node count without -N (item 7): --ntasks over --ntasks-per-node, or
+# over the most CPUs a node has (4, node002): atoll's refusal, not Slurm's
+timeout 10 srun -n5 --ntasks-per-node=1 --fabric-island=leaf true 2>"$work/ntasks.err"
+if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/ntasks.err"; then
+    ok "srun -n5 --ntasks-per-node=1 --fabric-island=leaf is counted as 5 nodes and refused by atoll"
+else not_ok "srun -n5 --ntasks-per-node=1 --fabric-island=leaf is counted as 5 nodes and refused by atoll"; diag "$(cat "$work/ntasks.err")"; fi
+timeout 10 srun -n20 --fabric-island=leaf true 2>"$work/ntasks.err"
+if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/ntasks.err"; then
+    ok "srun -n20 --fabric-island=leaf (4 CPUs a node at most) is counted as 5 nodes and refused by atoll"
+else not_ok "srun -n20 --fabric-island=leaf (4 CPUs a node at most) is counted as 5 nodes and refused by atoll"; diag "$(cat "$work/ntasks.err")"; fi
+
+timeout 10 srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf true 2>"$work/ntasks.err"
+if [ $? -ne 0 ] && grep -q "no leaf can hold 5 nodes; the largest leaf holds 4" "$work/ntasks.err"; then
+    ok "srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf is counted as 5 nodes and refused by atoll"
+else not_ok "srun --gpus=20 --gpus-per-node=4 --fabric-island=leaf is counted as 5 nodes and refused by atoll"; diag "$(cat "$work/ntasks.err")"; fi
+
+# --fabric-explain (item 6): the node count of -n2, no "nil", no "srun: error:"
+# on atoll's lines, and where the step landed
+timeout 30 srun -n2 --ntasks-per-node=1 --fabric-island=auto --fabric-explain true 2>"$work/explain.err"
+if grep -q "atoll: 2 nodes, --fabric-island=auto" "$work/explain.err" && ! grep -q "atoll: 1 node" "$work/explain.err" && ! grep -q "nil" "$work/explain.err" &&
+    ! grep -q "error: atoll" "$work/explain.err" && grep -q "^atoll: the step landed on 2 nodes (node0[0-9][0-9], ...): island .*, leaves .*, [0-9] hops$" "$work/explain.err"; then
+    ok "--fabric-explain counts -n2 as 2 nodes, says no nil and where the step landed"
+else not_ok "--fabric-explain counts -n2 as 2 nodes, says no nil and where the step landed"; diag "$(cat "$work/explain.err")"; fi
+
+# What still applies (item 8): the plugin's view missing (a misspelt
+# fabric=): the island request still goes to job_submit.lua, and the warning
+# says so; the requests table missing: the job keeps cli_filter's constraint
+set_plugstack "fabric=$work/no-such.view"
+timeout 30 srun -N2 --fabric-island=leaf printenv SLURMD_NODENAME >"$work/half.out" 2>"$work/half.err"
+reset_plugstack
+if grep -q "atoll: warning: fabric file $work/no-such.view: No such file.*; the island request still applies (cli_filter.lua, job_submit.lua), but the job's steps get no fabric environment" "$work/half.err" &&
+    ! grep -q "without atoll's help" "$work/half.err"; then
+    ok "a misspelt fabric=: the warning says the island request still applies and the steps get no environment"
+else not_ok "a misspelt fabric=: the warning says the island request still applies and the steps get no environment"; diag "$(cat "$work/half.out" "$work/half.err")"; fi
+mv "$work/c/atoll-requests.conf" "$work/c/atoll-requests.away"
+timeout 30 srun -N2 --fabric-island=leaf true 2>"$work/noreq.err"
+mv "$work/c/atoll-requests.away" "$work/c/atoll-requests.conf"
+if grep -q "atoll: warning: cannot open .*atoll-requests.conf; the job keeps the constraint it was submitted with (\[grp-ib-leaf" "$work/noreq.err" &&
+    ! grep -q "without island placement" "$work/noreq.err"; then
+    ok "atoll-requests.conf missing: the warning says the job keeps cli_filter's island constraint"
+else not_ok "atoll-requests.conf missing: the warning says the job keeps cli_filter's island constraint"; diag "$(cat "$work/noreq.err")"; fi
+scancel --user=root; wait_idle
 
 # A batch script with two srun steps: the script gets the job's node
 # variables; step 1 (node005 alone) recomputes them; step 2 keeps the

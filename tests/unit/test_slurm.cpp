@@ -323,3 +323,44 @@ TEST_CASE("Slurm's node names from slurm.conf or scontrol show nodes --oneliner"
     CHECK_THAT(upd.str(), Catch::StartsWith("scontrol update NodeName=" + t.hosts[0].name + " "));
     CHECK(hosts_outside(t, only).size() == t.hosts.size() - 1);
 }
+
+TEST_CASE("Node parameters go to Selene's compute hosts only, and the feature list names every host", "[slurm]")
+{
+    // Selene's compute fabric (Mellanox/ufm_sdk_3.0): the luna-* DGX nodes with
+    // eight HDR adapters each, beside login, cache, Slurm, UFM and Swift hosts
+    Topology t = analyse(load_fabric(selene_path()));
+    std::ostringstream f;
+    write_features_conf(f, t, "CPUs=128 Gres=gpu:8");
+    std::istringstream lines(f.str());
+    int with = 0, without = 0;
+    bool after_comment = false;
+    for (std::string l; std::getline(lines, l);) {
+        if (l.rfind("# not compute hosts", 0) == 0)
+            after_comment = true;
+        if (l.rfind("NodeName=", 0) != 0)
+            continue;
+        bool params = l.find(" CPUs=128 Gres=gpu:8") != std::string::npos;
+        (params ? with : without)++;
+        if (l.find("selene-") != std::string::npos) {
+            CHECK_FALSE(params);
+            CHECK(after_comment);
+        }
+        if (l.find("NodeName=luna-") == 0)
+            CHECK(params);
+    }
+    CHECK(with > 0);
+    CHECK(without > 0);
+    CHECK_THAT(f.str(), Catch::Contains("selene-login-01") && Catch::Contains("selene-ufm-c-") &&
+                             Catch::Contains("selene-cache-01"));
+    // without parameters, one group per feature set as before
+    std::ostringstream plain;
+    write_features_conf(plain, t, "");
+    CHECK(plain.str().find("# not compute hosts") == std::string::npos);
+
+    std::ostringstream list;
+    write_feature_list(list, t);
+    std::string s = list.str();
+    CHECK(std::count(s.begin(), s.end(), '\n') == static_cast<long>(t.hosts.size()) + 1);
+    int login = t.host_index.at("selene-login-01");
+    CHECK_THAT(s, Catch::Contains("\nselene-login-01 " + host_features(t, login)[0]));
+}

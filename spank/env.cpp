@@ -1,0 +1,469 @@
+// The node's and the task's environment: what atoll sets, keeps or leaves alone, and why.
+#include "spank/env.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <set>
+
+#include "spank/record.hpp"
+
+namespace atl {
+
+namespace {
+
+const char *profile_note(const std::string &p)
+{
+    if (p == "aws")
+        return "AWS: aws-ofi-nccl configures EFA itself";
+    if (p == "gcp")
+        return "GCP: the image's gIB setup (set_nccl_env.sh) configures NCCL";
+    if (p == "cloud")
+        return "a cloud fabric: its own NCCL plugin configures the network";
+    if (p == "generic")
+        return "a site's CSV topology names no adapters";
+    return "";
+}
+
+std::vector<int> int_list(const std::string &s, bool &ok)
+{
+    std::vector<int> v;
+    ok = true;
+    std::size_t p = 0;
+    while (p < s.size()) {
+        char *end = nullptr;
+        errno = 0;
+        long x = std::strtol(s.c_str() + p, &end, 10);
+        if (end == s.c_str() + p || errno || x < 0 || x > 4095) {
+            ok = false;
+            return {};
+        }
+        v.push_back(static_cast<int>(x));
+        p = static_cast<std::size_t>(end - s.c_str());
+        if (p < s.size() && s[p] != ',') {
+            ok = false;
+            return {};
+        }
+        ++p;
+    }
+    return v;
+}
+
+}  // namespace
+
+namespace {
+
+// NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX on RoCE, from each compute port's
+// GID table and what NCCL (ncclIbGetGidIndex, >= 2.21) and UCX
+// (uct_ib_device_select_gid) would take by themselves: set only where it is
+// the one routable RoCE v2 GID of every port, and say when it is the
+// libraries' own choice.
+template <class Add, class Skip>
+void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
+                  const std::function<bool(const std::string &)> &user_has, bool hca_ours, Add add, Skip skip)
+{
+    std::vector<const NodePort *> ports;
+    for (const NodePort &p : facts.ports)
+        for (const auto &hp : dev.active)
+            if (p.hca == hp.first && p.port == hp.second)
+                ports.push_back(&p);
+    auto port_name = [](const NodePort *p) { return p->hca + ":" + std::to_string(p->port); };
+    if (cfg.gid_index >= 0) {
+        // the site's pin, unless it names no routable RoCE v2 GID on a port here
+        for (const NodePort *p : ports) {
+            const GidEntry *e = nullptr;
+            for (const GidEntry &g : p->gids)
+                if (g.index == cfg.gid_index)
+                    e = &g;
+            std::string bad = !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : e->link_local() ? "a link-local GID (" + e->gid + ")" : "";
+            if (!bad.empty()) {
+                std::string why = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + port_name(p) +
+                                  ": not set (a wrong GID times out every connection)";
+                skip("NCCL_IB_GID_INDEX", why);
+                skip("UCX_IB_GID_INDEX", why);
+                return;
+            }
+        }
+        add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        return;
+    }
+    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"}) {
+        auto conf = facts.nccl_conf.find(u);
+        if (user_has(u) || conf != facts.nccl_conf.end()) {
+            skip("NCCL_IB_GID_INDEX", std::string(conf != facts.nccl_conf.end() && !user_has(u) ? conf->second + "'s " : "the user's ") +
+                                          u + " chooses NCCL's GID (an index would override it)");
+            ports.clear();
+            break;
+        }
+    }
+    // NCCL_IB_GID_INDEX applies to every device NCCL opens: only where those
+    // are the ports atoll checked, the ones it put in NCCL_IB_HCA
+    if (!ports.empty() && !hca_ours) {
+        skip("NCCL_IB_GID_INDEX", "NCCL_IB_HCA is not atoll's (the user's or an nccl.conf's): the devices it names were "
+                                  "not checked, and NCCL picks each one's GID itself");
+        ports.clear();
+    }
+    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local) itself
+    std::string ucx;
+    for (const NodePort *p : ports)
+        ucx += (ucx.empty() ? "" : ", ") + port_name(p) + " " + std::to_string(ucx_gid_index(*p));
+    if (!ucx.empty())
+        skip("UCX_IB_GID_INDEX", "UCX picks each port's RoCE v2 GID itself, IPv4 first (" + ucx + ")");
+    if (ports.empty())
+        return;
+    std::set<int> want;
+    bool nccl_same = true, v6 = false;
+    for (const NodePort *p : ports) {
+        std::vector<const GidEntry *> r = routable_gids(*p);
+        if (r.empty()) {
+            skip("NCCL_IB_GID_INDEX", port_name(p) + " has no routable RoCE v2 GID (only link-local or none): check its "
+                                                      "IP address; NCCL would take " + std::to_string(nccl_gid_index(*p)));
+            return;
+        }
+        // two addresses of one family (a second IP, a VLAN or macvlan device):
+        // which one is the compute network is not known here
+        if (r.size() > 1 && r[1]->ipv4() == r[0]->ipv4()) {
+            skip("NCCL_IB_GID_INDEX", port_name(p) + " has several routable RoCE v2 GIDs (" + std::to_string(r[0]->index) + " on " +
+                                          (r[0]->ndev.empty() ? "?" : r[0]->ndev) + ", " + std::to_string(r[1]->index) + " on " +
+                                          (r[1]->ndev.empty() ? "?" : r[1]->ndev) +
+                                          "): NCCL and UCX take the first; set gid_index= if another is the compute network");
+            return;
+        }
+        want.insert(r[0]->index);
+        v6 = v6 || !r[0]->ipv4();
+        nccl_same = nccl_same && nccl_gid_index(*p) == r[0]->index;
+    }
+    if (want.size() == 1 && nccl_same) {
+        add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
+            std::string("the ") + (v6 ? "IPv6" : "IPv4") +
+                " RoCE v2 GID of every compute port here: what NCCL >= 2.21 picks itself; NCCL < 2.21 would take 0, "
+                "a link-local GID that routers do not forward");
+    } else if (want.size() == 1) {
+        add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
+            std::string("the only routable RoCE v2 GID of every compute port here (") + (v6 ? "IPv6" : "IPv4") +
+                "); NCCL alone would take " + std::to_string(nccl_gid_index(*ports[0])) + " on " + port_name(ports[0]));
+    } else if (nccl_same) {
+        skip("NCCL_IB_GID_INDEX", "the ports' IPv4 RoCE v2 GIDs have different indexes: NCCL >= 2.21 picks each itself "
+                                  "(one index cannot serve them; NCCL < 2.21 needs gid_index=)");
+    } else {
+        skip("NCCL_IB_GID_INDEX", "the ports' routable RoCE v2 GIDs have different indexes and NCCL alone would take "
+                                  "another on some: set gid_index= or NCCL_IB_ADDR_FAMILY");
+    }
+}
+
+}  // namespace
+
+std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
+                             const StepInfo &step, const NodeFacts &facts,
+                             const std::function<bool(const std::string &)> &user_has)
+{
+    const FabricSummary &s = f.summary;
+    auto me = s.hosts.find(step.node);
+    if (me == s.hosts.end())
+        throw std::runtime_error("node " + step.node + " is not in the fabric " + s.source);
+    std::set<int> leaves;
+    std::size_t known = 0;
+    std::vector<std::string> unknown;
+    bool rails_ok = true;
+    int per_leaf = 0;
+    for (const auto &h : step.nodes) {
+        auto it = s.hosts.find(h);
+        if (it == s.hosts.end()) {
+            unknown.push_back(h);
+            continue;
+        }
+        ++known;
+        leaves.insert(it->second.leaf);
+        rails_ok = rails_ok && it->second.rails_ok;
+        per_leaf = it->second.per_leaf == 0 ? 99 : std::max(per_leaf, it->second.per_leaf);
+    }
+    // the smallest island above every leaf of the step (parents are checked
+    // to rise a level each, so a chain has at most four links)
+    auto chain = [&](int i) {
+        std::vector<int> c;
+        for (; i >= 0 && c.size() < 8; i = s.islands[static_cast<std::size_t>(i)].parent)
+            c.push_back(i);
+        return c;
+    };
+    int island = -1;
+    if (!leaves.empty()) {
+        std::vector<std::vector<int>> chains;
+        for (int l : leaves)
+            chains.push_back(chain(l));
+        for (int cand : chains[0]) {
+            bool all = true;
+            for (const auto &c : chains)
+                all = all && std::find(c.begin(), c.end(), cand) != c.end();
+            if (all) {
+                island = cand;
+                break;
+            }
+        }
+    }
+    std::vector<EnvVar> out;
+    auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
+        EnvVar v{name, value, why, false, true};
+        auto conf = facts.nccl_conf.find(name);
+        if (user_has(name) && !step.atoll_set.count(name)) {
+            v.kept = true;
+        } else if (conf != facts.nccl_conf.end()) {
+            v.kept = true;
+            v.value.clear();
+            v.why = "set in " + conf->second;
+        }
+        out.push_back(v);
+    };
+    auto skip = [&](const std::string &name, const std::string &why) {
+        out.push_back(EnvVar{name, "", why, false, false});
+    };
+    if (!unknown.empty()) {
+        // a node the fabric does not place: the step's island, leaves and
+        // hops are not known, and what the placed nodes alone give is wrong
+        std::string why = std::to_string(unknown.size()) + " step node(s) absent from the fabric file (" +
+                          unknown[0] + (unknown.size() > 1 ? ", ..." : "") + "): the step's island is not known";
+        skip("ATOLL_ISLAND", why);
+        skip("ATOLL_LEAVES", why);
+        skip("ATOLL_HOPS", why);
+    } else if (island >= 0) {
+        const ViewIsland &is = s.islands[static_cast<std::size_t>(island)];
+        std::string names;
+        for (int l : leaves)
+            names += (names.empty() ? "" : ",") + s.islands[static_cast<std::size_t>(l)].name;
+        std::string whose = step.batch ? "the job's nodes" : "the step's nodes";
+        add("ATOLL_ISLAND", is.name, "the smallest island holding " + whose + " (" + to_string(is.level) + ")");
+        add("ATOLL_LEAVES", names, std::to_string(leaves.size()) + " leaf island(s) spanned");
+        add("ATOLL_HOPS", std::to_string(known > 1 ? is.hops : 0), "cables on the longest host-to-host path");
+    }
+    if (!unknown.empty())
+        add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "step nodes absent from the fabric file");
+    auto record = [&]() {
+        std::string r = env_set_record(out);
+        if (!r.empty())
+            out.push_back(EnvVar{"ATOLL_ENV_SET", r, "what atoll set (name:hash of the value), recomputed by a later step",
+                                 false, true});
+        return out;
+    };
+    if (!device_profile(f.profile)) {
+        skip("NCCL_IB_HCA", profile_note(f.profile));
+        return record();
+    }
+    // devices as this node names them
+    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports);
+    std::string hcas;
+    for (const auto &hp : dev.ports)
+        hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
+    if (dev.usable)
+        add("NCCL_IB_HCA", hcas,
+            "this node's compute-rail adapters, checked in sysfs" +
+                (dev.problems.empty() ? std::string() : "; " + dev.problems[0] +
+                                                            (dev.problems.size() > 1 ? " (and more)" : "")));
+    else if (facts.ports.empty())
+        skip("NCCL_IB_HCA", "no RDMA device in sysfs (" + (cfg.sysfs_root.empty() ? std::string("/sys") : per_node_path(cfg.sysfs_root, step.node)) +
+                                "/class/infiniband): NCCL's own choice is left");
+    else
+        skip("NCCL_IB_HCA", "no compute-rail adapter of the fabric is ACTIVE here" +
+                                (dev.problems.empty() ? std::string() : " (" + dev.problems[0] + ")") +
+                                ": NCCL's own choice is left");
+    if (!cfg.socket_ifname.empty())
+        add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
+    if (dev.usable && s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty())
+        add("NCCL_CROSS_NIC", "0", "rail-aligned step on rail planes that do not meet above the leaves");
+    if (f.profile == "roce" && dev.usable) {
+        // one traffic class for NCCL and UCX: the site's, else the ports' own
+        std::set<int> tcs;
+        for (const NodePort &p : facts.ports)
+            for (const auto &hp : dev.ports)
+                if (p.hca == hp.first && p.port == hp.second)
+                    tcs.insert(p.traffic_class);
+        int tc = cfg.roce_tc;
+        std::string why = "site RoCE traffic class (roce_tc)";
+        if (tc < 0 && tcs.size() == 1 && *tcs.begin() >= 0) {
+            tc = *tcs.begin();
+            why = "the traffic class configured on this node's RoCE ports";
+        }
+        if (tc >= 0 && (tc & 3) == 3) {
+            skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
+        } else if (tc >= 0) {
+            add("NCCL_IB_TC", std::to_string(tc), why);
+            add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
+        } else {
+            skip("NCCL_IB_TC", tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
+                                              : "no roce_tc= and no class configured on the ports: NCCL would use 0, "
+                                                "UCX the port's or 106; set roce_tc= to the lossless class");
+        }
+        if (cfg.fifo_tc >= 0)
+            add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
+        bool hca_ours = std::any_of(out.begin(), out.end(), [](const EnvVar &v) { return v.name == "NCCL_IB_HCA" && v.set && !v.kept; });
+        roce_gid_env(cfg, facts, dev, user_has, hca_ours, add, skip);
+    }
+    // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
+    // environment would override every communicator's own choice
+    if (f.profile == "ib" && cfg.sharp && opt.sharp != SharpMode::Off && island >= 0) {
+        std::string why;
+        for (int l : leaves)
+            if (!s.islands[static_cast<std::size_t>(l)].sharp)
+                why = "leaf island " + s.islands[static_cast<std::size_t>(l)].name + " has a switch without SHARP";
+        if (why.empty() && !s.islands[static_cast<std::size_t>(island)].sharp)
+            why = "a switch of " + s.islands[static_cast<std::size_t>(island)].name + " above the leaves has no SHARP";
+        if (why.empty() && !rails_ok)
+            why = "a step node has a miswired or missing rail";
+        if (why.empty() && !unknown.empty())
+            why = "step nodes absent from the fabric file";
+        if (why.empty() && per_leaf > 1)
+            why = per_leaf == 99 ? "the view (version 1) does not say how many ports a host has on one leaf: "
+                                   "regenerate it with atoll-topo slurm --format view"
+                                 : "a host has " + std::to_string(per_leaf) +
+                                       " compute ports on one leaf switch, beyond SHARP's flows per switch";
+        if (why.empty() && opt.sharp != SharpMode::On && leaves.size() < 2)
+            why = "the step is in one leaf: nothing for the switches to reduce above it";
+        if (!dev.usable && why.empty())
+            why = "no compute-rail adapter is usable here";
+        if (why.empty()) {
+            add("ATOLL_SHARP", "1", "SHARP aggregation on every switch of " + s.islands[static_cast<std::size_t>(island)].name +
+                                        ", rails correct: a communicator may enable CollNet");
+            add("ATOLL_SHARP_ISLAND", s.islands[static_cast<std::size_t>(island)].name, "the island SHARP covers for this step");
+            if (opt.sharp == SharpMode::On)
+                add("NCCL_COLLNET_ENABLE", "1", "--fabric-sharp=on (every communicator uses SHARP)");
+            else
+                skip("NCCL_COLLNET_ENABLE", "left to the application per communicator (--fabric-sharp=on sets it)");
+        } else {
+            skip("ATOLL_SHARP", why);
+        }
+    }
+    return record();
+}
+std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
+                                         int constrained, const std::map<int, std::string> &gpus, std::string &why)
+{
+    bool ok_step = true, ok_cv = true;
+    std::vector<int> g = int_list(step_gpus, ok_step);
+    if (step_gpus.empty() || !ok_step || g.empty()) {
+        why = step_gpus.empty() ? "the step has no GPU gres (SLURM_STEP_GPUS): its tasks' GPUs are not known"
+                                : "SLURM_STEP_GPUS \"" + step_gpus.substr(0, 40) + "\" is not a list of indices";
+        return {};
+    }
+    std::vector<int> sorted = g;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> mine = g;
+    if (!cuda_visible.empty()) {
+        std::vector<int> cv = int_list(cuda_visible, ok_cv);
+        if (!ok_cv || cv.empty()) {
+            why = "CUDA_VISIBLE_DEVICES holds UUIDs or MIG devices";
+            return {};
+        }
+        bool global = std::all_of(cv.begin(), cv.end(), [&](int x) { return std::count(g.begin(), g.end(), x) > 0; });
+        bool relative = std::all_of(cv.begin(), cv.end(), [&](int x) { return x < static_cast<int>(g.size()); });
+        bool same = true;  // both readings give the same GPUs
+        for (int x : cv)
+            same = same && (!relative || !global || sorted[static_cast<std::size_t>(x)] == x);
+        bool use_relative;
+        if (global && relative && !same) {
+            if (constrained < 0) {
+                why = "CUDA_VISIBLE_DEVICES could be Slurm's indices or positions under ConstrainDevices: set "
+                      "constrain_devices=";
+                return {};
+            }
+            use_relative = constrained == 1;
+        } else if (global || relative) {
+            use_relative = !global;
+        } else {
+            why = "CUDA_VISIBLE_DEVICES \"" + cuda_visible.substr(0, 40) + "\" names GPUs outside the step's";
+            return {};
+        }
+        mine.clear();
+        for (int x : cv)
+            mine.push_back(use_relative ? sorted[static_cast<std::size_t>(x)] : x);
+    }
+    // Slurm's index i is the i-th GPU by device minor
+    std::vector<std::string> by_index;
+    for (const auto &kv : gpus)
+        by_index.push_back(kv.second);
+    std::vector<std::string> out;
+    for (int i : mine) {
+        if (i >= static_cast<int>(by_index.size())) {
+            why = by_index.empty() ? "no NVIDIA GPU in /proc/driver/nvidia/gpus"
+                                   : "GPU index " + std::to_string(i) + " beyond the node's " +
+                                         std::to_string(by_index.size()) + " GPUs";
+            return {};
+        }
+        out.push_back(by_index[static_cast<std::size_t>(i)]);
+    }
+    return out;
+}
+
+std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
+                             const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
+                             const std::function<bool(const std::string &)> &user_has)
+{
+    std::vector<EnvVar> out;
+    const std::string name = "UCX_NET_DEVICES";
+    if (user_has(name) && !step.atoll_set.count(name)) {
+        out.push_back(EnvVar{name, "", "", true, true});
+        return out;
+    }
+    auto skip = [&](const std::string &why) {
+        out.push_back(EnvVar{name, "", why, false, false});
+        return out;
+    };
+    if (step.batch)
+        return skip("the batch step: each srun step sets its own");
+    if (cfg.hwloc_xml.empty())
+        return skip("no hwloc_xml= for GPU-to-HCA affinity");
+    if (facts.gpu_hcas.empty())
+        return skip("no GPU-to-HCA map on this node");
+    if (!dev.usable)
+        return skip("no compute-rail adapter is usable here");
+    std::string why;
+    int constrained = cfg.constrain_devices >= 0 ? cfg.constrain_devices : facts.constrained;
+    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, constrained, facts.gpus, why);
+    if (bus.empty())
+        return skip(why);
+    std::set<std::string> nearest;
+    std::string dist;
+    for (const std::string &b : bus) {
+        const GpuHca *hit = nullptr;
+        for (const GpuHca &g : facts.gpu_hcas) {
+            std::string id = g.gpu_busid;
+            for (char &c : id)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (id == b)
+                hit = &g;
+        }
+        if (hit && hit->ties > 1)
+            return skip("GPU " + b + " has " + std::to_string(hit->ties) + " compute HCAs equally near (" + hit->distance +
+                        "): hwloc cannot tell which is its own, UCX chooses");
+        if (!hit || hit->hca.empty())
+            return skip("GPU " + b + " is not in the hwloc topology, or has no ACTIVE compute HCA near it");
+        nearest.insert(hit->hca);
+        dist += (dist.empty() ? "" : ", ") + b + " " + hit->distance;
+    }
+    if (nearest.size() != 1)
+        return skip("the task's " + std::to_string(bus.size()) + " GPUs have " + std::to_string(nearest.size()) +
+                    " nearest HCAs: UCX chooses per transfer");
+    int port = 0;
+    for (const auto &hp : dev.active)
+        if (hp.first == *nearest.begin())
+            port = hp.second;
+    if (port == 0)  // UCX_NET_DEVICES also drops TCP: a port UCX refuses leaves the task no transport
+        return skip("the nearest HCA " + *nearest.begin() + " is not an ACTIVE compute-rail port here");
+    out.push_back(EnvVar{name, *nearest.begin() + ":" + std::to_string(port),
+                         "nearest compute HCA to the task's GPU" + std::string(bus.size() > 1 ? "s (" : " (") + dist + ")",
+                         false, true});
+    return out;
+}
+std::string describe(const EnvVar &v)
+{
+    if (!v.set)
+        return v.name + " not set: " + v.why;
+    if (v.kept)
+        return v.name + (v.value.empty() ? "" : "=" + v.value) + " (" +
+               (v.why.rfind("set in ", 0) == 0 ? v.why + ", kept" : std::string("set by the user, kept")) + ")";
+    return v.name + "=" + v.value + " (" + v.why + ")";
+}
+
+}  // namespace atl

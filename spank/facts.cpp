@@ -1,0 +1,208 @@
+// What a node says of itself: RDMA ports and the fabric's devices among them, GPUs, nccl.conf, ConstrainDevices, hwloc's GPU-to-HCA map.
+#include "spank/facts.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <fstream>
+
+#include "spank/trusted.hpp"
+#include "spank/userfile.hpp"
+
+namespace atl {
+
+namespace {
+
+// An ibverbs device name as the kernel makes them (mlx5_0, mlx5_bond_0,
+// rocep105s0, irdma0): anything else, a comma, '=', '^', ':' or a control
+// byte from a renamed device, would change what NCCL_IB_HCA says
+std::string device_name_problem(const std::string &n)
+{
+    if (n.empty() || n.size() > 63)
+        return "of " + std::to_string(n.size()) + " characters, expected 1 to 63";
+    if (!std::isalnum(static_cast<unsigned char>(n[0])))
+        return "starting with " + shown(n.substr(0, 1)) + ", expected a letter or digit";
+    for (char c : n)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+            return "holding " + shown(std::string(1, c)) + ", expected only letters, digits, '_', '-' and '.'";
+    return "";
+}
+
+}  // namespace
+
+NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                         const std::vector<NodePort> &ports)
+{
+    NodeDevices d;
+    auto me = f.summary.hosts.find(node);
+    if (me == f.summary.hosts.end() || !device_profile(f.profile))
+        return d;
+    const bool roce = f.profile == "roce";
+    const char *want = roce ? "Ethernet" : "InfiniBand";
+    auto has = [](const std::vector<std::string> &v, const std::string &x) {
+        return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    for (const auto &hp : me->second.hcas) {
+        const NodePort *hit = nullptr;
+        for (const NodePort &p : ports)
+            if (p.hca == hp.first && p.port == hp.second)
+                hit = &p;
+        if (!hit && roce)  // LLDP names the netdev: the RDMA port behind it
+            for (const NodePort &p : ports)
+                if (has(p.netdevs, hp.first))
+                    hit = &p;
+        if (!hit && roce)  // a RoCE LAG: LLDP names the bond's members
+            for (const NodePort &p : ports)
+                if (has(p.lower, hp.first))
+                    hit = &p;
+        std::string name = hp.first + " port " + std::to_string(hp.second);
+        if (!hit) {
+            d.problems.push_back(name + " is not an RDMA port of this node");
+            continue;
+        }
+        std::string bad = device_name_problem(hit->hca);
+        if (!bad.empty()) {
+            d.problems.push_back("RDMA device " + shown(hit->hca) + " behind " + name + " refused: a name " + bad);
+            continue;
+        }
+        if (!hca_selected(cfg.hca, hit->hca))
+            continue;
+        if (hit->link_layer != want) {
+            d.problems.push_back(name + " (" + hit->hca + ") is " + (hit->link_layer.empty() ? "of no link layer" : hit->link_layer) +
+                                 ", expected " + want);
+            continue;
+        }
+        if (std::find(d.ports.begin(), d.ports.end(), std::make_pair(hit->hca, hit->port)) != d.ports.end())
+            continue;
+        d.ports.push_back({hit->hca, hit->port});
+        if (!hit->active())
+            d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) + " is " +
+                                 (hit->state.empty() ? "in no known state" : hit->state) + " (NCCL skips it)");
+        else {
+            d.usable = true;
+            d.active.push_back({hit->hca, hit->port});
+        }
+        if (roce && hit->active() && routable_gids(*hit).empty())
+            d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
+                                 " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN");
+    }
+    return d;
+}
+
+NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev)
+{
+    NodeFacts facts;
+    facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
+    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
+    // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
+    // HOME/.nccl.conf, then /etc/nccl.conf
+    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {!nccl_conf_file.empty() ? nccl_conf_file : home.empty() ? "" : home + "/.nccl.conf"},
+                                     facts.problems);
+    facts.constrained = devices_constrained(cfg);
+    dev = node_devices(f, cfg, node, facts.ports);
+    return facts;
+}
+
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
+                                                  const std::vector<std::string> &user_files,
+                                                  std::vector<std::string> &problems, std::chrono::milliseconds bound)
+{
+    constexpr std::size_t max = 65536;
+    std::vector<std::pair<std::string, std::string>> texts;  // path, text
+    for (const std::string &path : root_files)
+        if (!path.empty())
+            texts.emplace_back(path, read_small_file(path, max).value_or(""));
+    auto deadline = std::chrono::steady_clock::now() + bound;
+    for (const std::string &path : user_files) {
+        if (path.empty())
+            continue;
+        UserFile u = read_user_file(path, max, deadline);
+        if (u.status == UserFile::Status::TimedOut)
+            problems.push_back("the user's nccl.conf " + shown(path, 200) + " was not read within " +
+                               (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
+                                                       : std::to_string(bound.count() / 1000) + " s") +
+                               " (a stalled file system?): atoll does not know which NCCL variables it sets");
+        texts.emplace_back(path, u.text);
+    }
+    std::map<std::string, std::string> out;
+    for (const auto &pt : texts) {
+        const std::string &path = pt.first;
+        std::istringstream in(pt.second);
+        std::string line;
+        while (std::getline(in, line)) {
+            // as NCCL's setEnvFile: '#' in the first column only, the name
+            // verbatim up to the first '=' (" NCCL_IB_HCA = x" sets another
+            // variable than NCCL_IB_HCA), a CR before the newline dropped
+            if (!line.empty() && line.back() == '\r')
+                line.pop_back();
+            if (line.empty() || line[0] == '#')
+                continue;
+            std::size_t eq = line.find('=');
+            if (eq == std::string::npos || eq == 0)
+                continue;
+            std::string k = line.substr(0, std::min<std::size_t>(eq, 1023));
+            if (!out.count(k))
+                out[k] = path;
+        }
+    }
+    return out;
+}
+
+int devices_constrained(const PluginConfig &cfg)
+{
+    if (cfg.constrain_devices >= 0)
+        return cfg.constrain_devices;
+    const char *conf = std::getenv("SLURM_CONF");
+    std::string path = conf && *conf ? conf : "/etc/slurm/slurm.conf";
+    path = path.substr(0, path.rfind('/') + 1) + "cgroup.conf";
+    std::optional<std::string> text = read_small_file(path, 65536);
+    if (!text)
+        return -1;
+    int result = 0;
+    std::istringstream in(*text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::string l;
+        for (char c : line)
+            if (!std::isspace(static_cast<unsigned char>(c)))
+                l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (l.rfind("constraindevices=", 0) == 0)
+            result = l.substr(17) == "yes" ? 1 : 0;
+    }
+    return result;
+}
+
+std::string per_node_path(const std::string &pattern, const std::string &node)
+{
+    std::string out = pattern;
+    std::string::size_type p = 0;
+    while ((p = out.find("%n", p)) != std::string::npos) {
+        out.replace(p, 2, node);
+        p += node.size();
+    }
+    return out;
+}
+
+std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &xml,
+                                  const std::vector<std::pair<std::string, int>> &hcas, uid_t owner)
+{
+    struct stat st;
+    Fd fd(open_trusted(xml, "hwloc XML", st, owner));
+    // hwloc reads the descriptor already checked, not the name again
+    std::string via = "/proc/self/fd/" + std::to_string(fd.fd);
+    if (hcas.empty())
+        return gpu_hcas_via(fn, via);
+    return gpu_hcas_via(fn, via, [&](const std::string &name) {
+        for (const auto &hp : hcas)
+            if (hp.first == name)
+                return true;
+        return false;
+    });
+}
+
+}  // namespace atl

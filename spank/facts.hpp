@@ -1,0 +1,70 @@
+// What a node says of itself for a step: sysfs ports, GPUs, nccl.conf files,
+// ConstrainDevices, the fabric's adapters among its ports, hwloc's GPU-to-HCA map.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "node/nodeview.hpp"
+#include "spank/view.hpp"
+
+namespace atl {
+
+// What the node says of itself, read once per step on each node.
+struct NodeFacts {
+    std::vector<NodePort> ports;              // <sysfs_root>/class/infiniband
+    std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
+    std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
+    std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
+    int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
+    std::vector<std::string> problems;        // files not read in time (the user's nccl.conf)
+};
+// The nccl.conf files NCCL reads: which variables they set. `root_files`
+// (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
+// NCCL_CONF_FILE: any path the user names) only through read_user_file(),
+// all of them within `bound` together: one not read in time is taken as
+// unreadable and named in `problems`. Regular files only, 64 KiB each;
+// missing ones and empty paths are skipped.
+constexpr std::chrono::milliseconds user_file_bound{2000};
+std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
+                                                  const std::vector<std::string> &user_files,
+                                                  std::vector<std::string> &problems,
+                                                  std::chrono::milliseconds bound = user_file_bound);
+
+// The fabric's compute-rail adapters of this node as the node names them:
+// each (name, port) of the view matched in sysfs by device name or, on RoCE,
+// by the netdev behind a port (or, for a RoCE LAG, a member of the bond behind
+// it); the hca= selector applied to the device name. A device whose name is
+// not one the kernel gives (letters, digits, '_', '-', '.') is refused.
+struct NodeDevices {
+    std::vector<std::pair<std::string, int>> ports;  // ibverbs device and port, rail order
+    std::vector<std::pair<std::string, int>> active; // those of them ACTIVE: the only ones "nearest" a GPU
+    std::vector<std::string> problems;                // what did not match, or is not ACTIVE
+    bool usable = false;                               // at least one port ACTIVE
+};
+NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                         const std::vector<NodePort> &ports);
+
+// Everything the node says of itself for a step but hwloc's map (the caller
+// adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf
+// files (/etc, HOME's, NCCL_CONF_FILE), ConstrainDevices; and the devices.
+// The plugin and atoll-topo env both read a node through this.
+NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
+                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev);
+// ConstrainDevices: constrain_devices= when set, else the cgroup.conf beside
+// slurm.conf: 1, 0, or -1 when it cannot be read.
+int devices_constrained(const PluginConfig &cfg);
+
+// "%n" in a per-node path replaced by the node name.
+std::string per_node_path(const std::string &pattern, const std::string &node);
+
+// The HCA nearest to each GPU (node/gpu_hca.h, through `fn`) among `hcas`
+// (all the node's when empty), from a saved hwloc XML opened with
+// open_trusted() and read by hwloc from that descriptor.
+std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &hwloc_xml,
+                                  const std::vector<std::pair<std::string, int>> &hcas = {}, uid_t owner = 0);
+
+}  // namespace atl

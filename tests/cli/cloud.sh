@@ -1,0 +1,98 @@
+#!/bin/sh
+# Every cloud's topology through atoll-topo: each provider's 64-instance
+# fixture (tests/data/cloud/generate.py lays them out) found by its first
+# bytes, islands as the generator built them, hosts named as Slurm names them
+# through --host-map, check against Slurm's node list both ways, and hostile
+# inputs refused (exit 1, the file named, no output file left).
+. "$(dirname "$0")/../lib.sh"
+plan 14
+work=$(tmpdir)
+C="$DATA/cloud"
+
+# file, then the islands line show prints for it (from generate.py's layout)
+while read -r f want; do
+    "$TOPO" show "$C/$f" >"$work/show" 2>"$work/show.err"
+    if [ $? -eq 0 ] && grep -q "^hosts: *64 (64 compute)" "$work/show" && grep -q "^islands: *$want" "$work/show"; then
+        ok "$f: found by its first bytes, 64 hosts, islands $want"
+    else
+        not_ok "$f: found by its first bytes, 64 hosts, islands $want"; diag "$(cat "$work/show" "$work/show.err")"
+    fi
+done <<EOF2
+gcp-instances.json leaf 4 (largest 18), group 4 (largest 18), pod 2 (largest 36), fabric 1 (largest 64)
+gke-nodes.json leaf 4 (largest 18), group 4 (largest 18), pod 2 (largest 36), fabric 1 (largest 64)
+oci-rdma-topology.pdsh leaf 8 (largest 8), group 8 (largest 8), pod 2 (largest 32), fabric 1 (largest 64)
+oci-compute-hosts.json leaf 8 (largest 8), group 8 (largest 8), pod 2 (largest 32), fabric 1 (largest 64)
+nebius-instances.json leaf 8 (largest 8), group 8 (largest 8), pod 2 (largest 32), fabric 1 (largest 64)
+aws-p6e-gb200.json leaf 8 (largest 8), group 8 (largest 8), pod 2 (largest 32), fabric 1 (largest 64)
+EOF2
+
+# --format names the reader; the wrong one says what it expected
+"$TOPO" show --format oci "$C/oci-rdma-topology.pdsh" >/dev/null 2>&1 && r1=0 || r1=$?
+"$TOPO" show --format nebius "$C/oci-compute-hosts.json" >/dev/null 2>"$work/wrong"; r2=$?
+if [ "$r1" -eq 0 ] && [ $r2 -eq 1 ] && grep -q "oci-compute-hosts.json: items\[0\]: found no metadata" "$work/wrong"; then
+    ok "--format oci reads pdsh output; --format nebius on OCI's JSON: exit 1, what it expected"
+else
+    not_ok "--format oci reads pdsh output; --format nebius on OCI's JSON: exit 1, what it expected"; diag "$r1 $r2 $(cat "$work/wrong")"
+fi
+
+# AWS ParallelCluster names (QUEUE-st-RESOURCE-N): the map, the NVLink domain
+# under the Slurm name, and check against scontrol's list (63 of the 64, and
+# one node the fabric lacks)
+n=0
+sed -n 's/.*"InstanceId": "\([^"]*\)".*/\1/p' "$C/aws-p6e-gb200.json" | while read -r id; do
+    n=$((n + 1)); echo "$id gpu-st-p6e-$n"
+done >"$work/aws.map"
+i=1
+while [ $i -le 63 ]; do echo "NodeName=gpu-st-p6e-$i Arch=aarch64 CoresPerSocket=72 CPUAlloc=0 State=IDLE Partitions=gpu"; i=$((i + 1)); done >"$work/scontrol.txt"
+echo "NodeName=gpu-st-p6e-99 Arch=aarch64 CoresPerSocket=72 CPUAlloc=0 State=DOWN* Partitions=gpu" >>"$work/scontrol.txt"
+"$TOPO" discover "$C/aws-p6e-gb200.json" --host-map "$work/aws.map" -o "$work/aws.fabric.json" 2>/dev/null
+if [ "$(wc -l <"$work/aws.map")" -eq 64 ] && grep -q '"host": "gpu-st-p6e-17"' "$work/aws.fabric.json" &&
+    ! grep -q '"host": "i-' "$work/aws.fabric.json" &&
+    grep -B1 '"host": "gpu-st-p6e-17"' "$work/aws.fabric.json" | grep -q "cr-00000000000000cb1" ; then
+    ok "--host-map: every AWS instance under its Slurm name, instance 17 in capacity block cb1"
+else
+    not_ok "--host-map: every AWS instance under its Slurm name, instance 17 in capacity block cb1"; diag "$(head -3 "$work/aws.map")"
+fi
+"$TOPO" check "$C/aws-p6e-gb200.json" --host-map "$work/aws.map" --slurm-nodes "$work/scontrol.txt" >"$work/check" 2>&1; rc=$?
+if [ $rc -eq 4 ] && grep -q "^error: not-in-slurm: gpu-st-p6e-64: " "$work/check" &&
+    grep -q "^warning: not-in-fabric: gpu-st-p6e-99: 1 Slurm node" "$work/check" && [ "$(grep -c '^error: not-in-slurm' "$work/check")" -eq 1 ]; then
+    ok "check --slurm-nodes scontrol output: the one host Slurm lacks (exit 4) and the one node the cloud lacks"
+else
+    not_ok "check --slurm-nodes scontrol output: the one host Slurm lacks (exit 4) and the one node the cloud lacks"; diag "rc=$rc" "$(cat "$work/check")"
+fi
+# without the map no instance is a Slurm node: every one is reported
+"$TOPO" check "$C/aws-p6e-gb200.json" --slurm-nodes "$work/scontrol.txt" >"$work/nomap" 2>&1
+check "without --host-map: all 64 instance IDs are hosts Slurm lacks" [ "$(grep -c '^error: not-in-slurm: i-' "$work/nomap")" -eq 64 ]
+
+# the node as Slurm names it gets its island through atoll-topo env
+printf '4611686018427387905 gpu-1\na4x-002 gpu-2\n' >"$work/gcp.map"
+"$TOPO" slurm --format view "$C/gcp-instances.json" --host-map "$work/gcp.map" -o "$work/gcp.view" 2>/dev/null
+"$TOPO" env "$work/gcp.view" --node gpu-1 --nodes gpu-1,gpu-2 --sysfs-root "$work/sys/%n" >"$work/env" 2>&1
+check "GCP: the Slurm name from the map (by instance ID and by name) gets ATOLL_ISLAND of its sub-block" \
+    grep -q "^  ATOLL_ISLAND=s1a9 " "$work/env"
+
+# bad maps: FILE:LINE, exit 1; a map on an InfiniBand fabric: usage, exit 2
+printf 'i-00000000000001f01 a\n# two IDs onto one name\ni-00000000000001f02 a\n' >"$work/onto.map"
+"$TOPO" show "$C/aws-p6e-gb200.json" --host-map "$work/onto.map" >/dev/null 2>"$work/onto"; r1=$?
+"$TOPO" generate --groups 2 --hosts 2 -o "$work/ib.net"
+"$TOPO" show "$work/ib.net" --host-map "$work/aws.map" >/dev/null 2>"$work/ib"; r2=$?
+if [ $r1 -eq 1 ] && grep -q "onto.map:3: found 'a' again (first at .*onto.map:1), expected one cloud ID per Slurm node" "$work/onto" &&
+    [ $r2 -eq 2 ] && grep -q -- "--host-map: only for a cloud" "$work/ib"; then
+    ok "two IDs onto one Slurm name: FILE:LINE, exit 1; --host-map on InfiniBand: exit 2"
+else
+    not_ok "two IDs onto one Slurm name: FILE:LINE, exit 1; --host-map on InfiniBand: exit 2"; diag "$r1 $r2" "$(cat "$work/onto" "$work/ib")"
+fi
+
+# hostile inputs: exit 1, the file and what was expected, no output file, one line
+bad=0
+for f in hostile-gcp-truncated.json hostile-gcp-wrongtype.json hostile-oci-duplicate.pdsh hostile-nebius-hugename.json \
+    hostile-gke-control.json hostile-aws-duplicate.json; do
+    "$TOPO" discover "$C/$f" -o "$work/out.json" 2>"$work/err"; rc=$?
+    if [ $rc -ne 1 ] || [ -e "$work/out.json" ] || ! grep -q "$f" "$work/err" || ! grep -q "expected" "$work/err" ||
+        [ "$(wc -l <"$work/err")" -ne 1 ] || [ "$(wc -c <"$work/err")" -gt 600 ]; then
+        bad=$((bad + 1)); diag "$f: rc=$rc $(cat "$work/err")"
+    fi
+done
+check "6 hostile cloud inputs (truncated, wrong type, duplicate IDs, 70 kB name, control bytes): exit 1, one short line each, no file" [ $bad -eq 0 ]
+"$TOPO" discover "$C/hostile-gke-control.json" -o "$work/out.json" 2>"$work/ctl"
+check "a control byte in a node name is shown escaped, never as a forged line" grep -q "found metadata.name 'gke-a\\\\x1b\[31m-1\\\\nNodeName=forged'" "$work/ctl"

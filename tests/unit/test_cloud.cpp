@@ -1,0 +1,301 @@
+// The cloud readers (GCP, GKE, OCI, Nebius, AWS) on the 64-instance fixtures of
+// tests/data/cloud (generate.py says how each is laid out), the host map, and
+// hostile inputs.
+#include "catch.hpp"
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "testdata.hpp"
+#include "topology/cloud.hpp"
+#include "topology/io.hpp"
+#include "topology/json.hpp"
+#include "topology/topology.hpp"
+
+using namespace atl;
+
+namespace {
+
+// island name -> its hosts' names, at one level
+std::map<std::string, std::vector<std::string>> islands(const Topology &t, Level l)
+{
+    std::map<std::string, std::vector<std::string>> out;
+    for (int i : t.islands_at(l))
+        for (int h : t.islands[static_cast<std::size_t>(i)].hosts)
+            out[t.islands[static_cast<std::size_t>(i)].name].push_back(t.hosts[static_cast<std::size_t>(h)].name);
+    return out;
+}
+
+std::vector<std::size_t> sizes(const std::map<std::string, std::vector<std::string>> &m)
+{
+    std::vector<std::size_t> s;
+    for (const auto &kv : m)
+        s.push_back(kv.second.size());
+    std::sort(s.begin(), s.end());
+    return s;
+}
+
+std::string domain_of(const Fabric &f, const std::string &host)
+{
+    for (const HostDomain &d : f.domains)
+        if (d.host == host)
+            return d.domain;
+    return "";
+}
+
+HostMap map_of(const std::string &text)
+{
+    std::istringstream in(text);
+    return parse_host_map(in, "hosts.map");
+}
+
+template <class Reader> Fabric read(Reader r, const std::string &text, const HostMap *m = nullptr)
+{
+    std::istringstream in(text);
+    return r(in, "in", m);
+}
+
+}  // namespace
+
+TEST_CASE("gcp instances.list gives one leaf island per sub-block and one pod per block", "[topology][cloud]")
+{
+    // cluster c7d1e5a2f0; block b0f3a1: s1a9 (a4x-001..018), s2c4 (019..036);
+    // block b9e27d: s3d8 (037..054), s4f1 (055..064); login-0 has no topology
+    Fabric f = load_fabric(test_data("cloud/gcp-instances.json"));
+    CHECK(f.kind == "gcp");
+    REQUIRE(f.warnings.size() == 1);
+    CHECK_THAT(f.warnings[0], Catch::Contains("items[20] (login-0): no resourceStatus.physicalHostTopology"));
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);
+    auto leaf = islands(t, Level::Leaf);
+    CHECK(sizes(leaf) == std::vector<std::size_t>{10, 18, 18, 18});
+    CHECK(leaf.at("s4f1").front() == "a4x-055");
+    CHECK(leaf.at("s1a9").back() == "a4x-018");
+    CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{28, 36});
+    CHECK(islands(t, Level::Fabric).begin()->second.size() == 64);
+    // the sub-block is the NVLink domain
+    CHECK(f.domains.size() == 64);
+    CHECK(domain_of(f, "a4x-019") == "s2c4");
+    CHECK(domain_of(f, "login-0").empty());
+
+    SECTION("a host map names hosts by instance ID or by name")
+    {
+        HostMap m = map_of("# id or name -> Slurm\n4611686018427387905 gpu-1\na4x-002 gpu-2   # by name\n");
+        Fabric g = load_fabric(test_data("cloud/gcp-instances.json"), InputFormat::Auto, {}, {}, &m);
+        Topology tg = analyse(g);
+        CHECK(tg.host_index.count("gpu-1"));
+        CHECK(tg.host_index.count("gpu-2"));
+        CHECK(!tg.host_index.count("a4x-001"));
+        CHECK(domain_of(g, "gpu-1") == "s1a9");
+        CHECK_THAT(g.warnings.back(), Catch::Contains("62 of 64 instances the host map does not name (first 'a4x-003')"));
+    }
+}
+
+TEST_CASE("gke node labels give the same islands as the instances they run on", "[topology][cloud]")
+{
+    Fabric f = load_fabric(test_data("cloud/gke-nodes.json"));
+    CHECK(f.kind == "gcp");
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);  // the default-pool node has no topology labels
+    auto leaf = islands(t, Level::Leaf);
+    CHECK(sizes(leaf) == std::vector<std::size_t>{10, 18, 18, 18});
+    CHECK(leaf.at("s2c4").front() == "gke-a4x-pool-5e7a0c31-0019");
+    CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{28, 36});
+    CHECK(domain_of(f, "gke-a4x-pool-5e7a0c31-0064") == "s4f1");
+}
+
+TEST_CASE("oci rdmaTopologyData from pdsh gives local blocks under network blocks", "[topology][cloud]")
+{
+    // HPC island 7qmca5aa; network block nb01: local blocks lb01..lb04 (gpu-001..032),
+    // nb02: lb05..lb08 (gpu-033..064), 8 hosts each; GPU memory fabric per local block
+    Fabric f = load_fabric(test_data("cloud/oci-rdma-topology.pdsh"));
+    CHECK(f.kind == "oci");
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);
+    auto leaf = islands(t, Level::Leaf);
+    CHECK(sizes(leaf) == std::vector<std::size_t>(8, 8));
+    const auto &lb2 = leaf.at("ocid1.computelocalblock.oc1.ap-osaka-1.anvwgljrlb02aa");
+    CHECK(lb2.front() == "gpu-009");
+    CHECK(lb2.back() == "gpu-016");
+    CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{32, 32});
+    CHECK(domain_of(f, "gpu-033") == "ocid1.computegpumemoryfabric.oc1.ap-osaka-1.anvwgljrgf05aa");
+    CHECK_THAT(f.domains.front().source, Catch::Contains("oci-rdma-topology.pdsh:1 (gpu-001) customerGpuMemoryFabric"));
+}
+
+TEST_CASE("oci ListComputeHosts names each host by its instance", "[topology][cloud]")
+{
+    Fabric f = load_fabric(test_data("cloud/oci-compute-hosts.json"));
+    CHECK(f.kind == "oci");
+    REQUIRE(f.warnings.size() == 1);
+    CHECK_THAT(f.warnings[0], Catch::Contains("items[5]: a compute host running no instance, left out"));
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);
+    CHECK(sizes(islands(t, Level::Leaf)) == std::vector<std::size_t>(8, 8));
+    CHECK(t.host_index.count("ocid1.instance.oc1.ap-osaka-1.anvwgljr000000000000000000000001"));
+
+    SECTION("the oci CLI's kebab-case answer under data.items reads the same")
+    {
+        Fabric c = read(parse_oci_topology,
+                        "{\"data\": {\"items\": [{\"id\": \"h1\", \"instance-id\": \"i1\", \"local-block-id\": \"L1\", "
+                        "\"network-block-id\": \"N1\", \"hpc-island-id\": \"I1\", \"gpu-memory-fabric-id\": \"G1\"}]}}");
+        CHECK(domain_of(c, "i1") == "G1");
+    }
+    SECTION("a host map names the pdsh and API hosts alike")
+    {
+        HostMap m = map_of("ocid1.computebaremetalhost.oc1.ap-osaka-1.anvwgljr000000000000000000000007 node7\n");
+        Topology a = analyse(load_fabric(test_data("cloud/oci-compute-hosts.json"), InputFormat::Oci, {}, {}, &m));
+        Topology b = analyse(load_fabric(test_data("cloud/oci-rdma-topology.pdsh"), InputFormat::Oci, {}, {}, &m));
+        CHECK(a.host_index.count("node7"));
+        CHECK(b.host_index.count("node7"));
+        CHECK(!b.host_index.count("gpu-007"));
+    }
+}
+
+TEST_CASE("nebius infiniband_topology_path gives leaves under spines, root first", "[topology][cloud]")
+{
+    // fabric-7; spine-7-1: leaf-7-1-1..4 (worker-0..31), spine-7-2: leaf-7-2-1..4
+    // (worker-32..63), 8 each; NVLink group per 16 workers; login-0 not in a GPU cluster
+    Fabric f = load_fabric(test_data("cloud/nebius-instances.json"));
+    CHECK(f.kind == "nebius");
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);
+    auto leaf = islands(t, Level::Leaf);
+    CHECK(sizes(leaf) == std::vector<std::size_t>(8, 8));
+    CHECK(leaf.at("leaf-7-2-1").front() == "worker-32");
+    auto pod = islands(t, Level::Pod);
+    CHECK(sizes(pod) == std::vector<std::size_t>{32, 32});
+    CHECK(domain_of(f, "worker-15") == "nvlgroup-e000001");
+    CHECK(domain_of(f, "worker-16") == "nvlgroup-e000002");
+    HostMap m = map_of("computeinstance-e00000000000007a01 n0\n");
+    CHECK(analyse(load_fabric(test_data("cloud/nebius-instances.json"), InputFormat::Auto, {}, {}, &m)).host_index.count("n0"));
+}
+
+TEST_CASE("aws CapacityBlockId is the NVLink domain of a P6e-GB200 instance", "[topology][cloud]")
+{
+    // core c0; pods d1 (leaves e1..e4), d2 (e5..e8), 8 instances each; one
+    // capacity block per 16 instances
+    Fabric f = load_fabric(test_data("cloud/aws-p6e-gb200.json"));
+    Topology t = analyse(f);
+    CHECK(t.hosts.size() == 64);
+    CHECK(sizes(islands(t, Level::Leaf)) == std::vector<std::size_t>(8, 8));
+    CHECK(sizes(islands(t, Level::Pod)) == std::vector<std::size_t>{32, 32});
+    CHECK(f.domains.size() == 64);
+    CHECK(domain_of(f, "i-00000000000001f01") == "cr-00000000000000cb0");
+    CHECK(domain_of(f, "i-00000000000001f11") == "cr-00000000000000cb1");
+    CHECK(load_fabric(test_data("cloud/aws-instance-topology.json")).domains.empty());
+}
+
+TEST_CASE("each cloud's answer is told by its first bytes", "[topology][cloud]")
+{
+    CHECK(cloud_format("{\"Instances\": [") == "aws");
+    CHECK(cloud_format("{\"kind\": \"compute#instanceList\"") == "gcp");
+    CHECK(cloud_format("{\"apiVersion\": \"v1\", \"items\": [{\"apiVersion\": \"v1\", \"kind\" : \"Node\"") == "gcp");
+    CHECK(cloud_format("gpu-1: {\"customerHPCIslandId\": \"x\"") == "oci");
+    CHECK(cloud_format("{\"items\": [{\"hpcIslandId\": \"x\"") == "oci");
+    CHECK(cloud_format("{\"items\": [{\"metadata\": {\"id\": \"computeinstance-e00") == "nebius");
+    CHECK(cloud_format("{\"atoll-fabric\": 1, \"Instances\": []}").empty());
+    CHECK(cloud_format("{\"nodes\": []}").empty());
+}
+
+TEST_CASE("a host map refuses bad lines, an ID twice and two IDs onto one name", "[topology][cloud]")
+{
+    HostMap m = map_of("i-1 node1\n\n  # comment\ni-2\tnode2\r\n");
+    CHECK(m.names.at("i-2") == "node2");
+    CHECK(m.where.at("i-2") == "hosts.map:4");
+    CHECK_THROWS_WITH(map_of("i-1\n"), Catch::StartsWith("hosts.map:1: found 'i-1', expected CLOUD-ID SLURM-NAME"));
+    CHECK_THROWS_WITH(map_of("i-1 a b\n"), Catch::StartsWith("hosts.map:1: found 'i-1 a b', expected CLOUD-ID SLURM-NAME"));
+    CHECK_THROWS_WITH(map_of("i-1 a\ni-1 b\n"), Catch::StartsWith("hosts.map:2: found 'i-1' again (first at hosts.map:1)"));
+    CHECK_THROWS_WITH(map_of("i-1 a\ni-2 a\n"),
+                      Catch::StartsWith("hosts.map:2: found 'a' again (first at hosts.map:1), expected one cloud ID per Slurm node"));
+    CHECK_THROWS_WITH(map_of("i-1 n\x01x\n"), Catch::StartsWith("hosts.map:1: found 'n\\x01x'"));
+    CHECK_THROWS_WITH(map_of("i-1 " + std::string(300, 'x') + "\n"), Catch::Contains("expected a name of 1 to 255"));
+
+    SECTION("a map that gives one host another host's name is refused")
+    {
+        const char *two = "gpu-a: {\"customerLocalBlock\": \"L\", \"customerNetworkBlock\": \"N\", \"customerHPCIslandId\": \"I\"}\n"
+                          "gpu-b: {\"customerLocalBlock\": \"L\", \"customerNetworkBlock\": \"N\", \"customerHPCIslandId\": \"I\"}\n";
+        HostMap onto = map_of("gpu-a gpu-b\n");
+        CHECK_THROWS_WITH(read(parse_oci_topology, two, &onto),
+                          Catch::StartsWith("in:2 (gpu-b): found host 'gpu-b' again (first at in:1 (gpu-a))"));
+    }
+    SECTION("a CSV's hosts are renamed after it is read")
+    {
+        std::istringstream csv("host,leaf\na,L1\nb,L1\n");
+        Fabric f = parse_topology_csv(csv, "f.csv");
+        CHECK(apply_host_map(f, map_of("a node-a\n")) == 1);
+        Topology t = analyse(f);
+        CHECK(t.host_index.count("node-a"));
+        CHECK_THROWS_WITH(apply_host_map(f, map_of("node-a b\n")), Catch::Contains("a host the input already has"));
+    }
+}
+
+TEST_CASE("cloud readers refuse hostile input with the file and the instance", "[topology][cloud]")
+{
+    const std::string sub = "\"resourceStatus\": {\"physicalHostTopology\": {\"cluster\": \"c\", \"block\": \"b\", \"subblock\": \"s\"}}";
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "{\"items\": [{\"name\": \"a\""), Catch::StartsWith("in: not valid JSON"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "{\"items\": {}}"), Catch::StartsWith("in: found no \"items\" array"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": 7, " + sub + "}]"),
+                      Catch::StartsWith("in: items[0]: found name 7, expected a string"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", " + sub + "}, {\"name\": \"a\", " + sub + "}]"),
+                      Catch::StartsWith("in: items[1] (a): found host 'a' again (first at in: items[0] (a))"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\\u001bb\", " + sub + "}]"),
+                      Catch::StartsWith("in: items[0]: found name 'a\\x1bb', expected 1 to 255 printable"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"" + std::string(100000, 'h') + "\", " + sub + "}]"),
+                      Catch::Contains("(100000 bytes), expected 1 to 255"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", \"resourceStatus\": {\"physicalHostTopology\": []}}]"),
+                      Catch::StartsWith("in: items[0] (a): found physicalHostTopology [], expected an object"));
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", \"resourceStatus\": {}}]"),
+                      Catch::StartsWith("in: found no instance with a topology"));
+    // a sub-block in two blocks is no tree
+    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", " + sub + "}, {\"name\": \"b\", \"resourceStatus\": "
+                                               "{\"physicalHostTopology\": {\"cluster\": \"c\", \"block\": \"b2\", \"subblock\": \"s\"}}}]"),
+                      Catch::StartsWith("in: items[1] (b): found leaf 's' under 'b2' and under 'b' (in: items[0] (a))"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 {\"customerLocalBlock\": \"L\"}\n"),
+                      Catch::StartsWith("in:1: found host 'gpu-1 {\"customerLocalBlock\"', expected 1 to 255 printable"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 without a colon\n"), Catch::StartsWith("in:1: found 'gpu-1 without a colon', expected HOST: {"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: curl: (7) Failed to connect\n"),
+                      Catch::StartsWith("in:1 (gpu-1): not valid JSON"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: {\"customerLocalBlock\": \"L\", \"customerNetworkBlock\": \"N\"}\n"),
+                      Catch::StartsWith("in:1 (gpu-1): found no customerHPCIslandId"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: {\"customerLocalBlock\": 5, \"customerNetworkBlock\": \"N\", "
+                                               "\"customerHPCIslandId\": \"I\"}\n"),
+                      Catch::StartsWith("in:1 (gpu-1): found customerLocalBlock 5, expected a string"));
+    CHECK_THROWS_WITH(read(parse_oci_topology, "{\"items\": [{\"instanceId\": \"i\", \"localBlockId\": \"L\"}]}"),
+                      Catch::StartsWith("in: items[0] (i): found no networkBlockId"));
+    CHECK_THROWS_WITH(read(parse_nebius_topology, "{\"items\": [{\"metadata\": {\"id\": \"x\"}, \"status\": "
+                                                  "{\"infiniband_topology_path\": {\"path\": [\"a\", \"b\"]}}}]}"),
+                      Catch::StartsWith("in: items[0] (x): found infiniband_topology_path.path an array of 2, expected three tiers"));
+    CHECK_THROWS_WITH(read(parse_nebius_topology, "{\"items\": [{\"spec\": {}}]}"),
+                      Catch::StartsWith("in: items[0]: found no metadata"));
+    CHECK_THROWS_WITH(read(parse_aws_topology, "{\"Instances\": [{\"InstanceId\": \"i-1\", \"NetworkNodes\": [\"a\", \"b\", \"c\"], "
+                                               "\"CapacityBlockId\": 3}]}"),
+                      Catch::StartsWith("in: Instances[0] (i-1): found CapacityBlockId 3, expected a string"));
+}
+
+TEST_CASE("a fabric.json of a cloud's hosts is read back as fabric.json, not as that cloud", "[topology][cloud]")
+{
+    // hosts named by Nebius instance IDs and a domain read from
+    // nvl_instance_group_id: the words the Nebius sniffer looks for
+    std::string text = "{\"items\": [";
+    for (int i = 0; i < 40; ++i)
+        text += std::string(i ? "," : "") + "{\"metadata\": {\"id\": \"computeinstance-e00" + std::to_string(100 + i) +
+                "\"}, \"spec\": {\"nvl_instance_group_id\": \"g1\"}, \"status\": {\"infiniband_topology_path\": "
+                "{\"path\": [\"f\", \"s\", \"l" + std::to_string(i / 8) + "\"]}}}";
+    text += "]}";
+    Fabric f = read(parse_nebius_topology, text);
+    char dir[] = "/tmp/atoll-cloudjson-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string path = std::string(dir) + "/fabric.json";
+    {
+        std::ofstream out(path);
+        save_fabric_json(out, analyse(f));
+    }
+    Fabric back = load_fabric(path);
+    std::remove(path.c_str());
+    rmdir(dir);
+    CHECK(back.kind == "nebius");
+    CHECK(back.nodes.size() == f.nodes.size());
+    CHECK(back.domains.size() == 40);
+}
