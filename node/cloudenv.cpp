@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <istream>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "topology/fabric.hpp"
 
@@ -160,6 +162,36 @@ int expected_nics(const std::string &profile, const std::string &machine_type)
     return 0;
 }
 
+// the release named in a library file, read 1 MiB at a time (at most 256
+// MiB; a regular file only, never blocking), keeping the last bytes of each
+// chunk so that a string across two chunks is found
+std::string ofi_nccl_version_of_file(const std::string &path)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return "";
+    struct stat st;
+    std::string found;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        constexpr std::size_t chunk = std::size_t(1) << 20, keep = 64, limit = std::size_t(256) << 20;
+        std::string buf;
+        std::size_t total = 0;
+        std::vector<char> b(chunk);
+        while (found.empty() && total < limit) {
+            ssize_t n = ::read(fd, b.data(), chunk);
+            if (n <= 0)
+                break;
+            total += static_cast<std::size_t>(n);
+            buf.append(b.data(), static_cast<std::size_t>(n));
+            found = ofi_nccl_version_in(buf);
+            if (buf.size() > keep)
+                buf.erase(0, buf.size() - keep);
+        }
+    }
+    ::close(fd);
+    return found;
+}
+
 std::string port_name(const NodePort &p) { return p.hca + " port " + std::to_string(p.port); }
 
 CloudFinding finding(CloudFinding::Level l, const std::string &m) { return {"cloud-profile", l, m}; }
@@ -223,7 +255,8 @@ std::string ofi_nccl_version_in(const std::string &bytes)
             dots += bytes[q] == '.';
             ++q;
         }
-        if (dots >= 1 && q - p <= 24 && std::isdigit(static_cast<unsigned char>(bytes[q - 1])))
+        // a whole release: its string goes on (NUL, '-aws', a newline) after the digits
+        if (dots >= 1 && q - p <= 24 && q < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[q - 1])))
             return bytes.substr(p, q - p);
     }
     return "";
@@ -299,11 +332,11 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         if (!exists(root + lib))
             continue;
         n.ofi_nccl_library = lib;
-        n.ofi_nccl_version = ofi_nccl_version_in(read_small_file(root + lib, std::size_t(64) << 20).value_or(""));
+        n.ofi_nccl_version = ofi_nccl_version_of_file(root + lib);
         break;
     }
     n.gib_env_script = exists(root + "/usr/local/gib/scripts/set_nccl_env.sh");
-    n.gib_plugin = exists(root + "/usr/local/gib/lib64/libnccl-net_gIB.so") || exists(root + "/usr/local/gib/lib64/libnccl-net.so");
+    n.gib_plugin = exists(root + "/usr/local/gib/lib64/libnccl-net.so") || exists(root + "/usr/local/gib/lib64/libnccl-net_internal.so");
     n.tcpxo_profile = exists(root + "/var/lib/tcpxo/lib64/nccl-env-profile.sh");
     for (const char *f : {"ndv2", "ndv4", "ndv5", "ncv4", "ncv5", "hbv4"}) {
         std::string t = std::string("/opt/microsoft/") + f + "-topo.xml";
@@ -422,7 +455,7 @@ std::vector<CloudFinding> check_gcp(const CloudNode &n, const std::vector<NodePo
             return {finding(missing, subject + ": no gIB profile (" +
                                          std::string(!n.gib_env_script ? "/usr/local/gib/scripts/set_nccl_env.sh" : "") +
                                          (!n.gib_env_script && !n.gib_plugin ? ", " : "") +
-                                         (!n.gib_plugin ? "/usr/local/gib/lib64/libnccl-net_gIB.so" : "") +
+                                         (!n.gib_plugin ? "/usr/local/gib/lib64/libnccl-net.so" : "") +
                                          " missing; the nccl-gib package installs them): NCCL runs without the gIB plugin")};
         return {finding(CloudFinding::Ok, subject + ": the gIB profile is installed (jobs must source set_nccl_env.sh)")};
     }

@@ -53,7 +53,9 @@ std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::
 
 // The aws-ofi-nccl release named in the plugin library's bytes: the
 // "aws-ofi-nccl X.Y.Z" string its configure puts in PACKAGE_STRING (logged as
-// "NET/OFI Initializing aws-ofi-nccl 1.18.0-aws"); "" when there is none.
+// "NET/OFI Initializing aws-ofi-nccl 1.18.0-aws"), with a byte after its
+// digits (the string's NUL), so that a cut string is not taken; "" when there
+// is none.
 std::string ofi_nccl_version_in(const std::string &bytes);
 // -1, 0, 1 as a < b for dotted versions ("1.7.0" < "1.13.2"; a "-aws" tail ignored).
 int compare_versions(const std::string &a, const std::string &b);
@@ -73,7 +75,7 @@ struct CloudNode {
     std::string ofi_nccl_library;    // the aws-ofi-nccl plugin found (root-relative path), "" none
     std::string ofi_nccl_version;    // from its bytes, "" unknown
     bool gib_env_script = false;     // /usr/local/gib/scripts/set_nccl_env.sh
-    bool gib_plugin = false;         // /usr/local/gib/lib64/libnccl-net_gIB.so or libnccl-net.so
+    bool gib_plugin = false;         // /usr/local/gib/lib64/libnccl-net.so (or libnccl-net_internal.so)
     bool tcpxo_profile = false;      // /var/lib/tcpxo/lib64/nccl-env-profile.sh
     std::vector<std::string> azure_topo_files;  // /opt/microsoft/*-topo.xml, root-relative
 };

@@ -14,3 +14,4 @@ node_libatoll_health_la_SOURCES = node/qos.hpp node/qos.cpp node/ethtool.hpp nod
 # node shows of it) and the compute adapters by a cloud's rules: pure, for
 # the tools now and the plugin later
 node_libatoll_nodesys_la_SOURCES += node/cloudenv.hpp node/cloudenv.cpp
+EXTRA_DIST += docs/cloud-profiles.md

@@ -187,7 +187,10 @@ int cmd_health(int argc, char **argv)
     }
     // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
     auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
-    if (ports.empty() && !cloud_findings.empty()) {  // a cloud node without RDMA ports (A3 Mega, TCP): its profile only
+    // a cloud node without RDMA ports that expects a profile (A3 Mega's TCPXO): that alone
+    bool cloud_expects = std::any_of(cloud_findings.begin(), cloud_findings.end(),
+                                     [](const HealthFinding &h) { return h.status != HealthStatus::Skipped; });
+    if (ports.empty() && cloud_expects) {
         write_health_report(std::cout, cloud_findings, 0, a.flag("verbose"));
         if (a.flag("prometheus"))
             write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, cloud_findings, ports, 0); });

@@ -147,6 +147,8 @@ TEST_CASE("the aws-ofi-nccl release is read from the library's PACKAGE_STRING an
     CHECK(ofi_nccl_version_in("aws-ofi-nccl \0aws-ofi-nccl 1.21.1") == "");  // the literal ends at the NUL
     CHECK(ofi_nccl_version_in(std::string("aws-ofi-nccl x\0aws-ofi-nccl 1.21.1\n", 35)) == "1.21.1");
     CHECK(ofi_nccl_version_in("aws-ofi-nccl 1.") == "");
+    CHECK(ofi_nccl_version_in("aws-ofi-nccl 1.21") == "");  // cut after the digits: maybe 1.21.1
+    CHECK(ofi_nccl_version_in(std::string("aws-ofi-nccl 1.21\0", 18)) == "1.21");
     CHECK(compare_versions("1.7.0", "1.13.0") < 0);
     CHECK(compare_versions("1.13.2-aws", "1.13.0") > 0);
     CHECK(compare_versions("1.14", "1.14.0") == 0);
@@ -300,6 +302,12 @@ TEST_CASE("the cloud is told by the node's DMI strings, read under a root", "[cl
     CHECK(n.ofi_nccl_version == "1.13.2");
     CHECK(!n.nccl_conf_present);
     CHECK(read_cloud_node(root, "", "p5en.48xlarge").machine_type == "p5en.48xlarge");
+    // the string across the library's first 1 MiB read
+    std::string big(std::size_t(1) << 20, '\0');
+    big.replace(big.size() - 16, 16, "aws-ofi-nccl 1.1");  // the first read ends in "1.1"
+    REQUIRE(big.size() == std::size_t(1) << 20);
+    put("/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so", big + "9.2-aws" + std::string(1, '\0'));
+    CHECK(read_cloud_node(root).ofi_nccl_version == "1.19.2");
     CloudNode g;
     g.product_name = "Google Compute Engine";
     CHECK(cloud_of(g) == "gcp");

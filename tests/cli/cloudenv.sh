@@ -1,0 +1,160 @@
+#!/bin/sh
+# Each cloud's own NCCL profile through `atoll-topo health` and `atoll-topo
+# env`, on fake node roots built here: the DMI strings each cloud shows, the
+# Azure HPC image's real /etc/nccl.conf (azhpc-images ndv5.sh), OCI's real
+# nccl.conf template (oci-hpc h100), the gIB and TCPXO files cluster-toolkit's
+# examples source, and an aws-ofi-nccl library reduced to the PACKAGE_STRING
+# its binary carries (tests/data/PROVENANCE.md). Expected findings follow the
+# providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
+# aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
+. "$(dirname "$0")/../lib.sh"
+plan 17
+work=$(tmpdir)
+C="$DATA/cloudenv"
+# dmi ROOT VENDOR PRODUCT ASSET
+dmi() {
+    mkdir -p "$1/sys/class/dmi/id"
+    echo "$2" >"$1/sys/class/dmi/id/sys_vendor"; echo "$3" >"$1/sys/class/dmi/id/product_name"
+    echo "$4" >"$1/sys/class/dmi/id/chassis_asset_tag"
+}
+# rdma ROOT HCA LINK_LAYER
+rdma() {
+    d="$1/sys/class/infiniband/$2/ports/1"
+    mkdir -p "$d"; echo "$3" >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"; echo "400 Gb/sec (4X NDR)" >"$d/rate"
+}
+# health ROOT ARGS...: the cloud-profile lines only (--hca matches no port
+# unless HCA says: the port checks have their own test), exit status in $rc
+health() {
+    r=$1; shift
+    "$TOPO" health --root "$r" --sysfs-root "$r/sys" --interval 0 --hca "${HCA:-nomatch}" --verbose "$@" >"$work/out" 2>&1
+    rc=$?
+    grep cloud-profile "$work/out" >"$work/cloud"
+}
+want() {  # NAME STATUS TEXT RC
+    if grep -q "^$2: cloud-profile: node: .*$3" "$work/cloud" && [ "$rc" -eq "$4" ] && [ "$(wc -l <"$work/cloud")" -eq 1 ]; then
+        ok "$1"
+    else
+        not_ok "$1"; diag "exit $rc, expected $4" "$(cat "$work/out")"
+    fi
+}
+
+# Azure ND H100 v5: mlx5_ib0..7 InfiniBand, mlx5_an0 the accelerated-networking VF
+az="$work/azure"
+dmi "$az" "Microsoft Corporation" "Virtual Machine" "7783-7084-3265-9085-8269-3286-77"
+for i in 0 1 2 3 4 5 6 7; do rdma "$az" mlx5_ib$i InfiniBand; done
+rdma "$az" mlx5_an0 Ethernet
+health "$az" --machine-type Standard_ND96isr_H100_v5
+want "Azure ND v5 without /etc/nccl.conf: an error, exit 4" ERROR "(ndv5): no /etc/nccl.conf" 4
+health "$az"
+want "Azure, VM size not given, 8 InfiniBand ports: a warning only, exit 0" WARNING "VM size not given.*no /etc/nccl.conf" 0
+mkdir -p "$az/etc" "$az/opt/microsoft/ndv5"
+cp "$C/azure-ndv5.nccl.conf" "$az/etc/nccl.conf"
+health "$az" --machine-type Standard_ND96isr_H100_v5
+want "the image's nccl.conf naming a topology file that is not there: an error" ERROR "NCCL_TOPO_FILE='/opt/microsoft/ndv5/topo.xml' names no file" 4
+echo '<system version="1"/>' >"$az/opt/microsoft/ndv5/topo.xml"
+health "$az" --machine-type Standard_ND96isr_H100_v5
+want "the image's nccl.conf and its topology file: OK" OK "NCCL_TOPO_FILE='/opt/microsoft/ndv5/topo.xml'" 0
+rm "$az/etc/nccl.conf"
+HCA='mlx5_ib*'
+health "$az" --machine-type Standard_ND128isr_GB200_v6
+HCA=
+want "ND GB200 v6, for which the image writes no topology file: skipped (its InfiniBand ports checked alone)" SKIPPED "writes no NCCL_TOPO_FILE" 0
+
+# Google Cloud A3 Ultra: eight RoCE mlx5 GPU NICs; gVNIC is no RDMA device
+g="$work/gcp"
+dmi "$g" Google "Google Compute Engine" ""
+for i in 0 1 2 3 4 5 6 7; do rdma "$g" mlx5_$i Ethernet; done
+health "$g" --machine-type a3-ultragpu-8g
+want "A3 Ultra without the gIB profile: an error" ERROR "no gIB profile" 4
+mkdir -p "$g/usr/local/gib/scripts" "$g/usr/local/gib/lib64"
+: >"$g/usr/local/gib/scripts/set_nccl_env.sh"; : >"$g/usr/local/gib/lib64/libnccl-net.so"
+health "$g" --machine-type projects/12345/machineTypes/a3-ultragpu-8g
+want "A3 Ultra with set_nccl_env.sh and the gIB plugin: OK" OK "the gIB profile is installed" 0
+# A3 Mega: no RDMA port at all, the TCPXO profile expected
+m="$work/mega"
+dmi "$m" Google "Google Compute Engine" ""
+health "$m" --machine-type a3-megagpu-8g
+want "A3 Mega (no RDMA port) without the TCPXO profile: an error, the profile reported alone" ERROR "nccl-env-profile.sh" 4
+
+n="$work/n2"
+dmi "$n" Google "Google Compute Engine" ""
+"$TOPO" health --root "$n" --sysfs-root "$n/sys" --interval 0 --machine-type n2-standard-8 >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no RDMA port" "$work/out"; then
+    ok "a cloud node that expects no profile and has no RDMA port: still the input error (exit 1)"
+else
+    not_ok "a cloud node that expects no profile and has no RDMA port: still the input error (exit 1)"; diag "exit $rc" "$(cat "$work/out")"
+fi
+
+# AWS p5.48xlarge: the instance type is the DMI product name
+a="$work/aws"
+dmi "$a" "Amazon EC2" "p5.48xlarge" "Amazon EC2"
+rdma "$a" rdmap79s0 Unspecified
+health "$a"
+want "P5 without aws-ofi-nccl: an error" ERROR "needs aws-ofi-nccl >= 1.7.0, and there is none" 4
+mkdir -p "$a/opt/amazon/ofi-nccl/lib"
+printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.6.0\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
+health "$a"
+want "P5 with aws-ofi-nccl 1.6.0: older than 1.7.0, an error" ERROR "aws-ofi-nccl 1.6.0 .* is older than 1.7.0" 4
+printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.18.0-aws\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
+health "$a"
+want "P5 with aws-ofi-nccl 1.18.0-aws: OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
+
+# OCI BM.GPU.H100.8: RoCE mlx5 NICs, the oci-hpc nccl.conf
+o="$work/oci"
+dmi "$o" "Oracle Corporation" "" "OracleCloud.com"
+for i in 0 1 3 4; do rdma "$o" mlx5_$i Ethernet; done
+health "$o"
+want "OCI RoCE without the image's nccl.conf: a warning naming what is missing" WARNING "NCCL_IB_GID_INDEX, NCCL_IB_TC, NCCL_IB_HCA" 0
+mkdir -p "$o/etc"; cp "$C/oci-h100.nccl.conf" "$o/etc/nccl.conf"
+health "$o"
+want "OCI with oci-hpc's nccl.conf: OK" OK "sets NCCL_IB_GID_INDEX, NCCL_IB_TC and NCCL_IB_HCA" 0
+
+"$TOPO" health --sysfs-root "$az/sys" --cloud bogus >"$work/out" 2>&1
+rc=$?
+check "an unknown --cloud is a usage error (exit 2)" [ $rc -eq 2 ]
+
+# atoll-topo env on an Azure fabric: the compute adapters from the node
+"$TOPO" generate --pods 1 --groups 1 --hosts 2 --format json -o "$work/f.json"
+"$TOPO" slurm --format view "$work/f.json" -o "$work/f.view"
+mkdir -p "$work/nodes"; ln -s "$az/sys" "$work/nodes/node001"
+"$TOPO" env "$work/f.view" --node node001 --plugstack fabric_type=azure --sysfs-root "$work/nodes/%n" \
+    --root "$az" --machine-type Standard_ND96isr_H100_v5 >"$work/env" 2>&1
+if grep -q "^cloud azure (Azure HPC image (/etc/nccl.conf)), machine type 'Standard_ND96isr_H100_v5'" "$work/env" &&
+   grep -q "^  compute adapters from the node: =mlx5_ib0:1,mlx5_ib1:1,mlx5_ib2:1,mlx5_ib3:1,mlx5_ib4:1,mlx5_ib5:1,mlx5_ib6:1,mlx5_ib7:1 (azure: the InfiniBand ports" "$work/env" &&
+   grep -q "^    left out: mlx5_an0 port 1: accelerated networking (Ethernet)" "$work/env" &&
+   grep -q "^  error: cloud-profile: 'Standard_ND96isr_H100_v5' (ndv5): no /etc/nccl.conf" "$work/env"; then
+    ok "env on Azure: the eight InfiniBand ports from sysfs, mlx5_an0 left out, the missing nccl.conf named"
+else
+    not_ok "env on Azure: the eight InfiniBand ports from sysfs, mlx5_an0 left out, the missing nccl.conf named"; diag "$(cat "$work/env")"
+fi
+
+# a RoCE fabric (LLDP) on a GCP gIB machine: what atoll's RoCE profile sets
+# and set_nccl_env.sh sets too (NCCL_IB_TC=52 there, 106 from the node's tc
+# file here; NCCL_IB_GID_INDEX=3 in the A4 VM's defaults) is named
+"$TOPO" slurm --format view "$DATA/lldp/2_three_interfaces.neighbors_details.json" -o "$work/roce.view"
+h=2_three_interfaces
+set -- mlx5_0 ens1f0np0 0a mlx5_1 ens1f1np1 0b mlx5_2 ens2f0np0 0c
+while [ $# -gt 0 ]; do
+    d="$work/rsys/$h/class/infiniband/$1"
+    mkdir -p "$d/ports/1/gid_attrs/ndevs" "$d/ports/1/gid_attrs/types" "$d/ports/1/gids" "$d/tc/1"
+    echo Ethernet >"$d/ports/1/link_layer"; echo "4: ACTIVE" >"$d/ports/1/state"
+    for i in 0 1 2 3; do echo "$2" >"$d/ports/1/gid_attrs/ndevs/$i"; done
+    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/0"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/1"
+    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/2"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/3"
+    echo "fe80:0000:0000:0000:0ac0:ebff:feda:1c${3}" >"$d/ports/1/gids/0"; cp "$d/ports/1/gids/0" "$d/ports/1/gids/1"
+    echo "0000:0000:0000:0000:0000:ffff:c0a8:${3}05" >"$d/ports/1/gids/2"; cp "$d/ports/1/gids/2" "$d/ports/1/gids/3"
+    echo "Global tclass=106" >"$d/tc/1/traffic_class"
+    shift 3
+done
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/rsys/%n" --cloud gcp --root "$g" \
+    --machine-type a3-ultragpu-8g >"$work/genv" 2>&1
+if grep -q "^  NCCL_IB_TC=106 " "$work/genv" &&
+   grep -q "^  warning: atoll sets NCCL_IB_TC, but gIB (set_nccl_env.sh) or TCPXO (nccl-env-profile.sh) sets NCCL_IB_TC=52 (/usr/local/gib/scripts/set_nccl_env.sh" "$work/genv" &&
+   grep -q "^  warning: atoll sets NCCL_IB_GID_INDEX, but .* sets NCCL_IB_GID_INDEX=3 " "$work/genv" &&
+   grep -q "^  compute adapters from the node: none ('a3-ultragpu-8g' has 8 compute NICs and 3 are active here" "$work/genv" &&
+   ! grep -q "warning: atoll sets NCCL_IB_HCA" "$work/genv"; then
+    ok "env on a gIB machine: the RoCE class and GID atoll sets are named as set_nccl_env.sh's, and 3 of 8 NICs are refused"
+else
+    not_ok "env on a gIB machine: the RoCE class and GID atoll sets are named as set_nccl_env.sh's, and 3 of 8 NICs are refused"; diag "$(cat "$work/genv")"
+fi
