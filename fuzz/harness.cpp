@@ -33,7 +33,8 @@
 #include "topology/json.hpp"
 #include "topology/lldp.hpp"
 #include "topology/nodehealth.hpp"
-#include "topology/report.hpp topology/nvlink.hpp"
+#include "topology/nvlink.hpp"
+#include "topology/report.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
 
