@@ -53,7 +53,7 @@ long parse_seconds(const std::string &key, const std::string &v)
 
 bool known_profile(const std::string &p)
 {
-    for (const char *k : {"ib", "roce", "azure", "aws", "gcp", "generic", "cloud"})
+    for (const char *k : {"ib", "roce", "azure", "aws", "gcp", "oci", "nebius", "generic", "cloud"})
         if (p == k)
             return true;
     return false;
@@ -116,7 +116,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
         else if (k == "fabric_type") {
             if (!known_profile(v))
                 throw std::invalid_argument("plugstack.conf: fabric_type=" + escaped(v) +
-                                            ": expected ib, roce, azure, aws, gcp, generic or cloud");
+                                            ": expected ib, roce, azure, aws, gcp, oci, nebius, generic or cloud");
             c.fabric_type = v;
         } else if (k == "proc_root")
             c.proc_root = v;
@@ -136,6 +136,14 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.hwloc_xml = v;
         else if (k == "sysfs_root")
             c.sysfs_root = v;
+        else if (k == "cloud_root")
+            c.cloud_root = v;
+        else if (k == "machine_type") {
+            if (v.size() > 128 || v.find_first_of(" \t\n\r") != std::string::npos)
+                throw std::invalid_argument("plugstack.conf: machine_type=" + escaped(v) +
+                                            ": expected one machine type of up to 128 characters, e.g. Standard_ND96isr_H100_v5");
+            c.machine_type = v;
+        }
         else if (k == "gid_index") {
             char *end = nullptr;
             long x = std::strtol(v.c_str(), &end, 10);
@@ -147,7 +155,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             throw std::invalid_argument("plugstack.conf: unknown key \"" + escaped(k) +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
                                         "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
-                                        "sysfs_root, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
+                                        "sysfs_root, cloud_root, machine_type, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
     }
     return c;
 }

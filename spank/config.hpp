@@ -25,12 +25,15 @@ struct PluginConfig {
     int leaf_wait = -1;                 // seconds the fewest leaves are waited for above a leaf (-1: island_wait)
     int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
-    std::string fabric_type;            // ib|roce|azure|aws|gcp|generic|cloud; default from the fabric
+    std::string fabric_type;            // ib|roce|azure|aws|gcp|oci|nebius|generic|cloud; default from the fabric
     std::string proc_root;              // per node, %n is the node name (default /proc): NVIDIA GPUs
     int constrain_devices = -1;         // Slurm's ConstrainDevices: 1, 0, -1 read cgroup.conf
     int fifo_tc = -1;                   // NCCL_IB_FIFO_TC on RoCE
     std::string hwloc_xml;              // per node, %n is the node name
     std::string sysfs_root;             // per node, %n is the node name (default /sys)
+    std::string cloud_root;             // per node, %n is the node name (default /): the cloud stack's files
+                                        // (/etc/nccl.conf, /opt/amazon/ofi-nccl, /usr/local/gib, /opt/microsoft)
+    std::string machine_type;           // the cloud's machine type (default: EC2's DMI product name, else unknown)
     int gid_index = -1;                 // RoCE GID index to pin (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX)
     uid_t owner = 0;                    // who may own the files read as root: root (tests may say otherwise;
                                         // not a plugstack key)
@@ -68,7 +71,7 @@ struct UserOptions {
     bool explain = false;
 };
 
-// A fabric_type= profile atoll knows: ib, roce, azure, aws, gcp, generic, cloud.
+// A fabric_type= profile atoll knows: ib, roce, azure, aws, gcp, oci, nebius, generic, cloud.
 bool known_profile(const std::string &p);
 
 }  // namespace atl

@@ -24,6 +24,10 @@ const char *profile_note(const std::string &p)
         return "GCP: the image's gIB setup (set_nccl_env.sh) configures NCCL";
     if (p == "cloud")
         return "a cloud fabric: its own NCCL plugin configures the network";
+    if (p == "oci")
+        return "OCI: the image's /etc/nccl.conf (oci-hpc) names the shape's RDMA NICs";
+    if (p == "nebius")
+        return "Nebius: its topology API names no adapters";
     if (p == "generic")
         return "a site's CSV topology names no adapters";
     return "";
@@ -206,11 +210,18 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         }
     }
     std::vector<EnvVar> out;
+    // what the cloud's own stack sets is never contradicted
+    const std::string machine_type = facts.cloud.machine_type.empty() ? cfg.machine_type : facts.cloud.machine_type;
     auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
         EnvVar v{name, value, why, false, true};
         auto conf = facts.nccl_conf.find(name);
+        std::string theirs = cloud_refrains(f.profile, name, machine_type);
         if (user_has(name) && !step.atoll_set.count(name)) {
             v.kept = true;
+        } else if (!theirs.empty()) {
+            v.set = false;
+            v.value.clear();
+            v.why = theirs + ": left to it";
         } else if (conf != facts.nccl_conf.end()) {
             v.kept = true;
             v.value.clear();
@@ -248,23 +259,32 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                  false, true});
         return out;
     };
-    if (!device_profile(f.profile)) {
+    if (!device_profile(f.profile) && !node_adapter_profile(f.profile)) {
         skip("NCCL_IB_HCA", profile_note(f.profile));
         return record();
     }
     // devices as this node names them
-    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports);
+    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports, machine_type);
+    const bool from_node = dev.from_node;
+    if (!device_profile(f.profile) && !from_node) {
+        skip("NCCL_IB_HCA", profile_note(f.profile));
+        return record();
+    }
     std::string hcas;
     for (const auto &hp : dev.ports)
         hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
     if (dev.usable)
         add("NCCL_IB_HCA", hcas,
-            "this node's compute-rail adapters, checked in sysfs" +
+            (dev.source.empty() ? std::string("this node's compute-rail adapters, checked in sysfs")
+                                : "the fabric names no adapter of this node; from sysfs by the cloud's rule (" + dev.source + ")") +
                 (dev.problems.empty() ? std::string() : "; " + dev.problems[0] +
                                                             (dev.problems.size() > 1 ? " (and more)" : "")));
     else if (facts.ports.empty())
         skip("NCCL_IB_HCA", "no RDMA device in sysfs (" + (cfg.sysfs_root.empty() ? std::string("/sys") : per_node_path(cfg.sysfs_root, step.node)) +
                                 "/class/infiniband): NCCL's own choice is left");
+    else if (from_node)
+        skip("NCCL_IB_HCA", (dev.problems.empty() ? std::string("no compute adapter from the node") : dev.problems[0]) +
+                                ": NCCL's own choice is left");
     else
         skip("NCCL_IB_HCA", "no compute-rail adapter of the fabric is ACTIVE here" +
                                 (dev.problems.empty() ? std::string() : " (" + dev.problems[0] + ")") +

@@ -9,6 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 #include <fstream>
+#include <future>
+#include <system_error>
+#include <memory>
+#include <thread>
 
 #include "spank/trusted.hpp"
 #include "spank/userfile.hpp"
@@ -35,18 +39,37 @@ std::string device_name_problem(const std::string &n)
 }  // namespace
 
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                         const std::vector<NodePort> &ports)
+                         const std::vector<NodePort> &ports, const std::string &machine_type)
 {
     NodeDevices d;
     auto me = f.summary.hosts.find(node);
-    if (me == f.summary.hosts.end() || !device_profile(f.profile))
+    if (me == f.summary.hosts.end())
         return d;
-    const bool roce = f.profile == "roce";
+    std::vector<std::pair<std::string, int>> named = me->second.hcas;
+    // a cloud fabric source names no adapter (Azure's CSV, GCP's API: the
+    // host's one port is a placeholder, "nic0"): the cloud's rules pick them
+    // among the node's own ports
+    bool none_here = std::none_of(named.begin(), named.end(), [&](const std::pair<std::string, int> &hp) {
+        return std::any_of(ports.begin(), ports.end(), [&](const NodePort &p) { return p.hca == hp.first; });
+    });
+    if (node_adapter_profile(f.profile) && none_here) {
+        d.from_node = true;
+        CloudAdapters c = cloud_adapters(f.profile, ports, machine_type);
+        if (c.ports.empty()) {
+            d.problems.push_back("no compute adapter from the node: " + c.why);
+            return d;
+        }
+        d.source = c.why;
+        named = c.ports;
+    } else if (!device_profile(f.profile)) {
+        return d;
+    }
+    const bool roce = f.profile == "roce" || (f.profile == "gcp" && !d.source.empty());
     const char *want = roce ? "Ethernet" : "InfiniBand";
     auto has = [](const std::vector<std::string> &v, const std::string &x) {
         return std::find(v.begin(), v.end(), x) != v.end();
     };
-    for (const auto &hp : me->second.hcas) {
+    for (const auto &hp : named) {
         const NodePort *hit = nullptr;
         for (const NodePort &p : ports)
             if (p.hca == hp.first && p.port == hp.second)
@@ -104,8 +127,55 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {!nccl_conf_file.empty() ? nccl_conf_file : home.empty() ? "" : home + "/.nccl.conf"},
                                      facts.problems);
     facts.constrained = devices_constrained(cfg);
-    dev = node_devices(f, cfg, node, facts.ports);
+    std::string machine_type = cfg.machine_type;
+    if (cloud_profile(f.profile)) {
+        std::string root = cfg.cloud_root.empty() ? "/" : per_node_path(cfg.cloud_root, node);
+        std::string sysfs = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
+        std::string problem;
+        facts.cloud = read_cloud_node_bounded(root, sysfs, cfg.machine_type, problem);
+        if (!problem.empty())
+            facts.problems.push_back(problem);
+        machine_type = facts.cloud.machine_type;
+        facts.cloud_findings = check_cloud_profile(f.profile, facts.cloud, facts.ports);
+    }
+    dev = node_devices(f, cfg, node, facts.ports, machine_type);
     return facts;
+}
+
+CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sysfs_root, const std::string &machine_type,
+                                  std::string &problem, std::chrono::milliseconds bound)
+{
+    // the thread owns its arguments and the promise: when the caller has
+    // gone on, it finishes (or stays stuck) alone
+    auto done = std::make_shared<std::promise<CloudNode>>();
+    std::future<CloudNode> result = done->get_future();
+    try {
+        std::thread([done, root, sysfs_root, machine_type]() {
+            try {
+                done->set_value(read_cloud_node(root, sysfs_root, machine_type));
+            } catch (...) {
+                done->set_exception(std::current_exception());
+            }
+        }).detach();
+    } catch (const std::system_error &e) {
+        problem = std::string("the cloud stack's files were not read (no thread: ") + e.what() + ")";
+        CloudNode n;
+        n.machine_type = machine_type;
+        return n;
+    }
+    if (result.wait_for(bound) == std::future_status::ready) {
+        try {
+            return result.get();
+        } catch (const std::exception &e) {
+            problem = std::string("the cloud stack's files under ") + shown(root, 200) + " were not read: " + e.what();
+        }
+    } else {
+        problem = "the cloud stack's files under " + shown(root, 200) + " were not read within " +
+                  std::to_string(bound.count()) + " ms (a stalled file system?): the cloud profile is not checked";
+    }
+    CloudNode n;
+    n.machine_type = machine_type;
+    return n;
 }
 
 std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "node/cloudenv.hpp"
 #include "node/nodeview.hpp"
 #include "spank/view.hpp"
 
@@ -21,7 +22,17 @@ struct NodeFacts {
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
     int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
     std::vector<std::string> problems;        // files not read in time (the user's nccl.conf)
+    // a cloud profile (aws, azure, gcp, oci, nebius): the cloud stack's files
+    // under cloud_root=, its machine type, and what check_cloud_profile() finds
+    CloudNode cloud;
+    std::vector<CloudFinding> cloud_findings;
 };
+// read_cloud_node() in a thread the caller waits for at most `bound`: a file
+// that never answers (/opt on a hung network file system) leaves an empty
+// CloudNode (given `machine_type` kept) and `problem` saying so.
+constexpr std::chrono::milliseconds cloud_file_bound{2000};
+CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sysfs_root, const std::string &machine_type,
+                                  std::string &problem, std::chrono::milliseconds bound = cloud_file_bound);
 // The nccl.conf files NCCL reads: which variables they set. `root_files`
 // (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
 // NCCL_CONF_FILE: any path the user names) only through read_user_file(),
@@ -40,13 +51,20 @@ std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string>
 // it); the hca= selector applied to the device name. A device whose name is
 // not one the kernel gives (letters, digits, '_', '-', '.') is refused.
 struct NodeDevices {
+    bool from_node = false;                          // the fabric names none of the node's ports: the cloud's rule
+    std::string source;                              // that rule, when it found ports
     std::vector<std::pair<std::string, int>> ports;  // ibverbs device and port, rail order
     std::vector<std::pair<std::string, int>> active; // those of them ACTIVE: the only ones "nearest" a GPU
     std::vector<std::string> problems;                // what did not match, or is not ACTIVE
     bool usable = false;                               // at least one port ACTIVE
 };
+// On azure and gcp, a host the fabric names no adapter of (none of its
+// names is an RDMA device here: a CSV's or a cloud API's placeholder) takes them from
+// `ports` through cloud_adapters() for `machine_type` (then `source` says
+// which rule), with the same name, hca= and ACTIVE checks; when the rule
+// finds none, no ports and its reason in `problems`.
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                         const std::vector<NodePort> &ports);
+                         const std::vector<NodePort> &ports, const std::string &machine_type = "");
 
 // Everything the node says of itself for a step but hwloc's map (the caller
 // adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf

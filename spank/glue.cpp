@@ -394,6 +394,13 @@ extern "C" int atl_task(spank_t sp)
             all.insert(all.end(), mine.begin(), mine.end());
             for (const EnvVar &v : all)
                 std::fprintf(stderr, "atoll: %s task %d: %s\n", g_step.node.c_str(), local, describe(v).c_str());
+            // an expected cloud profile missing (--fabric-env=show only: a
+            // job that asked for nothing is told nothing)
+            if (local == 0)
+                for (const CloudFinding &c : g_facts.cloud_findings)
+                    if (c.level == CloudFinding::Warning || c.level == CloudFinding::Error)
+                        std::fprintf(stderr, "atoll: %s: note: %s (%s): %s\n", g_step.node.c_str(), c.check.c_str(),
+                                     c.level == CloudFinding::Error ? "error" : "warning", c.message.c_str());
         }
         return 0;
     } catch (...) {

@@ -44,12 +44,14 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
                                                   : "ib";
     if (v->profile == "roce")
         v->kind = FabricKind::RoCE;
-    else if (v->profile == "aws" || v->profile == "gcp" || v->profile == "cloud" || v->profile == "generic")
+    else if (v->profile == "aws" || v->profile == "gcp" || v->profile == "oci" || v->profile == "nebius" ||
+             v->profile == "cloud" || v->profile == "generic")
         v->kind = FabricKind::Cloud;
     return v;
 }
 
 
 bool device_profile(const std::string &p) { return p == "ib" || p == "roce" || p == "azure"; }
+bool node_adapter_profile(const std::string &p) { return p == "azure" || p == "gcp"; }
 
 }  // namespace atl

@@ -14,7 +14,8 @@ struct FabricView {
     FabricSummary summary;
     FabricKind kind = FabricKind::InfiniBand;  // for placement's cost model
     // The environment profile: ib, roce, azure (InfiniBand VMs: as ib, no
-    // SHARP), aws, gcp, generic (a site's CSV) or cloud (any cloud): from
+    // SHARP), aws, gcp, oci, nebius (a cloud's topology API: placement's
+    // cloud cost model), generic (a site's CSV) or cloud (any cloud): from
     // fabric_type=, else the view's kind, else ib.
     std::string profile = "ib";
 };
@@ -26,5 +27,8 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
 
 // A profile whose adapters atoll names (ib, roce, azure), not a cloud's own plugin.
 bool device_profile(const std::string &p);
+// A profile whose compute adapters, when the fabric names none for a host,
+// come from the node's sysfs by the cloud's rules (cloud_adapters()): azure, gcp.
+bool node_adapter_profile(const std::string &p);
 
 }  // namespace atl

@@ -529,17 +529,18 @@ int cmd_node(int argc, char **argv)
 }
 
 // The cloud's own profile on this node, for `env`: the compute adapters the
-// cloud's rules take from the node (azure, gcp), the variables atoll would set
-// that the cloud's stack sets itself, and a missing expected profile. The
-// plugin does not apply these yet (spank/ is to call cloud_adapters() and
-// cloud_refrains() in node_env()); this shows what it would decide.
+// cloud's rules take from the node (azure, gcp), any variable atoll set that
+// the cloud's stack sets itself (node_env() refrains: a line here is a bug or
+// --cloud naming another profile than the fabric's), and a missing expected
+// profile, as the plugin notes it under --fabric-env=show.
 void write_cloud_env(std::ostream &o, const Args &a, const std::string &fabric_profile, const std::vector<NodePort> &ports,
-                     const std::vector<EnvVar> &node, const std::string &sysfs_root)
+                     const std::vector<EnvVar> &node, const NodeFacts &facts, const std::string &sysfs_root)
 {
     std::string cloud = a.get("cloud", "auto");
     if (cloud != "auto" && cloud != "none" && !cloud_profile(cloud))
         throw Usage("--cloud " + cloud + ": expected auto, none, aws, azure, gcp, oci or nebius");
-    CloudNode n = read_cloud_node(a.get("root", "/"), sysfs_root, a.get("machine-type", ""));
+    CloudNode n = cloud_profile(fabric_profile) ? facts.cloud
+                                                : read_cloud_node(a.get("root", "/"), sysfs_root, a.get("machine-type", ""));
     if (cloud == "auto")
         cloud = cloud_profile(fabric_profile) ? fabric_profile : "";  // the fabric's profile, not the host running this
     if (cloud == "none" || cloud.empty())
@@ -593,10 +594,12 @@ int cmd_env(int argc, char **argv)
         throw Usage(std::string("--plugstack: ") + e.what());
     }
     cfg.owner = geteuid();  // an admin's own copy may be checked too
-    for (const char *k : {"sysfs-root", "proc-root", "hwloc-xml", "hca"})
+    for (const char *k : {"sysfs-root", "proc-root", "hwloc-xml", "hca", "root", "machine-type"})
         if (a.flag(k)) {
             std::string v = a.get(k);
             if (std::string(k) == "sysfs-root") cfg.sysfs_root = v;
+            if (std::string(k) == "root") cfg.cloud_root = v;
+            if (std::string(k) == "machine-type") cfg.machine_type = v;
             if (std::string(k) == "proc-root") cfg.proc_root = v;
             if (std::string(k) == "hwloc-xml") cfg.hwloc_xml = v;
             if (std::string(k) == "hca") cfg.hca = v;
@@ -647,7 +650,7 @@ int cmd_env(int argc, char **argv)
             v.value = env[v.name];
         std::cout << "  " << describe(v) << "\n";
     }
-    write_cloud_env(std::cout, a, f->profile, facts.ports, node,
+    write_cloud_env(std::cout, a, f->profile, facts.ports, node, facts,
                     cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
     std::cout << "task (CUDA_VISIBLE_DEVICES=" << value_of("CUDA_VISIBLE_DEVICES").value_or("") << " SLURM_STEP_GPUS="
               << value_of("SLURM_STEP_GPUS").value_or("") << ")\n";

@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 12
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -116,4 +116,42 @@ if grep -q "^  ATOLL_ISLAND=" "$work/aws" && grep -q "^  NCCL_IB_HCA not set: AW
     ok "AWS: the ATOLL_* variables only"
 else
     not_ok "AWS: the ATOLL_* variables only"; diag "$(cat "$work/aws")"
+fi
+# Azure ND v5 on a CSV fabric (no adapter names): the InfiniBand ports from
+# sysfs, mlx5_ib0..7, never mlx5_an0 (Microsoft's "Enable InfiniBand" and ND
+# H100 v5 pages name them so); the image's /etc/nccl.conf missing is said
+"$TOPO" slurm --format view "$DATA/csv/crux_topology_hosts.csv" -o "$work/az.view"
+for d in mlx5_ib0 mlx5_ib1 mlx5_ib2 mlx5_ib3 mlx5_ib4 mlx5_ib5 mlx5_ib6 mlx5_ib7 mlx5_an0; do
+    p="$work/sys/h0001/class/infiniband/$d/ports/1"
+    mkdir -p "$p"; echo InfiniBand >"$p/link_layer"; echo "4: ACTIVE" >"$p/state"
+done
+echo Ethernet >"$work/sys/h0001/class/infiniband/mlx5_an0/ports/1/link_layer"
+mkdir -p "$work/root/h0001/etc" "$work/root/h0002/etc" "$work/root/h0002/opt/microsoft/ndv5"
+az_of() { "$TOPO" env "$work/az.view" --node h0001 --plugstack fabric_type=azure --sysfs-root "$work/sys/%n" \
+              --machine-type Standard_ND96isr_H100_v5 "$@" 2>&1; }
+az_of --root "$work/root/h0001" >"$work/az"
+# the image's nccl.conf for ND v5 (azhpc-images), its topology file present
+cp "$DATA/cloudenv/azure-ndv5.nccl.conf" "$work/root/h0002/etc/nccl.conf"
+: >"$work/root/h0002/opt/microsoft/ndv5/topo.xml"
+az_of --root "$work/root/h0002" >"$work/az2"
+if grep -q "^  NCCL_IB_HCA==mlx5_ib0:1,mlx5_ib1:1,mlx5_ib2:1,mlx5_ib3:1,mlx5_ib4:1,mlx5_ib5:1,mlx5_ib6:1,mlx5_ib7:1 (the fabric names no adapter" "$work/az" &&
+   grep -q "left out: mlx5_an0 port 1: accelerated networking" "$work/az" &&
+   grep -q "^  error: cloud-profile: .*no /etc/nccl.conf" "$work/az" &&
+   ! grep -q "error: cloud-profile" "$work/az2" && grep -q "^  NCCL_IB_HCA==mlx5_ib0:1," "$work/az2"; then
+    ok "Azure: the InfiniBand ports from sysfs, not mlx5_an0; a missing image nccl.conf is an error"
+else
+    not_ok "Azure: the InfiniBand ports from sysfs, not mlx5_an0; a missing image nccl.conf is an error"; diag "$(cat "$work/az" "$work/az2")"
+fi
+# AWS p5.48xlarge, named by EC2's DMI: aws-ofi-nccl >= 1.7.0 (the first with a
+# p5.48xlarge platform entry) is expected, and none of its variables set
+mkdir -p "$work/sys/i-0a1/class/dmi/id" "$work/root/i-0a1"
+echo "Amazon EC2" >"$work/sys/i-0a1/class/dmi/id/sys_vendor"
+echo "p5.48xlarge" >"$work/sys/i-0a1/class/dmi/id/product_name"
+"$TOPO" env "$work/aws.view" --node i-0a1 --nodes i-0a1,i-0a3 --sysfs-root "$work/sys/%n" --root "$work/root/i-0a1" >"$work/p5" 2>&1
+if grep -q "^cloud aws (aws-ofi-nccl), machine type 'p5.48xlarge'" "$work/p5" &&
+   grep -q "^  error: cloud-profile: 'p5.48xlarge' needs aws-ofi-nccl >= 1.7.0" "$work/p5" &&
+   ! grep -Eq "^  (FI_EFA_FORK_SAFE|NCCL_PROTO|NCCL_BUFFSIZE|NCCL_P2P_NET_CHUNKSIZE|NCCL_NVLS_CHUNKSIZE|NCCL_TOPO_FILE)=" "$work/p5"; then
+    ok "AWS p5.48xlarge: an aws-ofi-nccl older than its platform entry or missing is an error; none of its variables set"
+else
+    not_ok "AWS p5.48xlarge: an aws-ofi-nccl older than its platform entry or missing is an error; none of its variables set"; diag "$(cat "$work/p5")"
 fi

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=63
+N=65
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -510,6 +510,28 @@ timeout 30 srun -N2 --fabric-island=leaf --fabric-explain true 2>"$work/tree.err
 if \
     grep -q "atoll: 2 nodes, --fabric-island=leaf:required (leaf): no constraint, at most 1 leaf switch for up to 600 s" "$work/tree.err"; then ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; else not_ok "policy=slurm-tree asks Slurm for one leaf switch instead of a constraint"; diag "$(cat "$work/tree.err")"; fi
 
+reset_plugstack
+
+# A cloud-shaped fabric: a site's CSV (leaves only, no adapter names) for
+# node001-002. As azure, the node's InfiniBand ports come from sysfs; as aws
+# on a p5.48xlarge with no aws-ofi-nccl under cloud_root=, --fabric-env=show
+# notes the missing profile, and a job that asked nothing is told nothing.
+printf 'node,host_hash,core_dsw,pod_psw,leaf_asw,leaf_id\nnode001,a1,G1,P1,S1,P1-S1\nnode002,a2,G1,P1,S2,P1-S2\n' >"$work/cloud.csv"
+"$TOPO" slurm --format view "$work/cloud.csv" -o "$work/cloud.view"
+mkdir -p "$work/root/node001"
+set_plugstack "fabric=$work/cloud.view fabric_type=azure"
+timeout 30 srun -N1 -w node001 --fabric-env=show true 2>"$work/azure.err"
+check "azure on a CSV fabric: NCCL_IB_HCA from the node's InfiniBand ports" \
+    grep -q "atoll: node001 task 0: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (the fabric names no adapter of this node; from sysfs by the cloud's rule" "$work/azure.err"
+set_plugstack "fabric=$work/cloud.view fabric_type=aws machine_type=p5.48xlarge cloud_root=$work/root/%n"
+timeout 30 srun -N1 -w node001 --fabric-env=show true 2>"$work/aws.err"
+timeout 30 srun -N1 -w node001 true 2>"$work/aws-quiet.err"
+if grep -q "atoll: node001: note: cloud-profile (error): 'p5.48xlarge' needs aws-ofi-nccl >= 1.7.0" "$work/aws.err" &&
+   ! grep -q "cloud-profile" "$work/aws-quiet.err"; then
+    ok "aws: a missing aws-ofi-nccl is noted under --fabric-env=show only"
+else
+    not_ok "aws: a missing aws-ofi-nccl is noted under --fabric-env=show only"; diag "$(cat "$work/aws.err" "$work/aws-quiet.err")"
+fi
 reset_plugstack
 
 # Our own failures, as a batch job and as srun, with a required and an

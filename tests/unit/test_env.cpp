@@ -651,3 +651,135 @@ TEST_CASE("a step with a node the fabric does not place gets no island, leaves o
     CHECK(t.find("NCCL_CROSS_NIC") == std::string::npos);
     CHECK_THAT(why_of(env, "ATOLL_HOPS"), Catch::Contains("gpu-x9"));
 }
+
+namespace {
+
+// An Azure ND v5 VM as Microsoft's docs name its devices (learn.microsoft.com,
+// "Enable InfiniBand" and the ND H100 v5 series page; docs/cloud-profiles.md):
+// mlx5_ib0..7 the eight InfiniBand NICs, mlx5_an0 the accelerated-networking
+// Ethernet VF, which NCCL must not use.
+NodeFacts azure_ndv5_facts()
+{
+    NodeFacts f;
+    f.ports.push_back(port("mlx5_an0", "Ethernet"));
+    for (int k = 0; k < 8; ++k)
+        f.ports.push_back(port("mlx5_ib" + std::to_string(k), "InfiniBand"));
+    return f;
+}
+
+std::string value_of(const std::vector<EnvVar> &env, const std::string &name)
+{
+    for (const EnvVar &v : env)
+        if (v.name == name && v.set && !v.kept)
+            return v.value;
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("expert table: an Azure ND v5 node of a CSV fabric takes its InfiniBand ports from sysfs", "[env][cloud]")
+{
+    FabricView v = view_of(load_fabric(test_data("csv/crux_topology_hosts.csv")), "azure");
+    REQUIRE(v.summary.hosts.count("h0001"));
+    // a CSV names no adapter: its one port per host is a placeholder
+    REQUIRE(v.summary.hosts.at("h0001").hcas == std::vector<std::pair<std::string, int>>{{"nic0", 1}});
+    PluginConfig cfg;
+    NodeFacts facts = azure_ndv5_facts();
+    StepInfo step{{"h0001"}, "h0001", false, {}};
+    auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+    CHECK(value_of(env, "NCCL_IB_HCA") ==
+          "=mlx5_ib0:1,mlx5_ib1:1,mlx5_ib2:1,mlx5_ib3:1,mlx5_ib4:1,mlx5_ib5:1,mlx5_ib6:1,mlx5_ib7:1");
+    CHECK(why_of(env, "NCCL_IB_HCA").find("the fabric names no adapter of this node; from sysfs") == 0);
+    CHECK(table(env).find("ATOLL_SHARP") == std::string::npos);  // azure: no SHARP
+
+    SECTION("the hca= selector and the device-name check still apply")
+    {
+        cfg.hca = "!mlx5_ib7";
+        auto e = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(e, "NCCL_IB_HCA") == "=mlx5_ib0:1,mlx5_ib1:1,mlx5_ib2:1,mlx5_ib3:1,mlx5_ib4:1,mlx5_ib5:1,mlx5_ib6:1");
+        facts.ports[3].hca = "mlx5_ib2,x";
+        cfg.hca.clear();
+        auto bad = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(bad, "NCCL_IB_HCA").find("mlx5_ib2,x") == std::string::npos);
+    }
+    SECTION("an accelerated-networking name on an InfiniBand port: ambiguous, nothing set")
+    {
+        facts.ports[0].link_layer = "InfiniBand";
+        auto e = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(table(e).find("NCCL_IB_HCA-\n") != std::string::npos);
+        CHECK(why_of(e, "NCCL_IB_HCA").find("accelerated-networking device but its link layer is InfiniBand") != std::string::npos);
+    }
+    SECTION("an ND v5 with one of its eight InfiniBand ports down: nothing set")
+    {
+        facts.ports[8].state = "1: DOWN";
+        cfg.machine_type = "Standard_ND96isr_H100_v5";
+        auto e = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(table(e).find("NCCL_IB_HCA-\n") != std::string::npos);
+        CHECK(why_of(e, "NCCL_IB_HCA").find("has 8 compute NICs and 7 are active") != std::string::npos);
+    }
+    SECTION("the site's NCCL_SOCKET_IFNAME is left to the image where it sets one")
+    {
+        cfg.socket_ifname = "ib0";
+        cfg.machine_type = "Standard_NC128_RTXPRO6000BSE_v6";  // the image's nccl.conf: NCCL_SOCKET_IFNAME=eth0
+        auto e = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(table(e).find("NCCL_SOCKET_IFNAME-\n") != std::string::npos);
+        cfg.machine_type = "Standard_ND96isr_H100_v5";  // its nccl.conf sets none
+        auto e5 = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(e5, "NCCL_SOCKET_IFNAME") == "ib0");
+    }
+}
+
+TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
+{
+    PluginConfig cfg;
+    NodeFacts facts;
+    SECTION("aws on p5.48xlarge: none of aws-ofi-nccl's platform variables")
+    {
+        FabricView v = view_of(load_fabric(test_data("cloud/aws-instance-topology.json")), "aws");
+        facts.cloud.machine_type = "p5.48xlarge";
+        facts.ports = {port("rdmap16s27", "Unknown")};
+        StepInfo step{{"i-0a1", "i-0a3"}, "i-0a1", false, {}};
+        auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        // aws-ofi-nccl src/platform-aws.cpp, its p5.48xlarge entry and the
+        // variables it sets for every platform
+        for (const char *n : {"FI_EFA_FORK_SAFE", "RDMAV_FORK_SAFE", "NCCL_TOPO_FILE", "NCCL_PROTO", "NCCL_NVLS_ENABLE",
+                              "NCCL_TUNER_PLUGIN", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE",
+                              "NCCL_NVLS_CHUNKSIZE", "NCCL_NET_FORCE_FLUSH"})
+            CHECK(value_of(env, n).empty());
+        for (const EnvVar &e : env)
+            if (e.set && !e.kept && e.name != "ATOLL_ENV_SET")
+                CHECK(e.name.rfind("ATOLL_", 0) == 0);
+    }
+    SECTION("oci: oci-hpc's nccl.conf sets NCCL_SOCKET_IFNAME=eth0, the site's is not set over it")
+    {
+        FabricView v = view_of(load_fabric(test_data("cloud/oci-compute-hosts.json")), "oci");
+        REQUIRE(!v.summary.hosts.empty());
+        std::string h = v.summary.hosts.begin()->first;
+        cfg.socket_ifname = "ens300";
+        StepInfo step{{h}, h, false, {}};
+        auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(table(env).find("NCCL_SOCKET_IFNAME-\n") == std::string::npos);  // oci names no adapters: not reached
+        // the same key on a RoCE fabric is set: the refusal is the profile's
+        v.profile = "roce";
+        auto roce = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(roce, "NCCL_SOCKET_IFNAME") == "ens300");
+    }
+    SECTION("gcp gIB (a3-ultragpu-8g): RoCE mlx5 NICs from sysfs, but not NCCL_CROSS_NIC or NCCL_SOCKET_IFNAME")
+    {
+        FabricView v = view_of(load_fabric(test_data("cloud/gcp-instances.json")), "gcp");
+        REQUIRE(!v.summary.hosts.empty());
+        std::string h = v.summary.hosts.begin()->first;
+        cfg.socket_ifname = "eth0";
+        cfg.machine_type = "a3-ultragpu-8g";
+        // gVNIC eth0 has no RDMA device; the eight CX-7 GPU NICs are mlx5_0..7, RoCE
+        for (int k = 0; k < 8; ++k)
+            facts.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet"));
+        StepInfo step{{h}, h, false, {}};
+        auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(env, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
+        CHECK(table(env).find("NCCL_SOCKET_IFNAME-\n") != std::string::npos);
+        CHECK(why_of(env, "NCCL_SOCKET_IFNAME").find("run-nccl-tests.sh") != std::string::npos);
+        CHECK(value_of(env, "NCCL_IB_TC").empty());  // set_nccl_env.sh sets 52
+        CHECK(value_of(env, "NCCL_IB_GID_INDEX").empty());
+    }
+}

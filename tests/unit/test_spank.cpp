@@ -44,6 +44,17 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(parse_plugstack({"strict"}).strict);
 }
 
+TEST_CASE("plugstack.conf: the cloud profiles and their keys", "[spank][cloud]")
+{
+    for (const char *p : {"aws", "azure", "gcp", "oci", "nebius"})
+        CHECK(parse_plugstack({std::string("fabric_type=") + p}).fabric_type == p);
+    CHECK_THROWS_WITH(parse_plugstack({"fabric_type=lambda"}), Catch::Contains("expected ib, roce, azure, aws, gcp, oci, nebius"));
+    PluginConfig c = parse_plugstack({"cloud_root=/srv/nodes/%n", "machine_type=Standard_ND96isr_H100_v5"});
+    CHECK(c.cloud_root == "/srv/nodes/%n");
+    CHECK(c.machine_type == "Standard_ND96isr_H100_v5");
+    CHECK_THROWS_WITH(parse_plugstack({"machine_type=p5.48xlarge p4d.24xlarge"}), Catch::Contains("expected one machine type"));
+}
+
 TEST_CASE("the atoll.so line of the plugstack configuration slurm.conf names", "[spank]")
 {
     char dir[] = "/tmp/atoll-plugstack-XXXXXX";
