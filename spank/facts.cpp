@@ -13,6 +13,9 @@
 #include <system_error>
 #include <memory>
 #include <thread>
+#include <cstdlib>
+
+#include <dlfcn.h>
 
 #include "spank/trusted.hpp"
 #include "spank/userfile.hpp"
@@ -147,6 +150,24 @@ CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sy
 {
     // the thread owns its arguments and the promise: when the caller has
     // gone on, it finishes (or stays stuck) alone
+    // a thread left stuck in a read runs this library's code: the library
+    // must then never be unmapped (slurmstepd unloads its plugins at exit)
+    static const bool pinned = [] {
+        Dl_info info{};
+        if (dladdr(reinterpret_cast<void *>(&read_cloud_node_bounded), &info) == 0 || !info.dli_fname)
+            return false;
+        if (dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr)
+            return true;
+        // linked into a program (atoll-topo env): the program is never unloaded
+        char self[4096], lib[4096];
+        return realpath("/proc/self/exe", self) && realpath(info.dli_fname, lib) && std::strcmp(self, lib) == 0;
+    }();
+    if (!pinned) {
+        problem = "the cloud stack's files were not read (this library could not be kept loaded for a reader thread)";
+        CloudNode n;
+        n.machine_type = machine_type;
+        return n;
+    }
     auto done = std::make_shared<std::promise<CloudNode>>();
     std::future<CloudNode> result = done->get_future();
     try {
