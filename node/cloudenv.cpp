@@ -233,8 +233,7 @@ std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::
                              " bytes, expected at most 4096 (NCCL's line buffer)");
         if (line.find('\0') != std::string::npos)
             throw InputError(source + ":" + std::to_string(n) + ": a NUL byte, expected NAME=VALUE text");
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
+        // NCCL drops the newline alone: a CR stays in the value (CRLF files)
         if (line.empty() || line[0] == '#')
             continue;
         std::size_t eq = line.find('=');
@@ -247,6 +246,17 @@ std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::
 
 std::string ofi_nccl_version_in(const std::string &bytes)
 {
+    // the plugin's own banner first ("NET/OFI Initializing aws-ofi-nccl 1.18.0-aws"),
+    // then any other "aws-ofi-nccl X.Y" (PACKAGE_STRING)
+    static const std::string banner = "Initializing aws-ofi-nccl ";
+    for (std::size_t at = bytes.find(banner); at != std::string::npos; at = bytes.find(banner, at + 1)) {
+        std::size_t p = at + banner.size(), q = p;
+        while (q < bytes.size() && (std::isdigit(static_cast<unsigned char>(bytes[q])) || (bytes[q] == '.' && q > p)))
+            ++q;
+        if (q > p && q - p <= 24 && std::isdigit(static_cast<unsigned char>(bytes[q - 1])) &&
+            bytes.compare(p, q - p, std::string(q - p, '.')) != 0 && bytes.substr(p, q - p).find('.') != std::string::npos)
+            return bytes.substr(p, q - p);
+    }
     static const std::string tag = "aws-ofi-nccl ";
     for (std::size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1)) {
         std::size_t p = at + tag.size(), q = p;
@@ -314,10 +324,14 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
     n.machine_type = machine_type;
     if (n.machine_type.empty() && cloud_of(n) == "aws")
         n.machine_type = n.product_name;  // EC2 names the instance type there
-    if (auto conf = read_small_file(root + "/etc/nccl.conf", 65536)) {
+    constexpr std::size_t conf_max = 1 << 20;
+    if (auto conf = read_small_file(root + "/etc/nccl.conf", conf_max + 1)) {
         n.nccl_conf_present = true;
         std::istringstream in(*conf);
         try {
+            if (conf->size() > conf_max)
+                throw InputError("/etc/nccl.conf: over " + std::to_string(conf_max) +
+                                 " bytes, expected a short NAME=VALUE file (NCCL reads it whole; atoll does not)");
             n.nccl_conf = parse_nccl_conf(in, "/etc/nccl.conf");
         } catch (const InputError &e) {
             n.nccl_conf_problem = e.what();
@@ -431,8 +445,10 @@ std::vector<CloudFinding> check_azure(const CloudNode &n, const std::vector<Node
                                      " (the image's sku-customizations service writes it): NCCL does not see the VM's "
                                      "virtual PCI topology and pairs GPUs and HCAs badly")};
     if (n.topo_file_found == 0)
-        return {finding(missing, subject + ": /etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200) +
-                                     " names no file (the image links /opt/microsoft/<family>-topo.xml there)")};
+        return {finding(missing, subject + ": /etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200) + " names no file" +
+                                     (!it->second.empty() && it->second.back() == '\r'
+                                          ? " (the value ends in a carriage return: the file has CRLF line ends, and NCCL keeps the CR)"
+                                          : " (the image links /opt/microsoft/<family>-topo.xml there)"))};
     return {finding(CloudFinding::Ok, "/etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200))};
 }
 

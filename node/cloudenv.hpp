@@ -46,7 +46,7 @@ std::string cloud_refrains(const std::string &profile, const std::string &var, c
 
 // An nccl.conf as NCCL reads it (src/misc/param.cc, setEnvFile): "NAME=VALUE"
 // lines, '#' in the first column a comment, the name verbatim up to the first
-// '=', a CR before the newline dropped, the first line naming a variable wins.
+// '=', the newline alone dropped (a CR stays in the value, as in NCCL), the first line naming a variable wins.
 // Lines without '=' are skipped, as NCCL does; a NUL byte or a line over 4096
 // bytes is refused (InputError "SOURCE:LINE: ...").
 std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source);

@@ -1,6 +1,7 @@
 #include "topology/cloud.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -80,6 +81,26 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
     } catch (const json::exception &e) {
         throw InputError(source + ": not valid JSON (" + json_error_text(e) + "), expected " + expected);
     }
+    // one document: a second one (pages concatenated) or trailing bytes would
+    // otherwise be dropped without a word
+    char c = 0;
+    std::size_t at = 0;
+    if (in.rdstate() == std::ios::goodbit) {
+        std::streampos p = in.tellg();
+        at = p < 0 ? 0 : static_cast<std::size_t>(p);
+        while (in.get(c) && std::isspace(static_cast<unsigned char>(c)))
+            ++at;
+        if (in)
+            throw InputError(source + ": found " + shown(std::string(1, c)) + " after the JSON document (at byte " +
+                             std::to_string(at) + "), expected one " + expected +
+                             " (several pages or files: give each as its own input)");
+    }
+    // a page of a longer answer names the next one: the cluster would be cut short
+    if (j.is_object())
+        for (const char *k : {"NextToken", "nextPageToken", "next_page_token", "opc-next-page"})
+            if (j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty())
+                throw InputError(source + ": found \"" + k + "\": one page of a longer answer, expected the whole " + expected +
+                                 " (let the CLI follow the pages: no --max-results or --no-paginate)");
     return j;
 }
 
@@ -254,6 +275,7 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source, const Hos
     if (!j.is_object() || !j.contains("Instances") || !j["Instances"].is_array())
         throw InputError(source + ": found no \"Instances\" array, expected aws ec2 describe-instance-topology output");
     std::vector<CloudHost> hosts;
+    std::vector<std::string> warnings;
     std::size_t k = 0;
     for (const auto &inst : j["Instances"]) {
         std::string where = item_where(source, "Instances", k++);
@@ -261,9 +283,13 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source, const Hos
             throw InputError(where + ": found no InstanceId, expected a string such as i-0123456789abcdef0");
         std::string id = checked_name(inst["InstanceId"], where, "InstanceId");
         where += " (" + id + ")";
-        if (!inst.contains("NetworkNodes") || !inst["NetworkNodes"].is_array() || inst["NetworkNodes"].size() < 3)
-            throw InputError(where + ": found " +
-                             (inst.contains("NetworkNodes") ? json_value_text(inst["NetworkNodes"]) : std::string("no NetworkNodes")) +
+        if (!inst.contains("NetworkNodes") || (inst["NetworkNodes"].is_array() && inst["NetworkNodes"].empty())) {
+            // a login or CPU instance: describe-instance-topology lists it with no network nodes
+            warnings.push_back(where + ": no NetworkNodes (an instance type that reports no topology), left out");
+            continue;
+        }
+        if (!inst["NetworkNodes"].is_array() || inst["NetworkNodes"].size() < 3)
+            throw InputError(where + ": found " + json_value_text(inst["NetworkNodes"]) +
                              ", expected three or more network nodes (the instance type may not report its topology)");
         std::vector<std::string> nn;
         for (const auto &n : inst["NetworkNodes"])
@@ -278,7 +304,7 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source, const Hos
         h.where = where;
         hosts.push_back(h);
     }
-    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, {});
+    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, warnings);
 }
 
 Fabric parse_gcp_topology(std::istream &in, const std::string &source, const HostMap *map)

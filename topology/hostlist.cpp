@@ -97,8 +97,10 @@ std::vector<std::string> expand_hostlist(const std::string &expr, std::size_t ma
                 if (!digits(lo) || !digits(hi))
                     bad("found range \"" + r + "\", expected numbers such as 01-04");
                 unsigned long a = std::stoul(lo), b = std::stoul(hi);
-                if (b < a || b - a > 100000)
+                if (b < a)
                     bad("found range \"" + r + "\", expected a rising range");
+                if (b - a > 100000)
+                    bad("found range \"" + r + "\" of " + std::to_string(b - a + 1) + " names, expected at most 100001 in one range");
                 if (b - a + 1 > max - std::min(max, out.size()))
                     bad("more than " + std::to_string(max) + " names, expected at most that many");
                 for (unsigned long x = a; x <= b; ++x) {

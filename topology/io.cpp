@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cctype>
 #include <cstring>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <iostream>
@@ -128,7 +129,42 @@ void write_file_atomically(const std::string &path, const std::function<void(std
     std::ostringstream buf;
     write(buf);
     std::string data = buf.str();
-    std::string tmp = path + ".tmp.XXXXXX";
+    // A symlink (a site's /etc/slurm/topology.conf pointing into its config
+    // repository) is kept: the file it names is replaced. Anything but a
+    // regular file (/dev/null, a FIFO) is written through, never renamed over.
+    std::string target = path;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = ::realpath(path.c_str(), nullptr);
+        if (!real)
+            throw std::runtime_error(path + ": a symbolic link to nothing (" + std::strerror(errno) + "), expected a file to replace");
+        target = real;
+        std::free(real);
+    }
+    if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            throw std::runtime_error(path + ": a directory, expected a file name");
+        int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
+        std::size_t off = 0;
+        while (off < data.size()) {
+            ssize_t w = ::write(fd, data.data() + off, data.size() - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                int e = w < 0 ? errno : EIO;
+                ::close(fd);
+                throw std::runtime_error(path + ": write failed: " + std::strerror(e));
+            }
+            off += static_cast<std::size_t>(w);
+        }
+        if (::close(fd) != 0)
+            throw std::runtime_error(path + ": write failed: " + std::strerror(errno));
+        return;
+    }
+    const std::string &path_ = target;
+    std::string tmp = path_ + ".tmp.XXXXXX";
     int fd = mkstemp(&tmp[0]);
     if (fd < 0)
         throw std::runtime_error(path + ": cannot create a temporary file beside it: " + std::strerror(errno));
@@ -151,7 +187,7 @@ void write_file_atomically(const std::string &path, const std::function<void(std
         ::unlink(tmp.c_str());
         throw std::runtime_error(path + ": write failed: " + std::strerror(e));
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
         throw std::runtime_error(path + ": cannot rename the new file into place: " + std::strerror(e));

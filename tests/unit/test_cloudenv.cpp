@@ -125,13 +125,13 @@ TEST_CASE("the Azure and OCI images' nccl.conf files read as NCCL reads them", "
     CHECK(oci.at("NCCL_IB_TC") == "41");
     // NCCL_IB_HCA==mlx5_0,...: the name ends at the first '=', the value keeps the exact-match '='
     CHECK(oci.at("NCCL_IB_HCA").substr(0, 8) == "=mlx5_0,");
-    SECTION("comments in the first column only, the first line of a name wins, CR dropped")
+    SECTION("comments in the first column only, the first line of a name wins, a CR kept (NCCL drops the newline alone)")
     {
         std::istringstream in("# NCCL_A=1\n #x=2\nNCCL_B=one\r\nNCCL_B=two\nnoequals\n=x\n");
         auto m = parse_nccl_conf(in, "t.conf");
         CHECK(m.size() == 2);
         CHECK(m.at(" #x") == "2");
-        CHECK(m.at("NCCL_B") == "one");
+        CHECK(m.at("NCCL_B") == "one\r");
     }
     SECTION("a NUL byte is refused with the file and line")
     {
@@ -318,4 +318,20 @@ TEST_CASE("the cloud is told by the node's DMI strings, read under a root", "[cl
     CHECK(cloud_of(z) == "azure");
     std::string rm = "rm -rf '" + root + "'";
     CHECK(std::system(rm.c_str()) == 0);
+}
+
+TEST_CASE("an nccl.conf with CRLF line ends keeps the CR in the value, as NCCL's setEnvFile does", "[cloudenv]")
+{
+    // src/misc/param.cc: only the '\n' of getline is dropped
+    std::istringstream in("NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml\r\nNCCL_IB_PCI_RELAXED_ORDERING=1\r\n");
+    auto m = parse_nccl_conf(in, "crlf.conf");
+    CHECK(m.at("NCCL_TOPO_FILE") == "/opt/microsoft/ndv5-topo.xml\r");
+    CHECK(m.at("NCCL_IB_PCI_RELAXED_ORDERING") == "1\r");
+}
+
+TEST_CASE("the aws-ofi-nccl release is the plugin's own banner's, before any other mention", "[cloudenv]")
+{
+    std::string lib("requires aws-ofi-nccl 1.0 or newer\0NET/OFI Initializing aws-ofi-nccl 1.18.0-aws\0", 80);
+    CHECK(ofi_nccl_version_in(lib) == "1.18.0");
+    CHECK(ofi_nccl_version_in(std::string("Initializing aws-ofi-nccl ...\0aws-ofi-nccl 1.13.2\n", 50)) == "1.13.2");
 }

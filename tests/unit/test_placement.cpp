@@ -713,8 +713,11 @@ TEST_CASE("aws ec2 describe-instance-topology JSON", "[topology][cloud]")
         return parse_aws_topology(in, "aws.json");
     };
     CHECK_THROWS_WITH(bad("{\"Reservations\": []}"), Catch::StartsWith("aws.json: found no \"Instances\" array"));
+    // a login VM (no network nodes) is left out: with nothing else there is no fabric
     CHECK_THROWS_WITH(bad("{\"Instances\": [{\"InstanceId\": \"i-1\", \"NetworkNodes\": []}]}"),
-                      Catch::StartsWith("aws.json: Instances[0] (i-1): found [], expected three or more network nodes"));
+                      Catch::StartsWith("aws.json: found no instance with a topology"));
+    CHECK_THROWS_WITH(bad("{\"Instances\": [{\"InstanceId\": \"i-1\", \"NetworkNodes\": [\"a\", \"b\"]}]}"),
+                      Catch::StartsWith("aws.json: Instances[0] (i-1): found an array of 2, expected three or more network nodes"));
     CHECK_THROWS_WITH(bad("{\"Instances\": [{\"NetworkNodes\": [\"a\",\"b\",\"c\"]}]}"),
                       Catch::StartsWith("aws.json: Instances[0]: found no InstanceId"));
     CHECK_THROWS_WITH(bad("{\"Instances\": ["), Catch::Contains("not valid JSON"));

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Where an output goes (red team of issue 24): -o onto a device or a FIFO
+# writes through it and never renames a file over it; -o through a symlink
+# replaces the file it names and keeps the link; a directory or a full device
+# is an error (exit 1) that leaves what was there. And a cloud answer is read
+# whole or refused: a second document or trailing bytes, a page token (one page
+# of a longer answer) are errors; an instance with no network nodes (a login
+# VM) is left out with a warning.
+. "$(dirname "$0")/../lib.sh"
+work=$(tmpdir)
+plan 9
+good="$work/aws.json"
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-login", "NetworkNodes": []}]}\n' >"$good"
+
+if [ "$(id -u)" = 0 ] && mknod "$work/null" c 1 3 2>/dev/null; then
+    "$TOPO" slurm "$good" -o "$work/null" 2>/dev/null; rc=$?
+    if [ $rc -eq 0 ] && [ -c "$work/null" ]; then ok "-o onto a character device writes through it (the device is still a device)"
+    else not_ok "-o onto a character device writes through it (the device is still a device)"; diag "exit $rc" "$(ls -l "$work/null")"; fi
+else skip "-o onto a character device writes through it (the device is still a device)" "needs root for mknod"; fi
+
+mkfifo "$work/fifo"
+cat "$work/fifo" >"$work/fifo.out" &
+reader=$!
+timeout 20 "$TOPO" slurm "$good" -o "$work/fifo" 2>/dev/null; rc=$?
+wait $reader
+if [ $rc -eq 0 ] && [ -p "$work/fifo" ] && grep -q '^SwitchName=l1 Nodes=i-\[1-2\]' "$work/fifo.out"; then ok "-o onto a FIFO writes topology.conf into it and leaves the FIFO"
+else not_ok "-o onto a FIFO writes topology.conf into it and leaves the FIFO"; diag "exit $rc" "$(ls -l "$work/fifo")" "$(cat "$work/fifo.out")"; fi
+
+mkdir "$work/repo"
+echo "old" >"$work/repo/topology.conf"
+ln -s "$work/repo/topology.conf" "$work/topology.conf"
+"$TOPO" slurm "$good" -o "$work/topology.conf" 2>/dev/null; rc=$?
+if [ $rc -eq 0 ] && [ -L "$work/topology.conf" ] && grep -q '^SwitchName=l1' "$work/repo/topology.conf"; then ok "-o through a symlink replaces the file it names and keeps the link"
+else not_ok "-o through a symlink replaces the file it names and keeps the link"; diag "exit $rc" "$(ls -l "$work/topology.conf")"; fi
+
+mkdir "$work/dir"
+"$TOPO" slurm "$good" -o "$work/dir" 2>"$work/err"; rc=$?
+if [ $rc -eq 1 ] && [ -d "$work/dir" ] && grep -q 'a directory, expected a file name' "$work/err"; then ok "-o onto a directory is an error, exit 1, the directory kept"
+else not_ok "-o onto a directory is an error, exit 1, the directory kept"; diag "exit $rc" "$(cat "$work/err")"; fi
+
+if [ -c /dev/full ]; then
+    "$TOPO" slurm "$good" -o /dev/full 2>"$work/err"; rc=$?
+    if [ $rc -eq 1 ] && [ -c /dev/full ] && grep -q '/dev/full: write failed' "$work/err"; then ok "-o onto /dev/full: write failed, exit 1, /dev/full still a device"
+    else not_ok "-o onto /dev/full: write failed, exit 1, /dev/full still a device"; diag "exit $rc" "$(cat "$work/err")"; fi
+else skip "-o onto /dev/full: write failed, exit 1, /dev/full still a device" "no /dev/full"; fi
+
+"$TOPO" slurm "$good" -o "$work/t.conf" 2>"$work/err"; rc=$?
+if [ $rc -eq 0 ] && grep -q 'Instances\[2\] (i-login): no NetworkNodes' "$work/err" && ! grep -q 'i-login' "$work/t.conf"; then ok "an instance with no network nodes (a login VM) is left out with a warning"
+else not_ok "an instance with no network nodes (a login VM) is left out with a warning"; diag "exit $rc" "$(cat "$work/err")"; fi
+
+{ cat "$good"; cat "$good"; } >"$work/two.json"
+echo "keep" >"$work/kept.conf"
+"$TOPO" slurm "$work/two.json" -o "$work/kept.conf" 2>"$work/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "two.json: found '{' after the JSON document" "$work/err" && [ "$(cat "$work/kept.conf")" = keep ]; then ok "two concatenated answers: an error naming the second document, the old output kept"
+else not_ok "two concatenated answers: an error naming the second document, the old output kept"; diag "exit $rc" "$(cat "$work/err")"; fi
+
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}]} trailing' >"$work/trail.json"
+"$TOPO" slurm "$work/trail.json" 2>"$work/err" >/dev/null; rc=$?
+if [ $rc -eq 1 ] && grep -q "trail.json: found 't' after the JSON document (at byte 73)" "$work/err"; then ok "trailing bytes after the answer are an error with their offset"
+else not_ok "trailing bytes after the answer are an error with their offset"; diag "exit $rc" "$(cat "$work/err")"; fi
+
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}], "NextToken": "eyJ2IjoxfQ=="}\n' >"$work/page.json"
+"$TOPO" slurm "$work/page.json" 2>"$work/err" >/dev/null; rc=$?
+if [ $rc -eq 1 ] && grep -q 'page.json: found "NextToken": one page of a longer answer' "$work/err"; then ok "one page of a paginated answer (NextToken) is refused, not read as the whole cluster"
+else not_ok "one page of a paginated answer (NextToken) is refused, not read as the whole cluster"; diag "exit $rc" "$(cat "$work/err")"; fi
