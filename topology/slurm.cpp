@@ -492,13 +492,11 @@ std::vector<std::string> host_features(const Topology &t, int host)
 {
     std::vector<std::string> f;
     const Host &h = t.hosts.at(static_cast<std::size_t>(host));
+    // every island a request can name is a feature, even a rail group that
+    // holds the same hosts as its leaf island (a fabric that is not
+    // rail-optimised): --fabric-island=group asks for the grp- name
     for (int i : {h.domain, h.leaf_island, h.group, h.pod})
         if (i >= 0) {
-            // a level that holds the same hosts as the one below adds nothing
-            const Island &is = t.islands[static_cast<std::size_t>(i)];
-            if (i != h.leaf_island && is.hosts == t.islands[static_cast<std::size_t>(h.leaf_island)].hosts &&
-                is.level == Level::Group)
-                continue;
             const std::string &n = t.islands[static_cast<std::size_t>(i)].name;
             if (std::find(f.begin(), f.end(), n) == f.end())
                 f.push_back(n);

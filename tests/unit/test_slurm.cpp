@@ -134,7 +134,7 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     Topology t = analyse(generate(g));
     std::ostringstream f;
     write_features_conf(f, t, "CPUs=2");
-    CHECK_THAT(f.str(), Catch::Contains("\nNodeName=node[001-002] Features=ib-leaf01,pod-ib-leaf01 CPUs=2\n"));
+    CHECK_THAT(f.str(), Catch::Contains("\nNodeName=node[001-002] Features=ib-leaf01,grp-ib-leaf01,pod-ib-leaf01 CPUs=2\n"));
     // node001 sat on ib-leaf04 in the fabric these features were written
     // from (its name and node007's swapped); grp-ml is the site's own (a
     // group of ML nodes), and mig is available but not active (MIG mode off)
@@ -150,9 +150,9 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     REQUIRE(host_features(old_t, old_t.host_index.at("node001"))[0] == "ib-leaf04");
     std::ostringstream u;
     write_scontrol_updates(u, t, nodes, &old_t);
-    CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,mig,grp-ml,ib-leaf01,pod-ib-leaf01 "
-                     "ActiveFeatures=gpu,ib-leaf01,pod-ib-leaf01\n"
-                     "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,pod-ib-leaf01\n");
+    CHECK(u.str() == "scontrol update NodeName=node001 AvailableFeatures=gpu,mig,grp-ml,ib-leaf01,grp-ib-leaf01,pod-ib-leaf01 "
+                     "ActiveFeatures=gpu,ib-leaf01,grp-ib-leaf01,pod-ib-leaf01\n"
+                     "scontrol update NodeName=node003 AvailableFeatures=ib-leaf02,grp-ib-leaf02,pod-ib-leaf01 ActiveFeatures=ib-leaf02,grp-ib-leaf02,pod-ib-leaf01\n");
     // without that fabric, ib-leaf04 on node001 could as well be the site's:
     // nothing is written, and the message says what to give
     std::ostringstream none;
@@ -166,7 +166,7 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
     auto sn = parse_scontrol_nodes(site, "scontrol");
     std::ostringstream keep;
     write_scontrol_updates(keep, t2, sn);
-    CHECK_THAT(keep.str(), Catch::Contains("AvailableFeatures=bigmem,ib-leaf01,pod-ib-leaf01"));
+    CHECK_THAT(keep.str(), Catch::Contains("AvailableFeatures=bigmem,ib-leaf01,grp-ib-leaf01,pod-ib-leaf01"));
     for (Node &n : f2.nodes)
         if (n.desc == "MF0;ib-leaf04:MQM8700/U1")
             n.desc = "bigmem";
