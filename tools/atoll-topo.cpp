@@ -326,6 +326,23 @@ int cmd_check(int argc, char **argv)
     std::unique_ptr<Topology> previous = previous_fabric(a);
     std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
     auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    // a fabric.json checked here is what cli_filter.lua's atoll-place reads
+    // as the submitting user: the same rule as the view's
+    for (const std::string &p : a.operands) {
+        std::ifstream in(p);
+        std::string head(4096, '\0');
+        in.read(&head[0], static_cast<std::streamsize>(head.size()));
+        head.resize(static_cast<std::size_t>(in.gcount()));
+        // a fabric.json: its keys sorted, "analysis" comes first
+        std::size_t b = head.find_first_not_of(" \t\r\n");
+        std::size_t c = b == std::string::npos ? b : head.find_first_not_of(" \t\r\n", b + 1);
+        if (c != std::string::npos && head[b] == '{' &&
+            (head.find("\"atoll-fabric\"") != std::string::npos || head.compare(c, 10, "\"analysis\"") == 0))
+            if (auto f = unreadable_by_users(p)) {
+                f->message += "; cli_filter.lua's atoll-place reads it as the submitting user too";
+                findings.push_back(*f);
+            }
+    }
     // --view FILE: what the plugin's fabric= names (the view, or a fabric.json)
     for (const std::string &p : a.all("view")) {
         struct stat st;

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -76,6 +76,14 @@ chmod 644 "$vd/fabric.view"; mkdir -m 700 "$vd/private"; cp "$vd/fabric.view" "$
 if [ "$(grep -c unreadable-by-users "$work/out")" -eq 1 ] && grep -q "'$vd/private/fabric.view': its directory '$vd/private' is not searchable by others" "$work/out"; then
     ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"
 else not_ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"; diag "$(cat "$work/out")"; fi
+# and the fabric.json itself: cli_filter.lua's atoll-place reads it as the submitting user
+chmod 600 "$vd/fabric.json"
+"$TOPO" check "$vd/fabric.json" >"$work/out" 2>&1
+rc=$?
+chmod 644 "$vd/fabric.json"
+if [ $rc -eq 3 ] && grep -q "^warning: unreadable-by-users: '$vd/fabric.json': mode 600.*atoll-place reads it as the submitting user" "$work/out"; then
+    ok "check warns that a 0600 fabric.json breaks other users' live placement (exit 3)"
+else not_ok "check warns that a 0600 fabric.json breaks other users' live placement (exit 3)"; diag "rc=$rc" "$(cat "$work/out")"; fi
 # the man pages' footer names the release, substituted at build time
 version=$("$TOPO" --version | sed 's/^atoll-topo //')
 bad=
