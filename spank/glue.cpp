@@ -28,6 +28,10 @@ bool g_fabric_tried = false;
 // slurmstepd): only then does it see atoll's warnings. A job that asked for
 // nothing is told nothing; slurmd's log has it.
 bool g_asked = false;
+// ... and for the fabric environment itself (--fabric-env, --fabric-sharp,
+// --fabric-explain): a job that asked for an island alone is not told about
+// its nodes' adapters (slurmd's log has it)
+bool g_asked_env = false;
 std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 // Messages for the task's stderr: fixed buffers, so that a catch handler can
 // set them without allocating (a bad_alloc there would end slurmstepd).
@@ -57,6 +61,21 @@ void node_warning(const std::string &w)
     if (g_asked) {
         slurm_info("atoll: warning: %s", w.c_str());
         add_node_warning(w.c_str());
+    } else {
+        slurm_verbose("atoll: warning: %s", w.c_str());
+    }
+}
+
+// A note about the node's adapters and the environment: to the job only when
+// it asked for the environment, and not again under --fabric-env=show when
+// `shown` (show's own line says it); slurmd's log in every case.
+void env_warning(const std::string &w, bool shown)
+{
+    if (g_asked_env && !(shown && g_opt.env == EnvMode::Show)) {
+        slurm_info("atoll: warning: %s", w.c_str());
+        add_node_warning(w.c_str());
+    } else if (g_asked) {
+        slurm_info("atoll: warning: %s", w.c_str());
     } else {
         slurm_verbose("atoll: warning: %s", w.c_str());
     }
@@ -172,9 +191,9 @@ extern "C" int atl_option(int which, const char *value, int remote)
         unsafe = escaped(v) != v;
         switch (which) {
         case ATL_OPT_ISLAND: g_opt.island = parse_island(v); break;
-        case ATL_OPT_ENV: g_opt.env = parse_env_mode(v); break;
-        case ATL_OPT_SHARP: g_opt.sharp = parse_sharp_mode(v); break;
-        case ATL_OPT_EXPLAIN: g_opt.explain = true; break;
+        case ATL_OPT_ENV: g_opt.env = parse_env_mode(v); g_asked_env = true; break;
+        case ATL_OPT_SHARP: g_opt.sharp = parse_sharp_mode(v); g_asked_env = true; break;
+        case ATL_OPT_EXPLAIN: g_opt.explain = true; g_asked_env = true; break;
         default: return -1;
         }
         g_asked = true;
@@ -312,7 +331,7 @@ extern "C" int atl_node(spank_t sp)
             }
             if (!v.set && v.name == "NCCL_IB_HCA") {
                 std::string w = g_step.node + ": NCCL_IB_HCA not set: " + v.why;
-                node_warning(w);
+                env_warning(w, true);
             }
         }
         // an earlier step's values that this step does not set go
@@ -324,7 +343,7 @@ extern "C" int atl_node(spank_t sp)
         if (!g_facts.ports.empty())
             problems.insert(problems.end(), g_dev.problems.begin(), g_dev.problems.end());
         for (const std::string &w : problems)
-            node_warning(g_step.node + ": " + w);
+            env_warning(g_step.node + ": " + w, false);
         return 0;
     } catch (const std::exception &e) {
         return step_failure(e.what());

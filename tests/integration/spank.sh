@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=65
+N=66
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -340,12 +340,15 @@ fi
 mv "$work/sys/node016" "$work/sys-node016"
 timeout 30 srun -N1 -w node016 hostname >/dev/null 2>"$work/quiet.err"
 timeout 30 srun -N1 -w node016 --fabric-env=auto hostname >/dev/null 2>"$work/told.err"
+timeout 30 srun -N1 -w node016 --fabric-island=leaf hostname >/dev/null 2>"$work/island-only.err"
 mv "$work/sys-node016" "$work/sys/node016"
 if [ ! -s "$work/quiet.err" ] && grep -q "atoll: warning: node016: NCCL_IB_HCA not set: no RDMA device in sysfs" "$work/c/log/slurmd-node016.log"; then
     ok "a plain job on a node without RDMA devices prints nothing; slurmd's log has the note"
 else not_ok "a plain job on a node without RDMA devices prints nothing; slurmd's log has the note"; diag "$(cat "$work/quiet.err")"; fi
 check "a job that asked for atoll's environment there is told NCCL_IB_HCA is not set" \
     grep -q "atoll: warning: node016: NCCL_IB_HCA not set: no RDMA device in sysfs" "$work/told.err"
+check "a job that asked for an island alone is not told about the node's adapters (red team of issue 27)" \
+    sh -c "! grep -q 'NCCL_IB_HCA not set' '$work/island-only.err'"
 
 # The node count without -N (item 7): --ntasks over --ntasks-per-node, or
 # over the most CPUs a node has (4, node002): atoll's refusal, not Slurm's
