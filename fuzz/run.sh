@@ -32,13 +32,13 @@ done
 n=0
 for t in $targets; do n=$((n + 1)); done
 echo "1..$n"
-i=0
-for t in $targets; do
-    i=$((i + 1))
+# one target: build, seed, fuzz; its TAP line on stdout
+one() {
+    i=$1 t=$2
     bin="$out/fuzz-$t"
     # shellcheck disable=SC2086
     $CXX $flags -fsanitize=fuzzer -DATOLL_FUZZ_TARGET="$t" "$here/fuzz/harness.cpp" $objs -o "$bin" 2>"$out/$t.build.log" ||
-        { echo "not ok $i - fuzz $t: build failed (see $out/$t.build.log)"; continue; }
+        { echo "not ok $i - fuzz $t: build failed (see $out/$t.build.log)"; return; }
     corpus="$out/corpus-$t"
     mkdir -p "$corpus" "$here/fuzz/found/$t"
     case $t in
@@ -77,4 +77,28 @@ for t in $targets; do
         echo "not ok $i - fuzz $t: crash or sanitizer report after ${runs:-?} runs (see $out/$t.log; input in fuzz/found/$t/)"
         grep -m5 -E 'ERROR|runtime error|SUMMARY' "$out/$t.log" | sed 's/^/# /'
     fi
+}
+
+# the targets in lanes, one per core (ATOLL_FUZZ_JOBS), each lane its targets in
+# turn: the whole run takes about (targets / lanes) x SECONDS; the lines are
+# printed in the targets' order once all have run
+lanes=${ATOLL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
+lane=0
+while [ $lane -lt "$lanes" ]; do
+    (
+        i=0
+        for t in $targets; do
+            i=$((i + 1))
+            [ $(((i - 1) % lanes)) -eq $lane ] && one "$i" "$t" >"$out/$t.tap" 2>&1
+        done
+    ) &
+    lane=$((lane + 1))
+done
+wait
+i=0
+for t in $targets; do
+    i=$((i + 1))
+    if [ -s "$out/$t.tap" ]; then cat "$out/$t.tap"; else echo "not ok $i - fuzz $t: no result"; fi
+    rm -f "$out/$t.tap"
 done
