@@ -98,23 +98,41 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
     std::size_t unmapped = 0;
     std::string first_unmapped;
     bool have_core = !hosts.front().core.empty();
+    std::map<std::string, std::string> by_line;  // Slurm name -> the map line that gave it
     for (const CloudHost &h : hosts) {
         std::string name = h.names.front();
+        std::string line;  // the map line naming this host
         if (map) {
-            auto it = map->names.end();
-            for (const std::string &n : h.names)
-                if ((it = map->names.find(n)) != map->names.end())
-                    break;
-            if (it != map->names.end()) {
-                name = it->second;
-            } else if (unmapped++ == 0) {
-                first_unmapped = name;
+            // every map line that names the host by one of its names (an
+            // instance ID, a hostname) must give the same Slurm name
+            for (const std::string &n : h.names) {
+                auto it = map->names.find(n);
+                if (it == map->names.end())
+                    continue;
+                const std::string &w = map->where.at(n);
+                if (line.empty()) {
+                    name = it->second;
+                    line = w;
+                } else if (it->second != name) {
+                    throw InputError(w + ": maps " + shown(n) + " onto " + shown(it->second) + ", but " + line +
+                                     " maps the same host (" + h.where + ") onto " + shown(name) +
+                                     ", expected one Slurm name per host");
+                }
             }
+            if (line.empty() && unmapped++ == 0)
+                first_unmapped = name;
         }
         auto seen = named.emplace(name, h.where);
-        if (!seen.second)
+        if (!seen.second) {
+            auto first = by_line.find(name);
+            if (!line.empty() && first != by_line.end())  // two hosts onto one name by two map lines
+                throw InputError(line + ": found " + shown(name) + " again (first at " + first->second +
+                                 "), expected one cloud ID per Slurm node");
             throw InputError(h.where + ": found host " + shown(name) + " again (first at " + seen.first->second +
                              "), expected each host once");
+        }
+        if (!line.empty())
+            by_line.emplace(name, line);
         if (have_core != !h.core.empty())
             throw InputError(h.where + ": found " + (h.core.empty() ? "no top tier" : "a top tier") +
                              ", expected every instance to have one as the first has" + (have_core ? "" : " not"));
@@ -160,7 +178,6 @@ std::string item_where(const std::string &source, const std::string &list, std::
 HostMap parse_host_map(std::istream &in, const std::string &source)
 {
     HostMap m;
-    std::map<std::string, std::string> onto;  // Slurm name -> where
     std::string line;
     for (std::size_t n = 1; std::getline(in, line); ++n) {
         if (!line.empty() && line.back() == '\r')
@@ -185,10 +202,9 @@ HostMap parse_host_map(std::istream &in, const std::string &source)
         if (!a.second)
             throw InputError(source, n, "found " + shown(id) + " again (first at " + a.first->second +
                                             "), expected each cloud ID once");
-        auto b = onto.emplace(name, where);
-        if (!b.second)
-            throw InputError(source, n, "found " + shown(name) + " again (first at " + b.first->second +
-                                            "), expected one cloud ID per Slurm node");
+        // two IDs onto one Slurm name may be one host's two names (its
+        // instance ID and its hostname): the readers, which know the
+        // host's names, refuse two hosts onto one name
         m.names[id] = name;
     }
     return m;
@@ -202,6 +218,7 @@ std::size_t apply_host_map(Fabric &f, const HostMap &map)
             names.insert(n.desc.substr(0, n.desc.find(' ')));
     std::size_t done = 0;
     std::map<std::string, std::string> renamed;
+    std::map<std::string, std::string> onto;  // Slurm name -> the host renamed onto it
     for (Node &n : f.nodes) {
         if (n.type != NodeType::Ca)
             continue;
@@ -212,6 +229,10 @@ std::size_t apply_host_map(Fabric &f, const HostMap &map)
         if (names.count(it->second) && !map.names.count(it->second))
             throw InputError(map.where.at(host) + ": maps " + shown(host) + " onto " + shown(it->second) +
                              ", a host the input already has; expected a name no other host has");
+        auto e = onto.emplace(it->second, host);
+        if (!e.second && e.first->second != host)
+            throw InputError(map.where.at(host) + ": found " + shown(it->second) + " again (first at " +
+                             map.where.at(e.first->second) + "), expected one cloud ID per Slurm node");
         n.desc = it->second + n.desc.substr(host.size());
         renamed[host] = it->second;
         ++done;
