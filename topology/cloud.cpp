@@ -417,7 +417,17 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
         }
         return cloud_fabric(hosts, source, "oci", "gpuMemoryFabricId", map, warnings);
     }
-    // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: {json}"
+    // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: TEXT"
+    // lines. IMDS v2 answers indented JSON over many lines, which pdsh
+    // prefixes line by line, the hosts' lines interleaved but each host's in
+    // order: a host's lines are joined and parsed as one answer, named by
+    // the line of its first.
+    struct Answer {
+        std::size_t line = 0;
+        std::string host, text;
+    };
+    std::vector<Answer> answers;
+    std::map<std::string, std::size_t> answer_of;  // host -> index in answers
     std::istringstream lines(text);
     std::string line;
     for (std::size_t n = 1; std::getline(lines, line); ++n) {
@@ -425,16 +435,35 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
             line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos)
             continue;
+        if (line.compare(0, 5, "pdsh@") == 0) {  // pdsh's own report ("pdsh@head: gpu-6: ssh exited ...")
+            warnings.push_back(source + ":" + std::to_string(n) + ": pdsh says " + shown(line) +
+                               ": that host gave no rdmaTopologyData, left out");
+            continue;
+        }
         std::size_t colon = line.find(": ");
         if (colon == std::string::npos || colon == 0)
             throw InputError(source, n, "found " + shown(line) + ", expected HOST: {rdmaTopologyData JSON} (pdsh output)");
         std::string where = source + ":" + std::to_string(n);
+        std::string host = checked_name(json(line.substr(0, colon)), where, "host");
+        auto e = answer_of.emplace(host, answers.size());
+        if (e.second)
+            answers.push_back({n, host, ""});
+        Answer &a = answers[e.first->second];
+        a.text += (a.text.empty() ? "" : "\n") + line.substr(colon + 2);
+    }
+    for (const Answer &a : answers) {
+        std::string where = source + ":" + std::to_string(a.line) + " (" + a.host + ")";
         CloudHost h;
-        h.names = {checked_name(json(line.substr(0, colon)), where, "host")};
-        where += " (" + h.names[0] + ")";
+        h.names = {a.host};
+        std::size_t first = a.text.find_first_not_of(" \t\n");
+        if (first == std::string::npos || a.text[first] != '{') {  // curl's error, not an answer
+            std::string shown_line = a.text.substr(0, a.text.find('\n'));
+            warnings.push_back(where + ": found " + shown(shown_line) + ", not rdmaTopologyData: left out");
+            continue;
+        }
         json d;
         try {
-            d = json::parse(line.substr(colon + 2));
+            d = json::parse(a.text);
         } catch (const json::exception &e) {
             throw InputError(where + ": not valid JSON (" + json_error_text(e) + "), expected rdmaTopologyData");
         }
@@ -443,6 +472,13 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
         const json *lb = member(d, {"customerLocalBlock"});
         const json *nb = member(d, {"customerNetworkBlock"});
         const json *hi = member(d, {"customerHPCIslandId"});
+        const json *code = member(d, {"code"});
+        if (!lb && !nb && !hi && code) {  // the metadata service's error object
+            warnings.push_back(where + ": the instance metadata service answered error " +
+                               (code->is_string() ? shown(code->get<std::string>()) : json_value_text(*code)) +
+                               ", not rdmaTopologyData: left out");
+            continue;
+        }
         if (!lb || !nb || !hi)
             throw InputError(where + ": found no " +
                              std::string(!lb ? "customerLocalBlock" : !nb ? "customerNetworkBlock" : "customerHPCIslandId") +

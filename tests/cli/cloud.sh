@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -88,6 +88,26 @@ if [ $r1 -eq 0 ] && grep -q '^host gpu-1 ' "$work/alias1.view" && ! grep -q '^ho
 else
     not_ok "a host's two names onto one Slurm name: accepted; onto two: FILE:LINE of both map lines, exit 1"
     diag "$r1 $r2" "$(cat "$work/alias2")"
+fi
+
+# OCI: IMDS v2's indented answers as pdsh prints them (line by line, hosts
+# interleaved), beside pdsh's own line and an IMDS error object
+{
+    printf 'gpu-1: {\ngpu-2: {\n'
+    printf 'gpu-1:   "customerHPCIslandId": "I",\ngpu-2:   "customerHPCIslandId": "I",\n'
+    printf 'gpu-1:   "customerNetworkBlock": "N",\ngpu-2:   "customerNetworkBlock": "N",\n'
+    printf 'gpu-1:   "customerLocalBlock": "L1"\ngpu-2:   "customerLocalBlock": "L2"\n'
+    printf 'gpu-1: }\ngpu-2: }\n'
+    printf 'pdsh@head: gpu-6: ssh exited with exit code 255\n'
+    printf 'gpu-7: {"code":"NotAuthorizedOrNotFound","message":"Not found"}\n'
+} >"$work/pretty.pdsh"
+"$TOPO" show "$work/pretty.pdsh" >"$work/pretty" 2>"$work/pretty.err"; r1=$?
+if [ $r1 -eq 0 ] && grep -q "leaf 2 (largest 1)" "$work/pretty" && grep -q "pretty.pdsh:11: pdsh says" "$work/pretty.err" &&
+    grep -q "pretty.pdsh:12 (gpu-7): the instance metadata service answered error 'NotAuthorizedOrNotFound'" "$work/pretty.err"; then
+    ok "OCI pdsh of indented JSON: 2 hosts on 2 leaves; pdsh's line and an IMDS error: FILE:LINE warnings, left out"
+else
+    not_ok "OCI pdsh of indented JSON: 2 hosts on 2 leaves; pdsh's line and an IMDS error: FILE:LINE warnings, left out"
+    diag "exit $r1" "$(cat "$work/pretty" "$work/pretty.err")"
 fi
 
 # bad maps: FILE:LINE, exit 1; a map on an InfiniBand fabric: usage, exit 2

@@ -296,6 +296,8 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
                       Catch::StartsWith("in:1: found host 'gpu-1 {\"customerLocalBlock\"', expected 1 to 255 printable"));
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 without a colon\n"), Catch::StartsWith("in:1: found 'gpu-1 without a colon', expected HOST: {"));
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: curl: (7) Failed to connect\n"),
+                      Catch::StartsWith("in: found no instance with a topology"));  // its one host left out
+    CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: {\ngpu-2: {}\ngpu-1:   \"customerLocalBlock\": \n"),
                       Catch::StartsWith("in:1 (gpu-1): not valid JSON"));
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1: {\"customerLocalBlock\": \"L\", \"customerNetworkBlock\": \"N\"}\n"),
                       Catch::StartsWith("in:1 (gpu-1): found no customerHPCIslandId"));
@@ -338,4 +340,45 @@ TEST_CASE("a fabric.json of a cloud's hosts is read back as fabric.json, not as 
     CHECK(back.kind == "nebius");
     CHECK(back.nodes.size() == f.nodes.size());
     CHECK(back.domains.size() == 40);
+}
+
+TEST_CASE("OCI pdsh output of indented JSON is joined host by host; pdsh's and IMDS's errors leave a host out", "[topology][cloud]")
+{
+    // IMDS v2 answers /opc/v2/host/rdmaTopologyData indented over lines,
+    // which pdsh prefixes line by line, two hosts' lines interleaved
+    const std::string pretty = "gpu-1: {\n"
+                               "gpu-2: {\n"
+                               "gpu-1:   \"customerHPCIslandId\": \"I\",\n"
+                               "gpu-2:   \"customerHPCIslandId\": \"I\",\n"
+                               "gpu-1:   \"customerNetworkBlock\": \"N\",\n"
+                               "gpu-2:   \"customerNetworkBlock\": \"N\",\n"
+                               "gpu-1:   \"customerLocalBlock\": \"L1\",\n"
+                               "gpu-2:   \"customerLocalBlock\": \"L2\",\n"
+                               "gpu-1:   \"customerHostId\": \"ocid1.host.1\"\n"
+                               "gpu-2:   \"customerHostId\": \"ocid1.host.2\"\n"
+                               "gpu-1: }\n"
+                               "gpu-2: }\n";
+    Topology t = analyse(read(parse_oci_topology, pretty));
+    REQUIRE(t.hosts.size() == 2);
+    CHECK(t.island_of(t.host_index.at("gpu-1"), Level::Leaf) != t.island_of(t.host_index.at("gpu-2"), Level::Leaf));
+    CHECK(t.island_of(t.host_index.at("gpu-1"), Level::Pod) == t.island_of(t.host_index.at("gpu-2"), Level::Pod));
+    // an error keeps the line of the host's first line
+    std::string bad = pretty;
+    bad.replace(bad.find("\"L2\""), 4, "L2");
+    CHECK_THROWS_WITH(read(parse_oci_topology, bad), Catch::StartsWith("in:2 (gpu-2): not valid JSON"));
+
+    const std::string one = "{\"customerHPCIslandId\": \"I\", \"customerNetworkBlock\": \"N\", \"customerLocalBlock\": \"L\"}";
+    Fabric f = read(parse_oci_topology, "gpu-1: " + one + "\n"
+                                        "gpu-5: curl: (7) Failed to connect to 169.254.169.254 port 80: Connection refused\n"
+                                        "pdsh@head: gpu-6: ssh exited with exit code 255\n"
+                                        "gpu-7: {\"code\":\"NotAuthorizedOrNotFound\",\"message\":\"Not found\"}\n");
+    Topology u = analyse(f);
+    CHECK(u.hosts.size() == 1);
+    CHECK(u.host_index.count("gpu-1"));
+    auto warned = [&](const std::string &w) {
+        return std::any_of(f.warnings.begin(), f.warnings.end(), [&](const std::string &x) { return x.find(w) != std::string::npos; });
+    };
+    CHECK(warned("in:2 (gpu-5): found 'curl: (7) Failed to connect"));
+    CHECK(warned("in:3: pdsh says 'pdsh@head: gpu-6: ssh exited with exit code 255'"));
+    CHECK(warned("in:4 (gpu-7): the instance metadata service answered error 'NotAuthorizedOrNotFound'"));
 }
