@@ -519,6 +519,22 @@ std::vector<CloudFinding> check_cloud_profile(const std::string &profile, const 
     return {};
 }
 
+std::string cloud_non_compute(const std::string &profile, const NodePort &p)
+{
+    std::string layer = p.link_layer.empty() ? "no link layer" : p.link_layer;
+    if (profile == "azure") {
+        bool an = starts_with(p.hca, "mlx5_an");
+        if (an && p.link_layer == "InfiniBand")
+            return "";  // a contradiction cloud_adapters reports; health checks it as any port
+        if (an || p.link_layer != "InfiniBand")
+            return std::string(an ? "accelerated networking" : "not InfiniBand") + " (" + layer + ")";
+    } else if (profile == "gcp") {
+        if (p.link_layer != "Ethernet" || !starts_with(p.hca, "mlx5_"))
+            return "not a RoCE mlx5 GPU NIC (" + layer + ")";
+    }
+    return "";
+}
+
 CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodePort> &ports, const std::string &machine_type)
 {
     CloudAdapters a;
@@ -531,9 +547,9 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
                                        "which ports are compute is unclear";
                 return a;
             }
-            if (an || p.link_layer != "InfiniBand")
-                a.left_out.push_back(port_name(p) + ": " + (an ? "accelerated networking" : "not InfiniBand") + " (" +
-                                     (p.link_layer.empty() ? "no link layer" : p.link_layer) + ")");
+            std::string out = cloud_non_compute(profile, p);
+            if (!out.empty())
+                a.left_out.push_back(port_name(p) + ": " + out);
             else
                 take.push_back(&p);
         }
@@ -545,10 +561,11 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
             return a;
         }
         for (const NodePort &p : ports) {
-            if (p.link_layer == "Ethernet" && starts_with(p.hca, "mlx5_"))
+            std::string out = cloud_non_compute(profile, p);
+            if (out.empty())
                 take.push_back(&p);
             else
-                a.left_out.push_back(port_name(p) + ": not a RoCE mlx5 GPU NIC (" + (p.link_layer.empty() ? "no link layer" : p.link_layer) + ")");
+                a.left_out.push_back(port_name(p) + ": " + out);
         }
         a.why = "gcp gIB: the RoCE mlx5 GPU NICs (gVNIC is no RDMA device)";
     } else {

@@ -119,5 +119,9 @@ struct CloudAdapters {
 };
 CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodePort> &ports,
                              const std::string &machine_type = "");
+// Why port `p` is no compute adapter by the profile's rule (azure: the
+// accelerated-networking device or not InfiniBand; gcp: not a RoCE mlx5
+// NIC); empty when it may be one. Its state is not judged here.
+std::string cloud_non_compute(const std::string &profile, const NodePort &p);
 
 }  // namespace atl

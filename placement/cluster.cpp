@@ -1,6 +1,7 @@
 #include "placement/cluster.hpp"
 
 #include <algorithm>
+#include <set>
 #include <deque>
 #include <limits>
 #include <map>
@@ -75,9 +76,12 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         if (host.compute && host.leaf_island >= 0) {
             leaf_of_[h] = host.leaf_island;
             ++pool_;
-            for (int i = host.domain >= 0 ? host.domain : host.leaf_island; i >= 0;
-                 i = t.islands[static_cast<std::size_t>(i)].parent)
+            // a domain may lie above its hosts' leaf islands (one spanning
+            // leaves hangs under their group or pod): the network chain from
+            // the leaf island, the domain beside it
+            for (int i = host.leaf_island; i >= 0; i = t.islands[static_cast<std::size_t>(i)].parent)
                 island_of_[h][static_cast<std::size_t>(t.islands[static_cast<std::size_t>(i)].level)] = i;
+            island_of_[h][static_cast<std::size_t>(Level::Domain)] = host.domain;
         }
     }
     islands_.resize(I);
@@ -100,8 +104,13 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     for (int l : leaf_level)
         for (int i = l; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
             islands_[static_cast<std::size_t>(i)].leaf_islands.push_back(l);
-    for (int d : by_level_[static_cast<std::size_t>(Level::Domain)])  // a domain lies in one leaf island
-        islands_[static_cast<std::size_t>(d)].leaf_islands = {islands_[static_cast<std::size_t>(d)].parent};
+    for (int d : by_level_[static_cast<std::size_t>(Level::Domain)]) {  // the leaf islands its hosts are on
+        std::set<int> on;
+        for (int h : t.islands[static_cast<std::size_t>(d)].hosts)
+            if (t.hosts[static_cast<std::size_t>(h)].leaf_island >= 0)
+                on.insert(t.hosts[static_cast<std::size_t>(h)].leaf_island);
+        islands_[static_cast<std::size_t>(d)].leaf_islands.assign(on.begin(), on.end());
+    }
 
     // Health: a degraded link on a leaf switch makes its leaf islands, and the
     // islands above them, unhealthy.

@@ -7,6 +7,7 @@
 // then the fewest leaves that leave as little as possible over, split evenly
 // across them, and breaks ties to the island whose parent is busiest.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -129,8 +130,19 @@ int Atoll::usable(const FreeState &free, int island, int cap) const
 {
     if (cap <= 0)
         return free.free_in(island);
-    if (free.cluster().island(island).level == Level::Domain)  // inside one leaf island
-        return std::min(free.free_in(island), cap);
+    const PlaceIsland &is = free.cluster().island(island);
+    if (is.level == Level::Domain) {  // its free hosts, at most cap on each leaf island it reaches
+        if (is.leaf_islands.size() <= 1)
+            return std::min(free.free_in(island), cap);
+        std::map<int, int> per_leaf;
+        for (int h : is.hosts)
+            if (free.is_free(h))
+                ++per_leaf[free.cluster().leaf_of(h)];
+        int u = 0;
+        for (const auto &kv : per_leaf)
+            u += std::min(kv.second, cap);
+        return u;
+    }
     int u = 0;
     for (int l : free.cluster().island(island).leaf_islands)
         u += std::min(free.free_in(l), cap);
@@ -142,6 +154,8 @@ int Atoll::usable(const FreeState &free, int island, int cap) const
 int Atoll::leaves_needed(const FreeState &free, int island, int n, int cap)
 {
     const PlaceIsland &is = free.cluster().island(island);
+    if (is.level == Level::Domain)  // a domain may reach more than one leaf island
+        return std::max<int>(1, static_cast<int>(is.leaf_islands.size()));
     if (is.level <= Level::Leaf)
         return 1;
     return leaves_in(free, is.leaf_islands, n, cap);
@@ -183,9 +197,11 @@ std::vector<int> Atoll::domain_order(const FreeState &free, int island, int k) c
     std::vector<int> out;
     for (const auto &d : doms)
         out.insert(out.end(), c.island(d.second).hosts.begin(), c.island(d.second).hosts.end());
-    for (int h : c.island(island).hosts)
-        if (c.island_of(h, Level::Domain) < 0)
+    for (int h : c.island(island).hosts) {  // hosts in no domain, or in one that reaches beyond this island
+        int d = c.island_of(h, Level::Domain);
+        if (d < 0 || c.island(d).parent != island)
             out.push_back(h);
+    }
     return out;
 }
 
@@ -221,6 +237,10 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             std::vector<std::pair<Key, int>> fits;
             int most = 0, too_spread = 0;
             for (int i : c.at(L)) {
+                // a domain spanning leaves lies in its parent: only when that meets the level
+                if (L == Level::Domain && last > Level::Domain && c.island(i).parent >= 0 &&
+                    c.island(c.island(i).parent).level > last)
+                    continue;
                 int u = usable(free, i, cap);
                 most = std::max(most, u);
                 if (u < n || (L <= Level::Leaf && cap > 0 && n > cap))

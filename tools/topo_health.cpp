@@ -178,13 +178,27 @@ int cmd_health(int argc, char **argv)
             cloud_findings.push_back(h);
         }
 
+    // on azure and gcp's gIB machines only the compute adapters by the
+    // cloud's rule (never Azure's accelerated-networking device), unless
+    // --hca/hca= chooses them; one line says what was left out
+    bool by_rule = policy.hca.empty() &&
+                   (cloud == "azure" || (cloud == "gcp" && (cnode.machine_type.empty() ||
+                                                             gcp_network_stack(cnode.machine_type) == "gib")));
+    std::string left_out;
     std::vector<PortFacts> ports;
     for (const NodePort &p : all_ports) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
+        std::string why = by_rule ? cloud_non_compute(cloud, p) : "";
+        if (!why.empty()) {
+            left_out += (left_out.empty() ? "" : ", ") + p.hca + " port " + std::to_string(p.port) + " (" + why + ")";
+            continue;
+        }
         for (PortFacts &f : port_facts(root, p))
             ports.push_back(f);
     }
+    if (!left_out.empty())
+        std::cout << "adapters: " << cloud << ": left out, not compute adapters by the cloud's rule: " << left_out << "\n";
     // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
     auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
     // a cloud node without RDMA ports that expects a profile (A3 Mega's TCPXO): that alone

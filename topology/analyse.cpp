@@ -439,12 +439,14 @@ struct RailKey {
 
 namespace {
 
-// NVLink domain islands, after the fabric: the hosts of one domain in one
-// leaf island (a domain the network splits is one island per leaf island,
-// so that every island lies in its parent). Named "nvl-" + the domain ID.
+// NVLink domain islands, after the fabric: one island per domain, whatever
+// leaves its hosts reach (NVLink joins them, not the network), under the
+// smallest network island that holds all its hosts (leaf, else group, pod,
+// fabric), so that every island lies in its parent. Named "nvl-" + the
+// domain ID.
 void add_domain_islands(Topology &t)
 {
-    std::map<std::pair<std::string, int>, std::vector<int>> members;  // (domain, leaf island) -> hosts
+    std::map<std::string, std::vector<int>> members;  // domain -> hosts
     for (const HostDomain &d : t.fabric.domains) {
         auto it = t.host_index.find(d.host);
         if (it == t.host_index.end() && d.host.find('.') != std::string::npos)
@@ -453,15 +455,40 @@ void add_domain_islands(Topology &t)
             continue;
         const Host &h = t.hosts[static_cast<std::size_t>(it->second)];
         if (h.leaf_island >= 0)
-            members[{d.domain, h.leaf_island}].push_back(it->second);
+            members[d.domain].push_back(it->second);
     }
+    auto chain = [&](int i) {  // i and the islands above it, innermost first
+        std::vector<int> c;
+        for (; i >= 0; i = t.islands[static_cast<std::size_t>(i)].parent)
+            c.push_back(i);
+        return c;
+    };
     for (auto &kv : members) {
         Island is;
         is.level = Level::Domain;
-        is.name = "nvl-" + sanitise_name(kv.first.first);
-        is.parent = kv.first.second;
-        is.leaves = t.islands[static_cast<std::size_t>(is.parent)].leaves;
+        is.name = "nvl-" + sanitise_name(kv.first);
+        std::set<int> leaf_islands;
+        for (int h : kv.second)
+            leaf_islands.insert(t.hosts[static_cast<std::size_t>(h)].leaf_island);
+        std::vector<int> up = chain(*leaf_islands.begin());  // the common ancestors, innermost first
+        for (int l : leaf_islands) {
+            std::vector<int> other = chain(l);
+            std::set<int> theirs(other.begin(), other.end());
+            up.erase(std::remove_if(up.begin(), up.end(), [&](int i) { return !theirs.count(i); }), up.end());
+        }
+        if (up.empty())  // leaf islands of no common root: cannot be one island
+            continue;
+        is.parent = up.front();
+        std::set<int> leaves;
+        for (int l : leaf_islands)
+            for (int sw : t.islands[static_cast<std::size_t>(l)].leaves)
+                leaves.insert(sw);
+        is.leaves.assign(leaves.begin(), leaves.end());
         is.hosts = kv.second;
+        std::sort(is.hosts.begin(), is.hosts.end(), [&](int a, int b) {
+            return t.hosts[static_cast<std::size_t>(a)].name < t.hosts[static_cast<std::size_t>(b)].name;
+        });
+        is.hosts.erase(std::unique(is.hosts.begin(), is.hosts.end()), is.hosts.end());
         for (int h : is.hosts)
             t.hosts[static_cast<std::size_t>(h)].domain = static_cast<int>(t.islands.size());
         t.islands.push_back(std::move(is));

@@ -119,23 +119,41 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
     std::size_t unmapped = 0;
     std::string first_unmapped;
     bool have_core = !hosts.front().core.empty();
+    std::map<std::string, std::string> by_line;  // Slurm name -> the map line that gave it
     for (const CloudHost &h : hosts) {
         std::string name = h.names.front();
+        std::string line;  // the map line naming this host
         if (map) {
-            auto it = map->names.end();
-            for (const std::string &n : h.names)
-                if ((it = map->names.find(n)) != map->names.end())
-                    break;
-            if (it != map->names.end()) {
-                name = it->second;
-            } else if (unmapped++ == 0) {
-                first_unmapped = name;
+            // every map line that names the host by one of its names (an
+            // instance ID, a hostname) must give the same Slurm name
+            for (const std::string &n : h.names) {
+                auto it = map->names.find(n);
+                if (it == map->names.end())
+                    continue;
+                const std::string &w = map->where.at(n);
+                if (line.empty()) {
+                    name = it->second;
+                    line = w;
+                } else if (it->second != name) {
+                    throw InputError(w + ": maps " + shown(n) + " onto " + shown(it->second) + ", but " + line +
+                                     " maps the same host (" + h.where + ") onto " + shown(name) +
+                                     ", expected one Slurm name per host");
+                }
             }
+            if (line.empty() && unmapped++ == 0)
+                first_unmapped = name;
         }
         auto seen = named.emplace(name, h.where);
-        if (!seen.second)
+        if (!seen.second) {
+            auto first = by_line.find(name);
+            if (!line.empty() && first != by_line.end())  // two hosts onto one name by two map lines
+                throw InputError(line + ": found " + shown(name) + " again (first at " + first->second +
+                                 "), expected one cloud ID per Slurm node");
             throw InputError(h.where + ": found host " + shown(name) + " again (first at " + seen.first->second +
                              "), expected each host once");
+        }
+        if (!line.empty())
+            by_line.emplace(name, line);
         if (have_core != !h.core.empty())
             throw InputError(h.where + ": found " + (h.core.empty() ? "no top tier" : "a top tier") +
                              ", expected every instance to have one as the first has" + (have_core ? "" : " not"));
@@ -181,7 +199,6 @@ std::string item_where(const std::string &source, const std::string &list, std::
 HostMap parse_host_map(std::istream &in, const std::string &source)
 {
     HostMap m;
-    std::map<std::string, std::string> onto;  // Slurm name -> where
     std::string line;
     for (std::size_t n = 1; std::getline(in, line); ++n) {
         if (!line.empty() && line.back() == '\r')
@@ -206,10 +223,9 @@ HostMap parse_host_map(std::istream &in, const std::string &source)
         if (!a.second)
             throw InputError(source, n, "found " + shown(id) + " again (first at " + a.first->second +
                                             "), expected each cloud ID once");
-        auto b = onto.emplace(name, where);
-        if (!b.second)
-            throw InputError(source, n, "found " + shown(name) + " again (first at " + b.first->second +
-                                            "), expected one cloud ID per Slurm node");
+        // two IDs onto one Slurm name may be one host's two names (its
+        // instance ID and its hostname): the readers, which know the
+        // host's names, refuse two hosts onto one name
         m.names[id] = name;
     }
     return m;
@@ -223,6 +239,7 @@ std::size_t apply_host_map(Fabric &f, const HostMap &map)
             names.insert(n.desc.substr(0, n.desc.find(' ')));
     std::size_t done = 0;
     std::map<std::string, std::string> renamed;
+    std::map<std::string, std::string> onto;  // Slurm name -> the host renamed onto it
     for (Node &n : f.nodes) {
         if (n.type != NodeType::Ca)
             continue;
@@ -233,6 +250,10 @@ std::size_t apply_host_map(Fabric &f, const HostMap &map)
         if (names.count(it->second) && !map.names.count(it->second))
             throw InputError(map.where.at(host) + ": maps " + shown(host) + " onto " + shown(it->second) +
                              ", a host the input already has; expected a name no other host has");
+        auto e = onto.emplace(it->second, host);
+        if (!e.second && e.first->second != host)
+            throw InputError(map.where.at(host) + ": found " + shown(it->second) + " again (first at " +
+                             map.where.at(e.first->second) + "), expected one cloud ID per Slurm node");
         n.desc = it->second + n.desc.substr(host.size());
         renamed[host] = it->second;
         ++done;
@@ -422,7 +443,17 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
         }
         return cloud_fabric(hosts, source, "oci", "gpuMemoryFabricId", map, warnings);
     }
-    // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: {json}"
+    // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: TEXT"
+    // lines. IMDS v2 answers indented JSON over many lines, which pdsh
+    // prefixes line by line, the hosts' lines interleaved but each host's in
+    // order: a host's lines are joined and parsed as one answer, named by
+    // the line of its first.
+    struct Answer {
+        std::size_t line = 0;
+        std::string host, text;
+    };
+    std::vector<Answer> answers;
+    std::map<std::string, std::size_t> answer_of;  // host -> index in answers
     std::istringstream lines(text);
     std::string line;
     for (std::size_t n = 1; std::getline(lines, line); ++n) {
@@ -430,16 +461,35 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
             line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos)
             continue;
+        if (line.compare(0, 5, "pdsh@") == 0) {  // pdsh's own report ("pdsh@head: gpu-6: ssh exited ...")
+            warnings.push_back(source + ":" + std::to_string(n) + ": pdsh says " + shown(line) +
+                               ": that host gave no rdmaTopologyData, left out");
+            continue;
+        }
         std::size_t colon = line.find(": ");
         if (colon == std::string::npos || colon == 0)
             throw InputError(source, n, "found " + shown(line) + ", expected HOST: {rdmaTopologyData JSON} (pdsh output)");
         std::string where = source + ":" + std::to_string(n);
+        std::string host = checked_name(json(line.substr(0, colon)), where, "host");
+        auto e = answer_of.emplace(host, answers.size());
+        if (e.second)
+            answers.push_back({n, host, ""});
+        Answer &a = answers[e.first->second];
+        a.text += (a.text.empty() ? "" : "\n") + line.substr(colon + 2);
+    }
+    for (const Answer &a : answers) {
+        std::string where = source + ":" + std::to_string(a.line) + " (" + a.host + ")";
         CloudHost h;
-        h.names = {checked_name(json(line.substr(0, colon)), where, "host")};
-        where += " (" + h.names[0] + ")";
+        h.names = {a.host};
+        std::size_t first = a.text.find_first_not_of(" \t\n");
+        if (first == std::string::npos || a.text[first] != '{') {  // curl's error, not an answer
+            std::string shown_line = a.text.substr(0, a.text.find('\n'));
+            warnings.push_back(where + ": found " + shown(shown_line) + ", not rdmaTopologyData: left out");
+            continue;
+        }
         json d;
         try {
-            d = json::parse(line.substr(colon + 2));
+            d = json::parse(a.text);
         } catch (const json::exception &e) {
             throw InputError(where + ": not valid JSON (" + json_error_text(e) + "), expected rdmaTopologyData");
         }
@@ -448,6 +498,13 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
         const json *lb = member(d, {"customerLocalBlock"});
         const json *nb = member(d, {"customerNetworkBlock"});
         const json *hi = member(d, {"customerHPCIslandId"});
+        const json *code = member(d, {"code"});
+        if (!lb && !nb && !hi && code) {  // the metadata service's error object
+            warnings.push_back(where + ": the instance metadata service answered error " +
+                               (code->is_string() ? shown(code->get<std::string>()) : json_value_text(*code)) +
+                               ", not rdmaTopologyData: left out");
+            continue;
+        }
         if (!lb || !nb || !hi)
             throw InputError(where + ": found no " +
                              std::string(!lb ? "customerLocalBlock" : !nb ? "customerNetworkBlock" : "customerHPCIslandId") +

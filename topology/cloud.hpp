@@ -40,7 +40,9 @@ namespace atl {
 
 // --host-map FILE: lines "CLOUD-ID SLURM-NAME", '#' comments and blank lines
 // skipped. Throws InputError "FILE:LINE: ..." on a line that is not two
-// names, an ID given twice, or two IDs onto one Slurm name.
+// names or an ID given twice. Two IDs onto one Slurm name are one host's
+// two names or an error: the readers (and apply_host_map) refuse two hosts
+// onto one name and one host onto two names, naming both map lines.
 struct HostMap {
     std::map<std::string, std::string> names;   // cloud ID -> Slurm node name
     std::map<std::string, std::string> where;   // cloud ID -> "FILE:LINE"

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 17
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -74,6 +74,41 @@ printf '4611686018427387905 gpu-1\na4x-002 gpu-2\n' >"$work/gcp.map"
 "$TOPO" env "$work/gcp.view" --node gpu-1 --nodes gpu-1,gpu-2 --sysfs-root "$work/sys/%n" >"$work/env" 2>&1
 check "GCP: the Slurm name from the map (by instance ID and by name) gets ATOLL_ISLAND of its sub-block" \
     grep -q "^  ATOLL_ISLAND=s1a9 " "$work/env"
+
+# one host by its two names (instance ID and name): onto one Slurm name it is
+# one host; onto two Slurm names, an error naming both map lines
+printf '4611686018427387905 gpu-1\na4x-001 gpu-1\n' >"$work/alias1.map"
+printf '4611686018427387905 gpu-1\na4x-001 gpu-9\n' >"$work/alias2.map"
+"$TOPO" slurm --format view "$C/gcp-instances.json" --host-map "$work/alias1.map" -o "$work/alias1.view" 2>/dev/null; r1=$?
+"$TOPO" slurm --format view "$C/gcp-instances.json" --host-map "$work/alias2.map" -o "$work/alias2.view" 2>"$work/alias2"; r2=$?
+if [ $r1 -eq 0 ] && grep -q '^host gpu-1 ' "$work/alias1.view" && ! grep -q '^host a4x-001 ' "$work/alias1.view" && [ $r2 -eq 1 ] && [ ! -e "$work/alias2.view" ] &&
+    grep -q "alias2.map:1" "$work/alias2" && grep -q "alias2.map:2" "$work/alias2" &&
+    grep -q "expected one Slurm name per host" "$work/alias2"; then
+    ok "a host's two names onto one Slurm name: accepted; onto two: FILE:LINE of both map lines, exit 1"
+else
+    not_ok "a host's two names onto one Slurm name: accepted; onto two: FILE:LINE of both map lines, exit 1"
+    diag "$r1 $r2" "$(cat "$work/alias2")"
+fi
+
+# OCI: IMDS v2's indented answers as pdsh prints them (line by line, hosts
+# interleaved), beside pdsh's own line and an IMDS error object
+{
+    printf 'gpu-1: {\ngpu-2: {\n'
+    printf 'gpu-1:   "customerHPCIslandId": "I",\ngpu-2:   "customerHPCIslandId": "I",\n'
+    printf 'gpu-1:   "customerNetworkBlock": "N",\ngpu-2:   "customerNetworkBlock": "N",\n'
+    printf 'gpu-1:   "customerLocalBlock": "L1"\ngpu-2:   "customerLocalBlock": "L2"\n'
+    printf 'gpu-1: }\ngpu-2: }\n'
+    printf 'pdsh@head: gpu-6: ssh exited with exit code 255\n'
+    printf 'gpu-7: {"code":"NotAuthorizedOrNotFound","message":"Not found"}\n'
+} >"$work/pretty.pdsh"
+"$TOPO" show "$work/pretty.pdsh" >"$work/pretty" 2>"$work/pretty.err"; r1=$?
+if [ $r1 -eq 0 ] && grep -q "leaf 2 (largest 1)" "$work/pretty" && grep -q "pretty.pdsh:11: pdsh says" "$work/pretty.err" &&
+    grep -q "pretty.pdsh:12 (gpu-7): the instance metadata service answered error 'NotAuthorizedOrNotFound'" "$work/pretty.err"; then
+    ok "OCI pdsh of indented JSON: 2 hosts on 2 leaves; pdsh's line and an IMDS error: FILE:LINE warnings, left out"
+else
+    not_ok "OCI pdsh of indented JSON: 2 hosts on 2 leaves; pdsh's line and an IMDS error: FILE:LINE warnings, left out"
+    diag "exit $r1" "$(cat "$work/pretty" "$work/pretty.err")"
+fi
 
 # bad maps: FILE:LINE, exit 1; a map on an InfiniBand fabric: usage, exit 2
 printf 'i-00000000000001f01 a\n# two IDs onto one name\ni-00000000000001f02 a\n' >"$work/onto.map"

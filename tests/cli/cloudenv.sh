@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 18
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -54,6 +54,16 @@ want "the image's nccl.conf naming a topology file that is not there: an error" 
 echo '<system version="1"/>' >"$az/opt/microsoft/ndv5/topo.xml"
 health "$az" --machine-type Standard_ND96isr_H100_v5
 want "the image's nccl.conf and its topology file: OK" OK "NCCL_TOPO_FILE='/opt/microsoft/ndv5/topo.xml'" 0
+# all ports, as an admin runs it: the accelerated-networking device (Ethernet, no
+# RoCE v2 GID) is no compute adapter on Azure, left out in one line, not failed
+"$TOPO" health --root "$az" --sysfs-root "$az/sys" --interval 0 --machine-type Standard_ND96isr_H100_v5 >"$work/out" 2>&1; rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c 'mlx5_an0' "$work/out")" -eq 1 ] &&
+    grep -q "^adapters: azure: left out, not compute adapters by the cloud's rule: mlx5_an0 port 1 (accelerated networking (Ethernet))" "$work/out" &&
+    grep -q "on 8 ports" "$work/out"; then
+    ok "Azure health checks the 8 InfiniBand ports only: mlx5_an0 left out in one line, exit 0"
+else
+    not_ok "Azure health checks the 8 InfiniBand ports only: mlx5_an0 left out in one line, exit 0"; diag "exit $rc" "$(cat "$work/out")"
+fi
 rm "$az/etc/nccl.conf"
 HCA='mlx5_ib*'
 health "$az" --machine-type Standard_ND128isr_GB200_v6

@@ -319,3 +319,62 @@ TEST_CASE("topology order keeps each NVLink domain's hosts together, domain by d
         out.push_back(c.host_name(h));
     CHECK(out == std::vector<std::string>{"node001", "node002", "node019", "node020", "node040", "node041"});
 }
+
+TEST_CASE("an NVLink domain whose hosts reach two leaves is one island under their common parent", "[nvlink][islands]")
+{
+    // nvl-a: gb01-02 on leaf l1 and gb03-04 on l2 (one domain, two leaves,
+    // as AWS's CapacityBlockId or Nebius's nvl_instance_group_id can give);
+    // nvl-b: gb05-06 on l3; all under pod p1
+    std::istringstream in("host,leaf,pod,domain\ngb01,l1,p1,a\ngb02,l1,p1,a\ngb03,l2,p1,a\ngb04,l2,p1,a\n"
+                          "gb05,l3,p1,b\ngb06,l3,p1,b\n");
+    Topology t = analyse(parse_topology_csv(in, "d.csv"));
+    auto doms = t.islands_at(Level::Domain);
+    REQUIRE(doms.size() == 2);
+    int a = t.island_of(t.host_index.at("gb01"), Level::Domain);
+    REQUIRE(a >= 0);
+    const Island &da = t.islands[static_cast<std::size_t>(a)];
+    CHECK(da.name == "nvl-a");
+    CHECK(da.hosts.size() == 4);
+    CHECK(t.island_of(t.host_index.at("gb04"), Level::Domain) == a);
+    REQUIRE(da.parent >= 0);
+    CHECK(t.islands[static_cast<std::size_t>(da.parent)].level > Level::Leaf);
+    CHECK(t.islands[static_cast<std::size_t>(da.parent)].hosts.size() == 6);  // the pod holds both leaves
+    CHECK(t.islands[static_cast<std::size_t>(t.island_of(t.host_index.at("gb05"), Level::Domain))].parent ==
+          t.hosts[static_cast<std::size_t>(t.host_index.at("gb05"))].leaf_island);
+
+    BlockLayout l = block_layout(t);
+    CHECK(l.level == Level::Domain);
+    std::ostringstream o;
+    write_topology_block(o, t, l);
+    CHECK(o.str().find("BlockName=nvl-a Nodes=gb[01-04]\n") != std::string::npos);
+    CHECK(o.str().find("nvl-a-2") == std::string::npos);
+
+    Cluster c(t);
+    CHECK(c.island_of(t.host_index.at("gb01"), Level::Leaf) == t.hosts[static_cast<std::size_t>(t.host_index.at("gb01"))].leaf_island);
+    auto policy = make_atoll_policy();
+    FreeState free(c);
+    Request r;
+    r.nodes = 4;
+    r.level = Level::Domain;
+    r.fit = Fit::Required;
+    Placement p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.domains == 1);
+    for (int h : p.hosts)
+        CHECK(c.island_of(h, Level::Domain) == a);
+    // in one leaf, required: the domain spanning two leaves does not meet it
+    r.nodes = 3;
+    r.level = Level::Leaf;
+    CHECK_FALSE(policy->place(free, r).ok);
+    r.nodes = 2;
+    p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.leaves == 1);
+    // 6 nodes: both domains, whole, in the pod
+    r.nodes = 6;
+    r.level = Level::Pod;
+    p = policy->place(free, r);
+    REQUIRE(p.ok);
+    CHECK(p.hosts.size() == 6);
+    CHECK(p.domains == 2);
+}
