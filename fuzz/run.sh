@@ -22,6 +22,11 @@ topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp t
 placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
 placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp node/cloudenv.cpp"
 objs=
+# an object is stale when its source or any header changed since it was built
+mkdir -p "$out/obj"
+if [ -f "$out/obj/.built" ] && [ -n "$(find "$here/topology" "$here/placement" "$here/slurm" "$here/node" -name '*.h*' -newer "$out/obj/.built" 2>/dev/null | head -1)" ]; then
+    rm -f "$out"/obj/*.o
+fi
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | tr / _).o"
     objs="$objs $o"
@@ -29,6 +34,7 @@ for s in $srcs; do
         $CXX $flags -c "$here/$s" -o "$o" || { echo "1..1"; echo "not ok 1 - fuzz build: $s"; exit 1; }
     fi
 done
+touch "$out/obj/.built"
 n=0
 for t in $targets; do n=$((n + 1)); done
 echo "1..$n"
