@@ -291,7 +291,7 @@ int cmd_show(int argc, char **argv)
 // slurmstepd reads the fabric file as the job's user: a finding when `path`
 // (a file the plugin reads) or a directory above it is not readable, or
 // not traversable, by everyone. Nothing for a path that does not exist.
-std::optional<Finding> unreadable_by_users(const std::string &path)
+std::optional<Finding> unreadable_by_users(const std::string &path, bool dirs = true)
 {
     char *real = ::realpath(path.c_str(), nullptr);
     if (!real)
@@ -305,7 +305,7 @@ std::optional<Finding> unreadable_by_users(const std::string &path)
     if (!(st.st_mode & S_IROTH))
         why = "mode " + std::string(1, "01234567"[(st.st_mode >> 6) & 7]) + "01234567"[(st.st_mode >> 3) & 7] +
               "01234567"[st.st_mode & 7] + ", not readable by others";
-    for (std::string d = abs.substr(0, abs.rfind('/')); why.empty() && !d.empty(); d = d.substr(0, d.rfind('/'))) {
+    for (std::string d = abs.substr(0, abs.rfind('/')); dirs && why.empty() && !d.empty(); d = d.substr(0, d.rfind('/'))) {
         struct stat ds;
         if (::stat(d.c_str(), &ds) == 0 && !(ds.st_mode & S_IXOTH))
             why = "its directory " + shown(d) + " is not searchable by others";
@@ -338,7 +338,9 @@ int cmd_check(int argc, char **argv)
         std::size_t c = b == std::string::npos ? b : head.find_first_not_of(" \t\r\n", b + 1);
         if (c != std::string::npos && head[b] == '{' &&
             (head.find("\"atoll-fabric\"") != std::string::npos || head.compare(c, 10, "\"analysis\"") == 0))
-            if (auto f = unreadable_by_users(p)) {
+            // the file's own mode only: a working copy in the admin's own
+            // directory is no finding, one only root can read is
+            if (auto f = unreadable_by_users(p, false)) {
                 f->message += "; cli_filter.lua's atoll-place reads it as the submitting user too";
                 findings.push_back(*f);
             }

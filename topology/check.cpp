@@ -458,7 +458,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     // hosts whose own health check failed (--health): their islands rank last
     for (const std::string &u : f.unhealthy) {
         std::string host = u.substr(0, u.find(": "));
-        if (u.compare(host.size() + 2, std::strlen(kNvlinkNotConfigured), kNvlinkNotConfigured) == 0)
+        if (u.size() >= host.size() + 2 &&
+            u.compare(host.size() + 2, std::strlen(kNvlinkNotConfigured), kNvlinkNotConfigured) == 0)
             continue;  // domain_findings said it
         int h = health_host(t.host_index, host);
         if (h < 0)
