@@ -453,6 +453,16 @@ void write_svg(std::ostream &o, const std::string &title, const std::vector<std:
       << "\" font-size=\"9\">bars: mean over seeds; whiskers: 95 % confidence interval</text>\n</svg>\n";
 }
 
+// A HOSTLIST operand expanded; a bad one is a usage error with `prefix`
+std::vector<std::string> hostlist_operand(const std::string &list, const char *prefix)
+{
+    try {
+        return expand_hostlist(list);
+    } catch (const std::invalid_argument &e) {
+        throw Usage(std::string(prefix) + e.what());
+    }
+}
+
 // atoll-place order FABRIC HOSTLIST: the hosts in topology order, one a line
 // (a hostfile for torchrun, mpirun or SLURM_HOSTFILE)
 int cmd_order(int argc, char **argv)
@@ -462,12 +472,7 @@ int cmd_order(int argc, char **argv)
         throw Usage("order: give a FABRIC and a HOSTLIST");
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
-    std::vector<std::string> names;
-    try {
-        names = expand_hostlist(a.operands[1]);
-    } catch (const std::invalid_argument &e) {
-        throw Usage(std::string("order: ") + e.what());
-    }
+    std::vector<std::string> names = hostlist_operand(a.operands[1], "order: ");
     std::vector<int> hosts;
     std::set<int> seen;
     for (const auto &n : names) {
@@ -704,12 +709,7 @@ int cmd_cost(int argc, char **argv)
         throw Usage("--compute-ms and --comm-share: give one of them");
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
-    std::vector<std::string> names;
-    try {
-        names = expand_hostlist(a.operands[1]);
-    } catch (const std::invalid_argument &e) {
-        throw Usage(std::string("HOSTLIST: ") + e.what());
-    }
+    std::vector<std::string> names = hostlist_operand(a.operands[1], "HOSTLIST: ");
     Placement p;
     for (const auto &n : names) {
         int h = c.find_host(n);
