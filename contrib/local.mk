@@ -14,4 +14,9 @@ contrib/gen/%.lua: contrib/%.lua Makefile
 	$(AM_V_GEN)$(MKDIR_P) contrib/gen && $(atoll_subst) $< > $@.tmp && mv $@.tmp $@
 contrib/gen/atoll.conf: contrib/plugstack.conf.d/atoll.conf Makefile
 	$(AM_V_GEN)$(MKDIR_P) contrib/gen && $(atoll_subst) $< > $@.tmp && mv $@.tmp $@
-dist_sbin_SCRIPTS = contrib/atoll-widen
+# atoll-widen carries the release for --version
+sbin_SCRIPTS = contrib/gen/atoll-widen
+EXTRA_DIST += contrib/atoll-widen
+CLEANFILES += contrib/gen/atoll-widen
+contrib/gen/atoll-widen: contrib/atoll-widen Makefile
+	$(AM_V_GEN)$(MKDIR_P) contrib/gen && $(atoll_subst) $< > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@

@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -98,4 +98,14 @@ if grep -q '^lock=${ATOLL_WIDEN_LOCK:-/run/atoll/atoll-widen.lock}$' "$widen"; t
     ok "the default lock is /run/atoll/atoll-widen.lock"
 else
     not_ok "the default lock is /run/atoll/atoll-widen.lock"
+fi
+
+# the installed script knows its release (configure's PACKAGE_VERSION, as the other tools print)
+built="$ATOLL_BUILDDIR/contrib/gen/atoll-widen"
+want=$("$TOPO" --version | sed 's/^atoll-topo //')
+got=$(timeout 5 sh "$built" --version 2>&1)
+if [ -n "$want" ] && [ "$got" = "atoll-widen (atoll) $want" ]; then
+    ok "atoll-widen --version prints the configured release"
+else
+    not_ok "atoll-widen --version prints the configured release"; diag "got '$got', atoll-topo says '$want'"
 fi
