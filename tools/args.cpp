@@ -74,8 +74,17 @@ std::string command_usage(const char *prog, const std::string &usage, const std:
                      line.compare(7, as_synopsis.size(), as_synopsis) == 0 &&
                      (line.size() == 7 + as_synopsis.size() || line[7 + as_synopsis.size()] == ' '));
         bool indented = line.compare(0, 8, "        ") == 0 && line.find(std::string(prog) + " ") == std::string::npos;
-        if (line.compare(0, 15, "common options:") == 0)
-            in_common = true;
+        if (line.compare(0, 14, "common options") == 0) {
+            // "common options (CMD, CMD, ...):" names the commands they apply to
+            std::string::size_type open = line.find('('), close = line.find(')');
+            bool applies = open == std::string::npos || close == std::string::npos;
+            if (!applies) {
+                std::istringstream names(line.substr(open + 1, close - open - 1));
+                for (std::string n; std::getline(names >> std::ws, n, ',');)
+                    applies = applies || n == cmd;
+            }
+            in_common = applies;
+        }
         if (head || (in_cmd && indented))
             out += line + "\n";
         else if (in_common)

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -55,6 +55,13 @@ else not_ok "--help after a command prints the usage and exits 0"; diag "$(cat "
 if [ $? -eq 0 ] && grep -q -- "--pods N" "$work/help" && grep -q "^usage: atoll-topo generate" "$work/help" &&
     ! grep -q "discover" "$work/help"; then ok "atoll-topo generate --help prints generate's options, not every command"
 else not_ok "atoll-topo generate --help prints generate's options, not every command"; diag "$(head -5 "$work/help")"; fi
+# the input options apply to the commands that read inputs: not to generate
+"$TOPO" generate --help >"$work/help" 2>&1
+"$TOPO" show --help >"$work/help2" 2>&1
+if grep -q -- "--domain-size N" "$work/help" && ! grep -q -- "--node-name-map" "$work/help" &&
+    grep -q -- "--node-name-map" "$work/help2" && grep -q -- "--nvlink FILE" "$work/help2"; then
+    ok "generate --help lists --domain-size and no input options; show --help lists them"
+else not_ok "generate --help lists --domain-size and no input options; show --help lists them"; diag "$(cat "$work/help")"; fi
 "$PLACE" settings --help >"$work/help" 2>&1
 if grep -q "^usage: atoll-place settings" "$work/help" && ! grep -q "simulate" "$work/help"; then
     ok "atoll-place settings --help prints the settings synopsis only"
