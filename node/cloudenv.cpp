@@ -121,6 +121,58 @@ bool exists(const std::string &path)
     return ::stat(path.c_str(), &st) == 0;
 }
 
+// PATH as seen from inside ROOT (an image or a test tree): each symbolic
+// link on the way is followed inside ROOT, an absolute target from ROOT
+// itself and ".." never above it, at most 40 links (the kernel's
+// MAXSYMLINKS). ROOT empty or "/": PATH itself.
+std::string in_root(const std::string &root, const std::string &path)
+{
+    if (root.empty() || root == "/")
+        return path;
+    std::vector<std::string> todo, done;  // todo: components left, last first
+    auto push_path = [&](const std::string &p) {
+        std::vector<std::string> parts;
+        std::string part;
+        std::istringstream in(p);
+        while (std::getline(in, part, '/'))
+            if (!part.empty() && part != ".")
+                parts.push_back(part);
+        todo.insert(todo.end(), parts.rbegin(), parts.rend());
+    };
+    auto joined = [&]() {
+        std::string p;
+        for (const auto &d : done)
+            p += "/" + d;
+        return p;
+    };
+    push_path(path);
+    int links = 0;
+    while (!todo.empty()) {
+        std::string c = todo.back();
+        todo.pop_back();
+        if (c == "..") {
+            if (!done.empty())
+                done.pop_back();
+            continue;
+        }
+        done.push_back(c);
+        std::string here = root + joined();
+        struct stat st;
+        if (::lstat(here.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+            continue;
+        char buf[4096];
+        ssize_t n = ::readlink(here.c_str(), buf, sizeof buf);
+        if (n <= 0 || n == static_cast<ssize_t>(sizeof buf) || ++links > 40)
+            return root + joined();  // unreadable or looping: stat then fails or finds the link itself
+        std::string target(buf, static_cast<std::size_t>(n));
+        done.pop_back();
+        if (target[0] == '/')
+            done.clear();
+        push_path(target);
+    }
+    return root + joined();
+}
+
 std::string dmi(const std::string &sysfs, const char *name)
 {
     std::string s = read_small_file(sysfs + "/class/dmi/id/" + name, 256).value_or("");
@@ -325,7 +377,7 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
     if (n.machine_type.empty() && cloud_of(n) == "aws")
         n.machine_type = n.product_name;  // EC2 names the instance type there
     constexpr std::size_t conf_max = 1 << 20;
-    if (auto conf = read_small_file(root + "/etc/nccl.conf", conf_max + 1)) {
+    if (auto conf = read_small_file(in_root(root, "/etc/nccl.conf"), conf_max + 1)) {
         n.nccl_conf_present = true;
         std::istringstream in(*conf);
         try {
@@ -338,23 +390,23 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         }
         auto t = n.nccl_conf.find("NCCL_TOPO_FILE");
         if (t != n.nccl_conf.end())
-            n.topo_file_found = !t->second.empty() && t->second[0] == '/' && exists(root + t->second);
+            n.topo_file_found = !t->second.empty() && t->second[0] == '/' && exists(in_root(root, t->second));
     }
     for (const char *lib : {"/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so", "/opt/amazon/ofi-nccl/lib/libnccl-net.so",
                             "/opt/amazon/ofi-nccl/lib64/libnccl-net-ofi.so", "/opt/amazon/ofi-nccl/lib64/libnccl-net.so",
                             "/opt/aws-ofi-nccl/lib/libnccl-net.so", "/opt/aws-ofi-nccl/lib/libnccl-net-ofi.so"}) {
-        if (!exists(root + lib))
+        if (!exists(in_root(root, lib)))
             continue;
         n.ofi_nccl_library = lib;
-        n.ofi_nccl_version = ofi_nccl_version_of_file(root + lib);
+        n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, lib));
         break;
     }
-    n.gib_env_script = exists(root + "/usr/local/gib/scripts/set_nccl_env.sh");
-    n.gib_plugin = exists(root + "/usr/local/gib/lib64/libnccl-net.so") || exists(root + "/usr/local/gib/lib64/libnccl-net_internal.so");
-    n.tcpxo_profile = exists(root + "/var/lib/tcpxo/lib64/nccl-env-profile.sh");
+    n.gib_env_script = exists(in_root(root, "/usr/local/gib/scripts/set_nccl_env.sh"));
+    n.gib_plugin = exists(in_root(root, "/usr/local/gib/lib64/libnccl-net.so")) || exists(in_root(root, "/usr/local/gib/lib64/libnccl-net_internal.so"));
+    n.tcpxo_profile = exists(in_root(root, "/var/lib/tcpxo/lib64/nccl-env-profile.sh"));
     for (const char *f : {"ndv2", "ndv4", "ndv5", "ncv4", "ncv5", "hbv4"}) {
         std::string t = std::string("/opt/microsoft/") + f + "-topo.xml";
-        if (exists(root + t))
+        if (exists(in_root(root, t)))
             n.azure_topo_files.push_back(t);
     }
     return n;

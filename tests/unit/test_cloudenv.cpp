@@ -335,3 +335,50 @@ TEST_CASE("the aws-ofi-nccl release is the plugin's own banner's, before any oth
     CHECK(ofi_nccl_version_in(lib) == "1.18.0");
     CHECK(ofi_nccl_version_in(std::string("Initializing aws-ofi-nccl ...\0aws-ofi-nccl 1.13.2\n", 50)) == "1.13.2");
 }
+
+TEST_CASE("symbolic links under a root are followed inside it, never onto the running host", "[cloudenv]")
+{
+    char tmpl[] = "/tmp/atoll-cloudroot-XXXXXX";
+    REQUIRE(mkdtemp(tmpl));
+    std::string root = tmpl;
+    auto put = [&](const std::string &rel, const std::string &text) {
+        std::string path = root + rel;
+        for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
+            mkdir(path.substr(0, s).c_str(), 0755);
+        std::ofstream(path) << text;
+    };
+    auto link = [&](const std::string &target, const std::string &rel) {
+        std::string path = root + rel;
+        for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
+            mkdir(path.substr(0, s).c_str(), 0755);
+        REQUIRE(symlink(target.c_str(), path.c_str()) == 0);
+    };
+    // the image links /etc/nccl.conf to its own copy by an absolute path, as
+    // azhpc-images link /opt/microsoft/ndv5-topo.xml into place
+    put("/opt/azhpc/nccl.conf", "NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml\n");
+    link("/opt/azhpc/nccl.conf", "/etc/nccl.conf");
+    put("/opt/azhpc/topo/ndv5.xml", "<system/>\n");
+    link("../azhpc/topo/ndv5.xml", "/opt/microsoft/ndv5-topo.xml");  // relative, through the directory
+    CloudNode n = read_cloud_node(root);
+    CHECK(n.nccl_conf_present);
+    CHECK(n.nccl_conf.at("NCCL_TOPO_FILE") == "/opt/microsoft/ndv5-topo.xml");
+    CHECK(n.topo_file_found == 1);
+    CHECK(n.azure_topo_files == std::vector<std::string>{"/opt/microsoft/ndv5-topo.xml"});
+    // a link to a path that only the running host has is not there inside the root
+    std::string rm0 = "rm -f '" + root + "/etc/nccl.conf'";
+    REQUIRE(std::system(rm0.c_str()) == 0);
+    link("/proc/self/status", "/etc/nccl.conf");
+    CHECK(!read_cloud_node(root).nccl_conf_present);
+    // ".." stops at the root, and a loop of links ends
+    std::string rm1 = "rm -f '" + root + "/etc/nccl.conf'";
+    REQUIRE(std::system(rm1.c_str()) == 0);
+    link("../../../../../../opt/azhpc/nccl.conf", "/etc/nccl.conf");
+    CHECK(read_cloud_node(root).nccl_conf_present);
+    link("/opt/b", "/opt/a");
+    link("/opt/a", "/opt/b");
+    put("/opt/microsoft/ndv4-topo.xml.keep", "");
+    link("/opt/a", "/opt/microsoft/ndv4-topo.xml");
+    CHECK(read_cloud_node(root).azure_topo_files == std::vector<std::string>{"/opt/microsoft/ndv5-topo.xml"});
+    std::string rm = "rm -rf '" + root + "'";
+    CHECK(std::system(rm.c_str()) == 0);
+}
