@@ -58,6 +58,15 @@ std::vector<NodePort> a3ultra_ports()
 
 }  // namespace
 
+// ROOT + REL with REL's directories made
+static std::string make_parents(const std::string &root, const std::string &rel)
+{
+    std::string path = root + rel;
+    for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
+        mkdir(path.substr(0, s).c_str(), 0755);
+    return path;
+}
+
 TEST_CASE("every cloud profile is in the table, and an unknown name is none of them", "[cloudenv]")
 {
     for (const char *p : {"aws", "azure", "gcp", "oci", "nebius"})
@@ -286,12 +295,7 @@ TEST_CASE("the cloud is told by the node's DMI strings, read under a root", "[cl
     char tmpl[] = "/tmp/atoll-cloudenv-XXXXXX";
     REQUIRE(mkdtemp(tmpl));
     std::string root = tmpl;
-    auto put = [&](const std::string &rel, const std::string &text) {
-        std::string path = root + rel;
-        for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
-            mkdir(path.substr(0, s).c_str(), 0755);
-        std::ofstream(path) << text;
-    };
+    auto put = [&](const std::string &rel, const std::string &text) { std::ofstream(make_parents(root, rel)) << text; };
     put("/sys/class/dmi/id/sys_vendor", "Amazon EC2\n");
     put("/sys/class/dmi/id/product_name", "p5.48xlarge\n");
     put("/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so", std::string("\x7f" "ELF\0NET/OFI Initializing aws-ofi-nccl 1.13.2-aws\0", 50));
@@ -341,17 +345,9 @@ TEST_CASE("symbolic links under a root are followed inside it, never onto the ru
     char tmpl[] = "/tmp/atoll-cloudroot-XXXXXX";
     REQUIRE(mkdtemp(tmpl));
     std::string root = tmpl;
-    auto put = [&](const std::string &rel, const std::string &text) {
-        std::string path = root + rel;
-        for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
-            mkdir(path.substr(0, s).c_str(), 0755);
-        std::ofstream(path) << text;
-    };
+    auto put = [&](const std::string &rel, const std::string &text) { std::ofstream(make_parents(root, rel)) << text; };
     auto link = [&](const std::string &target, const std::string &rel) {
-        std::string path = root + rel;
-        for (std::size_t s = path.find('/', root.size() + 1); s != std::string::npos; s = path.find('/', s + 1))
-            mkdir(path.substr(0, s).c_str(), 0755);
-        REQUIRE(symlink(target.c_str(), path.c_str()) == 0);
+        REQUIRE(symlink(target.c_str(), make_parents(root, rel).c_str()) == 0);
     };
     // the image links /etc/nccl.conf to its own copy by an absolute path, as
     // azhpc-images link /opt/microsoft/ndv5-topo.xml into place
