@@ -331,15 +331,8 @@ int cmd_check(int argc, char **argv)
     // a fabric.json checked here is what cli_filter.lua's atoll-place reads
     // as the submitting user: the same rule as the view's
     for (const std::string &p : a.operands) {
-        std::ifstream in(p);
-        std::string head(4096, '\0');
-        in.read(&head[0], static_cast<std::streamsize>(head.size()));
-        head.resize(static_cast<std::size_t>(in.gcount()));
-        // a fabric.json: its keys sorted, "analysis" comes first
-        std::size_t b = head.find_first_not_of(" \t\r\n");
-        std::size_t c = b == std::string::npos ? b : head.find_first_not_of(" \t\r\n", b + 1);
-        if (c != std::string::npos && head[b] == '{' &&
-            (head.find("\"atoll-fabric\"") != std::string::npos || head.compare(c, 10, "\"analysis\"") == 0))
+        std::ifstream in(p, std::ios::binary);
+        if (in && is_atoll_fabric(input_head(in)))
             // the file's own mode only: a working copy in the admin's own
             // directory is no finding, one only root can read is
             if (auto f = unreadable_by_users(p, false)) {

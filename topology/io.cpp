@@ -39,6 +39,32 @@ std::string first_json_key(const std::string &s)
 
 }  // namespace
 
+std::string input_head(std::istream &in)
+{
+    // leading whitespace does not count towards the 4 KiB (a pretty-printed
+    // answer may start with many blank lines)
+    std::string h;
+    int c;
+    while ((c = in.get()) != EOF && std::isspace(c)) {
+    }
+    if (c != EOF) {
+        h.resize(4096);
+        h[0] = static_cast<char>(c);
+        in.read(&h[1], static_cast<std::streamsize>(h.size() - 1));
+        h.resize(1 + static_cast<std::size_t>(in.gcount()));
+    }
+    in.clear();
+    in.seekg(0);
+    return h;
+}
+
+bool is_atoll_fabric(const std::string &head)
+{
+    std::string key = first_json_key(head);
+    return !key.empty() && (head.find("\"atoll-fabric\"") != std::string::npos || key == "analysis" ||
+                            key == "domains" || key == "format");
+}
+
 Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &columns, const NicRoles &roles,
                    const HostMap *hosts)
 {
@@ -65,33 +91,24 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         // Look at the first bytes: a cloud's keys, '{' is JSON, a NUL byte a
         // binary cache file. 4 KiB: a cloud's list answer may name its kind
         // only after a few hundred bytes of other fields.
-        char head[4096];
-        in->read(head, sizeof head);
-        std::streamsize n = in->gcount();
-        in->clear();
-        in->seekg(0);
-        std::size_t i = 0;
-        while (i < static_cast<std::size_t>(n) && std::isspace(static_cast<unsigned char>(head[i])))
-            ++i;
-        std::string h(head, static_cast<std::size_t>(n));
-        std::string key = first_json_key(h);
-        bool ours = h.find("atoll-fabric") != std::string::npos || key == "analysis" || key == "domains" || key == "format";
+        std::string h = input_head(*in);
+        bool ours = is_atoll_fabric(h);
         std::string cloud = ours ? "" : cloud_format(h);
-        if (!ours && looks_like_lldp(h.substr(i)))
+        if (!ours && looks_like_lldp(h))
             fmt = InputFormat::Lldp;
         else if (cloud == "aws")
             fmt = InputFormat::Aws;
-        else if (cloud == "gcp" || (!ours && i < static_cast<std::size_t>(n) && head[i] == '['))
+        else if (cloud == "gcp" || (!ours && !h.empty() && h[0] == '['))
             fmt = InputFormat::Gcp;  // a bare array: gcloud's list, whose kind may come after its disks
         else if (cloud == "oci")
             fmt = InputFormat::Oci;
         else if (cloud == "nebius")
             fmt = InputFormat::Nebius;
-        else if (i < static_cast<std::size_t>(n) && head[i] == '{')
+        else if (!h.empty() && h[0] == '{')
             fmt = InputFormat::Json;
-        else if (path != "-" && std::memchr(head, '\0', static_cast<std::size_t>(n)))
+        else if (path != "-" && h.find('\0') != std::string::npos)
             return load_ibnetdiscover_cache(path);
-        else if (looks_like_topology_csv(first_line(std::string(head + i, static_cast<std::size_t>(n) - i))))
+        else if (looks_like_topology_csv(first_line(h)))
             fmt = InputFormat::Csv;
         else
             fmt = InputFormat::Text;

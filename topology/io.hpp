@@ -25,6 +25,13 @@ enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Gcp, Oci, Nebius, Ll
 Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {},
                    const NicRoles &roles = {}, const HostMap *hosts = nullptr);
 
+// The first 4 KiB of an input after its leading whitespace, the stream
+// rewound: what load_fabric looks at to tell the format.
+std::string input_head(std::istream &in);
+// Whether such a head is atoll's own fabric.json (its first key, or the
+// "atoll-fabric" format mark).
+bool is_atoll_fabric(const std::string &head);
+
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.
 // A failed run leaves any existing file untouched.

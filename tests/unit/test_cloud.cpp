@@ -2,6 +2,7 @@
 // tests/data/cloud (generate.py says how each is laid out), the host map, and
 // hostile inputs.
 #include "catch.hpp"
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -381,4 +382,32 @@ TEST_CASE("OCI pdsh output of indented JSON is joined host by host; pdsh's and I
     CHECK(warned("in:2 (gpu-5): found 'curl: (7) Failed to connect"));
     CHECK(warned("in:3: pdsh says 'pdsh@head: gpu-6: ssh exited with exit code 255'"));
     CHECK(warned("in:4 (gpu-7): the instance metadata service answered error 'NotAuthorizedOrNotFound'"));
+}
+
+TEST_CASE("the format is told from the bytes after any leading whitespace, however much", "[topology][cloud]")
+{
+    char dir[] = "/tmp/atoll-head-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string path = std::string(dir) + "/in";
+    std::ifstream aws(test_data("cloud/aws-instance-topology.json"));
+    std::stringstream body;
+    body << aws.rdbuf();
+    // 8 KiB of blank lines and spaces, beyond the 4 KiB looked at
+    std::ofstream(path) << std::string(4096, '\n') << std::string(4096, ' ') << body.str();
+    Fabric f = load_fabric(path);
+    CHECK(f.kind == "aws");
+    std::ifstream in(path);
+    std::string head = input_head(in);
+    CHECK(head.size() == std::min<std::size_t>(4096, body.str().size()));
+    CHECK(head[0] == '{');
+    CHECK(in.tellg() == 0);  // rewound for the parser
+    CHECK(!is_atoll_fabric(head));
+    std::ofstream(path) << "\n\n{\"analysis\": {}}";
+    std::ifstream in2(path);
+    CHECK(is_atoll_fabric(input_head(in2)));
+    std::ofstream(path) << "";
+    std::ifstream in3(path);
+    CHECK(input_head(in3).empty());
+    std::remove(path.c_str());
+    rmdir(dir);
 }
