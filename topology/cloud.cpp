@@ -391,10 +391,26 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
             h.pod = checked_name(*bl, where, "block");
             h.leaf = checked_name(*sb, where, "subblock");
         }
-        h.domain = h.leaf;  // a sub-block is one NVLink domain (A4X: 18 hosts of 4 GPUs)
         h.where = where;
         hosts.push_back(h);
     }
+    // Compute Engine's IDs are scoped (HostPhysicalTopology: "the unique
+    // identifier of the capacity sub-block within the capacity block", of the
+    // block "within the cluster"): an ID found under two parents is two
+    // islands, named PARENT-ID.
+    std::map<std::string, std::set<std::string>> block_in, sub_in;  // ID -> the parents' full paths
+    for (const CloudHost &h : hosts) {
+        block_in[h.pod].insert(h.core);
+        sub_in[h.leaf].insert(h.core + "/" + h.pod);
+    }
+    for (CloudHost &h : hosts) {
+        std::string pod = block_in[h.pod].size() > 1 ? h.core + "-" + h.pod : h.pod;
+        if (sub_in[h.leaf].size() > 1)
+            h.leaf = pod + "-" + h.leaf;
+        h.pod = pod;
+    }
+    for (CloudHost &h : hosts)
+        h.domain = h.leaf;  // a sub-block is one NVLink domain (A4X: 18 hosts of 4 GPUs)
     return cloud_fabric(hosts, source, "gcp", "sub-block", map, warnings);
 }
 

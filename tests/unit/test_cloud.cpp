@@ -289,10 +289,32 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
                       Catch::StartsWith("in: items[0] (a): found physicalHostTopology [], expected an object"));
     CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", \"resourceStatus\": {}}]"),
                       Catch::StartsWith("in: found no instance with a topology"));
-    // a sub-block in two blocks is no tree
-    CHECK_THROWS_WITH(read(parse_gcp_topology, "[{\"name\": \"a\", " + sub + "}, {\"name\": \"b\", \"resourceStatus\": "
-                                               "{\"physicalHostTopology\": {\"cluster\": \"c\", \"block\": \"b2\", \"subblock\": \"s\"}}}]"),
-                      Catch::StartsWith("in: items[1] (b): found leaf 's' under 'b2' and under 'b' (in: items[0] (a))"));
+    // Compute Engine scopes a sub-block's ID to its block and a block's to its
+    // cluster (HostPhysicalTopology): the same ID under two parents is two islands
+    {
+        auto at = [](const char *name, const char *cl, const char *bl, const char *sb) {
+            return std::string("{\"name\": \"") + name + "\", \"resourceStatus\": {\"physicalHostTopology\": {\"cluster\": \"" +
+                   cl + "\", \"block\": \"" + bl + "\", \"subblock\": \"" + sb + "\"}}}";
+        };
+        Fabric g = read(parse_gcp_topology, "[" + at("a", "c", "b", "s") + ", " + at("b", "c", "b2", "s") + ", " +
+                                                at("c", "c", "b", "s") + ", " + at("d", "c", "b2", "t") + ", " +
+                                                at("e", "c2", "b", "u") + "]");
+        Topology t = analyse(g);
+        auto leaf = islands(t, Level::Leaf);
+        // block b is in clusters c and c2, so its sub-block s is c-b-s
+        CHECK(leaf.at("c-b-s") == std::vector<std::string>{"a", "c"});
+        CHECK(leaf.at("b2-s") == std::vector<std::string>{"b"});
+        CHECK(leaf.at("t") == std::vector<std::string>{"d"});  // unique: kept as given
+        CHECK(leaf.at("u") == std::vector<std::string>{"e"});
+        CHECK(leaf.size() == 4);
+        for (const auto &kv : islands(t, Level::Pod))
+            if (std::find(kv.second.begin(), kv.second.end(), "b") != kv.second.end())
+                CHECK(kv.second == std::vector<std::string>{"b", "d"});  // block b2's two sub-blocks
+            else
+                CHECK(std::find(kv.second.begin(), kv.second.end(), "d") == kv.second.end());
+        CHECK(domain_of(g, "a") == "c-b-s");
+        CHECK(domain_of(g, "b") == "b2-s");
+    }
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 {\"customerLocalBlock\": \"L\"}\n"),
                       Catch::StartsWith("in:1: found host 'gpu-1 {\"customerLocalBlock\"', expected 1 to 255 printable"));
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 without a colon\n"), Catch::StartsWith("in:1: found 'gpu-1 without a colon', expected HOST: {"));
