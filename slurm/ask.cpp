@@ -112,6 +112,11 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
             }
     }
     a.level = level;
+    if (level == Level::Domain && c.at(Level::Domain).empty()) {
+        a.refuse = "--fabric-island=" + request + ": no NVLink domain can hold " + std::to_string(n) +
+                   " nodes: this fabric has none (atoll-topo discover --nvlink, or a cloud topology that names them)";
+        return a;
+    }
     if (c.largest(level) < n) {
         // auto too: a job larger than the fabric can never run
         a.refuse = "--fabric-island=" + request + ": no " + to_string(level) + " can hold " + std::to_string(n) +
@@ -353,8 +358,9 @@ std::string mm_ss(long seconds)
 
 const std::vector<std::string> &table_requests()
 {
-    static const std::vector<std::string> r{"auto",          "leaf:required", "leaf:preferred", "group:required",
-                                            "group:preferred", "pod:required",  "pod:preferred"};
+    static const std::vector<std::string> r{"auto",           "domain:required", "domain:preferred", "leaf:required",
+                                            "leaf:preferred", "group:required",  "group:preferred",  "pod:required",
+                                            "pod:preferred"};
     return r;
 }
 

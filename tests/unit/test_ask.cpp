@@ -89,6 +89,38 @@ TEST_CASE("the Slurm request table and the live path agree, every request x poli
         BlockSite b = block_site(t);
         table_agrees(Cluster(t), &b);
     }
+    SECTION("NVLink domains of 4 in 2 pods of 2 leaves of 8: domain requests are in the table")
+    {
+        Topology t = generated(2, 2, 8, 1, 4);
+        Cluster c(t);
+        table_agrees(c);
+        BlockSite b = block_site(t);
+        table_agrees(c, &b);
+        std::stringstream table;
+        write_requests_table(table, c, nullptr);
+        std::vector<TableRow> rows = read_requests_table(table, c, "atoll-requests.conf");
+        auto row = [&](const std::string &req, int n) {
+            return *std::find_if(rows.begin(), rows.end(), [&](const TableRow &r) {
+                return r.request == req && r.policy == "atoll" && r.from <= n && n <= r.to;
+            });
+        };
+        // 3 nodes: held to the 8 domains; 5: no domain holds them
+        CHECK(row("domain:required", 3).ask.level == Level::Domain);
+        CHECK(row("domain:required", 3).ask.constraint.size() == 8);
+        CHECK(row("domain:required", 5).ask.refuse == "--fabric-island=domain:required: no domain can hold {n} nodes; the largest domain holds 4");
+        CHECK(row("domain:preferred", 4).ask.widen);
+    }
+    SECTION("no NVLink domains: a domain request is refused, saying why")
+    {
+        Topology t = generated(1, 2, 4);
+        Cluster c(t);
+        FreeState idle(c, true);
+        auto atoll = make_policy("atoll", c);
+        SlurmAsk a = slurm_ask(c, *atoll, idle, parse_island("domain:required"), "domain:required", 2);
+        CHECK(a.refuse == "--fabric-island=domain:required: no NVLink domain can hold 2 nodes: this fabric has none "
+                          "(atoll-topo discover --nvlink, or a cloud topology that names them)");
+        table_agrees(c);
+    }
 }
 
 TEST_CASE("Slurm requests, checked by hand on 2 pods of 2 leaves of 4", "[ask]")
