@@ -261,9 +261,9 @@ void print_summary(std::ostream &o, const Topology &t)
 
 int cmd_discover(int argc, char **argv)
 {
-    Args a = parse_args(argc, argv, 2, {"node-name-map", "host-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
-                                        "frontend", "compute"},
-                        {"ib", "progress"});
+    std::vector<std::string> vals = common_values;  // every input option, as the usage says
+    vals.insert(vals.end(), {"ib-ca", "ib-port"});
+    Args a = parse_args(argc, argv, 2, vals, {"ib", "progress"});
     Topology t = analysed(load_inputs(a, true), "atoll-topo");
     std::string out = a.get("output", "-");
     write_file_atomically(out, [&](std::ostream &o) { save_fabric_json(o, t); });

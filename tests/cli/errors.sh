@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 21
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -62,6 +62,15 @@ if grep -q -- "--domain-size N" "$work/help" && ! grep -q -- "--node-name-map" "
     grep -q -- "--node-name-map" "$work/help2" && grep -q -- "--nvlink FILE" "$work/help2"; then
     ok "generate --help lists --domain-size and no input options; show --help lists them"
 else not_ok "generate --help lists --domain-size and no input options; show --help lists them"; diag "$(cat "$work/help")"; fi
+# discover takes every common option its usage lists (it refused --nvlink and --unmapped)
+"$TOPO" generate --pods 1 --groups 2 --hosts 4 --domain-size 4 --nvlink-output "$work/nv.txt" -o "$work/g.net"
+printf '0x0002c903000e0b72 "xyz"\n' >"$work/map"
+"$TOPO" discover "$work/g.net" --nvlink "$work/nv.txt" -o "$work/d.json" 2>"$work/err" &&
+    "$TOPO" discover "$work/g.net" --node-name-map "$work/map" --unmapped trust -o "$work/d2.json" 2>>"$work/err"
+rc=$?
+if [ $rc -eq 0 ] && "$TOPO" show "$work/d.json" | grep -q "^nvlink: *2 domain islands"; then
+    ok "discover accepts --nvlink (the domains reach fabric.json) and --unmapped"
+else not_ok "discover accepts --nvlink (the domains reach fabric.json) and --unmapped"; diag "rc=$rc" "$(cat "$work/err")"; fi
 "$PLACE" settings --help >"$work/help" 2>&1
 if grep -q "^usage: atoll-place settings" "$work/help" && ! grep -q "simulate" "$work/help"; then
     ok "atoll-place settings --help prints the settings synopsis only"
