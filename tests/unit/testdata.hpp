@@ -17,10 +17,12 @@ inline atl::Fabric parse_string(const std::string &text, const std::string &name
     return atl::parse_ibnetdiscover(in, name);
 }
 
-// A generated fabric, analysed: pods x groups_per_pod rail groups of `hosts` hosts.
-inline atl::Topology generated(int pods, int groups_per_pod, int hosts, int rails = 1)
+// A generated fabric, analysed: pods x groups_per_pod rail groups of `hosts` hosts
+// (NVLink domains of domain_size hosts when above 0).
+inline atl::Topology generated(int pods, int groups_per_pod, int hosts, int rails = 1, int domain_size = 0)
 {
     atl::GenSpec g;
+    g.domain_size = domain_size;
     g.pods = pods;
     g.groups_per_pod = groups_per_pod;
     g.hosts_per_group = hosts;
