@@ -230,7 +230,16 @@ Parallelism resolve_parallelism(const Parallelism &in, int world)
             throw RankError(std::string("--") + t, std::to_string(size_of(p, t)) + ", expected at least 1");
     if (p.dp < 0)
         throw RankError("--dp", std::to_string(p.dp) + ", expected at least 1");
-    long model = static_cast<long>(p.tp) * p.cp * p.pp;
+    // sizes one by one, none making the product pass the world (no overflow)
+    long model = 1;
+    for (const char *t : {"tp", "cp", "pp", "dp"}) {
+        long v = size_of(p, t) > 0 ? size_of(p, t) : 1;
+        if (v > world || model * v > world)
+            throw RankError(std::string("--") + t, std::to_string(size_of(p, t)) + " makes the sizes' product more than the " +
+                                                       std::to_string(world) + " GPUs");
+        if (std::string(t) != "dp")
+            model *= v;
+    }
     if (p.dp == 0) {
         if (world % model != 0)
             throw RankError("--tp", "tp x cp x pp = " + std::to_string(model) + " does not divide the " +

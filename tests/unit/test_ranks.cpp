@@ -259,3 +259,42 @@ TEST_CASE("a rank plan refuses hosts it cannot use", "[ranks][parse]")
     CHECK_THROWS_WITH(plan_ranks(c, {}, 4, par), "HOSTLIST: no hosts");
     CHECK_THROWS_WITH(plan_ranks(c, hosts, 0, par), "--gpus-per-node: 0, expected at least 1");
 }
+
+TEST_CASE("sizes whose product passes the GPUs are refused before they overflow", "[ranks][parse]")
+{
+    Parallelism p = parse_parallelism("tp=999999999,cp=999999999,pp=999999999");
+    CHECK_THROWS_WITH(resolve_parallelism(p, 16), "--tp: 999999999 makes the sizes' product more than the 16 GPUs");
+    p = parse_parallelism("tp=4,cp=8");
+    CHECK_THROWS_WITH(resolve_parallelism(p, 16), "--cp: 8 makes the sizes' product more than the 16 GPUs");
+    CHECK_THROWS_AS(parse_parallelism("tp=9999999999"), RankError);
+}
+
+TEST_CASE("without NVLink domains units are packed whole into leaf islands, the leftover one on the leftover nodes", "[ranks]")
+{
+    // 4 leaves of 8 hosts; 5 + 8 + 3 hosts given, 8 GPUs each, TP=16: units
+    // of 2 nodes. Leaf 1 holds 2 (node001-004), leaf 2 4, leaf 3 1
+    // (node017-018); the eighth unit has node005 and node019. Consecutive
+    // ranking would split (node005, node009) and (node016, node017).
+    static const Topology t = generated(1, 4, 8);
+    Cluster c(t);
+    std::vector<int> hosts;
+    for (int i : {1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+        char name[16];
+        std::snprintf(name, sizeof name, "node%03d", i);
+        hosts.push_back(c.find_host(name));
+    }
+    RankPlan p = plan_ranks(c, hosts, 8, parse_parallelism("tp=16"));
+    CHECK_FALSE(p.consecutive);
+    const GroupReport &tp = kind(p, "tp");
+    CHECK(tp.groups == 8);
+    CHECK(tp.within[static_cast<int>(Reach::Leaf)] == 7);
+    CHECK(hosts_of(c, p, 112, 120) == std::set<std::string>{"node005"});
+    CHECK(hosts_of(c, p, 120, 128) == std::set<std::string>{"node019"});
+    // every rank once
+    std::vector<int> sorted = p.rank;
+    std::sort(sorted.begin(), sorted.end());
+    bool perm = true;
+    for (int r = 0; r < 128; ++r)
+        perm = perm && sorted[static_cast<std::size_t>(r)] == r;
+    CHECK(perm);
+}
