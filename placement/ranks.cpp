@@ -259,6 +259,15 @@ Parallelism resolve_parallelism(const Parallelism &in, int world)
     return p;
 }
 
+std::vector<std::vector<int>> rank_groups(const Parallelism &p, const std::string &kind)
+{
+    if (kind == "tp-ep")
+        return generator(p, true).groups("tp-ep");
+    if (kind != "tp" && kind != "tp-cp" && kind != "pp" && kind != "dp")
+        throw RankError("kind", "\"" + kind + "\", expected tp, tp-cp, tp-ep, pp or dp");
+    return generator(p, false).groups(kind);
+}
+
 std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> &hosts, int gpus,
                                        const Parallelism &p, const std::vector<int> &rank)
 {

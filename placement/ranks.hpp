@@ -86,6 +86,10 @@ RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus_pe
 std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> &hosts, int gpus_per_node,
                                        const Parallelism &resolved, const std::vector<int> &rank);
 
+// The ranks of each group of one kind ("tp", "tp-cp", "tp-ep", "pp", "dp")
+// as Megatron builds them for resolved sizes; pp and dp members in group order.
+std::vector<std::vector<int>> rank_groups(const Parallelism &resolved, const std::string &kind);
+
 // Megatron's generate_masked_orthogonal_rank_groups(): sizes innermost
 // first, mask which of them the groups span.
 std::vector<std::vector<int>> orthogonal_groups(const std::vector<int> &sizes, const std::vector<bool> &mask);

@@ -49,7 +49,7 @@ const char *usage_text =
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
     "       atoll-place ranks FABRIC HOSTLIST --gpus-per-node N [--tp N] [--cp N] [--ep N] [--pp N] [--dp N]\n"
-    "                   [--order tp-cp-ep-dp-pp] [--output FILE] [--json]   (a global rank for every GPU)\n"
+    "                   [--order tp-cp-ep-dp-pp] [--bytes B] [--output FILE] [--json]   (a global rank for every GPU)\n"
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
@@ -503,10 +503,16 @@ int cmd_ranks(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"format", "csv-columns", "fabric-type", "output", "gpus-per-node", "tp", "cp", "ep", "dp",
-                         "pp", "order"},
+                         "pp", "order", "bytes"},
                         {"json"});
     if (a.operands.size() != 2)
         throw Usage("ranks: give a FABRIC and a HOSTLIST");
+    double bytes = 0;
+    try {
+        bytes = parse_size(a.get("bytes", "1G"));
+    } catch (const Usage &) {
+        throw Usage("--bytes: \"" + a.get("bytes") + "\", expected a size above zero with an optional K, M or G");
+    }
     if (!a.flag("gpus-per-node"))
         throw Usage("--gpus-per-node: required (the GPUs, and so the ranks, of each host)");
     Parallelism par;
@@ -555,6 +561,44 @@ int cmd_ranks(int argc, char **argv)
     for (std::size_t s = 0; s < plan.rank.size(); ++s)
         torchrun = torchrun && plan.rank[s] % gpus == static_cast<int>(s) % gpus &&
                    plan.rank[s] / gpus == plan.rank[s - s % static_cast<std::size_t>(gpus)] / gpus;
+    // the cost model (placement/cost.hpp) on the slowest group of a kind: the
+    // plan against plain consecutive ranks in topology order
+    std::vector<int> plain(plan.rank.size());
+    {
+        std::vector<int> pos(c.host_count(), -1);
+        int k = 0;
+        for (int h : topology_order(c, plan.hosts))
+            pos[static_cast<std::size_t>(h)] = k++;
+        for (std::size_t s = 0; s < plain.size(); ++s)
+            plain[pos[static_cast<std::size_t>(plan.hosts[s / static_cast<std::size_t>(gpus)])] * gpus + s % gpus] =
+                static_cast<int>(s);
+    }
+    StepModel model = default_step_model(c.kind());
+    auto slowest = [&](const std::string &kind, bool a2a, const std::vector<int> &slot_of) {
+        StepEstimate worst;
+        for (const auto &grp : rank_groups(p, kind)) {
+            Placement pl;
+            for (int r : grp)
+                pl.hosts.push_back(plan.hosts[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(r)] / gpus)]);
+            std::sort(pl.hosts.begin(), pl.hosts.end());
+            pl.hosts.erase(std::unique(pl.hosts.begin(), pl.hosts.end()), pl.hosts.end());
+            describe(c, pl);
+            JobShape j;
+            j.gpus_per_node = static_cast<int>((grp.size() + pl.hosts.size() - 1) / pl.hosts.size());
+            j.bytes = bytes;
+            j.all_to_all = a2a;
+            StepEstimate e = step_time(c, pl, j, model);
+            if (e.comm_s > worst.comm_s)
+                worst = e;
+        }
+        return worst;
+    };
+    struct Priced { std::string kind, what; StepEstimate here, plain; };
+    std::vector<Priced> priced;
+    for (const auto &g : plan.groups)
+        if (g.kind == "dp" || g.kind == "tp-ep")
+            priced.push_back({g.kind, g.kind == "dp" ? "all-reduce" : "all-to-all",
+                              slowest(g.kind, g.kind == "tp-ep", plan.slot), slowest(g.kind, g.kind == "tp-ep", plain)});
     if (a.flag("output"))
         write_file_atomically(a.get("output"), [&](std::ostream &o) {
             for (int r = 0; r < static_cast<int>(plan.slot.size()); ++r) {
@@ -596,6 +640,11 @@ int cmd_ranks(int argc, char **argv)
             }
             j["groups"].push_back(k);
         }
+        j["cost"] = json::array();
+        for (const auto &pr : priced)
+            j["cost"].push_back({{"kind", pr.kind}, {"collective", pr.what}, {"bytes", bytes},
+                                 {"slowest_ms", pr.here.comm_s * 1e3}, {"consecutive_ms", pr.plain.comm_s * 1e3},
+                                 {"leaves", pr.here.leaves}, {"assumed", pr.here.assumed}});
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -627,6 +676,12 @@ int cmd_ranks(int argc, char **argv)
             std::cout << "; " << g.rail_pairs << " of " << g.pairs << " neighbours on other nodes on the same rail";
         std::cout << "\n";
     }
+    for (const auto &pr : priced)
+        std::cout << "cost " << pr.kind << ": " << pr.what << " of " << human_bytes(bytes) << " on the slowest group "
+                  << human_seconds(pr.here.comm_s) << " (" << pr.here.nodes << " nodes, " << pr.here.leaves
+                  << " leaves), consecutive ranks " << human_seconds(pr.plain.comm_s) << " ("
+                  << pr.plain.nodes << " nodes, " << pr.plain.leaves << " leaves)"
+                  << (pr.here.assumed ? "; host bandwidth assumed" : "") << "\n";
     std::cout << "torchrun: " << (torchrun ? "yes, start the hosts in the node order" : "no, a host's ranks are not one block in GPU order") << "\n"
               << "node order:";
     for (int i : node_order)

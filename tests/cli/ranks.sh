@@ -5,7 +5,7 @@
 # it writes, the groups it reports, and its errors (usage 2 naming the flag,
 # input 1).
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 20
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --rails 4 --hosts 36 --domain-size 18 --host-prefix gb --format json -o "$work/su.json" \
     --nvlink-output "$work/smi.txt"
@@ -42,9 +42,16 @@ ninth=$(awk '$1 >= 512 { print $2 }' "$work/ep" | sort -u | tr '\n' ' ')
 want=$(for r in 0 1 2 3 4 5 6 7; do printf 'gb%03d gb%03d ' $((18 * r + 17)) $((18 * r + 18)); done)
 if [ "$ninth" = "$want" ]; then ok "TP8 x EP8: the ninth group on trays 17-18 of each rack"
 else not_ok "TP8 x EP8: the ninth group on trays 17-18 of each rack"; diag "$ninth"; fi
+if grep -q '^cost tp-ep: all-to-all of 1 GiB on the slowest group .* (16 nodes, 4 leaves), consecutive ranks .* (16 nodes, 2 leaves)$' "$work/ep.out" &&
+   grep -q '^cost dp: all-reduce of 1 GiB on the slowest group .* (72 nodes, 4 leaves)' "$work/ep.out"; then
+    ok "TP8 x EP8: the cost model prices the slowest expert all-to-all and DP all-reduce"
+else not_ok "TP8 x EP8: the cost model prices the slowest expert all-to-all and DP all-reduce"; diag "$(grep ^cost "$work/ep.out")"; fi
+"$PLACE" ranks "$work/su.json" 'gb[001-004]' --gpus-per-node 4 --bytes 1X 2>"$work/err" >/dev/null
+if [ $? -eq 2 ] && grep -q -- '--bytes: "1X", expected a size' "$work/err"; then ok "a bad --bytes exits 2 naming it"
+else not_ok "a bad --bytes exits 2 naming it"; diag "$(head -3 "$work/err")"; fi
 "$PLACE" ranks "$work/su.json" 'gb[001-144]' --gpus-per-node 4 --tp 8 --ep 8 --json >"$work/ep.json"
 if grep -q '"kind": "tp-ep"' "$work/ep.json" && grep -q '"consecutive": false' "$work/ep.json" &&
-   grep -q '"node_order": \[' "$work/ep.json"; then ok "--json: the groups, the choice and the node order"
+   grep -q '"node_order": \[' "$work/ep.json" && grep -q '"collective": "all-to-all"' "$work/ep.json"; then ok "--json: the groups, the choice and the node order"
 else not_ok "--json: the groups, the choice and the node order"; diag "$(head -30 "$work/ep.json")"; fi
 
 # TP=8 PP=4 on 72 trays: 216 stage-to-stage rank pairs, 192 in one rack, 16

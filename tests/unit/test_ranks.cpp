@@ -44,6 +44,16 @@ std::set<std::string> hosts_of(const Cluster &c, const RankPlan &p, int from, in
     return out;
 }
 
+// ranks 0 .. n-1, each once
+bool is_permutation(std::vector<int> v)
+{
+    std::sort(v.begin(), v.end());
+    for (std::size_t r = 0; r < v.size(); ++r)
+        if (v[r] != static_cast<int>(r))
+            return false;
+    return true;
+}
+
 const GroupReport &kind(const RankPlan &p, const std::string &k)
 {
     for (const auto &g : p.groups)
@@ -291,10 +301,25 @@ TEST_CASE("without NVLink domains units are packed whole into leaf islands, the 
     CHECK(hosts_of(c, p, 112, 120) == std::set<std::string>{"node005"});
     CHECK(hosts_of(c, p, 120, 128) == std::set<std::string>{"node019"});
     // every rank once
-    std::vector<int> sorted = p.rank;
-    std::sort(sorted.begin(), sorted.end());
-    bool perm = true;
-    for (int r = 0; r < 128; ++r)
-        perm = perm && sorted[static_cast<std::size_t>(r)] == r;
-    CHECK(perm);
+    CHECK(is_permutation(p.rank));
+}
+
+TEST_CASE("every order Megatron's RankGenerator accepts gives a plan that uses each rank once", "[ranks][megatron]")
+{
+    const Cluster &c = nvl72();
+    std::vector<int> hosts = first_hosts(c, 16);
+    std::vector<std::string> tok = {"cp", "dp", "ep", "pp", "tp"};
+    int orders = 0;
+    do {
+        std::string order = tok[0] + "-" + tok[1] + "-" + tok[2] + "-" + tok[3] + "-" + tok[4];
+        INFO(order);
+        // ep = cp, so Megatron's assertion holds for orders not ending in pp
+        RankPlan p = plan_ranks(c, hosts, 4, parse_parallelism("tp=2,cp=2,ep=2,pp=2,order=" + order));
+        CHECK(is_permutation(p.rank));
+        CHECK(kind(p, "tp").groups == 32);
+        CHECK(kind(p, "pp").groups == 32);
+        CHECK(kind(p, "dp").groups == 8);  // dp = 64 / (2 x 2 x 2)
+        ++orders;
+    } while (std::next_permutation(tok.begin(), tok.end()));
+    CHECK(orders == 120);
 }
