@@ -323,3 +323,23 @@ TEST_CASE("every order Megatron's RankGenerator accepts gives a plan that uses e
     } while (std::next_permutation(tok.begin(), tok.end()));
     CHECK(orders == 120);
 }
+
+TEST_CASE("TP=8 x EP=2 on 140 trays: packing gains nothing over consecutive ranks, which are kept", "[ranks][nvlink]")
+{
+    // gb001-004 missing: rack 1 has 14 trays, racks 2-8 18. Units of 4
+    // trays: packed, rack 1 holds 3 and the others 4 each (31), and the 2
+    // trays left in each rack pair up within a leaf (racks 1+2, 3+4, ...): 4
+    // more. Consecutive ranks straddle racks 1/2, 3/4, 5/6 and 7/8, each
+    // inside a leaf: the same 31 + 4, so Megatron's plain order stays.
+    const Cluster &c = nvl72();
+    std::vector<int> all = first_hosts(c, 144);
+    std::vector<int> hosts(all.begin() + 4, all.end());
+    RankPlan p = plan_ranks(c, hosts, 4, parse_parallelism("tp=8,ep=2"));
+    const GroupReport &ep = kind(p, "tp-ep");
+    CHECK(ep.groups == 35);
+    CHECK(ep.within[static_cast<int>(Reach::Domain)] == 31);
+    CHECK(ep.within[static_cast<int>(Reach::Leaf)] == 4);
+    CHECK(p.consecutive);
+    for (int i = 0; i < 140 * 4; ++i)
+        CHECK(p.rank[static_cast<std::size_t>(i)] == i);
+}
