@@ -2,6 +2,7 @@
 #include "placement/ranks.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <sstream>
 #include <tuple>
@@ -47,6 +48,8 @@ std::vector<std::string> order_tokens(const Parallelism &p)
     std::string o = p.order;
     std::transform(o.begin(), o.end(), o.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     std::vector<std::string> out;
+    if (o.empty())
+        throw RankError("--order", "empty, expected tokens such as tp-cp-ep-dp-pp");
     for (const std::string &t : split(o, '-')) {
         if (std::find(std::begin(tokens), std::end(tokens), t) == std::end(tokens))
             throw RankError("--order", "\"" + p.order + "\": \"" + t + "\" is not one of tp, cp, ep, dp, pp");

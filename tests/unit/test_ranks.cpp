@@ -106,6 +106,8 @@ TEST_CASE("a parallelism spec is parsed strictly, each error naming its key", "[
     CHECK(flag("tp8").rfind("tp8 | tp8: \"tp8\", expected KEY=VALUE", 0) == 0);
     CHECK(flag("order=tp-xp-dp").rfind("--order | --order: \"tp-xp-dp\": \"xp\" is not one of", 0) == 0);
     CHECK(flag("order=tp-tp-dp").find("names tp twice") != std::string::npos);
+    CHECK(flag("order=") == "--order | --order: empty, expected tokens such as tp-cp-ep-dp-pp");
+    CHECK(flag("order=tp--dp").find("\"\" is not one of") != std::string::npos);
     // Megatron's RankGenerator: a size other than 1 must be in the order
     CHECK(flag("tp=2,order=dp-pp").find("leaves out tp, whose size is 2") != std::string::npos);
 }
