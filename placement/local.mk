@@ -7,5 +7,6 @@ placement_libatoll_placement_la_SOURCES = \
 	placement/policy_atoll.cpp placement/policy_slurm_tree.cpp \
 	placement/cost.hpp placement/cost.cpp \
 	placement/trace.hpp placement/trace.cpp \
-	placement/view.hpp placement/view.cpp
+	placement/view.hpp placement/view.cpp \
+	placement/ranks.hpp placement/ranks.cpp
 placement_libatoll_placement_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)

@@ -11,7 +11,7 @@ check_PROGRAMS += tests/unit/atoll-unit
 tests_unit_atoll_unit_SOURCES = tests/unit/main.cpp tests/unit/catch.hpp tests/unit/testdata.hpp \
 	tests/unit/test_ibnetdiscover.cpp tests/unit/test_topology.cpp tests/unit/test_check.cpp \
 	tests/unit/test_json.cpp tests/unit/test_slurm.cpp tests/unit/test_generate.cpp \
-	tests/unit/test_placement.cpp tests/unit/test_ask.cpp tests/unit/test_spank.cpp tests/unit/test_lldp.cpp tests/unit/test_env.cpp tests/unit/test_health.cpp tests/unit/test_cloud.cpp tests/unit/test_cloudenv.cpp tests/unit/test_report.cpp tests/unit/test_nvlink.cpp
+	tests/unit/test_placement.cpp tests/unit/test_ask.cpp tests/unit/test_spank.cpp tests/unit/test_lldp.cpp tests/unit/test_env.cpp tests/unit/test_health.cpp tests/unit/test_cloud.cpp tests/unit/test_cloudenv.cpp tests/unit/test_report.cpp tests/unit/test_nvlink.cpp tests/unit/test_ranks.cpp
 tests_unit_atoll_unit_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(HWLOC_CFLAGS) $(CATCH2_CFLAGS) -DATOLL_SRCDIR='"$(abs_top_srcdir)"'
 tests_unit_atoll_unit_LDADD = spank/libatoll-spankcore.la node/libatoll-health.la node/libatoll-node.la slurm/libatoll-slurm.la placement/libatoll-placement.la topology/libatoll-topology.la \
 	topology/libatoll-ibnetdisc.la $(HWLOC_LIBS) $(CATCH2_LIBS)
@@ -22,7 +22,7 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-SHELL_TESTS = tests/cli/identity.sh tests/cli/crosscheck.sh tests/cli/errors.sh tests/cli/frontend.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/cli/fuzz-regress.sh tests/cli/widen.sh tests/cli/health.sh tests/cli/cloudenv.sh tests/cli/cloud.sh tests/cli/output.sh tests/cli/features.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/block.sh tests/integration/switches.sh tests/integration/live-topology.sh tests/integration/lldpd.sh tests/cli/report.sh
+SHELL_TESTS = tests/cli/identity.sh tests/cli/crosscheck.sh tests/cli/errors.sh tests/cli/frontend.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/cli/fuzz-regress.sh tests/cli/widen.sh tests/cli/health.sh tests/cli/cloudenv.sh tests/cli/cloud.sh tests/cli/output.sh tests/cli/features.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/block.sh tests/integration/switches.sh tests/integration/live-topology.sh tests/integration/lldpd.sh tests/cli/report.sh tests/cli/ranks.sh
 TESTS += $(SHELL_TESTS)
 # atoll.so loaded into srun and slurmstepd: not with sanitizers (Slurm's
 # programs are not instrumented); the same code runs in the unit tests

@@ -17,6 +17,7 @@
 #include "slurm/ask.hpp"
 #include "spank/core.hpp"
 #include "placement/cost.hpp"
+#include "placement/ranks.hpp"
 #include "slurm/simulate.hpp"
 #include "topology/cloud.hpp"
 #include "topology/hostlist.hpp"
@@ -47,6 +48,8 @@ const char *usage_text =
     "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
+    "       atoll-place ranks FABRIC HOSTLIST --gpus-per-node N [--tp N] [--cp N] [--ep N] [--pp N] [--dp N]\n"
+    "                   [--order tp-cp-ep-dp-pp] [--bytes B] [--output FILE] [--json]   (a global rank for every GPU)\n"
     "       atoll-place policies\n"
     "\n"
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
@@ -491,6 +494,202 @@ int cmd_order(int argc, char **argv)
     return 0;
 }
 
+// atoll-place ranks FABRIC HOSTLIST: the global rank of every GPU so that the
+// TP, CP and EP groups Megatron-Core builds from the rank order land inside a
+// node or an NVLink domain and pipeline stages next to each other
+// (placement/ranks.hpp); the groups and what crosses which level on stdout,
+// "RANK HOST LOCAL_GPU" lines in --output.
+int cmd_ranks(int argc, char **argv)
+{
+    Args a = parse_args(argc, argv, 2,
+                        {"format", "csv-columns", "fabric-type", "output", "gpus-per-node", "tp", "cp", "ep", "dp",
+                         "pp", "order", "bytes"},
+                        {"json"});
+    if (a.operands.size() != 2)
+        throw Usage("ranks: give a FABRIC and a HOSTLIST");
+    double bytes = 0;
+    try {
+        bytes = parse_size(a.get("bytes", "1G"));
+    } catch (const Usage &) {
+        throw Usage("--bytes: \"" + a.get("bytes") + "\", expected a size above zero with an optional K, M or G");
+    }
+    if (!a.flag("gpus-per-node"))
+        throw Usage("--gpus-per-node: required (the GPUs, and so the ranks, of each host)");
+    Parallelism par;
+    const long big = 1L << 24;
+    int gpus = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 4096));
+    par.tp = static_cast<int>(a.get_int("tp", 1, 1, big));
+    par.cp = static_cast<int>(a.get_int("cp", 1, 1, big));
+    par.ep = static_cast<int>(a.get_int("ep", 1, 1, big));
+    par.pp = static_cast<int>(a.get_int("pp", 1, 1, big));
+    par.dp = static_cast<int>(a.get_int("dp", 0, 1, big));
+    par.order = a.get("order", par.order);
+    std::vector<std::string> names = hostlist_operand(a.operands[1], "ranks: ");
+    if (static_cast<long>(names.size()) * gpus > big)
+        throw Usage("ranks: " + std::to_string(names.size()) + " hosts x " + std::to_string(gpus) +
+                    " GPUs is more than " + std::to_string(big) + " ranks");
+    std::unique_ptr<Topology> topo;
+    Cluster c = load_cluster(a, a.operands[0], topo);
+    std::vector<int> hosts;
+    std::set<int> seen;
+    for (const auto &n : names) {
+        int h = c.find_host(n);
+        if (h < 0)
+            throw InputError("ranks: host " + shown(n) + " is not in the fabric " + c.source());
+        if (!c.in_pool(h))
+            throw InputError("ranks: host " + shown(n) + " is not a compute host (see atoll-topo show)");
+        if (seen.insert(h).second)
+            hosts.push_back(h);
+    }
+    RankPlan plan;
+    try {
+        plan = plan_ranks(c, hosts, gpus, par);
+    } catch (const RankError &e) {
+        throw Usage(e.what());
+    }
+    const Parallelism &p = plan.par;
+    std::vector<int> node_order;  // hosts by their lowest rank
+    for (int r = 0; r < static_cast<int>(plan.slot.size()); ++r) {
+        int i = plan.slot[static_cast<std::size_t>(r)] / gpus;
+        if (node_order.empty() || node_order.back() != i)
+            if (std::find(node_order.begin(), node_order.end(), i) == node_order.end())
+                node_order.push_back(i);
+    }
+    auto host_name = [&](int i) { return c.host_name(plan.hosts[static_cast<std::size_t>(i)]); };
+    // torchrun's rank is node rank x GPUs + local rank: each host one block
+    bool torchrun = true;
+    for (std::size_t s = 0; s < plan.rank.size(); ++s)
+        torchrun = torchrun && plan.rank[s] % gpus == static_cast<int>(s) % gpus &&
+                   plan.rank[s] / gpus == plan.rank[s - s % static_cast<std::size_t>(gpus)] / gpus;
+    // the cost model (placement/cost.hpp) on the slowest group of a kind: the
+    // plan against plain consecutive ranks in topology order
+    std::vector<int> plain(plan.rank.size());
+    {
+        std::vector<int> pos(c.host_count(), -1);
+        int k = 0;
+        for (int h : topology_order(c, plan.hosts))
+            pos[static_cast<std::size_t>(h)] = k++;
+        for (std::size_t s = 0; s < plain.size(); ++s)
+            plain[pos[static_cast<std::size_t>(plan.hosts[s / static_cast<std::size_t>(gpus)])] * gpus + s % gpus] =
+                static_cast<int>(s);
+    }
+    StepModel model = default_step_model(c.kind());
+    auto slowest = [&](const std::string &kind, bool a2a, const std::vector<int> &slot_of) {
+        StepEstimate worst;
+        for (const auto &grp : rank_groups(p, kind)) {
+            Placement pl;
+            for (int r : grp)
+                pl.hosts.push_back(plan.hosts[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(r)] / gpus)]);
+            std::sort(pl.hosts.begin(), pl.hosts.end());
+            pl.hosts.erase(std::unique(pl.hosts.begin(), pl.hosts.end()), pl.hosts.end());
+            describe(c, pl);
+            JobShape j;
+            j.gpus_per_node = static_cast<int>((grp.size() + pl.hosts.size() - 1) / pl.hosts.size());
+            j.bytes = bytes;
+            j.all_to_all = a2a;
+            StepEstimate e = step_time(c, pl, j, model);
+            if (e.comm_s > worst.comm_s)
+                worst = e;
+        }
+        return worst;
+    };
+    struct Priced { std::string kind, what; StepEstimate here, plain; };
+    std::vector<Priced> priced;
+    for (const auto &g : plan.groups)
+        if (g.kind == "dp" || g.kind == "tp-ep")
+            priced.push_back({g.kind, g.kind == "dp" ? "all-reduce" : "all-to-all",
+                              slowest(g.kind, g.kind == "tp-ep", plan.slot), slowest(g.kind, g.kind == "tp-ep", plain)});
+    if (a.flag("output"))
+        write_file_atomically(a.get("output"), [&](std::ostream &o) {
+            for (int r = 0; r < static_cast<int>(plan.slot.size()); ++r) {
+                int s = plan.slot[static_cast<std::size_t>(r)];
+                o << r << " " << host_name(s / gpus) << " " << s % gpus << "\n";
+            }
+        });
+    if (a.flag("json")) {
+        json j;
+        j["nodes"] = plan.hosts.size();
+        j["gpus_per_node"] = gpus;
+        j["world"] = plan.rank.size();
+        j["parallelism"] = {{"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp}, {"order", p.order}};
+        j["unit"] = plan.unit;
+        j["consecutive"] = plan.consecutive;
+        j["note"] = plan.note;
+        j["torchrun"] = torchrun;
+        j["node_order"] = json::array();
+        for (int i : node_order)
+            j["node_order"].push_back(host_name(i));
+        j["groups"] = json::array();
+        for (const auto &g : plan.groups) {
+            json k = {{"kind", g.kind}, {"size", g.size}, {"groups", g.groups}};
+            int wider = g.groups;
+            for (int x = 0; x < reach_count; ++x) {
+                k["within"][to_string(static_cast<Reach>(x))] = g.within[static_cast<std::size_t>(x)];
+                wider -= g.within[static_cast<std::size_t>(x)];
+                if (x + 1 < reach_count)
+                    k["crossing"][to_string(static_cast<Reach>(x))] = wider;
+            }
+            if (g.kind == "pp") {
+                k["pairs"] = g.pairs;
+                for (int x = 0; x < reach_count; ++x)
+                    k["pairs_within"][to_string(static_cast<Reach>(x))] = g.pairs_within[static_cast<std::size_t>(x)];
+            }
+            if (g.kind == "dp") {
+                k["pairs"] = g.pairs;
+                k["rail_pairs"] = g.rail_pairs;
+            }
+            j["groups"].push_back(k);
+        }
+        j["cost"] = json::array();
+        for (const auto &pr : priced)
+            j["cost"].push_back({{"kind", pr.kind}, {"collective", pr.what}, {"bytes", bytes},
+                                 {"slowest_ms", pr.here.comm_s * 1e3}, {"consecutive_ms", pr.plain.comm_s * 1e3},
+                                 {"leaves", pr.here.leaves}, {"assumed", pr.here.assumed}});
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << "ranks: " << plan.hosts.size() << " nodes x " << gpus << " GPUs, tp=" << p.tp << " cp=" << p.cp
+              << " ep=" << p.ep << " dp=" << p.dp << " pp=" << p.pp << ", order " << p.order << "\n"
+              << "plan: " << plan.note << "\n"
+              << "groups (how many lie within each level; pp also counts adjacent stages per rank pair):\n"
+              << "  kind   size  groups    node  domain    leaf   group     pod  fabric\n";
+    for (const auto &g : plan.groups) {
+        auto row = [&](const std::string &kind, int size, int count, const std::array<int, reach_count> &h) {
+            std::cout << "  " << std::left << std::setw(6) << kind << std::right << std::setw(5) << size
+                      << std::setw(8) << count;
+            for (int v : h)
+                std::cout << std::setw(8) << v;
+            std::cout << "\n";
+        };
+        row(g.kind, g.size, g.groups, g.within);
+        if (g.kind == "pp")
+            row("pp/s+1", 2, g.pairs, g.pairs_within);
+    }
+    for (const auto &g : plan.groups) {
+        int wider = g.groups;
+        std::cout << "crossing " << g.kind << ":";
+        for (int x = 0; x + 1 < reach_count; ++x) {
+            wider -= g.within[static_cast<std::size_t>(x)];
+            std::cout << " " << to_string(static_cast<Reach>(x)) << " " << wider;
+        }
+        if (g.kind == "dp")
+            std::cout << "; " << g.rail_pairs << " of " << g.pairs << " neighbours on other nodes on the same rail";
+        std::cout << "\n";
+    }
+    for (const auto &pr : priced)
+        std::cout << "cost " << pr.kind << ": " << pr.what << " of " << human_bytes(bytes) << " on the slowest group "
+                  << human_seconds(pr.here.comm_s) << " (" << pr.here.nodes << " nodes, " << pr.here.leaves
+                  << " leaves), consecutive ranks " << human_seconds(pr.plain.comm_s) << " ("
+                  << pr.plain.nodes << " nodes, " << pr.plain.leaves << " leaves)"
+                  << (pr.here.assumed ? "; host bandwidth assumed" : "") << "\n";
+    std::cout << "torchrun: " << (torchrun ? "yes, start the hosts in the node order" : "no, a host's ranks are not one block in GPU order") << "\n"
+              << "node order:";
+    for (int i : node_order)
+        std::cout << " " << host_name(i);
+    std::cout << "\n";
+    return 0;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
@@ -762,6 +961,7 @@ int main(int argc, char **argv)
         if (cmd == "order") return cmd_order(argc, argv);
         if (cmd == "settings") return cmd_settings(argc, argv);
         if (cmd == "cost") return cmd_cost(argc, argv);
+        if (cmd == "ranks") return cmd_ranks(argc, argv);
         if (cmd == "policies") {
             for (const auto &p : policy_names())
                 std::cout << p << "\n";
