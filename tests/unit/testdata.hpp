@@ -22,7 +22,6 @@ inline atl::Fabric parse_string(const std::string &text, const std::string &name
 inline atl::Topology generated(int pods, int groups_per_pod, int hosts, int rails = 1, int domain_size = 0)
 {
     atl::GenSpec g;
-    g.domain_size = domain_size;
     g.pods = pods;
     g.groups_per_pod = groups_per_pod;
     g.hosts_per_group = hosts;
