@@ -260,7 +260,7 @@ void print_summary(std::ostream &o, const Topology &t)
 int cmd_discover(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, {"node-name-map", "host-map", "format", "ib-cache", "output", "ib-ca", "ib-port", "csv-columns", "hca",
-                                        "frontend", "compute"},
+                                        "frontend", "compute", "nvlink"},
                         {"ib", "progress"});
     Topology t = analysed(load_inputs(a, true), "atoll-topo");
     std::string out = a.get("output", "-");
