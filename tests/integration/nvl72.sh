@@ -14,7 +14,7 @@
 # later, --consolidate-segments).
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=10
+n=12
 plan $n
 skip_all() {
     i=0
@@ -51,7 +51,8 @@ if ! CLUSTER_TOPOLOGY=block CLUSTER_SELECT=cons_tres cluster_up "$work/c" "$work
 fi
 at_exit cluster_down
 up=$(($(date +%s) - t0))
-rss=$(ps -C slurmd -o rss= | awk '{ s += $1; n++ } END { printf "%d slurmd, %.0f MB RSS in all, %.1f MB each", n, s / 1024, s / 1024 / n }')
+# this cluster's slurmd only (CLUSTER_PIDS: slurmctld, then one slurmd per node)
+rss=$(ps -o rss= -p "$(echo "$CLUSTER_PIDS" | tr ' ' '\n' | tail -n +2 | paste -sd, -)" | awk '{ s += $1; n++ } END { printf "%d slurmd, %.0f MB RSS in all, %.1f MB each", n, s / 1024, s / 1024 / n }')
 diag "Slurm $release: 144 nodes idle after ${up} s; $rss"
 timeout 10 scontrol show topology >"$work/topology.out" 2>&1
 if [ "$(grep -c '^BlockName=nvl-.* BlockSize=18$' "$work/topology.out")" -eq 8 ] &&
@@ -129,7 +130,8 @@ else
 fi
 scancel "$j"
 # through atoll: a rail group (leaf island: two racks) required, 36 nodes
-jl=$(sbatch -o /dev/null -N36 --exclusive --fabric-island=leaf:required --wrap 'sleep 30' 2>"$work/seg.err" | awk '{ print $4 }')
+jl=$(sbatch -o /dev/null -N36 --exclusive --fabric-island=leaf:required --fabric-explain --wrap 'sleep 30' 2>"$work/seg.err" |
+    awk '{ print $4 }')
 i=0
 until scontrol show job -o "$jl" | grep -q 'JobState=RUNNING' || [ $i -gt 60 ]; do sleep 0.5; i=$((i + 1)); done
 info=$(scontrol show job -o "$jl")
@@ -140,15 +142,50 @@ else
     not_ok "--fabric-island=leaf:required, 36 nodes: two whole domains of one aggregated block [$nll]"
     diag "$info" "$(cat "$work/seg.err")"
 fi
-if echo "$info" | grep -q 'SegmentSize=18'; then
-    ok "atoll asked --segment=18 for it (scontrol: SegmentSize=18)"
+# scontrol prints SegmentSize from 25.05 (src/scontrol/info_job.c); before, cli_filter.lua's explanation
+if grep -q 'segment 18' "$work/seg.err" && { [ "$version" -lt 2505 ] || echo "$info" | grep -q 'SegmentSize=18'; }; then
+    ok "atoll asked --segment=18 for it (cli_filter.lua's explanation; scontrol's SegmentSize=18 from 25.05)"
 else
-    not_ok "atoll asked --segment=18 for it (scontrol: SegmentSize=18)"
-    diag "$info"
+    not_ok "atoll asked --segment=18 for it (cli_filter.lua's explanation; scontrol's SegmentSize=18 from 25.05)"
+    diag "$info" "$(cat "$work/seg.err")"
 fi
 if [ "$version" -ge 2511 ]; then
     check "on $release also --consolidate-segments (ConsolidateSegments=Yes)" sh -c 'echo "$1" | grep -q "ConsolidateSegments=Yes"' _ "$info"
 else
     skip "--consolidate-segments" "Slurm $release has none (25.11 and later)"
+fi
+scancel "$jl"
+wait_idle >/dev/null 2>&1
+# what --consolidate-segments changes (eval_nodes_block.c): one node busy in
+# domains 2 and 7; --segment=18 alone places each segment as an 18-node job
+# (the fullest-fitting domain, the last on a tie: domains 8, then 6: two
+# pairs), with --consolidate-segments both in one pair of 36 free (5 and 6)
+if [ "$version" -ge 2511 ]; then
+    for w in gb019 gb109; do sbatch -o /dev/null -N1 -w $w --exclusive --wrap 'sleep 300' >/dev/null; done
+    sleep 1
+    run36() {
+        _j=$(sbatch -o /dev/null -N36 --exclusive --segment=18 "$@" --wrap 'sleep 30' | awk '{ print $4 }')
+        _i=0
+        until scontrol show job -o "$_j" | grep -q 'JobState=RUNNING' || [ $_i -gt 60 ]; do sleep 0.5; _i=$((_i + 1)); done
+        scontrol show job -o "$_j" | sed -n 's/.* NodeList=\([^ ]*\).*/\1/p'
+        scancel "$_j"
+        _i=0
+        while squeue -h -j "$_j" 2>/dev/null | grep -q . && [ $_i -lt 60 ]; do sleep 0.5; _i=$((_i + 1)); done
+    }
+    spread=$(run36)
+    together=$(run36 --consolidate-segments)
+    if [ "$(counts "$spread")" = "18,18" ] && ! in_pair "$spread"; then
+        ok "--segment=18 alone: two whole domains of two different pairs [$spread]"
+    else
+        not_ok "--segment=18 alone: two whole domains of two different pairs [$spread]"
+    fi
+    if [ "$(counts "$together")" = "18,18" ] && in_pair "$together"; then
+        ok "--segment=18 --consolidate-segments: two whole domains of one pair [$together]"
+    else
+        not_ok "--segment=18 --consolidate-segments: two whole domains of one pair [$together]"
+    fi
+else
+    skip "--segment=18 alone spreads the segments" "Slurm $release has no --consolidate-segments (25.11 and later)"
+    skip "--consolidate-segments keeps them in one pair" "Slurm $release has no --consolidate-segments (25.11 and later)"
 fi
 check "no node was drained or downed" sh -c '! sinfo -h -o "%t" | grep -qE "drain|down"'
