@@ -14,7 +14,7 @@
 # for partition blk: atoll asks per partition.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=21
+n=22
 plan $n
 skip_all() {
     i=0
@@ -132,6 +132,18 @@ if [ "$version" -ge 2505 ]; then
             "$(grep -iE 'fatal|error' "$work/pods/log/slurmctld.log" "$work/pods/stdout" 2>/dev/null | head -5)"
     fi
     skip "24.11 refuses a placeholder block" "Slurm $release takes them (25.05 and later)"
+    # the same layout in a topology.yaml (a placeholder: a block entry without nodes)
+    "$TOPO" slurm --format yaml "$work/pods.net" --nvlink "$work/pods.nvl" --slurm-version 25.05 -o "$work/pods.yaml"
+    if grep -q '^      - block: "atoll-placeholder-1"$' "$work/pods.yaml" &&
+       ctld podsy "$work/pods.yaml" "$podnodes
+PartitionName=gpu Nodes=ALL Topology=atoll-block State=UP" && grep -q 'Topology=atoll-block' "$work/podsy/gpu.out" &&
+       ! grep -qiE 'fatal|error' "$work/podsy/log/slurmctld.log"; then
+        ok "slurmctld $release loads the placeholder topology.yaml (atoll-block for partition gpu)"
+    else
+        not_ok "slurmctld $release loads the placeholder topology.yaml (atoll-block for partition gpu)"
+        diag "$(sed -n '/atoll-block/,$p' "$work/pods.yaml" | head -20)" \
+            "$(grep -iE 'fatal|error' "$work/podsy/log/slurmctld.log" "$work/podsy/stdout" 2>/dev/null | head -5)"
+    fi
 else
     skip "the placeholder file loads" "Slurm $release takes no block of no node (25.05 and later)"
     if ctld pods "$work/pods.conf" "$podnodes"; then
@@ -140,6 +152,7 @@ else
         ok "$release refuses the 25.05 file (a block of no node): --slurm-version matters"
         diag "$(grep -iE 'fatal' "$work/pods/log/slurmctld.log" "$work/pods/stdout" 2>/dev/null | head -2)"
     fi
+    skip "the placeholder topology.yaml loads" "Slurm $release has no topology.yaml (25.05 and later)"
 fi
 
 # topology.yaml (25.05 and later): Selene's tree as the default, its blocks for
