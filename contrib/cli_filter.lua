@@ -165,8 +165,16 @@ function slurm_cli_pre_submit(options, offset)
         options.constraint = constraint
     end
     local own_segment = options.segment
+    local consolidate = false
     if segment and (own_segment == nil or own_segment == "" or own_segment == "unset") then
         options.segment = segment  -- topology/block: never over the user's own --segment
+        -- more than one segment: all in one aggregated block with
+        -- --consolidate-segments (Slurm 25.11 and later; older releases have
+        -- no such option and read it as nil)
+        if n > tonumber(segment) and options["consolidate-segments"] == "unset" then
+            options["consolidate-segments"] = "set"
+            consolidate = true
+        end
     end
     local own = options.switches
     if switches and (own == nil or own == "" or own == "unset") then
@@ -177,7 +185,8 @@ function slurm_cli_pre_submit(options, offset)
                        n, n == 1 and "" or "s", req, tostring(nfree),
                        constraint and ("constraint " .. constraint) or "no constraint (any nodes)",
                        (switches and (", switches " .. switches) or "") ..
-                       (segment and (", segment " .. segment) or ""))
+                       (segment and (", segment " .. segment) or "") ..
+                       (consolidate and ", consolidate-segments" or ""))
     end
     return slurm.SUCCESS
 end

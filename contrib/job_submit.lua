@@ -296,6 +296,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     if row.segment > 0 and job_desc.segment_size ~= nil and
        (job_desc.segment_size == 0 or job_desc.segment_size == slurm.NO_VAL16) then
         job_desc.segment_size = row.segment
+        -- more than one segment: all in one aggregated block
+        -- (CONSOLIDATE_SEGMENTS, bit 44 of slurm.h since 25.11, where
+        -- segment_size came to job_submit; plain arithmetic for Lua 5.1)
+        local flag = slurm.CONSOLIDATE_SEGMENTS or 2 ^ 44
+        local bits = job_desc.bitflags
+        if n > row.segment and bits ~= nil and bits % (2 * flag) < flag then
+            job_desc.bitflags = bits + flag
+        end
     end
     -- cli_filter.lua already named the islands, ranked on the live state
     local live = false

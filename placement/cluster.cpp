@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <ostream>
 #include <tuple>
 
@@ -236,6 +237,16 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         }
     for (std::size_t r = 0; r < tree_.size(); ++r)
         tree_[r].dist = bfs(tadj, {static_cast<int>(r)});
+
+    // and its topology/block view, when the fabric has one
+    try {
+        BlockLayout bl = block_layout(t);
+        blocks_.blocks = bl.blocks;
+        blocks_.base = bl.base;
+        blocks_.levels = bl.levels;
+    } catch (const std::invalid_argument &) {
+        blocks_ = BlockView();
+    }
 }
 
 int Cluster::find_host(const std::string &name) const

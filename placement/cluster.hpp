@@ -30,6 +30,15 @@ struct PlaceIsland {
     double oversub = 1;              // leaf tier: host bandwidth / uplink bandwidth (>= 1)
 };
 
+// Slurm's topology/block view of this fabric: the base blocks of the file
+// atoll-topo slurm --format block writes (block_layout), in file order, and
+// the levels of its BlockSizes (0 first). Empty when no block can be written.
+struct BlockView {
+    std::vector<int> blocks;         // island indices (domains, or leaf islands)
+    int base = 0;                    // nodes of the base block
+    std::vector<int> levels;
+};
+
 // One switch of Slurm's topology/tree view of this fabric (what atoll-topo
 // slurm writes), as slurmctld builds its switch_record_table from it.
 struct TreeRecord {
@@ -65,6 +74,7 @@ public:
     int min_leaves(int n) const;
 
     const std::vector<TreeRecord> &tree() const { return tree_; }
+    const BlockView &blocks() const { return blocks_; }
     FabricKind kind() const { return kind_; }
     const std::string &source() const { return source_; }
     int rails() const { return rails_; }
@@ -81,6 +91,7 @@ private:
     std::vector<int> hop_matrix_;     // leaf pos x leaf pos
     std::vector<int> min_leaves_;     // n -> fewest leaves
     std::vector<TreeRecord> tree_;
+    BlockView blocks_;
     int root_ = -1, pool_ = 0, rails_ = 0;
     FabricKind kind_;
     std::string source_;

@@ -9,5 +9,6 @@ namespace atl {
 
 std::unique_ptr<Policy> make_atoll_policy();
 std::unique_ptr<Policy> make_slurm_tree_policy();
+std::unique_ptr<Policy> make_slurm_block_policy();
 
 }  // namespace atl

@@ -254,6 +254,8 @@ std::unique_ptr<Policy> make_policy(const std::string &name, const Cluster &c, s
         return make_atoll_policy();
     if (name == "slurm-tree")
         return make_slurm_tree_policy();
+    if (name == "slurm-block")
+        return make_slurm_block_policy();
     if (name == "first-fit")
         return std::make_unique<FirstFit>();
     if (name == "random")

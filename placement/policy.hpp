@@ -96,7 +96,10 @@ protected:
 // the first island that has room: the policy's choice.
 std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level, int n);
 
-// "atoll", "slurm-tree", "first-fit", "random" (seeded).
+// "atoll", "slurm-tree", "first-fit", "random" (seeded): policy_names(), the
+// policies of the plugin's policy= and the requests table; and "slurm-block",
+// Slurm's topology/block choice on the fabric's block layout, for atoll-place
+// place and simulate only (the plugin asks nothing for Slurm's own choice).
 std::unique_ptr<Policy> make_policy(const std::string &name, const Cluster &c, std::uint64_t seed = 1);
 const std::vector<std::string> &policy_names();
 

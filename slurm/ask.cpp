@@ -333,14 +333,14 @@ BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes)
     return b;
 }
 
-BlockSite block_site(const Topology &t, int base_nodes)
+BlockSite block_site(const Topology &t, int base_nodes, bool placeholders)
 {
-    BlockLayout l = block_layout(t, base_nodes);
+    BlockLayout l = block_layout(t, base_nodes, placeholders);
     BlockSite b;
     b.base = l.base;
     b.levels = l.levels;
-    for (int is : l.blocks)
-        b.blocks.push_back(t.islands[static_cast<std::size_t>(is)].name);
+    for (int is : l.blocks)  // a placeholder block (-1) holds no island: ""
+        b.blocks.push_back(is < 0 ? std::string() : t.islands[static_cast<std::size_t>(is)].name);
     return b;
 }
 
@@ -358,6 +358,7 @@ std::string mm_ss(long seconds)
 
 const std::vector<std::string> &table_requests()
 {
+    // domain: an NVLink domain (a fabric without them refuses it, saying so)
     static const std::vector<std::string> r{"auto",           "domain:required", "domain:preferred", "leaf:required",
                                             "leaf:preferred", "group:required",  "group:preferred",  "pod:required",
                                             "pod:preferred"};

@@ -51,7 +51,11 @@ struct SlurmAsk {
 //     nodes above it: each base-sized part in one block, the fewest blocks
 //     (Slurm's own rule only bounds the blocks of the level below the
 //     aggregate). Slurm waits for that without a time bound, so auto and
-//     preferred requests do not get it;
+//     preferred requests do not get it. With more than one segment the Lua
+//     hooks add --consolidate-segments where Slurm has it (25.11 and later:
+//     every segment in one aggregated block of the level that holds the
+//     whole job, eval_nodes_block.c), found by the option itself, not by
+//     the release number;
 //   - policy slurm-tree: nothing (Slurm's own choice is the block plugin's).
 struct BlockSite {
     int base = 0;                     // nodes of the base block (BlockSizes' first)
@@ -60,7 +64,9 @@ struct BlockSite {
 };
 // The blocks of atoll-topo --format block [--block-size N] for this fabric
 // (base_nodes 0: the default). Throws std::invalid_argument as block_layout().
-BlockSite block_site(const Topology &t, int base_nodes = 0);
+// placeholders: the layout of --slurm-version 25.05 and later (a placeholder
+// block is "" in blocks).
+BlockSite block_site(const Topology &t, int base_nodes = 0, bool placeholders = false);
 // The same with a site's BlockSizes (the first the base; the levels those of
 // the sizes that are the base times a power of two); empty: block_site(t).
 BlockSite block_site(const Topology &t, const std::vector<int> &block_sizes);

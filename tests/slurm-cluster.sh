@@ -5,6 +5,7 @@
 #   cluster_up DIR FABRIC.json PLUGIN.so "plugstack keys"   -> exports SLURM_CONF
 #   cluster_down
 # CLUSTER_SCHED_PARAMS: SchedulerParameters (the benchmarks vary them).
+# CLUSTER_UP_TRIES: how many 0.2 s waits for every node to be idle (default 150).
 # CLUSTER_GRES="node002=gpu:4 ...": those nodes get the gres, described by a
 # gres.conf the caller puts in DIR beforehand (GresTypes=gpu is added).
 # CLUSTER_INSTALLED=DIR: the Lua hooks as installed in DIR (a package's
@@ -165,7 +166,7 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus F
     _want=$(echo $CLUSTER_NODES | wc -w)
     until [ "$(timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" -eq "$_want" ]; do
         _i=$((_i + 1))
-        if [ $_i -gt 150 ]; then
+        if [ $_i -gt "${CLUSTER_UP_TRIES:-150}" ]; then
             echo "cluster_up: nodes did not come up:" >&2
             timeout 5 sinfo -N >&2
             tail -5 "$_cd/log/slurmctld.log" >&2

@@ -55,7 +55,7 @@ const char *usage_text =
     "FABRIC is anything atoll-topo reads (fabric.json, ibnetdiscover output, a cache file,\n"
     "a host,leaf,pod,core CSV, aws ec2 describe-instance-topology JSON, lldpcli tables;\n"
     "--format and --csv-columns as in atoll-topo).\n"
-    "Policies: atoll, slurm-tree, first-fit, random.\n"
+    "Policies: atoll, slurm-tree, slurm-block, first-fit, random.\n"
     "exit status: 0 success, 1 input or runtime error, 2 usage error, 3 no placement now\n";
 
 Cluster load_cluster(const Args &a, const std::string &path, std::unique_ptr<Topology> &keep)
@@ -273,7 +273,7 @@ int cmd_place(int argc, char **argv)
     std::string pname = a.get("policy", site.policy);
     auto policy = make_policy(pname, c, static_cast<std::uint64_t>(a.get_int("seed", 1, 0, 1L << 62)));
     if (!policy)
-        throw Usage("--policy: \"" + pname + "\", expected atoll, slurm-tree, first-fit or random");
+        throw Usage("--policy: \"" + pname + "\", expected atoll, slurm-tree, slurm-block, first-fit or random");
     double bytes = parse_size(a.get("message-size", "1G"));
 
     FreeState free(c, !a.flag("free"));
@@ -710,8 +710,8 @@ int cmd_simulate(int argc, char **argv)
         std::string item;
         while (std::getline(ss, item, ','))
             if (!item.empty()) {
-                if (std::find(policy_names().begin(), policy_names().end(), item) == policy_names().end())
-                    throw Usage("--policy: \"" + item + "\", expected atoll, slurm-tree, first-fit, random or all");
+                if (!make_policy(item, c))  // policy_names() and slurm-block (the simulator's model of topology/block)
+                    throw Usage("--policy: \"" + item + "\", expected atoll, slurm-tree, slurm-block, first-fit, random or all");
                 policies.push_back(item);
             }
     }

@@ -52,7 +52,8 @@ const char *usage_text =
     "            [--view FILE]... (the plugin's fabric=: warns unless everyone can read it)\n"
     "  slurm     write Slurm (and Kubernetes) files\n"
     "            [--format tree|block|yaml|features|feature-list|scontrol|islands|requests|view|k8s-labels]\n"
-    "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--topology tree|block] [-o FILE]\n"
+    "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--slurm-version X.Y]\n"
+    "            [--topology tree|block] [-o FILE]\n"
     "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
@@ -369,7 +370,8 @@ int to_int(const std::string &opt, const std::string &v);
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous", "slurm-nodes"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous", "slurm-nodes",
+                             "slurm-version"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
@@ -394,11 +396,32 @@ int cmd_slurm(int argc, char **argv)
     int block_size = a.flag("block-size") ? to_int("block-size", a.get("block-size")) : 0;
     if (a.flag("block-size") && block_size < 1)
         throw Usage("--block-size: \"" + a.get("block-size") + "\", expected a node count of 1 or more");
+    // --slurm-version X.Y: the release the block file is for (25.05 and
+    // later take placeholder blocks and blocks smaller than the base; the
+    // default is a file every release with topology/block loads)
+    bool placeholders = false;
+    if (a.flag("slurm-version")) {
+        if (what != "block" && what != "yaml" && !block_requests)
+            throw Usage("--slurm-version: only with --format block, yaml or requests --topology block");
+        std::string v = a.get("slurm-version");
+        std::size_t dot = v.find('.');
+        int major = 0, minor = 0;
+        if (dot == std::string::npos || dot == 0 || v.find_first_not_of("0123456789.") != std::string::npos ||
+            v.find('.', dot + 1) != std::string::npos || dot + 1 == v.size() ||
+            (major = std::atoi(v.substr(0, dot).c_str())) < 17 || major > 99 ||
+            (minor = std::atoi(v.substr(dot + 1).c_str())) < 0 || minor > 12)
+            throw Usage("--slurm-version: \"" + v + "\", expected a Slurm release as MAJOR.MINOR (24.11, 26.05)");
+        if (major * 100 + minor < 2311)
+            throw Usage("--slurm-version: Slurm " + v + " has no topology/block (23.11 and later)");
+        placeholders = major * 100 + minor >= 2505;
+        if (what == "yaml" && !placeholders)
+            throw Usage("--slurm-version: Slurm " + v + " reads no topology.yaml (25.05 and later)");
+    }
     Topology t = analysed(load_inputs(a, false), "atoll-topo");
     BlockSite site;
     if (block_requests) {
         try {
-            site = block_site(t, block_size);
+            site = block_site(t, block_size, placeholders);
         } catch (const std::invalid_argument &e) {
             throw InputError(t.fabric.source + ": " + e.what() + " (see --block-size in atoll-topo(8))");
         }
@@ -406,7 +429,7 @@ int cmd_slurm(int argc, char **argv)
     BlockLayout layout;
     if (what == "block") {
         try {
-            layout = block_layout(t, block_size);
+            layout = block_layout(t, block_size, placeholders);
         } catch (const std::invalid_argument &e) {
             throw InputError(t.fabric.source + ": " + e.what() + " (see --block-size in atoll-topo(8))");
         }
@@ -441,7 +464,7 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "block")
             write_topology_block(o, t, layout);
         else if (what == "yaml")
-            write_topology_yaml(o, t);
+            write_topology_yaml(o, t, placeholders);
         else if (what == "features")
             write_features_conf(o, t, a.get("node-params"), only.get());
         else if (what == "feature-list")

@@ -247,6 +247,9 @@ void write_topology_tree(std::ostream &out, const Topology &t)
 
 namespace {
 
+// The name of the k-th placeholder block (1-based).
+std::string placeholder_name(int k) { return "atoll-placeholder-" + std::to_string(k); }
+
 // The pod (else the fabric: 0) a leaf island's hosts are in.
 int block_domain(const Topology &t, int leaf)
 {
@@ -279,7 +282,7 @@ bool aggregates_in_one_domain(const std::vector<int> &domain, const std::vector<
 
 }  // namespace
 
-BlockLayout block_layout(const Topology &t, int base_nodes)
+BlockLayout block_layout(const Topology &t, int base_nodes, bool placeholders)
 {
     BlockLayout l;
     std::vector<int> leaves;
@@ -310,6 +313,8 @@ BlockLayout block_layout(const Topology &t, int base_nodes)
     auto service = [&](std::size_t k) { return !compute(leaves[k]) || sizes[k] * 2 < median; };
     if (base_nodes > 0)
         l.base = base_nodes;
+    else if (placeholders && median > 0)
+        l.base = static_cast<int>(median);  // 25.05+: a smaller block is no error
     else {
         std::size_t smallest = 0;
         for (std::size_t k = 0; k < leaves.size(); ++k)
@@ -323,7 +328,7 @@ BlockLayout block_layout(const Topology &t, int base_nodes)
     for (std::size_t k = 0; k < leaves.size(); ++k) {
         const Island &is = t.islands[static_cast<std::size_t>(leaves[k])];
         bool is_service = base_nodes <= 0 && service(k) && !compute_sizes.empty();
-        if (is_service || sizes[k] < static_cast<std::size_t>(l.base)) {
+        if (is_service || (!placeholders && sizes[k] < static_cast<std::size_t>(l.base))) {
             l.left_out.push_back(leaves[k]);
             l.why_left_out.push_back(std::to_string(sizes[k]) + (sizes[k] == 1 ? " node" : " nodes") +
                                      (is_service ? ", a service leaf" : ", fewer than " + std::to_string(l.base)));
@@ -349,6 +354,27 @@ BlockLayout block_layout(const Topology &t, int base_nodes)
     long widest = 0;
     for (const auto &d : per_domain)
         widest = std::max(widest, d.second);
+    if (placeholders && per_domain.size() > 1) {
+        // every pod but the last padded to the same power of two, so that
+        // each aggregated block up to a pod's lies in one pod
+        long run = 1;
+        while (run < widest)
+            run *= 2;
+        std::vector<int> blocks, doms;
+        for (std::size_t k = 0; k < l.blocks.size(); ++k) {
+            blocks.push_back(l.blocks[k]);
+            doms.push_back(domain[k]);
+            bool last_of_pod = k + 1 == l.blocks.size() || domain[k + 1] != domain[k];
+            if (last_of_pod && k + 1 < l.blocks.size())
+                while (static_cast<long>(blocks.size()) % run != 0) {
+                    blocks.push_back(-1);
+                    doms.push_back(domain[k]);
+                    ++l.placeholders;
+                }
+        }
+        l.blocks = blocks;
+        domain = doms;
+    }
     // levels up to the largest pod, each kept only while no aggregated block
     // of it or a lower level joins two pods
     l.levels.push_back(0);
@@ -370,9 +396,10 @@ void write_topology_block(std::ostream &out, const Topology &t, const BlockLayou
 {
     out << "# topology.conf for topology/block (Slurm >= 23.11), written by atoll-topo from "
         << t.fabric.source << "\n"
-        << "# " << l.blocks.size() << " blocks (" << (l.level == Level::Domain ? "NVLink domains" : "leaf islands")
-        << ") of " << l.base
-        << " nodes or more, pod by pod: Slurm joins consecutive blocks into larger ones.\n";
+        << "# " << l.blocks.size() - static_cast<std::size_t>(l.placeholders) << " blocks ("
+        << (l.level == Level::Domain ? "NVLink domains" : "leaf islands") << ") of " << l.base
+        << (l.placeholders > 0 ? " nodes (the median)" : " nodes or more")
+        << ", pod by pod: Slurm joins consecutive blocks into larger ones.\n";
     if (!l.unsound.empty()) {
         out << "# Not in BlockSizes (an aggregated block would join two pods):";
         for (int k : l.unsound)
@@ -383,7 +410,15 @@ void write_topology_block(std::ostream &out, const Topology &t, const BlockLayou
         out << "# Left out: " << t.islands[static_cast<std::size_t>(l.left_out[k])].name << " ("
             << host_list(t, t.islands[static_cast<std::size_t>(l.left_out[k])].hosts) << ": "
             << l.why_left_out[k] << "); topology/block runs no job on its nodes\n";
+    if (l.placeholders > 0)
+        out << "# " << l.placeholders << " placeholder block" << (l.placeholders == 1 ? "" : "s")
+            << " (no nodes, Slurm 25.05 and later) pad the pods to whole aggregated blocks.\n";
+    int pad = 0;
     for (int i : l.blocks) {
+        if (i < 0) {
+            out << "BlockName=" << placeholder_name(++pad) << "\n";
+            continue;
+        }
         const Island &is = t.islands[static_cast<std::size_t>(i)];
         out << "BlockName=" << is.name << " Nodes=" << host_list(t, is.hosts) << "\n";
     }
@@ -395,7 +430,7 @@ void write_topology_block(std::ostream &out, const Topology &t, const BlockLayou
 
 void write_topology_block(std::ostream &out, const Topology &t) { write_topology_block(out, t, block_layout(t)); }
 
-void write_topology_yaml(std::ostream &out, const Topology &t)
+void write_topology_yaml(std::ostream &out, const Topology &t, bool placeholders)
 {
     auto q = [](const std::string &v) { return "\"" + v + "\""; };  // names are [A-Za-z0-9._-] (analyse)
     out << "# topology.yaml (Slurm >= 25.05), written by atoll-topo from " << t.fabric.source << "\n"
@@ -419,7 +454,7 @@ void write_topology_yaml(std::ostream &out, const Topology &t)
     }
     BlockLayout l;
     try {
-        l = block_layout(t);
+        l = block_layout(t, 0, placeholders);
     } catch (const std::invalid_argument &e) {
         out << "# no atoll-block: " << e.what() << "\n";
     }
@@ -431,7 +466,12 @@ void write_topology_yaml(std::ostream &out, const Topology &t)
         for (int k : l.levels)
             out << "      - " << (static_cast<long>(l.base) << k) << "\n";
         out << "    blocks:\n";
+        int pad = 0;
         for (int i : l.blocks) {
+            if (i < 0) {
+                out << "      - block: " << q(placeholder_name(++pad)) << "\n";
+                continue;
+            }
             const Island &is = t.islands[static_cast<std::size_t>(i)];
             out << "      - block: " << q(is.name) << "\n"
                 << "        nodes: " << q(host_list(t, is.hosts)) << "\n";

@@ -55,7 +55,8 @@ std::vector<TopologyYamlEntry> read_topology_yaml(std::istream &in);
 // block with fewer nodes; it joins blocks i..i+2^k-1 (i a multiple of 2^k)
 // into the aggregated blocks of level k.
 struct BlockLayout {
-    std::vector<int> blocks;     // island indices, in the order written (pod by pod)
+    std::vector<int> blocks;     // island indices, in the order written (pod by pod); -1 a placeholder
+    int placeholders = 0;        // blocks of no node (-1 in blocks)
     Level level = Level::Leaf;   // what a block is: leaf islands, or NVLink domains when the fabric has them
     int base = 0;                // nodes in the planning base block
     std::vector<int> levels;     // aggregation levels written to BlockSizes (0 first)
@@ -67,7 +68,14 @@ struct BlockLayout {
 // compute host, or with fewer than half the median leaf's hosts, is a service
 // leaf and left out). Throws std::invalid_argument when no block can be
 // written (no leaf island holds hosts, or none holds base_nodes).
-BlockLayout block_layout(const Topology &t, int base_nodes = 0);
+// placeholders (Slurm 25.05 and later, which take a block smaller than the
+// base and a block of no node): the base is the median block instead, smaller
+// ones are written too, and every pod but the last is padded with blocks of
+// no node ("atoll-placeholder-N") up to the power of two at or above the
+// widest pod's block count, so no aggregated block up to a pod's joins two
+// pods. 24.11 refuses both ("children count lower than bblock_node_cnt",
+// "lacks children" in block_record.c).
+BlockLayout block_layout(const Topology &t, int base_nodes = 0, bool placeholders = false);
 void write_topology_block(std::ostream &out, const Topology &t, const BlockLayout &layout);
 void write_topology_block(std::ostream &out, const Topology &t);
 
@@ -76,7 +84,9 @@ void write_topology_block(std::ostream &out, const Topology &t);
 // (the block layout, when one exists) and "atoll-flat" (no topology: for a
 // partition of the service nodes the block layout leaves out). A partition
 // picks one with Topology=NAME in slurm.conf.
-void write_topology_yaml(std::ostream &out, const Topology &t);
+// placeholders: atoll-block as block_layout(t, 0, true) (placeholder blocks
+// are "- block: NAME" without nodes).
+void write_topology_yaml(std::ostream &out, const Topology &t, bool placeholders = false);
 
 // Live topology changes (Slurm 25.05 and later): "scontrol update NodeName=H
 // Topology=NAME:UNIT" for each host of both fabrics whose leaf island (its

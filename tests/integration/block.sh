@@ -14,7 +14,7 @@
 # for partition blk: atoll asks per partition.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-n=19
+n=22
 plan $n
 skip_all() {
     i=0
@@ -111,6 +111,48 @@ else
     not_ok "slurmctld $release loads the NVL72 unit's domain blocks: 8 of 18 trays, BlockSizes 18,36,72,144"
     diag "$(cat "$work/nvl72.err" "$work/nvl72.conf" | head -12)" "$(head -12 "$work/nvl72/topology.out" 2>/dev/null)" \
         "$(grep -iE 'fatal|error' "$work/nvl72/log/slurmctld.log" "$work/nvl72/stdout" 2>/dev/null | head -5)"
+fi
+
+# uneven pods (2 pods of 3 domains of 18): --slurm-version 25.05 pads the first
+# pod with a placeholder block (no nodes), so every aggregate up to a pod's is
+# kept; 25.05 and later load it, 24.11 refuses a block of no node
+"$TOPO" generate --pods 2 --groups 3 --rails 1 --hosts 18 --domain-size 18 --nvlink-output "$work/pods.nvl" -o "$work/pods.net"
+"$TOPO" slurm --format block "$work/pods.net" --nvlink "$work/pods.nvl" --slurm-version 25.05 -o "$work/pods.conf"
+podnodes="NodeName=node[001-108] CPUs=2 State=UNKNOWN NodeHostname=localhost NodeAddr=127.0.0.1
+PartitionName=all Nodes=ALL Default=YES State=UP"
+if [ "$version" -ge 2505 ]; then
+    if grep -q '^BlockName=atoll-placeholder-1$' "$work/pods.conf" && grep -q '^BlockSizes=18,36,72$' "$work/pods.conf" &&
+       ctld pods "$work/pods.conf" "$podnodes" &&
+       grep -q '^AggregatedBlock=.* Nodes=node\[001-054\] BlockSize=72$' "$work/pods/topology.out" &&
+       grep -q '^AggregatedBlock=.* Nodes=node\[055-108\] BlockSize=72$' "$work/pods/topology.out"; then
+        ok "slurmctld $release loads the placeholder file of 2 pods x 3 domains: each pod one aggregated block of 72"
+    else
+        not_ok "slurmctld $release loads the placeholder file of 2 pods x 3 domains: each pod one aggregated block of 72"
+        diag "$(grep -v '^#' "$work/pods.conf")" "$(cat "$work/pods/topology.out" 2>/dev/null)" \
+            "$(grep -iE 'fatal|error' "$work/pods/log/slurmctld.log" "$work/pods/stdout" 2>/dev/null | head -5)"
+    fi
+    skip "24.11 refuses a placeholder block" "Slurm $release takes them (25.05 and later)"
+    # the same layout in a topology.yaml (a placeholder: a block entry without nodes)
+    "$TOPO" slurm --format yaml "$work/pods.net" --nvlink "$work/pods.nvl" --slurm-version 25.05 -o "$work/pods.yaml"
+    if grep -q '^      - block: "atoll-placeholder-1"$' "$work/pods.yaml" &&
+       ctld podsy "$work/pods.yaml" "$podnodes
+PartitionName=gpu Nodes=ALL Topology=atoll-block State=UP" && grep -q 'Topology=atoll-block' "$work/podsy/gpu.out" &&
+       ! grep -qiE 'fatal|error' "$work/podsy/log/slurmctld.log"; then
+        ok "slurmctld $release loads the placeholder topology.yaml (atoll-block for partition gpu)"
+    else
+        not_ok "slurmctld $release loads the placeholder topology.yaml (atoll-block for partition gpu)"
+        diag "$(sed -n '/atoll-block/,$p' "$work/pods.yaml" | head -20)" \
+            "$(grep -iE 'fatal|error' "$work/podsy/log/slurmctld.log" "$work/podsy/stdout" 2>/dev/null | head -5)"
+    fi
+else
+    skip "the placeholder file loads" "Slurm $release takes no block of no node (25.05 and later)"
+    if ctld pods "$work/pods.conf" "$podnodes"; then
+        not_ok "$release refuses the 25.05 file (a block of no node): --slurm-version matters"
+    else
+        ok "$release refuses the 25.05 file (a block of no node): --slurm-version matters"
+        diag "$(grep -iE 'fatal' "$work/pods/log/slurmctld.log" "$work/pods/stdout" 2>/dev/null | head -2)"
+    fi
+    skip "the placeholder topology.yaml loads" "Slurm $release has no topology.yaml (25.05 and later)"
 fi
 
 # topology.yaml (25.05 and later): Selene's tree as the default, its blocks for

@@ -378,3 +378,45 @@ TEST_CASE("an NVLink domain whose hosts reach two leaves is one island under the
     CHECK(p.hosts.size() == 6);
     CHECK(p.domains == 2);
 }
+
+TEST_CASE("25.05 placeholder blocks pad uneven pods so every aggregate up to a pod stays in one", "[nvlink][slurm][block]")
+{
+    // 2 pods of 3 racks (domains of 18): 24.11's file can keep no pair
+    // (blocks 2 and 3 would join the pods: block_record_validate's runs)
+    GenSpec g;
+    g.pods = 2;
+    g.groups_per_pod = 3;
+    g.hosts_per_group = 18;
+    g.domain_size = 18;
+    Topology t = analyse(generate(g));
+    BlockLayout old = block_layout(t);
+    CHECK(old.blocks.size() == 6);
+    CHECK(old.levels == std::vector<int>{0});
+    CHECK(old.placeholders == 0);
+    BlockLayout l = block_layout(t, 0, true);
+    REQUIRE(l.blocks.size() == 7);
+    CHECK(l.blocks[3] == -1);
+    CHECK(l.placeholders == 1);
+    CHECK(l.base == 18);
+    CHECK(l.levels == std::vector<int>{0, 1, 2});
+    std::ostringstream out;
+    write_topology_block(out, t, l);
+    CHECK(out.str().find("\nBlockName=atoll-placeholder-1\n") != std::string::npos);
+    CHECK(out.str().find("\nBlockSizes=18,36,72\n") != std::string::npos);
+    // a short domain (a tray missing) is a smaller block there, not left out
+    g.pods = 1;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 18;
+    Fabric f = generate(g);
+    f.domains.erase(std::remove_if(f.domains.begin(), f.domains.end(),
+                                   [](const HostDomain &d) { return d.host == "node036"; }),
+                    f.domains.end());
+    Topology t2 = analyse(f);
+    // 24.11: the base is the smallest block (17), so an 18-node job needs two
+    CHECK(block_layout(t2).base == 17);
+    // 25.05+: the base is the median (18), the short domain a smaller block
+    BlockLayout l2 = block_layout(t2, 0, true);
+    CHECK(l2.base == 18);
+    CHECK(l2.left_out.empty());
+    CHECK(l2.blocks.size() == 2);
+}

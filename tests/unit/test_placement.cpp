@@ -769,3 +769,79 @@ TEST_CASE("a host whose atoll-topo health failed makes its islands rank last", "
     CHECK(health_host(idx, "b1") == -1);
     CHECK(health_host(idx, "10.0.0.1") == -1);
 }
+
+// slurm-block: Slurm's eval_nodes_block() (src/plugins/topology/block/
+// eval_nodes_block.c, slurm-24-11-5-1 and slurm-26-05-3-1) on atoll's blocks.
+namespace {
+
+// Pod P1: leaves L1 (a1-a4), L2 (b1-b4); pod P2: L3 (c1-c4), L4 (d1-d4):
+// base blocks of 4 in file order L1, L2, L3, L4 and BlockSizes=4,8.
+const char *kTwoPodsOfFours =
+    "host,leaf,pod\n"
+    "a1,L1,P1\na2,L1,P1\na3,L1,P1\na4,L1,P1\n"
+    "b1,L2,P1\nb2,L2,P1\nb3,L2,P1\nb4,L2,P1\n"
+    "c1,L3,P2\nc2,L3,P2\nc3,L3,P2\nc4,L3,P2\n"
+    "d1,L4,P2\nd2,L4,P2\nd3,L4,P2\nd4,L4,P2\n";
+
+}  // namespace
+
+TEST_CASE("slurm-block takes the base block with the fewest free nodes that holds the job, the last on a tie",
+          "[placement][slurm-block]")
+{
+    Topology t = topo_csv(kTwoPodsOfFours);
+    Cluster c(t);
+    REQUIRE(c.blocks().blocks.size() == 4);
+    CHECK(c.blocks().base == 4);
+    CHECK(c.blocks().levels == std::vector<int>{0, 1});
+    FreeState f(c);
+    busy(c, f, {"a1", "a2"});
+    // 2 nodes: level 0 (one base block); L1 has 2 free, the fewest that hold it
+    CHECK(names(c, place("slurm-block", c, f, 2)) == std::vector<std::string>{"a3", "a4"});
+    // 4 nodes: L2, L3, L4 tie at 4; Slurm's "bnc <= block_node_cnt" keeps the last
+    CHECK(names(c, place("slurm-block", c, f, 4)) == std::vector<std::string>{"d1", "d2", "d3", "d4"});
+    // 5 nodes: level 1 (two base blocks); P1 has 6 free, P2 8: P1; inside it the
+    // fullest base block first (L2, none holds 5), then the emptiest that holds the rest
+    CHECK(names(c, place("slurm-block", c, f, 5)) == std::vector<std::string>{"a3", "b1", "b2", "b3", "b4"});
+    // 9 nodes: no level holds 3 base blocks, so the whole cluster is one block
+    Placement p9 = place("slurm-block", c, f, 9);
+    REQUIRE(p9.ok);
+    CHECK(p9.hosts.size() == 9);
+    busy(c, f, {"b1", "c1", "d1"});
+    // 7 nodes: a level-1 block (two base blocks); P1 has 5 free, P2 6: no
+    // block of the level holds it, so the job waits (11 nodes are free)
+    CHECK_FALSE(place("slurm-block", c, f, 7).ok);
+    // 9 nodes: no level above 1, the whole cluster, 11 free: it runs
+    CHECK(place("slurm-block", c, f, 9).hosts.size() == 9);
+    CHECK_FALSE(place("slurm-block", c, f, 12).ok);
+}
+
+TEST_CASE("slurm-block on an NVL72 unit keeps up to 18 nodes in one domain and 36 in one aggregate of two",
+          "[placement][slurm-block][nvlink]")
+{
+    GenSpec g;
+    g.groups_per_pod = 4;
+    g.rails = 4;
+    g.hosts_per_group = 36;
+    g.domain_size = 18;
+    Topology t = analyse(generate(g));
+    Cluster c(t);
+    REQUIRE(c.blocks().blocks.size() == 8);
+    CHECK(c.blocks().base == 18);
+    CHECK(c.blocks().levels == std::vector<int>{0, 1, 2, 3});
+    for (int n = 1; n <= 18; ++n) {
+        FreeState f(c);
+        Placement p = place("slurm-block", c, f, n);
+        REQUIRE(p.ok);
+        CHECK(p.domains == 1);
+    }
+    FreeState f(c);
+    // node001-018 (domain 1) half busy, node019-036 (domain 2) free: 36 nodes
+    // are a level-1 block; the first pair has 9 + 18 free, too few; the other three tie at 36 and Slurm keeps the last
+    for (int k = 1; k <= 18; k += 2)
+        busy(c, f, {c.host_name(c.find_host("node001") + k - 1).c_str()});
+    Placement p36 = place("slurm-block", c, f, 36);
+    REQUIRE(p36.ok);
+    CHECK(p36.domains == 2);
+    CHECK(c.host_name(p36.hosts.front()) == "node109");
+    CHECK(c.host_name(p36.hosts.back()) == "node144");
+}
