@@ -38,6 +38,7 @@ std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
 char g_node_warning[1024];              // this node's, shown by its task 0
 StepInfo g_step;                        // this step, as user_init saw it
+StepOrder g_order;                      // its nodes in topology order (user_init)
 std::string g_env_record;               // ATOLL_ENV_SET of this node's variables
 NodeFacts g_facts;                      // what the node says of itself (sysfs, procfs, hwloc, nccl.conf)
 NodeDevices g_dev;                      // the fabric's compute-rail adapters as the node names them
@@ -297,6 +298,13 @@ extern "C" int atl_node(spank_t sp)
             if (g_step.nodes.size() != nnodes)
                 return step_failure("the step's node list does not have the step's node count");
             g_step.node = g_step.nodes[nodeid];
+            // the step's layout from slurmstepd's own counts, and srun's
+            // SLURM_STEP_TASKS_PER_NODE (srun sets it over any job value)
+            uint32_t total = 0, local = 0;
+            spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total);
+            spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local);
+            g_step.tasks_per_node = uniform_tasks_per_node(nnodes, total, local, get(sp, "SLURM_STEP_TASKS_PER_NODE"),
+                                                           g_step.layout_why);
         }
         if (g_step.node.empty())
             return step_failure("cannot tell which node this is");
@@ -319,7 +327,26 @@ extern "C" int atl_node(spank_t sp)
                     g_warning[0] = 0;
             }
         }
+        // IMEX channels, where this node is in an NVLink domain
+        auto me = f->summary.hosts.find(g_step.node);
+        if (me != f->summary.hosts.end() && me->second.domain >= 0) {
+            uid_t uid = 0;
+            gid_t gid = 0;
+            gid_t *gids = nullptr;
+            int ngids = 0;
+            std::vector<gid_t> groups;
+            if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS && spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS) {
+                if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &gids, &ngids) == ESPANK_SUCCESS && gids)
+                    groups.assign(gids, gids + std::max(0, std::min(ngids, 65536)));
+                std::string problem;
+                g_facts.imex = read_imex_bounded(g_cfg, g_step.node, uid, gid, groups, problem);
+                g_facts.imex_read = true;
+                if (!problem.empty())
+                    g_facts.problems.push_back(problem);
+            }
+        }
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
+        g_order = step_order(f->summary, g_step);
         g_node_env = node_env(*f, g_cfg, g_opt, g_step, g_facts, user_has);
         std::set<std::string> mine;
         for (EnvVar &v : g_node_env) {
@@ -334,10 +361,14 @@ extern "C" int atl_node(spank_t sp)
                 env_warning(w, true);
             }
         }
-        // an earlier step's values that this step does not set go
+        // an earlier step's values that this step does not set go, and a
+        // job's own value of the order's variables (ATOLL_RANK: task_init)
         for (const std::string &n : g_step.atoll_set)
-            if (!mine.count(n) && n != "UCX_NET_DEVICES")
+            if (!mine.count(n) && n != "UCX_NET_DEVICES" && n != "ATOLL_RANK")
                 spank_unsetenv(sp, n.c_str());
+        for (const char *n : order_env_names)
+            if (!mine.count(n) && std::strcmp(n, "ATOLL_RANK") != 0 && has(sp, n))
+                spank_unsetenv(sp, n);
         g_env_record = env_set_record(g_node_env);
         std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
         if (!g_facts.ports.empty())
@@ -398,6 +429,15 @@ extern "C" int atl_task(spank_t sp)
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
         std::vector<EnvVar> mine = task_env(g_cfg, g_facts, g_dev, g_step, get(sp, "CUDA_VISIBLE_DEVICES"),
                                             get(sp, "SLURM_STEP_GPUS"), user_has);
+        // the task's global rank in atoll's order: always atoll's (a job's
+        // own ATOLL_RANK is replaced or removed, never read)
+        EnvVar rank = task_rank(g_order, g_step, local);
+        if (rank.set) {
+            spank_setenv(sp, rank.name.c_str(), rank.value.c_str(), 1);
+        } else if (has(sp, "ATOLL_RANK")) {
+            spank_unsetenv(sp, "ATOLL_RANK");
+            rank.why += "; the job's own value removed";
+        }
         for (EnvVar &v : mine) {
             if (v.kept)
                 v.value = get(sp, v.name.c_str());
@@ -411,8 +451,24 @@ extern "C" int atl_task(spank_t sp)
         if (g_opt.env == EnvMode::Show) {
             std::vector<EnvVar> all = g_node_env;
             all.insert(all.end(), mine.begin(), mine.end());
+            all.push_back(rank);
             for (const EnvVar &v : all)
                 std::fprintf(stderr, "atoll: %s task %d: %s\n", g_step.node.c_str(), local, describe(v).c_str());
+            if (local == 0 && !g_order.order.empty() && !g_step.batch) {
+                // Slurm's order: SLURM_NODEID is the step's node list order;
+                // its task ids follow it (block), or on 26.05 the topology's
+                // node ranks (slurm_step_layout.c _task_layout_topo)
+                std::string d = slurm_order_note(g_step, g_order);
+                uint32_t gid = 0;
+                std::string tasks;
+                if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && g_step.tasks_per_node > 0)
+                    tasks = "; its first task is Slurm's rank " + std::to_string(gid) + ", atoll's " +
+                            std::to_string(static_cast<long long>(g_order.node_rank) * g_step.tasks_per_node) +
+                            (gid == static_cast<uint32_t>(g_order.node_rank * g_step.tasks_per_node) ? " (the same)"
+                                                                                                     : " (different)");
+                std::fprintf(stderr, "atoll: %s: Slurm's node order (SLURM_NODEID) %s atoll's%s%s%s\n", g_step.node.c_str(),
+                             d.empty() ? "agrees with" : "differs from", d.empty() ? "" : ": ", d.c_str(), tasks.c_str());
+            }
             // an expected cloud profile missing (--fabric-env=show only: a
             // job that asked for nothing is told nothing)
             if (local == 0)
