@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
 char g_node_warning[1024];              // this node's, shown by its task 0
 StepInfo g_step;                        // this step, as user_init saw it
 StepOrder g_order;                      // its nodes in topology order (user_init)
+std::map<std::string, std::string> g_job_own;  // the job's own values of order_env_names, removed
 std::string g_env_record;               // ATOLL_ENV_SET of this node's variables
 NodeFacts g_facts;                      // what the node says of itself (sysfs, procfs, hwloc, nccl.conf)
 NodeDevices g_dev;                      // the fabric's compute-rail adapters as the node names them
@@ -275,6 +277,15 @@ extern "C" int atl_node(spank_t sp)
     try {
         if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off)
             return 0;
+        // the order's variables are atoll's alone: a job's own value goes
+        // first, whatever follows (set again below when atoll knows them)
+        g_job_own.clear();
+        g_order = StepOrder();
+        for (const char *n : order_env_names)
+            if (has(sp, n)) {
+                g_job_own[n] = get(sp, n);
+                spank_unsetenv(sp, n);
+            }
         const FabricView *f = fabric();
         if (!f)
             return step_failure(g_fabric_error);
@@ -311,6 +322,9 @@ extern "C" int atl_node(spank_t sp)
         // what an earlier step of atoll set, unchanged since, is recomputed;
         // what the user changed since is the user's
         g_step.atoll_set = atoll_unchanged(get(sp, "ATOLL_ENV_SET"), [&](const std::string &n) -> std::optional<std::string> {
+            auto own = g_job_own.find(n);
+            if (own != g_job_own.end())
+                return own->second;
             if (!has(sp, n.c_str()))
                 return std::nullopt;
             return get(sp, n.c_str());
@@ -345,7 +359,7 @@ extern "C" int atl_node(spank_t sp)
                     g_facts.problems.push_back(problem);
             }
         }
-        auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
+        auto user_has = [&](const std::string &n) { return g_job_own.count(n) || has(sp, n.c_str()); };
         g_order = step_order(f->summary, g_step);
         g_node_env = node_env(*f, g_cfg, g_opt, g_step, g_facts, user_has);
         std::set<std::string> mine;
@@ -362,13 +376,10 @@ extern "C" int atl_node(spank_t sp)
             }
         }
         // an earlier step's values that this step does not set go, and a
-        // job's own value of the order's variables (ATOLL_RANK: task_init)
+        // (ATOLL_RANK: task_init)
         for (const std::string &n : g_step.atoll_set)
             if (!mine.count(n) && n != "UCX_NET_DEVICES" && n != "ATOLL_RANK")
                 spank_unsetenv(sp, n.c_str());
-        for (const char *n : order_env_names)
-            if (!mine.count(n) && std::strcmp(n, "ATOLL_RANK") != 0 && has(sp, n))
-                spank_unsetenv(sp, n);
         g_env_record = env_set_record(g_node_env);
         std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
         if (!g_facts.ports.empty())
@@ -432,12 +443,11 @@ extern "C" int atl_task(spank_t sp)
         // the task's global rank in atoll's order: always atoll's (a job's
         // own ATOLL_RANK is replaced or removed, never read)
         EnvVar rank = task_rank(g_order, g_step, local);
-        if (rank.set) {
+        bool own = g_job_own.count("ATOLL_RANK") > 0;  // removed in user_init
+        if (rank.set)
             spank_setenv(sp, rank.name.c_str(), rank.value.c_str(), 1);
-        } else if (has(sp, "ATOLL_RANK")) {
-            spank_unsetenv(sp, "ATOLL_RANK");
-            rank.why += "; the job's own value removed";
-        }
+        if (own)
+            rank.why += rank.set ? "; the job's own value replaced" : "; the job's own value removed";
         for (EnvVar &v : mine) {
             if (v.kept)
                 v.value = get(sp, v.name.c_str());
