@@ -348,10 +348,11 @@ void order_env(const FabricSummary &s, const StepInfo &step, const NodeFacts &fa
                                                           (c.refused.empty() ? std::string() : " (" + c.refused[0] + ")")
                                                     : c.dir + " does not exist")
                                      : "the IMEX channels were not read (" + c.problem + ")") +
-                  ": multi-node NVLink will silently fall back to the network";
+                  ": multi-node NVLink cannot work (NCCL >= 2.25 fails the communicator's init, \"MNNVL ... available "
+                  "but not working\"; only NCCL_MNNVL_ENABLE=0 makes it fall back to the network)";
         else
             why = "IMEX channel " + c.dir + "/" + c.usable[0] + " is usable: NCCL >= 2.21 (NCCL_MNNVL_ENABLE=2, auto) "
-                  "uses multi-node NVLink in domain " + ids[0] + " itself";
+                  "uses multi-node NVLink in domain " + ids[0] + " itself when the GPUs' fabric state is Completed";
         skip("NCCL_MNNVL_ENABLE", why + " (atoll never sets it)");
     }
 }

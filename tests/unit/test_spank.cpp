@@ -691,8 +691,9 @@ TEST_CASE("IMEX channels: a character device the job's user may open; the warnin
     REQUIRE(m);
     CHECK_FALSE(m->set);
     CHECK(m->why == "the 2 nodes share NVLink domain uuid-a.1 but no IMEX channel in " + chans +
-                        " is usable by the job's user (channel0: not a character device): multi-node NVLink will "
-                        "silently fall back to the network (atoll never sets it)");
+                        " is usable by the job's user (channel0: not a character device): multi-node NVLink cannot "
+                        "work (NCCL >= 2.25 fails the communicator's init, \"MNNVL ... available but not working\"; "
+                        "only NCCL_MNNVL_ENABLE=0 makes it fall back to the network) (atoll never sets it)");
     facts.imex.usable = {"channel0"};
     env = node_env(f, cfg, opt, step, facts, none);
     CHECK(find_var(env, "NCCL_MNNVL_ENABLE")->why.find("fall back") == std::string::npos);
