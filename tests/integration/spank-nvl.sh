@@ -14,7 +14,7 @@
 # device every user may open) on node005-007.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=12
+N=14
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -108,3 +108,14 @@ else not_ok "with a usable IMEX channel: no fallback warning"; diag "$(cat "$wor
 # and atoll sets no NCCL NVLink variable, ever
 as_user -N2 -n2 -w 'node[005-006]' sh -c 'echo "${NCCL_MNNVL_ENABLE:-unset} ${NCCL_NVLS_ENABLE:-unset}"' >"$work/nccl" 2>&1
 check "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set" [ "$(sort -u "$work/nccl")" = "unset unset" ]
+
+# atoll-topo health --imex: the same check on a node, for the job's user
+mkdir -p "$work/nosys"
+"$TOPO" health --imex --dev-root "$work/dev/node001" --imex-uid 65534 --sysfs-root "$work/nosys" >"$work/h1" 2>&1
+rc1=$?
+"$TOPO" health --imex --dev-root "$work/dev/node005" --imex-uid 65534 --sysfs-root "$work/nosys" --verbose >"$work/h5" 2>&1
+rc5=$?
+check "health --imex without a channel: a warning that multi-node NVLink cannot work (exit 0)" \
+    sh -c "[ $rc1 -eq 0 ] && grep -q '^WARNING: imex: node: no IMEX channel: $work/dev/node001/nvidia-caps-imex-channels does not exist: multi-node NVLink cannot work for this user' '$work/h1'"
+check "health --imex with channel0: OK" \
+    sh -c "[ $rc5 -eq 0 ] && grep -q '^OK: imex: node: IMEX channel channel0 in $work/dev/node005/nvidia-caps-imex-channels is usable by uid 65534' '$work/h5'"

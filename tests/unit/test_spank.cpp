@@ -52,6 +52,7 @@ TEST_CASE("plugstack.conf: the cloud profiles and their keys", "[spank][cloud]")
     CHECK_THROWS_WITH(parse_plugstack({"fabric_type=lambda"}), Catch::Contains("expected ib, roce, azure, aws, gcp, oci, nebius"));
     PluginConfig c = parse_plugstack({"cloud_root=/srv/nodes/%n", "machine_type=Standard_ND96isr_H100_v5"});
     CHECK(c.cloud_root == "/srv/nodes/%n");
+    CHECK(parse_plugstack({"dev_root=/srv/nodes/%n/dev"}).dev_root == "/srv/nodes/%n/dev");
     CHECK(c.machine_type == "Standard_ND96isr_H100_v5");
     CHECK_THROWS_WITH(parse_plugstack({"machine_type=p5.48xlarge p4d.24xlarge"}), Catch::Contains("expected one machine type"));
 }
