@@ -400,11 +400,13 @@ namespace {
 void landed() noexcept
 {
     try {
-        std::string island, leaves, hops;
+        std::string island, leaves, hops, domains, order_why;
         for (const EnvVar &v : g_node_env) {
             if (v.name == "ATOLL_ISLAND" && v.set) island = v.value;
             if (v.name == "ATOLL_LEAVES" && v.set) leaves = v.value;
             if (v.name == "ATOLL_HOPS" && v.set) hops = v.value;
+            if (v.name == "ATOLL_DOMAINS" && v.set) domains = v.value;
+            if (v.name == "ATOLL_NODE_ORDER" && !v.set) order_why = v.why;
         }
         std::size_t n = g_step.nodes.size();
         std::string where = g_step.nodes.empty() ? std::string("?") : g_step.nodes[0] + (n > 1 ? ", ..." : "");
@@ -415,6 +417,11 @@ void landed() noexcept
         else if (n)
             std::fprintf(stderr, "atoll: the %s landed on %zu node%s (%s): its island is not known\n",
                          g_step.batch ? "job" : "step", n, n == 1 ? "" : "s", where.c_str());
+        if (!domains.empty())
+            std::fprintf(stderr, "atoll: NVLink domains %s\n", domains.c_str());
+        if (!order_why.empty())
+            std::fprintf(stderr, "atoll: no topology order (ATOLL_NODE_ORDER, ATOLL_NODE_RANK, ATOLL_RANK): %s\n",
+                         order_why.c_str());
     } catch (...) {
     }
 }

@@ -14,7 +14,7 @@
 # device every user may open) on node005-007.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=14
+N=15
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -96,6 +96,9 @@ want="node007 0 0 unset unset unset unset unset
 node008 1 0 unset unset unset unset unset"
 if [ "$(cat "$work/unk")" = "$want" ]; then ok "a step with a node the view lacks: no ATOLL_DOMAIN, ATOLL_NODE_ORDER, ATOLL_NODE_RANK or ATOLL_RANK (not the job's 99 either)"
 else not_ok "a step with a node the view lacks: no ATOLL_DOMAIN, ATOLL_NODE_ORDER, ATOLL_NODE_RANK or ATOLL_RANK (not the job's 99 either)"; diag "$(cat "$work/unk" "$work/unk.err")"; fi
+as_user -N2 -n2 -w 'node[007-008]' --fabric-explain true 2>"$work/unk.explain"
+check "--fabric-explain says why there is no order" \
+    grep -q "^atoll: no topology order (ATOLL_NODE_ORDER, ATOLL_NODE_RANK, ATOLL_RANK): 1 step node(s) absent from the fabric file (node008)" "$work/unk.explain"
 # node008 itself is not in the fabric: its node fails as before; node007 says why
 check "show says why: 1 step node absent from the fabric file (node008)" \
     grep -q "atoll: node007 task 0: ATOLL_NODE_ORDER not set: 1 step node(s) absent from the fabric file (node008): the step's topology order is not known" "$work/unk.err"
