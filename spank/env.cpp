@@ -252,7 +252,15 @@ EnvVar task_rank(const StepOrder &o, const StepInfo &step, int local_id)
         v.why = o.why.empty() ? "this node is not in the step's order" : o.why;
     else if (step.batch)
         v.why = "the batch step: each srun step sets its own";
-    else if (step.tasks_per_node <= 0)
+    else if (!o.task_ranks.empty()) {
+        if (local_id < 0 || static_cast<std::size_t>(local_id) >= o.task_ranks.size()) {
+            v.why = o.source + " gives no rank for local id " + std::to_string(local_id);
+        } else {
+            v.value = std::to_string(o.task_ranks[static_cast<std::size_t>(local_id)]);
+            v.set = true;
+            v.why = o.source + ", local id " + std::to_string(local_id);
+        }
+    } else if (step.tasks_per_node <= 0)
         v.why = step.layout_why + ": no global rank in atoll's order";
     else if (local_id < 0 || local_id >= step.tasks_per_node)
         v.why = "the task's local id is not known";

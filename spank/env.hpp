@@ -46,6 +46,11 @@ struct StepOrder {
     std::vector<std::string> order;
     int node_rank = -1;
     std::string why;
+    // Another ordering's global ranks of this node's tasks, by local id (a
+    // rank plan, atoll-place ranks): when not empty, task_rank() takes them
+    // instead of node_rank x tasks_per_node + local id; `source` says whose.
+    std::vector<long long> task_ranks;
+    std::string source;
 };
 StepOrder step_order(const FabricSummary &s, const StepInfo &step);
 // ATOLL_RANK of a task: node_rank x tasks_per_node + its local id, when every

@@ -594,6 +594,13 @@ TEST_CASE("the step's nodes in topology order: pod, group, leaf, domain; ranks f
     same.nodes = {"n03", "n05"};
     same.node = "n05";
     CHECK(slurm_order_note(same, step_order(f.summary, same)).empty());
+    // another ordering's ranks (a rank plan) take the place of the arithmetic
+    StepOrder planned = o;
+    planned.task_ranks = {7, 3};
+    planned.source = "the rank plan";
+    CHECK(task_rank(planned, step, 1).value == "3");
+    CHECK(task_rank(planned, step, 1).why == "the rank plan, local id 1");
+    CHECK_FALSE(task_rank(planned, step, 2).set);
     // uneven layout: no global rank, and why
     step.tasks_per_node = -1;
     step.layout_why = "SLURM_STEP_TASKS_PER_NODE=3,1: the nodes run different numbers of tasks";
