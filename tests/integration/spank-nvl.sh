@@ -78,7 +78,9 @@ else not_ok "4 nodes over domains U.1 and U.2: ATOLL_NODE_ORDER by domain, ATOLL
 check "show: Slurm's node order (SLURM_NODEID) differs from atoll's in the middle two places" \
     grep -q "atoll: node001: Slurm's node order (SLURM_NODEID) differs from atoll's: 2 of 4 positions differ (node 1 is node002 for Slurm, node003 for atoll, node 2 is node003 for Slurm, node002 for atoll)" "$work/four.err"
 # Slurm 22.05-25.11 number tasks in node list order (block): node003's
-# first task is Slurm's rank 4, atoll's 2
+# first task is Slurm's rank 4, atoll's 2. 26.05 numbers them by the
+# topology's node ranks (slurm_step_layout.c _task_layout_topo), ties by node
+# index: under topology/tree the four nodes of one leaf tie, so the same
 check "show: node003's first task is Slurm's rank 4, atoll's 2" \
     grep -q "atoll: node003: Slurm's node order .*; its first task is Slurm's rank 4, atoll's 2 (different)" "$work/four.err"
 check "no IMEX note when the step spans two domains" sh -c "! grep -q NCCL_MNNVL_ENABLE '$work/four.err'"
