@@ -20,7 +20,7 @@ srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topolo
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
 topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp topology/report.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp topology/nvlink.cpp
 placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
-placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp node/cloudenv.cpp"
+placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp node/cloudenv.cpp node/imex.cpp"
 objs=
 # an object is stale when its source or any header changed since it was built
 mkdir -p "$out/obj"

@@ -716,8 +716,22 @@ const std::vector<std::pair<std::string, std::string>> &health_checks()
         {"pause-storm", "the NIC's pause-storm events did not rise between the reads"},
         {"retransmits", "out-of-sequence packets and local ACK timeouts did not rise between the reads"},
         {"cloud-profile", "the cloud's own NCCL profile (image nccl.conf, gIB, TCPXO, aws-ofi-nccl release) is there"},
+        {"imex", "an IMEX channel (/dev/nvidia-caps-imex-channels/channelN) the user may open, for multi-node NVLink"},
     };
     return c;
+}
+
+HealthFinding imex_health(const ImexChannels &c, uid_t uid)
+{
+    HealthFinding h;
+    h.check = "imex";
+    h.message = imex_summary(c, uid);
+    if (c.usable.empty()) {
+        h.status = HealthStatus::Warning;
+        h.message += ": multi-node NVLink cannot work for this user (NCCL >= 2.25 fails the communicator's init; "
+                     "only NCCL_MNNVL_ENABLE=0 makes it fall back to the network)";
+    }
+    return h;
 }
 
 std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "node/ethtool.hpp"
+#include "node/imex.hpp"
 #include "node/qos.hpp"
 #include "node/sysfs.hpp"
 
@@ -124,6 +125,11 @@ const std::vector<std::pair<std::string, std::string>> &health_checks();
 // netdev checks (trust, dscp2prio, pfc, ecn, mtu, pause-storm), so every
 // member must pass.
 std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, const HealthPolicy &policy, double seconds);
+
+// The node's IMEX channels for `uid` (atoll-topo health --imex): a finding
+// of the node, check "imex": OK with a channel it may open, else WARNING
+// that multi-node NVLink cannot work here.
+HealthFinding imex_health(const ImexChannels &c, uid_t uid);
 
 // The report: one line per ERROR, then per WARNING ("ERROR: CHECK: SUBJECT:
 // MESSAGE"; with `verbose` also OK and SKIPPED), then one summary line.

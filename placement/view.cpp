@@ -5,8 +5,11 @@
 #include <set>
 #include <sstream>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <tuple>
 
 #include "topology/check.hpp"
 
@@ -75,6 +78,13 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         }
         s.islands.push_back(vi);
     }
+    // each host's domain entry (the fabric may name it by its FQDN)
+    std::map<std::string, const HostDomain *> dom;
+    for (const HostDomain &d : t.fabric.domains) {
+        dom.emplace(d.host, &d);
+        if (d.host.find('.') != std::string::npos)
+            dom.emplace(d.host.substr(0, d.host.find('.')), &d);
+    }
     std::set<std::string> bad;
     for (const Finding &f : check(t))
         if (f.code == "miswired-rail" || f.code == "missing-rail")
@@ -92,9 +102,51 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                 vh.hcas.push_back({p.hca, p.port});
                 vh.per_leaf = std::max(vh.per_leaf, ++on_leaf[p.sw]);
             }
+        vh.domain = c.island_of(static_cast<int>(h), Level::Domain);
+        if (vh.domain >= 0) {
+            auto d = dom.find(t.hosts[h].name);
+            vh.domain_id = d != dom.end() && domain_id_problem(d->second->domain).empty() ? d->second->domain
+                                                                                          : c.island(vh.domain).name;
+            if (d != dom.end() && domain_id_problem(d->second->subdomain).empty())
+                vh.subdomain = d->second->subdomain;
+        }
         s.hosts[t.hosts[h].name] = vh;
     }
     return s;
+}
+
+std::string domain_id_problem(const std::string &id)
+{
+    if (id.empty() || id.size() > 128)
+        return "1 to 128 characters";
+    for (char ch : id)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != ':' && ch != '-')
+            return "only letters, digits and . _ : -";
+    return id == "-" ? "\"-\" means none" : "";
+}
+
+std::vector<std::string> view_order(const FabricSummary &s, const std::vector<std::string> &hosts)
+{
+    // the keys of topology_order(): the network chain from the host's leaf
+    // island (pod, group, leaf), then its domain; -1 where it has none
+    using Key = std::tuple<int, int, int, int>;
+    auto key = [&](const std::string &n) {
+        const ViewHost &h = s.hosts.at(n);
+        int at[5] = {-1, -1, -1, -1, -1};
+        for (int i = h.leaf, k = 0; i >= 0 && k < 8; i = s.islands[static_cast<std::size_t>(i)].parent, ++k)
+            at[static_cast<std::size_t>(s.islands[static_cast<std::size_t>(i)].level)] = i;
+        return Key(at[static_cast<int>(Level::Pod)], at[static_cast<int>(Level::Group)], at[static_cast<int>(Level::Leaf)],
+                   h.domain);
+    };
+    std::vector<std::pair<Key, std::string>> keyed;
+    for (const std::string &n : hosts)
+        keyed.push_back({key(n), n});
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (auto &kv : keyed)
+        out.push_back(std::move(kv.second));
+    return out;
 }
 
 void write_summary(std::ostream &out, const FabricSummary &s)
@@ -108,14 +160,16 @@ void write_summary(std::ostream &out, const FabricSummary &s)
     for (const ViewIsland &i : s.islands)
         out << "island " << to_string(i.level) << " " << i.name << " " << i.parent << " " << i.hops << " "
             << (i.sharp ? 1 : 0) << "\n";
-    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF\n";
+    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF DOMAIN-ISLAND DOMAIN SUBDOMAIN\n";
     for (const auto &kv : s.hosts) {
         out << "host " << kv.first << " " << kv.second.leaf << " " << (kv.second.rails_ok ? 1 : 0) << " ";
         if (kv.second.hcas.empty())
             out << "-";
         for (std::size_t k = 0; k < kv.second.hcas.size(); ++k)
             out << (k ? "," : "") << kv.second.hcas[k].first << ":" << kv.second.hcas[k].second;
-        out << " " << kv.second.per_leaf << "\n";
+        out << " " << kv.second.per_leaf << " " << kv.second.domain << " "
+            << (kv.second.domain < 0 || kv.second.domain_id.empty() ? "-" : kv.second.domain_id) << " "
+            << (kv.second.domain < 0 || kv.second.subdomain.empty() ? "-" : kv.second.subdomain) << "\n";
     }
 }
 
@@ -128,9 +182,10 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
     FabricSummary s;
     std::string line;
     std::size_t lineno = 0;
-    if (!std::getline(in, line) || (line != summary_magic && line != summary_magic_v1))
-        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\"");
-    bool v1 = line == summary_magic_v1;
+    if (!std::getline(in, line) || (line != summary_magic && line != summary_magic_v2 && line != summary_magic_v1))
+        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\" (or 2 or 1)");
+    bool v1 = line == summary_magic_v1, v3 = line == summary_magic;
+    s.version = v1 ? 1 : v3 ? 3 : 2;
     ++lineno;
     auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
@@ -190,10 +245,13 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             s.islands.push_back(i);
             island_line.push_back(lineno);
         } else if (kind == "host") {
-            std::string nm, leaf, ok, hcas, per_leaf, extra;
+            std::string nm, leaf, ok, hcas, per_leaf, domain, domain_id, subdomain, extra;
             ViewHost h;
-            if (!(ls >> nm >> leaf >> ok >> hcas) || (!v1 && !(ls >> per_leaf)) || (ls >> extra))
-                fail(v1 ? "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,..." : "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF");
+            if (!(ls >> nm >> leaf >> ok >> hcas) || (!v1 && !(ls >> per_leaf)) ||
+                (v3 && !(ls >> domain >> domain_id >> subdomain)) || (ls >> extra))
+                fail(v1   ? "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,..."
+                     : v3 ? "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF DOMAIN-ISLAND DOMAIN SUBDOMAIN"
+                          : "host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF");
             h.per_leaf = v1 ? 0 : number(per_leaf, 0, static_cast<long>(max_hcas), "a port count");
             if (s.hosts.size() >= max_hosts)
                 fail("at most " + std::to_string(max_hosts) + " hosts");
@@ -202,6 +260,20 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             if (s.islands[static_cast<std::size_t>(h.leaf)].level != Level::Leaf)
                 fail("the index of a leaf island, not a " + std::string(to_string(s.islands[static_cast<std::size_t>(h.leaf)].level)));
             h.rails_ok = flag(ok);
+            if (v3) {
+                h.domain = number(domain, -1, static_cast<long>(s.islands.size()) - 1,
+                                  "-1 or the index of a domain island listed above");
+                if (h.domain >= 0 && s.islands[static_cast<std::size_t>(h.domain)].level != Level::Domain)
+                    fail("the index of a domain island, not a " +
+                         std::string(to_string(s.islands[static_cast<std::size_t>(h.domain)].level)));
+                if ((h.domain < 0) != (domain_id == "-") || (h.domain < 0 && subdomain != "-"))
+                    fail("a domain ID with a domain island and \"-\" \"-\" without one");
+                if (h.domain >= 0) {
+                    h.domain_id = name(domain_id, domain_id_problem(domain_id), "a domain ID");
+                    if (subdomain != "-")
+                        h.subdomain = name(subdomain, domain_id_problem(subdomain), "a sub-domain ID");
+                }
+            }
             if (hcas != "-") {
                 std::istringstream hs(hcas);
                 std::string item;
@@ -217,7 +289,7 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             if (!s.hosts.emplace(nm, std::move(h)).second)
                 fail("each host once");
         } else {
-            fail("a source, rails, island or host line");
+            fail("a source, kind, rails, island or host line");
         }
     }
     if (v1)  // a view 1 marked leaf islands alone: SHARP above them is unknown

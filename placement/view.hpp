@@ -31,9 +31,17 @@ struct ViewHost {
     bool rails_ok = true;                          // no miswired or missing rail
     std::vector<std::pair<std::string, int>> hcas; // compute-rail HCAs and ports, rail order
     int per_leaf = 1;                              // most compute ports on one leaf switch (0: unknown, view 1)
+    // its NVLink domain (view 3; -1 none or unknown): the domain island's
+    // index, the domain ID as its source names it (nvidia-smi's
+    // ClusterUUID.CliqueId, a cloud's ID; the island's name when the ID has
+    // characters an environment variable should not carry) and the rack
+    // sub-domain inside it ("" none)
+    int domain = -1;
+    std::string domain_id, subdomain;
 };
 
 struct FabricSummary {
+    int version = 3;           // the view's version (read_summary), 3 when summarised
     std::string source;
     std::string kind;          // ib, roce, aws, generic, ... (Fabric::kind); "" unknown (view 1)
     bool rail_optimised = false;
@@ -43,10 +51,18 @@ struct FabricSummary {
 };
 
 FabricSummary summarise(const Topology &t, const Cluster &c);
+// "" when a domain or sub-domain ID may go into the view and the environment
+// as it is (1-128 of A-Z a-z 0-9 . _ : -), else what is wrong with it.
+std::string domain_id_problem(const std::string &id);
+// Hosts in topology order as placement's topology_order() puts them (pod,
+// group, leaf island, NVLink domain, each kept together; the given order
+// inside), from the view alone. Every name must be a host of the view.
+std::vector<std::string> view_order(const FabricSummary &s, const std::vector<std::string> &hosts);
 void write_summary(std::ostream &out, const FabricSummary &s);
 // Throws InputError (FILE:LINE) on anything but what write_summary writes.
 FabricSummary read_summary(std::istream &in, const std::string &source);
-constexpr const char *summary_magic = "atoll-view 2";
+constexpr const char *summary_magic = "atoll-view 3";
+constexpr const char *summary_magic_v2 = "atoll-view 2";  // still read (no domains)
 constexpr const char *summary_magic_v1 = "atoll-view 1";  // still read
 
 }  // namespace atl

@@ -138,6 +138,8 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.sysfs_root = v;
         else if (k == "cloud_root")
             c.cloud_root = v;
+        else if (k == "dev_root")
+            c.dev_root = v;
         else if (k == "machine_type") {
             if (v.size() > 128 || v.find_first_of(" \t\n\r") != std::string::npos)
                 throw std::invalid_argument("plugstack.conf: machine_type=" + escaped(v) +
@@ -155,7 +157,7 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             throw std::invalid_argument("plugstack.conf: unknown key \"" + escaped(k) +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
                                         "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
-                                        "sysfs_root, cloud_root, machine_type, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
+                                        "sysfs_root, cloud_root, dev_root, machine_type, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
     }
     return c;
 }

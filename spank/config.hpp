@@ -33,6 +33,8 @@ struct PluginConfig {
     std::string sysfs_root;             // per node, %n is the node name (default /sys)
     std::string cloud_root;             // per node, %n is the node name (default /): the cloud stack's files
                                         // (/etc/nccl.conf, /opt/amazon/ofi-nccl, /usr/local/gib, /opt/microsoft)
+    std::string dev_root;               // per node, %n is the node name (default /dev): IMEX channels
+                                        // (nvidia-caps-imex-channels/channelN)
     std::string machine_type;           // the cloud's machine type (default: EC2's DMI product name, else unknown)
     int gid_index = -1;                 // RoCE GID index to pin (NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX)
     uid_t owner = 0;                    // who may own the files read as root: root (tests may say otherwise;

@@ -162,6 +162,211 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
 
 }  // namespace
 
+const char *const order_env_names[5] = {"ATOLL_DOMAIN", "ATOLL_DOMAINS", "ATOLL_NODE_ORDER", "ATOLL_NODE_RANK",
+                                        "ATOLL_RANK"};
+
+int uniform_tasks_per_node(unsigned nnodes, unsigned total, unsigned local, const std::string &tasks_per_node,
+                           std::string &why)
+{
+    if (nnodes == 0 || local == 0) {
+        why = "Slurm gave no step layout (S_JOB_NNODES, S_JOB_LOCAL_TASK_COUNT)";
+        return -1;
+    }
+    if (static_cast<unsigned long long>(nnodes) * local != total) {
+        why = std::to_string(total) + " tasks on " + std::to_string(nnodes) + " nodes, " + std::to_string(local) +
+              " here: the nodes run different numbers of tasks";
+        return -1;
+    }
+    // "N" or "N(xK)" items, comma separated: every N the same, the K summing to nnodes
+    unsigned long long nodes = 0;
+    std::size_t p = 0;
+    const std::string &t = tasks_per_node;
+    auto bad = [&]() {
+        why = "SLURM_STEP_TASKS_PER_NODE " + shown(t, 40) + " is not Slurm's \"N(xK),M\" form";
+        return -1;
+    };
+    if (t.empty() || t.size() > 4096)
+        return bad();
+    while (p < t.size()) {
+        std::size_t q = p;
+        while (q < t.size() && std::isdigit(static_cast<unsigned char>(t[q])))
+            ++q;
+        if (q == p || q - p > 6)
+            return bad();
+        unsigned long n = std::stoul(t.substr(p, q - p)), k = 1;
+        if (q < t.size() && t[q] == '(') {
+            std::size_t r = q + 2;
+            if (t.compare(q, 2, "(x") != 0)
+                return bad();
+            while (r < t.size() && std::isdigit(static_cast<unsigned char>(t[r])))
+                ++r;
+            if (r == q + 2 || r - q - 2 > 7 || r >= t.size() || t[r] != ')')
+                return bad();
+            k = std::stoul(t.substr(q + 2, r - q - 2));
+            q = r + 1;
+        }
+        if (n != local) {
+            why = "SLURM_STEP_TASKS_PER_NODE=" + shown(t, 40) + ": the nodes run different numbers of tasks";
+            return -1;
+        }
+        nodes += k;
+        if (q < t.size() && t[q] != ',')
+            return bad();
+        p = q + 1;
+        if (q + 1 == t.size())
+            return bad();
+    }
+    if (nodes != nnodes) {
+        why = "SLURM_STEP_TASKS_PER_NODE=" + shown(t, 40) + " names " + std::to_string(nodes) + " nodes, the step has " +
+              std::to_string(nnodes);
+        return -1;
+    }
+    return static_cast<int>(local);
+}
+
+StepOrder step_order(const FabricSummary &s, const StepInfo &step)
+{
+    StepOrder o;
+    std::vector<std::string> unknown;
+    for (const std::string &h : step.nodes)
+        if (!s.hosts.count(h))
+            unknown.push_back(h);
+    if (!unknown.empty() || step.nodes.empty()) {
+        o.why = step.nodes.empty() ? "the step's node list is not known"
+                                   : std::to_string(unknown.size()) + " step node(s) absent from the fabric file (" +
+                                         unknown[0] + (unknown.size() > 1 ? ", ..." : "") +
+                                         "): the step's topology order is not known";
+        return o;
+    }
+    o.order = view_order(s, step.nodes);
+    for (std::size_t i = 0; i < o.order.size(); ++i)
+        if (o.order[i] == step.node)
+            o.node_rank = static_cast<int>(i);
+    return o;
+}
+
+EnvVar task_rank(const StepOrder &o, const StepInfo &step, int local_id)
+{
+    EnvVar v{"ATOLL_RANK", "", "", false, false};
+    if (o.node_rank < 0)
+        v.why = o.why.empty() ? "this node is not in the step's order" : o.why;
+    else if (step.batch)
+        v.why = "the batch step: each srun step sets its own";
+    else if (!o.task_ranks.empty()) {
+        if (local_id < 0 || static_cast<std::size_t>(local_id) >= o.task_ranks.size()) {
+            v.why = o.source + " gives no rank for local id " + std::to_string(local_id);
+        } else {
+            v.value = std::to_string(o.task_ranks[static_cast<std::size_t>(local_id)]);
+            v.set = true;
+            v.why = o.source + ", local id " + std::to_string(local_id);
+        }
+    } else if (step.tasks_per_node <= 0)
+        v.why = step.layout_why + ": no global rank in atoll's order";
+    else if (local_id < 0 || local_id >= step.tasks_per_node)
+        v.why = "the task's local id is not known";
+    else {
+        long long r = static_cast<long long>(o.node_rank) * step.tasks_per_node + local_id;
+        v.value = std::to_string(r);
+        v.set = true;
+        v.why = "node rank " + std::to_string(o.node_rank) + " x " + std::to_string(step.tasks_per_node) +
+                " tasks per node + local id " + std::to_string(local_id) + " (atoll's topology order)";
+    }
+    return v;
+}
+
+std::string slurm_order_note(const StepInfo &step, const StepOrder &o)
+{
+    if (o.order.empty() || o.order == step.nodes)
+        return "";
+    std::string d;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < step.nodes.size() && i < o.order.size(); ++i)
+        if (step.nodes[i] != o.order[i]) {
+            if (++n <= 4)
+                d += (d.empty() ? "" : ", ") + std::string("node ") + std::to_string(i) + " is " + step.nodes[i] +
+                     " for Slurm, " + o.order[i] + " for atoll";
+        }
+    return std::to_string(n) + " of " + std::to_string(step.nodes.size()) + " positions differ (" + d +
+           (n > 4 ? ", ..." : "") + ")";
+}
+
+namespace {
+
+// ATOLL_DOMAIN, ATOLL_DOMAINS, ATOLL_NODE_ORDER, ATOLL_NODE_RANK, and what
+// NCCL's multi-node NVLink needs (an IMEX channel): never a NCCL variable.
+template <class Put, class Skip>
+void order_env(const FabricSummary &s, const StepInfo &step, const NodeFacts &facts, Put put, Skip skip)
+{
+    StepOrder o = step_order(s, step);
+    if (o.node_rank < 0) {
+        for (const char *n : order_env_names)
+            if (std::string(n) != "ATOLL_RANK")
+                skip(n, o.why);
+        return;
+    }
+    const ViewHost &me = s.hosts.at(step.node);
+    std::string whose = step.batch ? "the job's" : "the step's";
+    if (me.domain >= 0)
+        put("ATOLL_DOMAIN", me.domain_id,
+            "this node's NVLink domain (island " + s.islands[static_cast<std::size_t>(me.domain)].name + ")" +
+                (me.subdomain.empty() ? std::string() : ", rack sub-domain " + me.subdomain));
+    else
+        skip("ATOLL_DOMAIN", s.version < 3 ? "the view (version " + std::to_string(s.version) +
+                                                 ") carries no NVLink domains: regenerate it with atoll-topo slurm --format view"
+                                           : "this node is in no NVLink domain of the fabric file");
+    std::vector<std::string> ids;
+    std::size_t none = 0;
+    for (const std::string &h : o.order) {
+        const ViewHost &vh = s.hosts.at(h);
+        if (vh.domain < 0)
+            ++none;
+        else if (std::find(ids.begin(), ids.end(), vh.domain_id) == ids.end())
+            ids.push_back(vh.domain_id);
+    }
+    std::string list;
+    for (const std::string &i : ids)
+        list += (list.empty() ? "" : ",") + i;
+    if (ids.empty())
+        skip("ATOLL_DOMAINS", std::string("no node of the ") + (step.batch ? "job" : "step") + " is in an NVLink domain");
+    else
+        put("ATOLL_DOMAINS", list,
+            std::to_string(ids.size()) + " NVLink domain(s) of " + whose + " nodes, in topology order" +
+                (none ? " (" + std::to_string(none) + " node(s) in none)" : std::string()));
+    std::string nodes;
+    for (const std::string &h : o.order)
+        nodes += (nodes.empty() ? "" : ",") + h;
+    constexpr std::size_t max_order = 64 * 1024;
+    if (nodes.size() > max_order) {
+        std::string why = "the order of " + std::to_string(o.order.size()) + " nodes takes " + std::to_string(nodes.size()) +
+                          " bytes, more than 64 KiB (use atoll-place order for a hostfile)";
+        skip("ATOLL_NODE_ORDER", why);
+    } else {
+        put("ATOLL_NODE_ORDER", nodes, whose + " nodes in topology order (pod, group, leaf, NVLink domain)");
+    }
+    put("ATOLL_NODE_RANK", std::to_string(o.node_rank), "this node's place in that order, from 0");
+    // multi-node NVLink: the nodes share one domain (the job's, for the batch step)
+    if (step.nodes.size() > 1 && none == 0 && ids.size() == 1) {
+        const ImexChannels &c = facts.imex;
+        std::string why;
+        if (!facts.imex_read)
+            why = "the IMEX channels were not read";
+        else if (c.usable.empty())
+            why = "the " + std::to_string(step.nodes.size()) + " nodes share NVLink domain " + ids[0] + " but " +
+                  (c.problem.empty() ? (c.dir_found ? "no IMEX channel in " + c.dir + " is usable by the job's user" +
+                                                          (c.refused.empty() ? std::string() : " (" + c.refused[0] + ")")
+                                                    : c.dir + " does not exist")
+                                     : "the IMEX channels were not read (" + c.problem + ")") +
+                  ": multi-node NVLink cannot work (NCCL >= 2.25 fails the communicator's init, \"MNNVL ... available "
+                  "but not working\"; only NCCL_MNNVL_ENABLE=0 makes it fall back to the network)";
+        else
+            why = "IMEX channel " + c.dir + "/" + c.usable[0] + " is usable: NCCL >= 2.21 (NCCL_MNNVL_ENABLE=2, auto) "
+                  "uses multi-node NVLink in domain " + ids[0] + " itself when the GPUs' fabric state is Completed";
+        skip("NCCL_MNNVL_ENABLE", why + " (atoll never sets it)");
+    }
+}
+
+}  // namespace
+
 std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const UserOptions &opt,
                              const StepInfo &step, const NodeFacts &facts,
                              const std::function<bool(const std::string &)> &user_has)
@@ -252,7 +457,14 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     if (!unknown.empty())
         add("ATOLL_UNMAPPED", std::to_string(unknown.size()), "step nodes absent from the fabric file");
+    // the step's order and domains are atoll's alone: a job's own value is
+    // replaced, never kept or read
+    auto put = [&](const std::string &name, const std::string &value, const std::string &why) {
+        out.push_back(EnvVar{name, value, user_has(name) && !step.atoll_set.count(name) ? why + "; the job's own value replaced" : why,
+                             false, true});
+    };
     auto record = [&]() {
+        order_env(s, step, facts, put, skip);
         std::string r = env_set_record(out);
         if (!r.empty())
             out.push_back(EnvVar{"ATOLL_ENV_SET", r, "what atoll set (name:hash of the value), recomputed by a later step",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spank/facts.hpp"
+#include "placement/view.hpp"
 
 namespace atl {
 
@@ -25,7 +26,43 @@ struct StepInfo {
     std::string node;
     bool batch = false;
     std::set<std::string> atoll_set;
+    // Slurm's step layout (the batch step: none): tasks on each node when
+    // every node runs the same number, else -1 and `layout_why` says why
+    int tasks_per_node = -1;
+    std::string layout_why;
 };
+
+// Every node of the step runs `local` tasks? From slurmstepd's own counts
+// (S_JOB_NNODES, S_JOB_TOTAL_TASK_COUNT, S_JOB_LOCAL_TASK_COUNT) and srun's
+// SLURM_STEP_TASKS_PER_NODE ("4(x3)", "2,1" as uint16_array_to_str() writes
+// it): the count, or -1 with `why`.
+int uniform_tasks_per_node(unsigned nnodes, unsigned total, unsigned local, const std::string &tasks_per_node,
+                           std::string &why);
+
+// The step's nodes in topology order (view_order(): pod, group, leaf,
+// NVLink domain, Slurm's order inside) and this node's place in it; empty
+// `order` with `why` when a step node is not in the view.
+struct StepOrder {
+    std::vector<std::string> order;
+    int node_rank = -1;
+    std::string why;
+    // Another ordering's global ranks of this node's tasks, by local id (a
+    // rank plan, atoll-place ranks): when not empty, task_rank() takes them
+    // instead of node_rank x tasks_per_node + local id; `source` says whose.
+    std::vector<long long> task_ranks;
+    std::string source;
+};
+StepOrder step_order(const FabricSummary &s, const StepInfo &step);
+// ATOLL_RANK of a task: node_rank x tasks_per_node + its local id, when every
+// node runs the same number of tasks. This is the one place a task's global
+// rank is made: another ordering (a rank plan) gives it here instead.
+EnvVar task_rank(const StepOrder &o, const StepInfo &step, int local_id);
+// The variables of the step's order and domains, which atoll alone defines:
+// a job's own value of one is never read, and is replaced or removed.
+extern const char *const order_env_names[5];
+// Where Slurm's own order differs from atoll's: SLURM_NODEID is the step's
+// node list order; "" when they agree.
+std::string slurm_order_note(const StepInfo &step, const StepOrder &o);
 
 // This node's variables for the step (the same for every task of the node):
 // ATOLL_*, NCCL_IB_HCA, NCCL_CROSS_NIC, the RoCE class and GID, SHARP, and

@@ -12,6 +12,7 @@
 #include <future>
 #include <system_error>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <cstdlib>
 
@@ -145,11 +146,15 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     return facts;
 }
 
-CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sysfs_root, const std::string &machine_type,
-                                  std::string &problem, std::chrono::milliseconds bound)
+namespace {
+
+// fn() in a thread the caller waits for at most `bound`: its value, or
+// nullopt with `problem` ("" when it timed out; the thread's error else).
+// The thread owns its arguments and the promise: when the caller has gone
+// on, it finishes (or stays stuck) alone.
+template <class T, class Fn>
+std::optional<T> run_bounded(Fn fn, std::chrono::milliseconds bound, std::string &problem)
 {
-    // the thread owns its arguments and the promise: when the caller has
-    // gone on, it finishes (or stays stuck) alone
     // a thread left stuck in a read runs this library's code: the library
     // must then never be unmapped (slurmstepd unloads its plugins at exit)
     static const bool pinned = [] {
@@ -163,40 +168,71 @@ CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sy
         return realpath("/proc/self/exe", self) && realpath(info.dli_fname, lib) && std::strcmp(self, lib) == 0;
     }();
     if (!pinned) {
-        problem = "the cloud stack's files were not read (this library could not be kept loaded for a reader thread)";
-        CloudNode n;
-        n.machine_type = machine_type;
-        return n;
+        problem = "this library could not be kept loaded for a reader thread";
+        return std::nullopt;
     }
-    auto done = std::make_shared<std::promise<CloudNode>>();
-    std::future<CloudNode> result = done->get_future();
+    auto done = std::make_shared<std::promise<T>>();
+    std::future<T> result = done->get_future();
     try {
-        std::thread([done, root, sysfs_root, machine_type]() {
+        std::thread([done, fn]() {
             try {
-                done->set_value(read_cloud_node(root, sysfs_root, machine_type));
+                done->set_value(fn());
             } catch (...) {
                 done->set_exception(std::current_exception());
             }
         }).detach();
     } catch (const std::system_error &e) {
-        problem = std::string("the cloud stack's files were not read (no thread: ") + e.what() + ")";
-        CloudNode n;
-        n.machine_type = machine_type;
-        return n;
+        problem = std::string("no thread: ") + e.what();
+        return std::nullopt;
     }
-    if (result.wait_for(bound) == std::future_status::ready) {
-        try {
-            return result.get();
-        } catch (const std::exception &e) {
-            problem = std::string("the cloud stack's files under ") + shown(root, 200) + " were not read: " + e.what();
-        }
-    } else {
+    if (result.wait_for(bound) != std::future_status::ready) {
+        problem.clear();
+        return std::nullopt;
+    }
+    try {
+        return result.get();
+    } catch (const std::exception &e) {
+        problem = e.what();
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sysfs_root, const std::string &machine_type,
+                                  std::string &problem, std::chrono::milliseconds bound)
+{
+    std::string why = "?";
+    std::optional<CloudNode> got = run_bounded<CloudNode>(
+        [root, sysfs_root, machine_type]() { return read_cloud_node(root, sysfs_root, machine_type); }, bound, why);
+    if (got)
+        return *got;
+    if (why == "this library could not be kept loaded for a reader thread" || why.rfind("no thread: ", 0) == 0)
+        problem = "the cloud stack's files were not read (" + why + ")";
+    else if (!why.empty())
+        problem = "the cloud stack's files under " + shown(root, 200) + " were not read: " + why;
+    else
         problem = "the cloud stack's files under " + shown(root, 200) + " were not read within " +
                   std::to_string(bound.count()) + " ms (a stalled file system?): the cloud profile is not checked";
-    }
     CloudNode n;
     n.machine_type = machine_type;
     return n;
+}
+
+ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node, uid_t uid, gid_t gid,
+                               const std::vector<gid_t> &groups, std::string &problem, std::chrono::milliseconds bound)
+{
+    std::string root = cfg.dev_root.empty() ? "/dev" : per_node_path(cfg.dev_root, node);
+    std::string why = "?";
+    std::optional<ImexChannels> got =
+        run_bounded<ImexChannels>([root, uid, gid, groups]() { return imex_channels(root, uid, gid, groups); }, bound, why);
+    if (got)
+        return *got;
+    ImexChannels c;
+    c.dir = root + "/nvidia-caps-imex-channels";
+    c.problem = why.empty() ? "not read within " + std::to_string(bound.count()) + " ms (a stalled file system?)" : why;
+    problem = "IMEX channels in " + shown(c.dir, 200) + " " + (why.empty() ? c.problem : "not read: " + why);
+    return c;
 }
 
 std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,

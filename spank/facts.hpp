@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "node/cloudenv.hpp"
+#include "node/imex.hpp"
 #include "node/nodeview.hpp"
 #include "spank/view.hpp"
 
@@ -26,6 +27,10 @@ struct NodeFacts {
     // under cloud_root=, its machine type, and what check_cloud_profile() finds
     CloudNode cloud;
     std::vector<CloudFinding> cloud_findings;
+    // the IMEX channels the job's user may open (read_imex_bounded(); not
+    // read: imex_read false)
+    ImexChannels imex;
+    bool imex_read = false;
 };
 // read_cloud_node() in a thread the caller waits for at most `bound`: a file
 // that never answers (/opt on a hung network file system) leaves an empty
@@ -33,6 +38,11 @@ struct NodeFacts {
 constexpr std::chrono::milliseconds cloud_file_bound{2000};
 CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sysfs_root, const std::string &machine_type,
                                   std::string &problem, std::chrono::milliseconds bound = cloud_file_bound);
+// imex_channels() under dev_root= (per node) for the job's user, in a thread
+// waited for at most `bound`; not read in time: `problem` says so.
+ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node, uid_t uid, gid_t gid,
+                               const std::vector<gid_t> &groups, std::string &problem,
+                               std::chrono::milliseconds bound = cloud_file_bound);
 // The nccl.conf files NCCL reads: which variables they set. `root_files`
 // (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
 // NCCL_CONF_FILE: any path the user names) only through read_user_file(),

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ std::vector<EnvVar> g_node_env;         // set in user_init, shown in task_init
 char g_warning[1024];                   // job-wide, shown once (node 0, task 0)
 char g_node_warning[1024];              // this node's, shown by its task 0
 StepInfo g_step;                        // this step, as user_init saw it
+StepOrder g_order;                      // its nodes in topology order (user_init)
+std::map<std::string, std::string> g_job_own;  // the job's own values of order_env_names, removed
 std::string g_env_record;               // ATOLL_ENV_SET of this node's variables
 NodeFacts g_facts;                      // what the node says of itself (sysfs, procfs, hwloc, nccl.conf)
 NodeDevices g_dev;                      // the fabric's compute-rail adapters as the node names them
@@ -274,6 +277,15 @@ extern "C" int atl_node(spank_t sp)
     try {
         if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off)
             return 0;
+        // the order's variables are atoll's alone: a job's own value goes
+        // first, whatever follows (set again below when atoll knows them)
+        g_job_own.clear();
+        g_order = StepOrder();
+        for (const char *n : order_env_names)
+            if (has(sp, n)) {
+                g_job_own[n] = get(sp, n);
+                spank_unsetenv(sp, n);
+            }
         const FabricView *f = fabric();
         if (!f)
             return step_failure(g_fabric_error);
@@ -297,12 +309,22 @@ extern "C" int atl_node(spank_t sp)
             if (g_step.nodes.size() != nnodes)
                 return step_failure("the step's node list does not have the step's node count");
             g_step.node = g_step.nodes[nodeid];
+            // the step's layout from slurmstepd's own counts, and srun's
+            // SLURM_STEP_TASKS_PER_NODE (srun sets it over any job value)
+            uint32_t total = 0, local = 0;
+            spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total);
+            spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local);
+            g_step.tasks_per_node = uniform_tasks_per_node(nnodes, total, local, get(sp, "SLURM_STEP_TASKS_PER_NODE"),
+                                                           g_step.layout_why);
         }
         if (g_step.node.empty())
             return step_failure("cannot tell which node this is");
         // what an earlier step of atoll set, unchanged since, is recomputed;
         // what the user changed since is the user's
         g_step.atoll_set = atoll_unchanged(get(sp, "ATOLL_ENV_SET"), [&](const std::string &n) -> std::optional<std::string> {
+            auto own = g_job_own.find(n);
+            if (own != g_job_own.end())
+                return own->second;
             if (!has(sp, n.c_str()))
                 return std::nullopt;
             return get(sp, n.c_str());
@@ -319,7 +341,26 @@ extern "C" int atl_node(spank_t sp)
                     g_warning[0] = 0;
             }
         }
-        auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
+        // IMEX channels, where this node is in an NVLink domain
+        auto me = f->summary.hosts.find(g_step.node);
+        if (me != f->summary.hosts.end() && me->second.domain >= 0) {
+            uid_t uid = 0;
+            gid_t gid = 0;
+            gid_t *gids = nullptr;
+            int ngids = 0;
+            std::vector<gid_t> groups;
+            if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS && spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS) {
+                if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &gids, &ngids) == ESPANK_SUCCESS && gids)
+                    groups.assign(gids, gids + std::max(0, std::min(ngids, 65536)));
+                std::string problem;
+                g_facts.imex = read_imex_bounded(g_cfg, g_step.node, uid, gid, groups, problem);
+                g_facts.imex_read = true;
+                if (!problem.empty())
+                    g_facts.problems.push_back(problem);
+            }
+        }
+        auto user_has = [&](const std::string &n) { return g_job_own.count(n) || has(sp, n.c_str()); };
+        g_order = step_order(f->summary, g_step);
         g_node_env = node_env(*f, g_cfg, g_opt, g_step, g_facts, user_has);
         std::set<std::string> mine;
         for (EnvVar &v : g_node_env) {
@@ -334,9 +375,10 @@ extern "C" int atl_node(spank_t sp)
                 env_warning(w, true);
             }
         }
-        // an earlier step's values that this step does not set go
+        // an earlier step's values that this step does not set go, and a
+        // (ATOLL_RANK: task_init)
         for (const std::string &n : g_step.atoll_set)
-            if (!mine.count(n) && n != "UCX_NET_DEVICES")
+            if (!mine.count(n) && n != "UCX_NET_DEVICES" && n != "ATOLL_RANK")
                 spank_unsetenv(sp, n.c_str());
         g_env_record = env_set_record(g_node_env);
         std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
@@ -358,11 +400,13 @@ namespace {
 void landed() noexcept
 {
     try {
-        std::string island, leaves, hops;
+        std::string island, leaves, hops, domains, order_why;
         for (const EnvVar &v : g_node_env) {
             if (v.name == "ATOLL_ISLAND" && v.set) island = v.value;
             if (v.name == "ATOLL_LEAVES" && v.set) leaves = v.value;
             if (v.name == "ATOLL_HOPS" && v.set) hops = v.value;
+            if (v.name == "ATOLL_DOMAINS" && v.set) domains = v.value;
+            if (v.name == "ATOLL_NODE_ORDER" && !v.set) order_why = v.why;
         }
         std::size_t n = g_step.nodes.size();
         std::string where = g_step.nodes.empty() ? std::string("?") : g_step.nodes[0] + (n > 1 ? ", ..." : "");
@@ -373,6 +417,11 @@ void landed() noexcept
         else if (n)
             std::fprintf(stderr, "atoll: the %s landed on %zu node%s (%s): its island is not known\n",
                          g_step.batch ? "job" : "step", n, n == 1 ? "" : "s", where.c_str());
+        if (!domains.empty())
+            std::fprintf(stderr, "atoll: NVLink domains %s\n", domains.c_str());
+        if (!order_why.empty())
+            std::fprintf(stderr, "atoll: no topology order (ATOLL_NODE_ORDER, ATOLL_NODE_RANK, ATOLL_RANK): %s\n",
+                         order_why.c_str());
     } catch (...) {
     }
 }
@@ -398,6 +447,14 @@ extern "C" int atl_task(spank_t sp)
         auto user_has = [&](const std::string &n) { return has(sp, n.c_str()); };
         std::vector<EnvVar> mine = task_env(g_cfg, g_facts, g_dev, g_step, get(sp, "CUDA_VISIBLE_DEVICES"),
                                             get(sp, "SLURM_STEP_GPUS"), user_has);
+        // the task's global rank in atoll's order: always atoll's (a job's
+        // own ATOLL_RANK is replaced or removed, never read)
+        EnvVar rank = task_rank(g_order, g_step, local);
+        bool own = g_job_own.count("ATOLL_RANK") > 0;  // removed in user_init
+        if (rank.set)
+            spank_setenv(sp, rank.name.c_str(), rank.value.c_str(), 1);
+        if (own)
+            rank.why += rank.set ? "; the job's own value replaced" : "; the job's own value removed";
         for (EnvVar &v : mine) {
             if (v.kept)
                 v.value = get(sp, v.name.c_str());
@@ -411,8 +468,24 @@ extern "C" int atl_task(spank_t sp)
         if (g_opt.env == EnvMode::Show) {
             std::vector<EnvVar> all = g_node_env;
             all.insert(all.end(), mine.begin(), mine.end());
+            all.push_back(rank);
             for (const EnvVar &v : all)
                 std::fprintf(stderr, "atoll: %s task %d: %s\n", g_step.node.c_str(), local, describe(v).c_str());
+            if (local == 0 && !g_order.order.empty() && !g_step.batch) {
+                // Slurm's order: SLURM_NODEID is the step's node list order;
+                // its task ids follow it (block), or on 26.05 the topology's
+                // node ranks (slurm_step_layout.c _task_layout_topo)
+                std::string d = slurm_order_note(g_step, g_order);
+                uint32_t gid = 0;
+                std::string tasks;
+                if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && g_step.tasks_per_node > 0)
+                    tasks = "; its first task is Slurm's rank " + std::to_string(gid) + ", atoll's " +
+                            std::to_string(static_cast<long long>(g_order.node_rank) * g_step.tasks_per_node) +
+                            (gid == static_cast<uint32_t>(g_order.node_rank * g_step.tasks_per_node) ? " (the same)"
+                                                                                                     : " (different)");
+                std::fprintf(stderr, "atoll: %s: Slurm's node order (SLURM_NODEID) %s atoll's%s%s%s\n", g_step.node.c_str(),
+                             d.empty() ? "agrees with" : "differs from", d.empty() ? "" : ": ", d.c_str(), tasks.c_str());
+            }
             // an expected cloud profile missing (--fabric-env=show only: a
             // job that asked for nothing is told nothing)
             if (local == 0)

@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "node/cloudenv.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
 #include "node/health.hpp"
 #include "tools/args.hpp"
 #include "topology/io.hpp"
@@ -125,12 +128,14 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv, std
 int cmd_health(int argc, char **argv)
 {
     std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus",
-                                     "cloud", "root", "machine-type"};
+                                     "cloud", "root", "machine-type", "dev-root", "imex-uid"};
     for (const std::string &k : health_policy_keys())
         vals.push_back(k);
-    Args a = parse_args(argc, argv, 2, vals, {"verbose"});
+    Args a = parse_args(argc, argv, 2, vals, {"verbose", "imex"});
     if (!a.operands.empty())
         throw Usage("health takes no operands");
+    if ((a.flag("dev-root") || a.flag("imex-uid")) && !a.flag("imex"))
+        throw Usage("--dev-root and --imex-uid need --imex");
     HealthPolicy policy;
     if (a.flag("policy")) {
         std::string p = a.get("policy");
@@ -177,6 +182,24 @@ int cmd_health(int argc, char **argv)
             h.message = cloud + ": " + c.message;
             cloud_findings.push_back(h);
         }
+    // multi-node NVLink: an IMEX channel the job's user (--imex-uid, default
+    // the caller) may open, under --dev-root (default /dev)
+    if (a.flag("imex")) {
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        std::vector<gid_t> groups;
+        if (a.flag("imex-uid")) {
+            uid = static_cast<uid_t>(a.get_int("imex-uid", 0, 0, 4294967294L));
+            struct passwd *pw = getpwuid(uid);
+            gid = pw ? pw->pw_gid : static_cast<gid_t>(uid);
+        } else {
+            int n = getgroups(0, nullptr);
+            groups.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+            if (n > 0 && getgroups(n, groups.data()) != n)
+                groups.clear();
+        }
+        cloud_findings.push_back(imex_health(imex_channels(a.get("dev-root", "/dev"), uid, gid, groups), uid));
+    }
 
     // on azure and gcp's gIB machines only the compute adapters by the
     // cloud's rule (never Azure's accelerated-networking device), unless

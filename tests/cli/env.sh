@@ -31,6 +31,10 @@ node node001, 2 node(s) in the step; fabric generated (ib)
   ATOLL_SHARP=1 (SHARP aggregation on every switch of pod-ib-leaf01, rails correct: a communicator may enable CollNet)
   ATOLL_SHARP_ISLAND=pod-ib-leaf01 (the island SHARP covers for this step)
   NCCL_COLLNET_ENABLE not set: left to the application per communicator (--fabric-sharp=on sets it)
+  ATOLL_DOMAIN not set: this node is in no NVLink domain of the fabric file
+  ATOLL_DOMAINS not set: no node of the step is in an NVLink domain
+  ATOLL_NODE_ORDER=node001,node003 (the step's nodes in topology order (pod, group, leaf, NVLink domain))
+  ATOLL_NODE_RANK=0 (this node's place in that order, from 0)
 TABLE
 if grep -v -e '^  ATOLL_ENV_SET=' -e '^task' -e 'UCX_NET_DEVICES' "$work/out" | cmp -s - "$work/want"; then
     ok "DGX-like node over two rail groups: the eight compute rails, not the storage HCA; SHARP offered, CollNet left alone"
@@ -112,7 +116,7 @@ fi
 "$TOPO" slurm --format view "$DATA/cloud/aws-instance-topology.json" -o "$work/aws.view"
 "$TOPO" env "$work/aws.view" --node i-0a1 --nodes i-0a1,i-0a3 --sysfs-root "$work/sys/%n" >"$work/aws" 2>&1
 if grep -q "^  ATOLL_ISLAND=" "$work/aws" && grep -q "^  NCCL_IB_HCA not set: AWS: aws-ofi-nccl configures EFA itself" "$work/aws" &&
-   [ "$(grep -c '^  [A-Z_]*=' "$work/aws")" -eq 4 ]; then
+   [ "$(grep -c '^  [A-Z_]*=' "$work/aws")" -eq 6 ] && ! grep '^  [A-Z_]*=' "$work/aws" | grep -qv '^  ATOLL_'; then
     ok "AWS: the ATOLL_* variables only"
 else
     not_ok "AWS: the ATOLL_* variables only"; diag "$(cat "$work/aws")"

@@ -21,7 +21,7 @@ compute_only() {
     if grep -q "^rails:     8 (ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0), rail-optimised$" "$work/show" &&
         grep -q "^switches:  10 (leaf 8, spine 2)" "$work/show"; then ok "$name: 8 rails, 8 leaves and 2 spines"
     else not_ok "$name: 8 rails, 8 leaves and 2 spines"; diag "$(cat "$work/show")"; fi
-    if [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1\$" "$work/view")" -eq 4 ] && ! grep -q "eno1\|mgmt01" "$work/view" "$work/tree" &&
+    if [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1 -1 - -\$" "$work/view")" -eq 4 ] && ! grep -q "eno1\|mgmt01" "$work/view" "$work/tree" &&
         grep -q "^SwitchName=grp-leaf-r1 Nodes=gpu\[01-04\]$" "$work/tree"; then ok "$name: no eno1 in the view, mgmt01 in no island nor topology.conf"
     else not_ok "$name: no eno1 in the view, mgmt01 in no island nor topology.conf"; diag "$(cat "$work/view" "$work/tree")"; fi
     if grep -q "^warning: frontend-nic: gpu\[01-04\]: front-end NIC eno1 (.*to mgmt01): " "$work/check" &&

@@ -146,7 +146,12 @@ TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail g
           "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1\n"
           "ATOLL_SHARP=1\n"
           "ATOLL_SHARP_ISLAND=pod-ib-leaf01\n"
-          "NCCL_COLLNET_ENABLE-\n");
+          "NCCL_COLLNET_ENABLE-\n"
+          // no NVLink domain; the two nodes by group (leaf01's before leaf09's)
+          "ATOLL_DOMAIN-\n"
+          "ATOLL_DOMAINS-\n"
+          "ATOLL_NODE_ORDER=node001,node003\n"
+          "ATOLL_NODE_RANK=0\n");
     CHECK(env.back().name == "ATOLL_ENV_SET");
     // --fabric-sharp=on: CollNet for every communicator
     opt.sharp = SharpMode::On;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,7 @@ TEST_CASE("plugstack.conf: the cloud profiles and their keys", "[spank][cloud]")
     CHECK_THROWS_WITH(parse_plugstack({"fabric_type=lambda"}), Catch::Contains("expected ib, roce, azure, aws, gcp, oci, nebius"));
     PluginConfig c = parse_plugstack({"cloud_root=/srv/nodes/%n", "machine_type=Standard_ND96isr_H100_v5"});
     CHECK(c.cloud_root == "/srv/nodes/%n");
+    CHECK(parse_plugstack({"dev_root=/srv/nodes/%n/dev"}).dev_root == "/srv/nodes/%n/dev");
     CHECK(c.machine_type == "Standard_ND96isr_H100_v5");
     CHECK_THROWS_WITH(parse_plugstack({"machine_type=p5.48xlarge p4d.24xlarge"}), Catch::Contains("expected one machine type"));
 }
@@ -450,4 +452,275 @@ TEST_CASE("an HCA selector keeps the compute rails and drops storage", "[topolog
     CHECK(all.rails.size() == 8);
     CHECK(four.rails == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"});
     CHECK(four.islands_at(Level::Leaf).size() == all.islands_at(Level::Leaf).size());
+}
+
+namespace {
+
+// A view 3 written by hand: two groups of one pod; leaf L0 holds NVLink
+// domains A and B, leaf L2 domain C, leaf L1 none.
+const char *const kDomainView =
+    "atoll-view 3\n"
+    "kind ib\n"
+    "rails 0 1\n"
+    "island leaf L0 3 2 0\n"        // 0
+    "island leaf L1 3 2 0\n"        // 1
+    "island leaf L2 4 2 0\n"        // 2
+    "island group G0 5 4 0\n"       // 3
+    "island group G1 5 4 0\n"       // 4
+    "island pod P -1 4 0\n"         // 5
+    "island domain nvl-A 0 2 0\n"   // 6
+    "island domain nvl-B 0 2 0\n"   // 7
+    "island domain nvl-C 2 2 0\n"   // 8
+    "host n01 0 1 mlx5_0:1 1 7 uuid-b.2 rack1\n"
+    "host n02 1 1 mlx5_0:1 1 -1 - -\n"
+    "host n03 0 1 mlx5_0:1 1 6 uuid-a.1 -\n"
+    "host n04 2 1 mlx5_0:1 1 8 uuid-c.3 -\n"
+    "host n05 0 1 mlx5_0:1 1 6 uuid-a.1 -\n"
+    "host n06 0 1 mlx5_0:1 1 7 uuid-b.2 rack2\n";
+
+FabricView domain_view()
+{
+    std::istringstream in(kDomainView);
+    FabricView v;
+    v.summary = read_summary(in, "hand.view");
+    return v;
+}
+
+const EnvVar *find_var(const std::vector<EnvVar> &env, const std::string &name)
+{
+    for (const EnvVar &v : env)
+        if (v.name == name)
+            return &v;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("view 3 carries each host's NVLink domain and rack sub-domain, and round-trips", "[spank][view]")
+{
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 8;
+    g.domain_size = 4;  // node001-004, node005-008, ...
+    Fabric f = generate(g);
+    REQUIRE(f.domains.size() == 16);
+    f.domains[1].subdomain = "tray-group.0";
+    Topology t = analyse(f);
+    FabricSummary s = summarise(t, Cluster(t));
+    std::ostringstream out;
+    write_summary(out, s);
+    CHECK(out.str().rfind("atoll-view 3\n", 0) == 0);
+    std::istringstream in(out.str());
+    FabricSummary back = read_summary(in, "rt.view");
+    CHECK(back.version == 3);
+    REQUIRE(back.hosts.size() == s.hosts.size());
+    for (const auto &kv : s.hosts) {
+        const ViewHost &b = back.hosts.at(kv.first);
+        CHECK(b.domain == kv.second.domain);
+        CHECK(b.domain_id == kv.second.domain_id);
+        CHECK(b.subdomain == kv.second.subdomain);
+        CHECK(b.leaf == kv.second.leaf);
+    }
+    // the IDs are the fabric's own, the islands atoll's
+    const ViewHost &h1 = back.hosts.at("node001"), &h2 = back.hosts.at("node002"), &h5 = back.hosts.at("node005");
+    CHECK(h1.domain_id == f.domains[0].domain);
+    CHECK(h2.subdomain == "tray-group.0");
+    CHECK(h1.domain == h2.domain);
+    CHECK(h1.domain != h5.domain);
+    CHECK(back.islands[static_cast<std::size_t>(h1.domain)].level == Level::Domain);
+    // and the order is placement's own topology_order on the same hosts
+    Cluster c(t);
+    std::vector<std::string> names;
+    std::vector<int> ids;
+    for (const char *n : {"node016", "node001", "node009", "node006", "node002", "node012"}) {
+        names.push_back(n);
+        ids.push_back(c.find_host(n));
+    }
+    std::vector<std::string> want;
+    for (int h : topology_order(c, ids))
+        want.push_back(c.host_name(h));
+    CHECK(view_order(back, names) == want);
+}
+
+TEST_CASE("views 1 and 2 are still read; a bad domain field is FILE:LINE", "[spank][view]")
+{
+    std::istringstream v2("atoll-view 2\nkind ib\nrails 0 1\nisland leaf L0 -1 2 0\nhost n1 0 1 mlx5_0:1 1\n");
+    FabricSummary s = read_summary(v2, "v2.view");
+    CHECK(s.version == 2);
+    CHECK(s.hosts.at("n1").domain == -1);
+    auto bad = [](const std::string &host_line) {
+        std::istringstream in("atoll-view 3\nrails 0 1\nisland leaf L0 -1 2 0\nisland domain nvl-A 0 2 0\n" + host_line + "\n");
+        return read_summary(in, "v3.view");
+    };
+    CHECK(bad("host n1 0 1 - 1 1 uuid.1 -").hosts.at("n1").domain_id == "uuid.1");
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1"), Catch::StartsWith("v3.view:5: found 'host n1 0 1 - 1', expected host NAME"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 0 uuid.1 -"), Catch::StartsWith("v3.view:5:") && Catch::Contains("a domain island, not a leaf"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 2 uuid.1 -"), Catch::StartsWith("v3.view:5:") && Catch::Contains("-1 or the index"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 -1 uuid.1 -"), Catch::StartsWith("v3.view:5:"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 1 - -"), Catch::StartsWith("v3.view:5:"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 1 uu,id -"), Catch::Contains("a domain ID"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 1 uuid.1 r$1"), Catch::Contains("a sub-domain ID"));
+    CHECK_THROWS_WITH(bad("host n1 0 1 - 1 1 uuid.1 - extra"), Catch::StartsWith("v3.view:5:"));
+}
+
+TEST_CASE("the step's nodes in topology order: pod, group, leaf, domain; ranks from it", "[spank][order]")
+{
+    FabricView f = domain_view();
+    StepInfo step;
+    step.nodes = {"n01", "n02", "n03", "n04", "n05", "n06"};  // Slurm's (hostlist) order
+    step.node = "n06";
+    step.tasks_per_node = 4;
+    // by hand: keys (pod, group, leaf, domain) by island index:
+    // n01 (5,3,0,7) n02 (5,3,1,-1) n03 (5,3,0,6) n04 (5,4,2,8) n05 (5,3,0,6) n06 (5,3,0,7)
+    // sorted, ties in Slurm's order: n03 n05 | n01 n06 | n02 | n04
+    StepOrder o = step_order(f.summary, step);
+    CHECK(o.order == std::vector<std::string>{"n03", "n05", "n01", "n06", "n02", "n04"});
+    CHECK(o.node_rank == 3);
+    EnvVar r = task_rank(o, step, 2);  // 3 x 4 + 2
+    CHECK(r.set);
+    CHECK(r.value == "14");
+    CHECK(task_rank(o, step, 0).value == "12");
+    step.node = "n03";
+    o = step_order(f.summary, step);
+    CHECK(task_rank(o, step, 3).value == "3");  // 0 x 4 + 3
+    step.node = "n04";
+    o = step_order(f.summary, step);
+    CHECK(task_rank(o, step, 1).value == "21");  // 5 x 4 + 1
+    // n01..n06 against n03 n05 n01 n06 n02 n04: no position the same
+    CHECK(slurm_order_note(step, o) == "6 of 6 positions differ (node 0 is n01 for Slurm, n03 for atoll, node 1 is n02 "
+                                       "for Slurm, n05 for atoll, node 2 is n03 for Slurm, n01 for atoll, node 3 is n04 "
+                                       "for Slurm, n06 for atoll, ...)");
+    StepInfo same = step;
+    same.nodes = {"n03", "n05"};
+    same.node = "n05";
+    CHECK(slurm_order_note(same, step_order(f.summary, same)).empty());
+    // another ordering's ranks (a rank plan) take the place of the arithmetic
+    StepOrder planned = o;
+    planned.task_ranks = {7, 3};
+    planned.source = "the rank plan";
+    CHECK(task_rank(planned, step, 1).value == "3");
+    CHECK(task_rank(planned, step, 1).why == "the rank plan, local id 1");
+    CHECK_FALSE(task_rank(planned, step, 2).set);
+    // uneven layout: no global rank, and why
+    step.tasks_per_node = -1;
+    step.layout_why = "SLURM_STEP_TASKS_PER_NODE=3,1: the nodes run different numbers of tasks";
+    EnvVar un = task_rank(o, step, 0);
+    CHECK_FALSE(un.set);
+    CHECK(un.why == "SLURM_STEP_TASKS_PER_NODE=3,1: the nodes run different numbers of tasks: no global rank in atoll's order");
+
+    PluginConfig cfg;
+    UserOptions opt;
+    NodeFacts facts;
+    auto none = [](const std::string &) { return false; };
+    step.node = "n06";
+    step.tasks_per_node = 4;
+    auto env = node_env(f, cfg, opt, step, facts, none);
+    REQUIRE(find_var(env, "ATOLL_DOMAIN"));
+    CHECK(find_var(env, "ATOLL_DOMAIN")->value == "uuid-b.2");
+    CHECK(find_var(env, "ATOLL_DOMAIN")->why == "this node's NVLink domain (island nvl-B), rack sub-domain rack2");
+    CHECK(find_var(env, "ATOLL_DOMAINS")->value == "uuid-a.1,uuid-b.2,uuid-c.3");
+    CHECK(find_var(env, "ATOLL_NODE_ORDER")->value == "n03,n05,n01,n06,n02,n04");
+    CHECK(find_var(env, "ATOLL_NODE_RANK")->value == "3");
+    CHECK_FALSE(find_var(env, "NCCL_MNNVL_ENABLE"));  // the step spans domains
+    // n02 has no domain
+    step.node = "n02";
+    env = node_env(f, cfg, opt, step, facts, none);
+    CHECK_FALSE(find_var(env, "ATOLL_DOMAIN")->set);
+    CHECK(find_var(env, "ATOLL_DOMAIN")->why == "this node is in no NVLink domain of the fabric file");
+    CHECK(find_var(env, "ATOLL_NODE_RANK")->value == "4");
+    // a user's own value is replaced, not kept
+    auto user = [](const std::string &n) { return n == "ATOLL_NODE_RANK"; };
+    env = node_env(f, cfg, opt, step, facts, user);
+    CHECK_FALSE(find_var(env, "ATOLL_NODE_RANK")->kept);
+    CHECK(find_var(env, "ATOLL_NODE_RANK")->value == "4");
+    // one node unknown: none of them, and why
+    step.nodes = {"n01", "n03", "x99"};
+    step.node = "n01";
+    env = node_env(f, cfg, opt, step, facts, none);
+    for (const char *n : {"ATOLL_DOMAIN", "ATOLL_DOMAINS", "ATOLL_NODE_ORDER", "ATOLL_NODE_RANK"}) {
+        REQUIRE(find_var(env, n));
+        CHECK_FALSE(find_var(env, n)->set);
+        CHECK(find_var(env, n)->why == "1 step node(s) absent from the fabric file (x99): the step's topology order is not known");
+    }
+    CHECK_FALSE(task_rank(step_order(f.summary, step), step, 0).set);
+}
+
+TEST_CASE("tasks per node from Slurm's counts and SLURM_STEP_TASKS_PER_NODE", "[spank][order]")
+{
+    std::string why;
+    // uint16_array_to_str (src/common/env.c): "1,2,1(x3),3,2"
+    CHECK(uniform_tasks_per_node(3, 12, 4, "4(x3)", why) == 4);
+    CHECK(uniform_tasks_per_node(3, 12, 4, "4,4,4", why) == 4);
+    CHECK(uniform_tasks_per_node(4, 8, 2, "2(x2),2,2", why) == 2);
+    CHECK(uniform_tasks_per_node(1, 1, 1, "1", why) == 1);
+    // the counts agree but the layout is 3,1
+    CHECK(uniform_tasks_per_node(2, 4, 2, "3,1", why) == -1);
+    CHECK(why == "SLURM_STEP_TASKS_PER_NODE='3,1': the nodes run different numbers of tasks");
+    CHECK(uniform_tasks_per_node(2, 5, 2, "3,2", why) == -1);
+    CHECK(why == "5 tasks on 2 nodes, 2 here: the nodes run different numbers of tasks");
+    CHECK(uniform_tasks_per_node(3, 12, 4, "4(x2)", why) == -1);
+    CHECK(why == "SLURM_STEP_TASKS_PER_NODE='4(x2)' names 2 nodes, the step has 3");
+    for (const char *bad : {"", "4(x3", "4(3)", "4,", ",4", "a", "4(x)", "4(x3)x"}) {
+        CHECK(uniform_tasks_per_node(3, 12, 4, bad, why) == -1);
+        CHECK(why.find("is not Slurm's") != std::string::npos);
+    }
+    CHECK(uniform_tasks_per_node(0, 0, 0, "", why) == -1);
+}
+
+TEST_CASE("IMEX channels: a character device the job's user may open; the warning when none", "[spank][imex]")
+{
+    char dir[] = "/tmp/atoll-imex-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string chans = std::string(dir) + "/nvidia-caps-imex-channels";
+    ImexChannels c = imex_channels(dir, 1000, 1000);
+    CHECK_FALSE(c.dir_found);
+    CHECK(c.usable.empty());
+    REQUIRE(mkdir(chans.c_str(), 0755) == 0);
+    std::ofstream(chans + "/channel0") << "";  // a regular file is no channel
+    std::ofstream(chans + "/other") << "";
+    c = imex_channels(dir, 1000, 1000);
+    CHECK(c.dir_found);
+    CHECK(c.usable.empty());
+    REQUIRE(c.refused.size() == 1);
+    CHECK(c.refused[0] == "channel0: not a character device");
+
+    FabricView f = domain_view();
+    StepInfo step;
+    step.nodes = {"n03", "n05"};  // both in domain A
+    step.node = "n05";
+    PluginConfig cfg;
+    UserOptions opt;
+    NodeFacts facts;
+    facts.imex = c;
+    facts.imex_read = true;
+    auto none = [](const std::string &) { return false; };
+    auto env = node_env(f, cfg, opt, step, facts, none);
+    const EnvVar *m = find_var(env, "NCCL_MNNVL_ENABLE");
+    REQUIRE(m);
+    CHECK_FALSE(m->set);
+    CHECK(m->why == "the 2 nodes share NVLink domain uuid-a.1 but no IMEX channel in " + chans +
+                        " is usable by the job's user (channel0: not a character device): multi-node NVLink cannot "
+                        "work (NCCL >= 2.25 fails the communicator's init, \"MNNVL ... available but not working\"; "
+                        "only NCCL_MNNVL_ENABLE=0 makes it fall back to the network) (atoll never sets it)");
+    facts.imex.usable = {"channel0"};
+    env = node_env(f, cfg, opt, step, facts, none);
+    CHECK(find_var(env, "NCCL_MNNVL_ENABLE")->why.find("fall back") == std::string::npos);
+    CHECK_FALSE(find_var(env, "NCCL_MNNVL_ENABLE")->set);
+    CHECK_FALSE(find_var(env, "NCCL_NVLS_ENABLE"));
+    if (geteuid() == 0) {  // a character device (as /dev/null's) with modes
+        std::string dev = chans + "/channel1";
+        REQUIRE(mknod(dev.c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0);
+        REQUIRE(chown(dev.c_str(), 0, 0) == 0);
+        CHECK(imex_channels(dir, 1000, 1000).usable.empty());
+        CHECK(imex_channels(dir, 0, 0).usable == std::vector<std::string>{"channel1"});
+        chmod(dev.c_str(), 0660);
+        CHECK(imex_channels(dir, 1000, 1000, {0}).usable == std::vector<std::string>{"channel1"});
+        chmod(dev.c_str(), 0666);
+        CHECK(imex_channels(dir, 1000, 1000).usable == std::vector<std::string>{"channel1"});
+        unlink(dev.c_str());
+    }
+    unlink((chans + "/channel0").c_str());
+    unlink((chans + "/other").c_str());
+    rmdir(chans.c_str());
+    rmdir(dir);
 }

@@ -1,0 +1,126 @@
+#!/bin/sh
+# The atoll SPANK plugin in a real Slurm on NVLink domains: 8 loopback nodes
+# in 2 rail groups (one leaf each) of 4, and the NVLink domains nvidia-smi
+# reports (pdsh output of --query-gpu=fabric.clusterUuid,fabric.cliqueId, 4
+# GPUs a tray, as in tests/data/nvlink/su-nvl72.txt):
+#   U.1: node001 node003   U.2: node002 node004   (leaf 1)
+#   U.3: node005-node008                          (leaf 2)
+# Orders and ranks are worked out by hand from the definition (pod, group,
+# leaf island, domain; Slurm's order inside): analyse() makes domain islands
+# in the order of their IDs, so U.1 comes before U.2, and the step
+# node[001-004] runs in the order node001 node003 node002 node004. node008 is
+# left out of the plugin's view (a node the fabric file does not place).
+# IMEX channels under dev_root=: none on node001-004, channel0 (a character
+# device every user may open) on node005-007.
+. "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
+N=15
+plan $N
+so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); skip "spank-nvl $i" "slurmctld, slurmd or slurm-client not installed"; done
+    exit 0
+fi
+work=$(tmpdir)
+at_exit cluster_down
+U=8d6e40c4-d722-4357-9ba6-000000000000
+for n in 1:1 3:1 2:2 4:2 5:3 6:3 7:3 8:3; do
+    for g in 1 2 3 4; do echo "node00${n%%:*}: $U, ${n#*:}"; done
+done >"$work/smi.txt"
+"$TOPO" generate --pods 1 --groups 2 --rails 1 --hosts 4 -o "$work/fabric.net"
+"$TOPO" slurm --format view "$work/fabric.net" --nvlink "$work/smi.txt" -o "$work/full.view"
+grep -v '^host node008 ' "$work/full.view" >"$work/fabric.view"
+chmod 644 "$work/fabric.net" "$work/fabric.view"
+check "the view (version 3) carries each host's domain" \
+    sh -c "head -1 '$work/fabric.view' | grep -qx 'atoll-view 3' && grep -q '^host node003 .* $U.1 -\$' '$work/fabric.view'"
+mkdir -p "$work/c"
+for n in node005 node006 node007; do
+    mkdir -p "$work/dev/$n/nvidia-caps-imex-channels"
+    mknod "$work/dev/$n/nvidia-caps-imex-channels/channel0" c 1 3 && chmod 666 "$work/dev/$n/nvidia-caps-imex-channels/channel0"
+done
+mkdir -p "$work/dev/node001" "$work/dev/node003"
+chmod -R a+rX "$work"
+
+cluster_up "$work/c" "$work/fabric.net" "$so" "fabric=$work/fabric.view dev_root=$work/dev/%n sysfs_root=$work/sys/%n" || {
+    i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
+# a job of an unprivileged user (IMEX channels are judged for it), with a
+# forged ATOLL_RANK and ATOLL_NODE_RANK of its own: never believed
+as_user() { ATOLL_RANK=99 ATOLL_NODE_RANK=99 timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups -- srun --chdir=/ "$@"; }
+vars='echo "$SLURMD_NODENAME $SLURM_PROCID $SLURM_LOCALID ${ATOLL_NODE_RANK:-unset} ${ATOLL_RANK:-unset} ${ATOLL_DOMAIN:-unset} ${ATOLL_DOMAINS:-unset} ${ATOLL_NODE_ORDER:-unset}"'
+
+# a 2-node step in one domain: its domain, the order, ranks
+as_user -N2 -n2 -w node001,node003 --fabric-env=show sh -c "$vars" 2>"$work/one.err" | sort >"$work/one"
+want="node001 0 0 0 0 $U.1 $U.1 node001,node003
+node003 1 0 1 1 $U.1 $U.1 node001,node003"
+if [ "$(cat "$work/one")" = "$want" ]; then ok "2 nodes of domain U.1: ATOLL_DOMAIN, ATOLL_DOMAINS, node ranks 0 1, ATOLL_RANK 0 1"
+else not_ok "2 nodes of domain U.1: ATOLL_DOMAIN, ATOLL_DOMAINS, node ranks 0 1, ATOLL_RANK 0 1"; diag "$(cat "$work/one" "$work/one.err")"; fi
+# what NCCL then does (src/mnnvl.cc since 2.25: a FABRIC allocation is tried
+# and its failure is an error, "Set NCCL_MNNVL_ENABLE=0 to ignore this issue")
+check "no IMEX channel there: show says multi-node NVLink cannot work, and what NCCL does" \
+    grep -q "NCCL_MNNVL_ENABLE not set: the 2 nodes share NVLink domain $U.1 but $work/dev/node00[13]/nvidia-caps-imex-channels does not exist: multi-node NVLink cannot work (NCCL >= 2.25 fails the communicator's init, \"MNNVL ... available but not working\"; only NCCL_MNNVL_ENABLE=0 makes it fall back to the network) (atoll never sets it)" "$work/one.err"
+
+# two domains of one leaf, 2 tasks a node: atoll's order node001 node003
+# node002 node004, so ATOLL_RANK = node rank x 2 + local id:
+#   node001 0 1, node003 2 3, node002 4 5, node004 6 7
+as_user -N4 -n8 -w 'node[001-004]' --fabric-env=show sh -c "$vars" 2>"$work/four.err" | sort -k2n >"$work/four"
+ord=node001,node003,node002,node004
+D="$U.1,$U.2"
+want="node001 0 0 0 0 $U.1 $D $ord
+node001 1 1 0 1 $U.1 $D $ord
+node002 2 0 2 4 $U.2 $D $ord
+node002 3 1 2 5 $U.2 $D $ord
+node003 4 0 1 2 $U.1 $D $ord
+node003 5 1 1 3 $U.1 $D $ord
+node004 6 0 3 6 $U.2 $D $ord
+node004 7 1 3 7 $U.2 $D $ord"
+if [ "$(cat "$work/four")" = "$want" ]; then ok "4 nodes over domains U.1 and U.2: ATOLL_NODE_ORDER by domain, ATOLL_RANK = node rank x 2 + SLURM_LOCALID"
+else not_ok "4 nodes over domains U.1 and U.2: ATOLL_NODE_ORDER by domain, ATOLL_RANK = node rank x 2 + SLURM_LOCALID"; diag "$(cat "$work/four" "$work/four.err")"; fi
+check "show: Slurm's node order (SLURM_NODEID) differs from atoll's in the middle two places" \
+    grep -q "atoll: node001: Slurm's node order (SLURM_NODEID) differs from atoll's: 2 of 4 positions differ (node 1 is node002 for Slurm, node003 for atoll, node 2 is node003 for Slurm, node002 for atoll)" "$work/four.err"
+# Slurm 22.05-25.11 number tasks in node list order (block): node003's
+# first task is Slurm's rank 4, atoll's 2. 26.05 numbers them by the
+# topology's node ranks (slurm_step_layout.c _task_layout_topo), ties by node
+# index: under topology/tree the four nodes of one leaf tie, so the same
+check "show: node003's first task is Slurm's rank 4, atoll's 2" \
+    grep -q "atoll: node003: Slurm's node order .*; its first task is Slurm's rank 4, atoll's 2 (different)" "$work/four.err"
+check "no IMEX note when the step spans two domains" sh -c "! grep -q NCCL_MNNVL_ENABLE '$work/four.err'"
+
+# 3 tasks on 2 nodes (2 and 1): the node rank, but no global rank, and why
+as_user -N2 -n3 -w 'node[001-002]' --fabric-env=show sh -c "$vars" 2>"$work/uneven.err" | sort -k2n >"$work/uneven"
+if [ "$(awk '{print $1, $4, $5}' "$work/uneven" | tr '\n' ' ')" = "node001 0 unset node001 0 unset node002 1 unset " ] &&
+   grep -q "atoll: node001 task 0: ATOLL_RANK not set: 3 tasks on 2 nodes, 2 here: the nodes run different numbers of tasks: no global rank in atoll's order; the job's own value removed" "$work/uneven.err"; then
+    ok "an uneven step (2 and 1 tasks): ATOLL_NODE_RANK only; ATOLL_RANK unset (the forged 99 removed), and why"
+else not_ok "an uneven step (2 and 1 tasks): ATOLL_NODE_RANK only; ATOLL_RANK unset (the forged 99 removed), and why"; diag "$(cat "$work/uneven" "$work/uneven.err")"; fi
+
+# a node the view does not place: none of them, the forged values removed
+as_user -N2 -n2 -w 'node[007-008]' --fabric-env=show sh -c "$vars" 2>"$work/unk.err" | sort >"$work/unk"
+want="node007 0 0 unset unset unset unset unset
+node008 1 0 unset unset unset unset unset"
+if [ "$(cat "$work/unk")" = "$want" ]; then ok "a step with a node the view lacks: no ATOLL_DOMAIN, ATOLL_NODE_ORDER, ATOLL_NODE_RANK or ATOLL_RANK (not the job's 99 either)"
+else not_ok "a step with a node the view lacks: no ATOLL_DOMAIN, ATOLL_NODE_ORDER, ATOLL_NODE_RANK or ATOLL_RANK (not the job's 99 either)"; diag "$(cat "$work/unk" "$work/unk.err")"; fi
+as_user -N2 -n2 -w 'node[007-008]' --fabric-explain true 2>"$work/unk.explain"
+check "--fabric-explain says why there is no order" \
+    grep -q "^atoll: no topology order (ATOLL_NODE_ORDER, ATOLL_NODE_RANK, ATOLL_RANK): 1 step node(s) absent from the fabric file (node008)" "$work/unk.explain"
+# node008 itself is not in the fabric: its node fails as before; node007 says why
+check "show says why: 1 step node absent from the fabric file (node008)" \
+    grep -q "atoll: node007 task 0: ATOLL_NODE_ORDER not set: 1 step node(s) absent from the fabric file (node008): the step's topology order is not known" "$work/unk.err"
+
+# nodes of domain U.3 with an IMEX channel the user may open: no warning
+as_user -N2 -n2 -w 'node[005-006]' --fabric-env=show sh -c "$vars" 2>"$work/imex.err" >"$work/imex"
+if grep -q "NCCL_MNNVL_ENABLE not set: IMEX channel $work/dev/node005/nvidia-caps-imex-channels/channel0 is usable" "$work/imex.err" &&
+   ! grep -q "fall back to the network" "$work/imex.err"; then ok "with a usable IMEX channel: no fallback warning"
+else not_ok "with a usable IMEX channel: no fallback warning"; diag "$(cat "$work/imex" "$work/imex.err")"; fi
+# and atoll sets no NCCL NVLink variable, ever
+as_user -N2 -n2 -w 'node[005-006]' sh -c 'echo "${NCCL_MNNVL_ENABLE:-unset} ${NCCL_NVLS_ENABLE:-unset}"' >"$work/nccl" 2>&1
+check "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set" [ "$(sort -u "$work/nccl")" = "unset unset" ]
+
+# atoll-topo health --imex: the same check on a node, for the job's user
+mkdir -p "$work/nosys"
+"$TOPO" health --imex --dev-root "$work/dev/node001" --imex-uid 65534 --sysfs-root "$work/nosys" >"$work/h1" 2>&1
+rc1=$?
+"$TOPO" health --imex --dev-root "$work/dev/node005" --imex-uid 65534 --sysfs-root "$work/nosys" --verbose >"$work/h5" 2>&1
+rc5=$?
+check "health --imex without a channel: a warning that multi-node NVLink cannot work (exit 0)" \
+    sh -c "[ $rc1 -eq 0 ] && grep -q '^WARNING: imex: node: no IMEX channel: $work/dev/node001/nvidia-caps-imex-channels does not exist: multi-node NVLink cannot work for this user' '$work/h1'"
+check "health --imex with channel0: OK" \
+    sh -c "[ $rc5 -eq 0 ] && grep -q '^OK: imex: node: IMEX channel channel0 in $work/dev/node005/nvidia-caps-imex-channels is usable by uid 65534' '$work/h5'"
