@@ -34,8 +34,13 @@ mkdir -p "$out"
 trap 'cluster_down || true; rm -rf "$work" || true' EXIT
 trap 'exit 1' INT TERM
 
-"$TOPO" generate --groups 8 --hosts 8 --spines 4 --format json -o "$work/fabric.json"
+# FABRIC_ARGS: e.g. "--spines 2 --oversub 4" for an oversubscribed one
+# shellcheck disable=SC2086
+"$TOPO" generate --groups 8 --hosts 8 ${FABRIC_ARGS:---spines 4} --format json -o "$work/fabric.json"
 chmod 644 "$work/fabric.json"
+# COST="--comm-share S [--all-to-all]": every job sleeps its duration x the
+# step model's slowdown for the nodes it got (bench/slurm-replay.sh, REPLAY_COST)
+[ -z "${COST:-}" ] || REPLAY_COST="$build/tools/atoll-place $work/fabric.json $COST"
 
 # the stream: ID SUBMIT NODES DURATION, and the same as CSV for the simulator
 gunzip -c "$src/bench/data/curie_multinode_14d.csv.gz" | awk -F, -v n="$jobs" -v load="$load" '

@@ -83,3 +83,6 @@ done
 echo
 echo "== speed: 10,000 hosts on 1,000 leaves, 70 % busy, same state for every policy"
 "$build/bench/atoll-bench-place"
+echo "== speed: 100,000 hosts, 70 % busy: 1,000 leaves of 100, then 10,000 leaves of 10"
+"$build/bench/atoll-bench-place" 10 100 100 2000
+"$build/bench/atoll-bench-place" 10 1000 10 1000

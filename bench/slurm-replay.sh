@@ -10,7 +10,11 @@
 # PARAMS added to SchedulerParameters (scontrol reconfigure before the replay,
 # e.g. leaf@bf_min_age_reserve=30). REPLAY_TIME=M: every job asks --time=M
 # (minutes; backfill plans with time limits), none when empty. REPLAY_HOSTS: the
-# cluster's size for the utilisation (default 64).
+# cluster's size for the utilisation (default 64). REPLAY_COST="PLACE FABRIC
+# ARGS...": each job sleeps DURATION_S x the step model's slowdown for the
+# nodes it got, computed inside the job from its own allocation
+# (PLACE cost FABRIC $SLURM_JOB_NODELIST ARGS...; ARGS e.g. --comm-share 0.7),
+# and its .jobs line holds the time it slept.
 
 drain() {  # until the queue is empty (at most 30 minutes)
     _i=0
@@ -40,6 +44,14 @@ replay() {
     _name=$1 _mode=${2%%@*} _stream=$3 _out=$4
     _extra=
     case "$2" in *@*) _extra=${2#*@} ;; esac
+    if [ -n "${REPLAY_COST:-}" ]; then
+        # PLACE FABRIC ARGS: the job's nodes go between FABRIC and ARGS
+        set -- $REPLAY_COST
+        REPLAY_COST_PLACE=$1
+        REPLAY_COST_ARGS="$2 \$SLURM_JOB_NODELIST"
+        shift 2
+        REPLAY_COST_ARGS="$REPLAY_COST_ARGS $*"
+    fi
     drain
     sched_params "$_extra"
     _raw="$_out/$_name.raw"
@@ -56,9 +68,18 @@ replay() {
         leaf) if [ "$_size" -le 8 ]; then _opt=--fabric-island=leaf; else _opt=--fabric-island=auto; fi ;;
         *) echo "replay: unknown mode $_mode" >&2; return 1 ;;
         esac
-        # shellcheck disable=SC2086
-        sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
-            --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST $_dur >>$_raw; sleep $_dur" >/dev/null
+        if [ -n "${REPLAY_COST:-}" ]; then
+            # the job's own allocation decides how long it runs
+            # shellcheck disable=SC2086
+            sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
+                --wrap "_t=\$(date +%s.%N); _s=\$($REPLAY_COST_PLACE cost $REPLAY_COST_ARGS | sed -n 's/^slowdown=//p');
+                        _d=\$(awk -v d=$_dur -v s=\"\${_s:-1}\" 'BEGIN { printf \"%.2f\", d * s }');
+                        echo $_id $_size $_sub \$_t \$SLURM_JOB_NODELIST \$_d >>$_raw; sleep \$_d" >/dev/null
+        else
+            # shellcheck disable=SC2086
+            sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
+                --wrap "echo $_id $_size $_sub \$(date +%s.%N) \$SLURM_JOB_NODELIST $_dur >>$_raw; sleep $_dur" >/dev/null
+        fi
     done <"$_stream"
     drain
     # jobs started by the main scheduler and by backfill (sdiag's counters)
@@ -80,9 +101,10 @@ summarise() {
         if (NF >= 6) { work += $2 * $6; if (n == 1 || $3 < first) first = $3; if ($4 + $6 > last) last = $4 + $6 }
         if ($2 >= 2) { multi++; minl = int(($2 + 7) / 8); ex += $5 - minl }
         if ($2 >= 2 && $2 <= 8) { lf++; if ($5 == 1) one++; lw += $4 - $3 }
+        if (NF >= 6) turn += $4 - $3 + $6
     } END {
         # utilisation: node-seconds run over hosts x (first submit to last end, by the runs asked)
-        if (work > 0 && last > first) extra = sprintf("makespan %.0f s utilisation %.3f  %s", last - first, work / (hosts * (last - first)), extra)
+        if (work > 0 && last > first) extra = sprintf("turnaround %.1f s makespan %.0f s utilisation %.3f  %s", turn / n, last - first, work / (hosts * (last - first)), extra)
         printf "%-12s %4d jobs  leaf-fitting in one leaf %5.1f%% (%d of %d)  excess leaves/job %.3f  mean wait %.1f s (leaf-fitting %.1f s)  %s\n",
                name, n, 100 * one / lf, one, lf, ex / multi, w / n, lw / lf, extra }' "$2"
 }

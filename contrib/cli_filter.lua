@@ -135,8 +135,28 @@ function slurm_cli_pre_submit(options, offset)
     else
         cmd = cmd .. " --free ''"
     end
+    -- auto with a time limit: the island wait is the step model's, from
+    -- the running jobs' time left (squeue); without squeue, the wait alone
+    local tl = options.time_limit or options.time
+    local running
+    if req == "auto" and tl ~= nil and tl ~= "" and tl ~= "unset" and tostring(tl):match("^[%d:%-]+$") then
+        cmd = cmd .. " --time-limit " .. quote(tl)
+        local left = run("squeue -h -t R -o " .. quote("%N %L"))
+        if left then
+            running = os.tmpname()
+            local f = io.open(running, "w")
+            if f then
+                f:write(left)
+                f:close()
+                cmd = cmd .. " --running " .. quote(running)
+            end
+        end
+    end
     local out
     out, err = run(cmd)
+    if running then
+        os.remove(running)
+    end
     if not out then
         warn(err)
         return slurm.SUCCESS

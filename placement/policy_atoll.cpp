@@ -1,5 +1,7 @@
 // atoll: the smallest island level that can hold the job; among its islands
-// the best fit (least left over), healthy islands first. A job that must span
+// healthy ones first, the fewest leaves, then the fastest links of the step
+// model (placement/cost.hpp: a host's bandwidth in one leaf, its uplinks'
+// share across leaves), then the best fit (least left over: fragmentation). A job that must span
 // an island is placed inside it by Slurm's own best fit (Split::Pack, the
 // default: the fullest leaves first, the tightest leaf for the rest; for
 // `auto`, over the whole fabric), so it spans no more extra leaves than
@@ -7,6 +9,7 @@
 // then the fewest leaves that leave as little as possible over, split evenly
 // across them, and breaks ties to the island whose parent is busiest.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -122,9 +125,35 @@ private:
     int leaves_needed(const FreeState &free, int island, int n, int cap);
     int leaves_in(const FreeState &free, const std::vector<int> &leaves, int n, int cap);
     std::vector<int> domain_order(const FreeState &free, int island, int k) const;
+    void link_speeds(const Cluster &c);
     std::vector<int> caps_;  // scratch
     std::unique_ptr<Policy> tree_;  // Slurm's best fit, for Split::Pack
+    // the step model's bandwidth term per island (placement/cost.hpp): Mb/s
+    // of a host inside one leaf, and across its leaves' uplinks (host /
+    // oversubscription), the slowest leaf of the island; 0: unknown
+    const Cluster *speeds_of_ = nullptr;
+    std::vector<int> one_leaf_mbps_, across_mbps_;
 };
+
+void Atoll::link_speeds(const Cluster &c)
+{
+    if (speeds_of_ == &c && one_leaf_mbps_.size() == c.islands().size())
+        return;
+    speeds_of_ = &c;
+    one_leaf_mbps_.assign(c.islands().size(), 0);
+    across_mbps_.assign(c.islands().size(), 0);
+    for (std::size_t i = 0; i < c.islands().size(); ++i) {
+        double one = -1, across = -1;
+        for (int l : c.island(static_cast<int>(i)).leaf_islands) {
+            const PlaceIsland &leaf = c.island(l);
+            double os = leaf.parent >= 0 ? std::max(1.0, c.island(leaf.parent).oversub) : 1;
+            one = one < 0 ? leaf.host_gbps : std::min(one, leaf.host_gbps);
+            across = across < 0 ? leaf.host_gbps / os : std::min(across, leaf.host_gbps / os);
+        }
+        one_leaf_mbps_[i] = static_cast<int>(std::lround(std::max(0.0, one) * 1000));
+        across_mbps_[i] = static_cast<int>(std::lround(std::max(0.0, across) * 1000));
+    }
+}
 
 int Atoll::usable(const FreeState &free, int island, int cap) const
 {
@@ -232,8 +261,10 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
                 break;
             }
-            // unhealthy, leaves spanned, left over, parent free, index
-            using Key = std::tuple<int, int, int, int, int>;
+            // unhealthy, leaves spanned, the step model's bandwidth (faster
+            // first: the predicted step), left over (fragmentation), parent free, index
+            using Key = std::tuple<int, int, int, int, int, int>;
+            link_speeds(c);
             std::vector<std::pair<Key, int>> fits;
             int most = 0, too_spread = 0;
             for (int i : c.at(L)) {
@@ -258,7 +289,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 // Even: ties to the busiest parent; Pack: in fabric order, as
                 // Slurm's best fit breaks them (fewer extra leaves on a trace)
                 bool busy_parent = req.split == Split::Even && up >= 0;
-                fits.push_back({Key{is.healthy ? 0 : 1, k, u - n, busy_parent ? free.free_in(up) : 0, i}, i});
+                int mbps = k > 1 ? across_mbps_[static_cast<std::size_t>(i)] : one_leaf_mbps_[static_cast<std::size_t>(i)];
+                fits.push_back({Key{is.healthy ? 0 : 1, k, -mbps, u - n, busy_parent ? free.free_in(up) : 0, i}, i});
             }
             if (fits.empty()) {
                 p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
@@ -271,13 +303,13 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             chosen = fits[0].second;
             std::ostringstream note;
             note << to_string(L) << ": " << fits.size() << " of " << c.at(L).size() << " have room; best fit "
-                 << c.island(chosen).name << " leaves " << std::get<2>(fits[0].first) << " free";
+                 << c.island(chosen).name << " leaves " << std::get<3>(fits[0].first) << " free";
             p.notes.push_back(note.str());
             for (std::size_t k = 0; k < fits.size() && k < 5; ++k) {
                 Candidate cand;
                 cand.island = fits[k].second;
                 cand.free = usable(free, cand.island, cap);
-                cand.verdict = k == 0 ? "chosen" : "fits, " + std::to_string(std::get<2>(fits[k].first)) + " left over";
+                cand.verdict = k == 0 ? "chosen" : "fits, " + std::to_string(std::get<3>(fits[k].first)) + " left over";
                 if (std::get<0>(fits[k].first))
                     cand.verdict += ", degraded links";
                 p.considered.push_back(cand);

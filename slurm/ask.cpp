@@ -7,12 +7,15 @@
 #include <functional>
 #include <iomanip>
 #include <istream>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "placement/cost.hpp"
+#include "topology/hostlist.hpp"
 #include "topology/slurm.hpp"
 
 namespace atl {
@@ -123,6 +126,10 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
                    " nodes; the largest " + to_string(level) + " holds " + std::to_string(c.largest(level));
         return a;
     }
+    // auto where spanning is free (a non-blocking fabric): nothing is worth
+    // a wait, Slurm's own choice is as good; an NVLink domain never is free
+    if (ir.auto_level && level != Level::Domain && spanning_free(c, n))
+        return a;
     // the islands one level up: the first level above whose islands are not these
     auto wider = [&]() -> std::vector<int> {
         const auto here = partition(c, level);
@@ -206,6 +213,146 @@ std::string row_text(const Cluster &c, const SlurmAsk &a, int n)
 }
 
 }  // namespace
+
+bool spanning_free(const Cluster &c, int n)
+{
+    // the table asks for every node count: one answer per count and fabric
+    // (a fabric known by its address and what the model reads of it)
+    double print = static_cast<double>(c.pool_size()) + static_cast<double>(c.kind()) * 1e-3;
+    for (const PlaceIsland &is : c.islands())
+        print += is.oversub * 7.0 + is.host_gbps * 1e-2 + static_cast<double>(is.hosts.size()) * 0.1;
+    thread_local const Cluster *memo_of = nullptr;
+    thread_local double memo_print = 0;
+    thread_local std::map<int, bool> memo;
+    if (memo_of != &c || memo_print != print) {
+        memo_of = &c;
+        memo_print = print;
+        memo.clear();
+    }
+    auto it = memo.find(n);
+    if (it != memo.end())
+        return it->second;
+    // only a fabric that says so: without link speeds (a CSV, LLDP without
+    // them) its uplinks are unknown, not free
+    bool known = !c.at(Level::Leaf).empty();
+    for (int l : c.at(Level::Leaf))
+        known = known && c.island(l).host_gbps > 0;
+    JobShape job;
+    job.comm_share = kFreeSpanShare;
+    bool free = known && span_slowdown(c, n, job, default_step_model(c.kind())) - 1 < kFreeSpan;
+    memo.emplace(n, free);
+    return free;
+}
+
+double auto_wait(double span_cost, double run_s, double expected_s, double island_wait_s)
+{
+    if (span_cost < kFreeSpan || run_s <= 0)
+        return 0;
+    double cost = span_cost * run_s;  // what spanning now adds to the run
+    if (expected_s > 0 && expected_s >= cost)
+        return 0;
+    return std::min(island_wait_s, cost);
+}
+
+double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
+                            std::vector<std::pair<double, std::vector<int>>> ends, long ahead)
+{
+    const std::vector<int> &islands = c.at(level);
+    std::map<int, int> have;  // island -> free hosts
+    for (int is : islands) {
+        have[is] = free.free_in(is);
+        if (have[is] >= n)
+            return 0;
+    }
+    std::sort(ends.begin(), ends.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    for (const auto &e : ends)
+        for (int h : e.second) {
+            if (ahead > 0) {  // taken by a job queued before
+                --ahead;
+                continue;
+            }
+            int is = c.in_pool(h) ? c.island_of(h, level) : -1;
+            auto it = have.find(is);
+            if (it != have.end() && ++it->second >= n)
+                return std::max(0.0, e.first);
+        }
+    return std::numeric_limits<double>::infinity();
+}
+
+long slurm_seconds(const std::string &text)
+{
+    // [D-]HH:MM:SS, [D-]HH:MM, D-HH, MM:SS, MM
+    long days = 0;
+    std::string rest = text;
+    auto dash = rest.find('-');
+    bool with_days = dash != std::string::npos;
+    std::vector<long> f;
+    auto num = [](const std::string &w, long &out) {
+        if (w.empty() || w.size() > 9 || w.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        out = std::stol(w);
+        return true;
+    };
+    if (with_days) {
+        if (!num(rest.substr(0, dash), days))
+            return -1;
+        rest = rest.substr(dash + 1);
+    }
+    std::stringstream ss(rest);
+    std::string w;
+    while (std::getline(ss, w, ':')) {
+        long v = 0;
+        if (!num(w, v))
+            return -1;
+        f.push_back(v);
+    }
+    if (f.empty() || f.size() > 3 || (!rest.empty() && rest.back() == ':'))
+        return -1;
+    if (with_days) {  // D-HH, D-HH:MM, D-HH:MM:SS
+        long h = f[0], m = f.size() > 1 ? f[1] : 0, s = f.size() > 2 ? f[2] : 0;
+        return ((days * 24 + h) * 60 + m) * 60 + s;
+    }
+    if (f.size() == 1)
+        return f[0] * 60;  // minutes
+    if (f.size() == 2)
+        return f[0] * 60 + f[1];
+    return (f[0] * 60 + f[1]) * 60 + f[2];
+}
+
+std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, const Cluster &c,
+                                                               const std::string &source)
+{
+    std::vector<std::pair<double, std::vector<int>>> out;
+    std::string line;
+    int no = 0;
+    while (std::getline(in, line)) {
+        ++no;
+        std::stringstream ss(line);
+        std::string nodes, left, extra;
+        if (!(ss >> nodes))
+            continue;
+        if (!(ss >> left) || (ss >> extra))
+            throw std::invalid_argument(source + ":" + std::to_string(no) +
+                                        ": expected NODELIST TIMELEFT (squeue -h -t R -o '%N %L')");
+        long s = slurm_seconds(left);
+        if (s < 0)
+            continue;  // unlimited: never frees its hosts
+        std::vector<std::string> names;
+        try {
+            names = expand_hostlist(nodes);
+        } catch (const std::exception &e) {
+            throw std::invalid_argument(source + ":" + std::to_string(no) + ": " + e.what());
+        }
+        std::vector<int> hosts;
+        for (const std::string &h : names) {
+            int i = c.find_host(h);
+            if (i >= 0 && c.in_pool(i))
+                hosts.push_back(i);
+        }
+        out.push_back({static_cast<double>(s), std::move(hosts)});
+    }
+    return out;
+}
 
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
                    const std::string &request, int n, const BlockSite *block)

@@ -93,6 +93,45 @@ std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,
                    const std::string &request, int n, const BlockSite *block = nullptr);
 
+// ---- auto: whether an island is worth its wait (issue 26) -----------------
+//
+// The step model (placement/cost.hpp) decides. Spanning one leaf more than
+// the fewest costs a job (span_slowdown - 1) x its run time; waiting for its
+// island costs the expected wait. auto waits only while the wait is the
+// cheaper, and never longer than the site's island_wait (the upper bound).
+// On a fabric where spanning costs a communication-bound job (communication
+// kFreeSpanShare of its step) under kFreeSpan of its run time, auto asks
+// nothing at all: Slurm's own choice is as good.
+constexpr double kFreeSpan = 0.01;
+constexpr double kFreeSpanShare = 0.7;
+// span_slowdown(c, n) of a communication-bound job under 1 + kFreeSpan, on
+// a fabric that gives its leaves' link speeds (else: unknown, not free).
+bool spanning_free(const Cluster &c, int n);
+// The wait bound for auto's island: 0 (do not wait: ask nothing) when
+// span_cost = span_slowdown - 1 is under kFreeSpan, or when expected_s (the
+// expected wait for the island; < 0: unknown, taken as 0) is at least
+// span_cost x run_s; else min(island_wait_s, span_cost x run_s).
+double auto_wait(double span_cost, double run_s, double expected_s, double island_wait_s);
+// The expected wait for an island of `level` that holds n free hosts: the
+// time from now at which, as the running jobs end (ends: seconds from now
+// and the hosts that job frees, any order), one island of the level first
+// has n free hosts. 0 when one has them now; infinity when never. ahead:
+// nodes the jobs queued before this one need; the first `ahead` hosts the
+// ends free go to them (a guess: wherever they lie), not to the island.
+double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
+                            std::vector<std::pair<double, std::vector<int>>> ends, long ahead = 0);
+
+// Slurm's time format (squeue %L, --time): MM, MM:SS, HH:MM:SS, D-HH,
+// D-HH:MM, D-HH:MM:SS, in seconds; -1 for UNLIMITED, NOT_SET, INVALID or
+// anything else Slurm would not write.
+long slurm_seconds(const std::string &text);
+// The running jobs of `squeue -h -t R -o '%N %L'` (NODELIST TIMELEFT a
+// line) as ends for expected_island_wait(): hosts the fabric does not know
+// are skipped, an unlimited job never ends. Throws std::invalid_argument
+// naming source:line on a line that is not two words.
+std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, const Cluster &c,
+                                                               const std::string &source);
+
 // What is asked, up to the order of the constraint's islands (index order
 // here, no policy consulted): the trace replay's request model, so that it
 // schedules what job_submit.lua and cli_filter.lua would ask.

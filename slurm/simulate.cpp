@@ -26,6 +26,7 @@ struct Live {
     Level min_level = Level::Fabric;
     const SlurmAsk *ask = nullptr;  // what job_submit.lua would ask Slurm for it
     double island_wait = 0;         // its own bound (opt.model_wait: what spanning costs it, at most opt's)
+    double span_cost = 0;           // opt.model_wait: span_slowdown - 1 for its size
     std::vector<int> crossing;      // leaves whose uplinks its ring crosses while it runs
 };
 
@@ -72,6 +73,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     JobShape shape;
     shape.gpus_per_node = opt.gpus_per_node;
     shape.comm_share = opt.comm_share;
+    shape.all_to_all = opt.all_to_all;
     const StepModel model = default_step_model(c.kind());
     std::map<int, double> span_cost;  // nodes -> span_slowdown
     for (Live &l : jobs) {
@@ -80,9 +82,11 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             auto it = span_cost.find(l.nodes);
             if (it == span_cost.end())
                 it = span_cost.emplace(l.nodes, span_slowdown(c, l.nodes, shape, model)).first;
-            l.island_wait = std::min(opt.island_wait, (it->second - 1) * l.duration);
+            l.span_cost = it->second - 1;
+            // the bound before the wait is known: spanning free, nothing asked
+            l.island_wait = auto_wait(l.span_cost, l.duration, -1, opt.island_wait);
             if (l.island_wait < 1)
-                l.island_wait = 0;  // spanning is free: ask nothing
+                l.island_wait = 0;
         }
     }
     // what each job asks Slurm: slurm/ask.cpp, the author of job_submit.lua's
@@ -95,7 +99,11 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (it == asks.end())
             it = asks.emplace(key, slurm_ask_unranked(c, parse_island(text), text, l.nodes)).first;
         l.ask = &it->second;
+        const SlurmAsk &a = *l.ask;
+        if (a.switches == 0 && a.constraint.empty() && !a.widen)
+            l.island_wait = 0;  // nothing asked (spanning is free): nothing to wait for
     }
+    static const SlurmAsk nothing;  // auto that does not wait: asks nothing
     m.jobs = static_cast<int>(jobs.size());
     if (jobs.empty())
         return m;
@@ -145,7 +153,10 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     auto waiting = [&](const Live &j, double t, double bound) {
         return bound > 0 && (j.wait_from < 0 || t < j.wait_from + bound);
     };
-    auto request_for = [&](const Live &j, double t) {
+    // held: the constraint's level, when one holds the job (Fabric: none)
+    auto request_for = [&](const Live &j, double t, Level *held_level = nullptr) {
+        if (held_level)
+            *held_level = Level::Fabric;
         Request req;
         req.nodes = j.nodes;
         req.split = opt.split;
@@ -159,6 +170,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (held) {
             req.level = c.island(held->front()).level;
             req.fit = Fit::Required;
+            if (held_level)
+                *held_level = req.level;
         }
         if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, opt.leaf_wait))) {
             if (a.switches == 1) {
@@ -168,6 +181,35 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 req.max_leaves = a.switches;
         }
         return req;
+    };
+    // Where the job lands. With opt.select, as in Slurm: the policy only
+    // ranks the constraint's islands (the first that can hold the job: the
+    // island the policy would place it in), and Slurm's select plugin
+    // (opt.select) picks the hosts inside it, under --switches as asked.
+    auto place = [&](const Live &j, const FreeState &state, double t) {
+        Level held = Level::Fabric;
+        Request req = request_for(j, t, &held);
+        if (!opt.select)
+            return policy.place(state, req);
+        if (held == Level::Fabric)
+            return opt.select->place(state, req);
+        Request rank;
+        rank.nodes = j.nodes;
+        rank.level = held;
+        rank.fit = Fit::Required;
+        rank.split = opt.split;
+        Placement first = policy.place(state, rank);
+        if (!first.ok)
+            return first;
+        int is = c.island_of(first.hosts.front(), held);
+        FreeState inside(c, false);
+        for (int h : c.island(is).hosts)
+            if (state.is_free(h))
+                inside.set(h, true);
+        Placement p = opt.select->place(inside, req);
+        if (!p.ok)  // the island holds the job, not under the --switches asked: Slurm's next island
+            return opt.select->place(state, req);
+        return p;
     };
     auto start = [&](int ji, Placement &p, FreeState *also) {
         Live &j = jobs[static_cast<std::size_t>(ji)];
@@ -247,11 +289,31 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (j.wait_from < 0) {
             // like Slurm's wait4switch_start: the clock starts at the first try
             j.wait_from = now;
+            if (opt.model_wait && j.island_wait > 0 && !j.ask->none) {
+                // auto's decision: the expected wait for its island, from
+                // the running jobs' planned ends (start + limit)
+                std::vector<std::pair<double, std::vector<int>>> ends_at;
+                for (const End &e : running)
+                    ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
+                // and the queue ahead of it, FCFS: the nodes its jobs need
+                long ahead = 0;
+                for (int q : queue) {
+                    if (q == ji)
+                        break;
+                    ahead += jobs[static_cast<std::size_t>(q)].nodes;
+                }
+                double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
+                j.island_wait = auto_wait(j.span_cost, j.duration, expected, opt.island_wait);
+                if (j.island_wait < 1) {
+                    j.island_wait = 0;
+                    j.ask = &nothing;
+                }
+            }
             for (double bound : {j.island_wait, opt.leaf_wait})
                 if (bound > 0)
                     wakeups.push(now + bound);
         }
-        Placement p = policy.place(state, request_for(j, now));
+        Placement p = place(j, state, now);
         if (!p.ok)
             return false;
         start(ji, p, also);
@@ -310,7 +372,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                     }
                     continue;
                 }
-                Placement p = policy.place(avail, request_for(j, t));
+                Placement p = place(j, avail, t);
                 if (!p.ok)
                     continue;
                 plans.push_back({t, t + j.limit, std::move(p.hosts)});
@@ -356,7 +418,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             future.give(jobs[static_cast<std::size_t>(e.second)].hosts);
             if (future.total() < head.nodes)
                 continue;
-            Placement r = policy.place(future, request_for(head, e.first));
+            Placement r = place(head, future, e.first);
             if (r.ok) {
                 shadow = e.first;
                 reserved = std::move(r.hosts);

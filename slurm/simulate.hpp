@@ -40,8 +40,15 @@ struct SimOptions {
     // leaf sends one ring's worth across it).
     double comm_share = 0;
     int gpus_per_node = 8;
-    bool model_wait = false;   // a job waits for its island (island_wait, the upper bound) no longer
-                               // than spanning now would cost it: (span_slowdown - 1) x its duration
+    bool all_to_all = false;   // the jobs' communication is all-to-all (expert parallelism), not all-reduce
+    bool model_wait = false;   // auto_wait() (slurm/ask.hpp) at a job's first try: it waits for its
+                               // island only while the expected wait (the running jobs' planned
+                               // ends) costs less than spanning now, (span_slowdown - 1) x its
+                               // duration, and at most island_wait; otherwise it asks nothing
+    // Slurm's own node choice inside atoll's requests (the policy then only
+    // ranks the constraint's islands: the job gets the first that holds it,
+    // and `select`, slurm-tree, picks its hosts there); null: the policy's hosts
+    Policy *select = nullptr;
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Pack; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job

@@ -36,6 +36,7 @@ const char *usage_text =
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
     "                   [--slurm-conf FILE [--partition NAME]] [--topology tree|block] [--block-size N]\n"
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
+    "                   [--time-limit TIME [--running FILE] [--comm-share S] [--gpus-per-node N]]\n"
     "       atoll-place cost FABRIC HOSTLIST [--gpus-per-node N] [--bytes B]\n"
     "                   [--compute-ms T | --comm-share S] [--all-to-all] [--explain]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
@@ -44,7 +45,8 @@ const char *usage_text =
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
     "                   [--bf-reserve N]\n"
-    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--model-wait]]\n"
+    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--all-to-all] [--model-wait]]\n"
+    "                   [--select slurm-tree]\n"
     "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
@@ -211,6 +213,36 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n, st.block ? &block : nullptr);
     if (ask.none)
         return 0;
+    // auto with the job's time limit: the island is worth waiting for only
+    // while the expected wait (--running: the running jobs' time left) costs
+    // less than spanning now; island_wait is the upper bound
+    if (ir.auto_level && ask.refuse.empty() && ask.switches > 0 && ask.wait == SwitchWait::Island &&
+        a.flag("time-limit")) {
+        long limit = slurm_seconds(a.get("time-limit"));
+        if (limit < 0)
+            throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
+        JobShape shape;
+        shape.comm_share = a.get_double("comm-share", shape.comm_share, 0.001, 1);
+        shape.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
+        double span = span_slowdown(c, n, shape, default_step_model(c.kind())) - 1;
+        double expected = -1;
+        if (a.flag("running")) {
+            std::ifstream in(a.get("running"));
+            if (!in)
+                throw InputError(a.get("running") + ": cannot read");
+            try {
+                expected = expected_island_wait(c, free, ask.level, n, read_running(in, c, a.get("running")));
+            } catch (const std::invalid_argument &e) {
+                throw InputError(e.what());
+            }
+        }
+        double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
+        if (w < 1) {  // not worth a wait: nothing asked
+            std::cout << "free=" << free.total() << "\n";
+            return 0;
+        }
+        wait = static_cast<long>(w);
+    }
     if (!ask.refuse.empty()) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
         std::cout << "refuse=" << ask.refuse << "\n";
@@ -231,13 +263,17 @@ int cmd_place(int argc, char **argv)
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
                          "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf",
-                         "topology", "block-size", "partition"},
+                         "topology", "block-size", "partition", "time-limit", "running", "comm-share",
+                         "gpus-per-node"},
                         {"json", "explain", "slurm"});
-    for (const char *o : {"slurm-conf", "topology", "block-size", "partition"})
+    for (const char *o : {"slurm-conf", "topology", "block-size", "partition", "time-limit", "running"})
         if (a.flag(o) && !a.flag("slurm"))
             throw Usage(std::string("--") + o + " goes with --slurm");
     if (a.flag("partition") && !a.flag("slurm-conf"))
         throw Usage("--partition goes with --slurm-conf (its topology comes from slurm.conf)");
+    for (const char *o : {"running", "comm-share", "gpus-per-node"})
+        if (a.flag(o) && !a.flag("time-limit"))
+            throw Usage(std::string("--") + o + " goes with --time-limit (auto's wait decision)");
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;
@@ -693,9 +729,9 @@ int cmd_ranks(int argc, char **argv)
 int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node",
+                        {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node", "select",
                          "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
-                        {"model-wait"});
+                        {"model-wait", "all-to-all"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
     std::unique_ptr<Topology> topo;
@@ -736,6 +772,9 @@ int cmd_simulate(int argc, char **argv)
     opt.comm_share = a.get_double("comm-share", 0, 0.001, 1);
     opt.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
     opt.model_wait = a.flag("model-wait");
+    opt.all_to_all = a.flag("all-to-all");
+    if (opt.all_to_all && opt.comm_share <= 0)
+        throw Usage("--all-to-all goes with --comm-share");
     if (opt.model_wait && (opt.comm_share <= 0 || opt.island_wait <= 0))
         throw Usage("--model-wait needs --comm-share and --island-wait (its upper bound)");
     if (opt.comm_share > 0 && opt.span_slowdown > 0)
@@ -746,6 +785,13 @@ int cmd_simulate(int argc, char **argv)
         throw Usage("--bf-reserve: only with --backfill conservative (easy plans for the head job alone)");
     opt.max_jobs = static_cast<std::size_t>(a.get_int("max-jobs", 0, 0, 100000000));
     opt.split = parse_split(a);
+    // Slurm's node choice inside the asks: only slurm-tree is Slurm's
+    std::unique_ptr<Policy> select;
+    if (a.flag("select")) {
+        if (a.get_one_of("select", {"slurm-tree"}) == "slurm-tree")
+            select = make_policy("slurm-tree", c);
+        opt.select = select.get();
+    }
 
     std::vector<SimMetrics> runs;
     std::map<std::string, std::map<std::string, Stat>> stats;

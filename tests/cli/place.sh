@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 49
+plan 57
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -49,8 +49,38 @@ out=$("$PLACE" place "$work/pods.json" --nodes 6 --island pod --island-wait 90 -
 check "--slurm: above a leaf, --switches=K waits --leaf-wait (240 minutes)" [ "$out" = "switches=2@240:00" ]
 out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --island-wait 90 --leaf-wait 14400 --slurm | grep '^switches=')
 check "--slurm: a preferred leaf still waits --island-wait" [ "$out" = "switches=1@1:30" ]
+# auto asks for an island only where spanning costs something: not on the
+# non-blocking pods.json, on a 4:1 one of the same shape (at 2:1 a ring over
+# 4 leaves instead of 3 loses under 1 %: nothing asked there either)
 out=$("$PLACE" place "$work/pods.json" --nodes 12 --island auto --leaf-wait 14400 --slurm | grep -v '^free=')
+check "--slurm: auto on a non-blocking fat tree asks nothing" [ -z "$out" ]
+"$TOPO" generate --pods 2 --groups 2 --hosts 4 --spines 1 --oversub 4 --format json -o "$work/pods4.json"
+out=$("$PLACE" place "$work/pods4.json" --nodes 12 --island auto --leaf-wait 14400 --slurm | grep -v '^free=')
 check "--slurm: auto larger than any pod: the fewest leaves (3 of 4 hosts), no constraint" [ "$out" = "switches=3@240:00" ]
+# --time-limit: the wait is what spanning would cost, (slowdown - 1) x the
+# limit, at most --island-wait; nothing when the running jobs free a leaf
+# later than that. node001-003 and node005-007 busy: a leaf whole when one ends.
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" | grep '^switches=')
+check "--slurm: auto without --time-limit waits --island-wait" [ "$out" = "switches=1@60:00" ]
+printf 'node[001-003] 10:00:00\nnode[005-007] 2-00:00:00\n' >"$work/late"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/late" | grep -v '^free=')
+check "--slurm: auto whose leaf is 10 hours away spans now (asks nothing)" [ -z "$out" ]
+printf 'node[001-003] 0:30\nnode[005-007] 2-00:00:00\n' >"$work/soon"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/soon" | grep '^switches=')
+case $out in
+switches=1@1:00 | switches=1@60:00 | "") not_ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs"; diag "$out" ;;
+switches=1@*) ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs" ;;
+*) not_ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs"; diag "$out" ;;
+esac
+printf 'node[001-003]\n' >"$work/bad"
+"$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/bad" >/dev/null 2>"$work/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "bad:1: expected NODELIST TIMELEFT" "$work/err"; then ok "--slurm --running: a line without time left is FILE:LINE, exit 1"; else not_ok "--slurm --running: a line without time left is FILE:LINE, exit 1"; diag "$rc $(cat "$work/err")"; fi
+"$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --running "$work/bad" >/dev/null 2>"$work/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "goes with --time-limit" "$work/err"; then ok "--running without --time-limit is a usage error"; else not_ok "--running without --time-limit is a usage error"; diag "$rc $(cat "$work/err")"; fi
 out=$("$PLACE" place "$work/pods.json" --nodes 20 --island auto --slurm)
 check "--slurm: auto larger than the fabric is refused, naming its size" \
     [ "$out" = "refuse=--fabric-island=auto: no fabric can hold 20 nodes; the largest fabric holds 16" ]
@@ -182,5 +212,13 @@ expect "simulate: --model-wait without --island-wait is a usage error" 2 \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --model-wait
 expect "simulate: --comm-share with --span-slowdown is a usage error" 2 "give one of them" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --span-slowdown 0.2
+expect "simulate: --select takes only Slurm's own choice" 2 "slurm-tree" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --select atoll
+# on the non-blocking ft.json auto asks nothing: Slurm's own choice inside
+# it is plain Slurm's, the same figures
+a=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 2 --comm-share 0.7 --policy slurm-tree | grep '^ *mean turnaround')
+b=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 2 --comm-share 0.7 --policy atoll --select slurm-tree \
+    --island-wait 3600 --model-wait | grep '^ *mean turnaround' | sed 's/atoll/slurm-tree/')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "simulate: auto on a non-blocking fabric is plain Slurm"; else not_ok "simulate: auto on a non-blocking fabric is plain Slurm"; diag "$a / $b"; fi
 out=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 | grep -c '^GPU-hours lost to slow steps')
 check "simulate --comm-share reports the GPU-hours lost" [ "$out" = 1 ]

@@ -501,9 +501,11 @@ for d in c c2; do
     [ "$d" = c2 ] && by="job_submit.lua alone"
     held_job "$work/$d/slurm.conf" "leaf_wait=20m: a required pod waits 20 minutes for 2 leaf switches ($by)" \
         "Switches=2@00:20:00" -N6 --fabric-island=pod
-    # auto, larger than any pod (8 hosts): the fabric, on 3 leaves of 4 for leaf_wait
-    held_job "$work/$d/slurm.conf" "auto, 12 nodes, larger than any pod: no constraint, 3 leaf switches for 20 minutes ($by)" \
-        "Features=(null) .*Switches=3@00:20:00" -N12 --fabric-island=auto
+    # auto, larger than any pod (8 hosts), on this non-blocking fabric:
+    # spanning is free, nothing is asked (atoll-place(1); the --switches
+    # mechanics of auto on a 4:1 fabric are in tests/cli/place.sh)
+    held_job "$work/$d/slurm.conf" "auto, 12 nodes, on a non-blocking fabric: no constraint ($by)" \
+        "Features=(null) " -N12 --fabric-island=auto
 done
 reset_plugstack
 

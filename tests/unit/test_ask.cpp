@@ -1,5 +1,7 @@
 #include "catch.hpp"
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -9,6 +11,7 @@
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
 #include "slurm/ask.hpp"
+#include "topology/csv.hpp"
 #include "topology/slurm.hpp"
 
 using namespace atl;
@@ -145,8 +148,10 @@ TEST_CASE("Slurm requests, checked by hand on 2 pods of 2 leaves of 4", "[ask]")
     CHECK(a.wider.empty());  // then anywhere
     a = ask("auto", 9);
     CHECK(a.level == Level::Fabric);
-    CHECK(a.switches == 3);
+    CHECK(a.switches == 0);  // a non-blocking fat tree: spanning is free, auto asks nothing
     CHECK(a.constraint.empty());
+    CHECK(ask("auto", 3).switches == 0);
+    CHECK(ask("leaf:preferred", 3).switches == 1);  // what the user asks for is still asked
     a = ask("pod:required", 9);
     CHECK(a.refuse == "--fabric-island=pod:required: no pod can hold 9 nodes; the largest pod holds 8");
     auto tree = make_policy("slurm-tree", c);
@@ -282,4 +287,105 @@ TEST_CASE("what a partition runs: topology.yaml, else TopologyPlugin and BlockSi
     CHECK(entries[0].cluster_default);
     std::string cmd = "rm -rf '" + d + "'";
     CHECK(std::system(cmd.c_str()) == 0);
+}
+
+// ---- auto's wait decision (issue 26) ----------------------------------------
+
+namespace {
+Topology four_hosts_csv()
+{
+    std::istringstream in("host,leaf\nh1,L1\nh2,L1\nh3,L2\nh4,L2\n");
+    return analyse(parse_topology_csv(in, "four.csv"));
+}
+
+Topology oversubscribed(double oversub)
+{
+    GenSpec g;
+    g.pods = 2;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    g.spines_per_pod = 1;
+    g.oversub = oversub;
+    return analyse(generate(g));
+}
+}  // namespace
+
+TEST_CASE("auto asks for an island only where spanning costs something", "[ask][cost]")
+{
+    Topology t2 = oversubscribed(2);
+    Cluster c2(t2);
+    FreeState idle(c2, true);
+    auto atoll = make_policy("atoll", c2);
+    CHECK_FALSE(spanning_free(c2, 3));
+    SlurmAsk a = slurm_ask(c2, *atoll, idle, parse_island("auto"), "auto", 3);
+    CHECK(a.switches == 1);  // 2:1 leaves: one leaf switch, for island_wait
+    CHECK(a.wait == SwitchWait::Island);
+    a = slurm_ask(c2, *atoll, idle, parse_island("auto"), "auto", 9);
+    CHECK(a.switches == 3);  // the fewest leaves, for leaf_wait
+    CHECK(a.wait == SwitchWait::Leaf);
+    Topology t1 = generated(2, 2, 4);
+    Cluster c1(t1);
+    CHECK(spanning_free(c1, 3));
+    CHECK(spanning_free(c1, 1));
+    // a CSV says nothing of its links: unknown is not free
+    Topology csv = four_hosts_csv();
+    Cluster cc(csv);
+    CHECK_FALSE(spanning_free(cc, 2));
+    FreeState idlec(cc, true);
+    auto ff = make_policy("first-fit", cc);
+    CHECK(slurm_ask(cc, *ff, idlec, parse_island("auto"), "auto", 2).switches == 1);
+}
+
+TEST_CASE("auto waits while the wait costs less than spanning (worked by hand)", "[ask][cost]")
+{
+    // spanning costs 20 % of a 3600 s run: 720 s
+    CHECK(auto_wait(0.2, 3600, -1, 28800) == Approx(720));  // unknown wait: the cost bounds it
+    CHECK(auto_wait(0.2, 3600, 100, 28800) == Approx(720));
+    CHECK(auto_wait(0.2, 3600, 300, 600) == Approx(600));   // the site's island_wait is the upper bound
+    CHECK(auto_wait(0.2, 3600, 720, 28800) == 0);           // the wait costs as much: span now
+    CHECK(auto_wait(0.2, 3600, std::numeric_limits<double>::infinity(), 28800) == 0);
+    CHECK(auto_wait(0.005, 3600, 0, 28800) == 0);           // spanning (nearly) free
+    CHECK(auto_wait(0.2, 0, 0, 28800) == 0);
+}
+
+TEST_CASE("the expected wait for an island from the running jobs' ends (worked by hand)", "[ask][cost]")
+{
+    Topology t = four_hosts_csv();
+    Cluster c(t);
+    FreeState f(c, true);
+    int h1 = c.find_host("h1"), h2 = c.find_host("h2"), h3 = c.find_host("h3"), h4 = c.find_host("h4");
+    f.take({h1, h2, h3});
+    std::vector<std::pair<double, std::vector<int>>> ends{{50, {h1}}, {30, {h3}}, {80, {h2}}};
+    CHECK(expected_island_wait(c, f, Level::Leaf, 1, ends) == 0);    // h4 is free now
+    CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends) == 30);   // L2 whole when h3 ends
+    // a job of one node queued ahead takes h3: L1 whole when h2 ends
+    CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends, 1) == 80);
+    f.take({h4});
+    ends.push_back({100, {h4}});
+    CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends) == 80);   // L1 at 80, L2 at 100
+    CHECK(std::isinf(expected_island_wait(c, f, Level::Leaf, 3, ends)));
+}
+
+TEST_CASE("Slurm's time format and squeue's running jobs", "[ask][cost]")
+{
+    // the forms of Slurm's time_str2secs (src/common/parse_time.c)
+    CHECK(slurm_seconds("90") == 5400);           // minutes
+    CHECK(slurm_seconds("5:30") == 330);          // minutes:seconds
+    CHECK(slurm_seconds("1:02:03") == 3723);      // hours:minutes:seconds
+    CHECK(slurm_seconds("2-3") == 2 * 86400 + 3 * 3600);
+    CHECK(slurm_seconds("2-3:04") == 2 * 86400 + 3 * 3600 + 4 * 60);
+    CHECK(slurm_seconds("1-00:00:10") == 86410);
+    CHECK(slurm_seconds("UNLIMITED") == -1);
+    CHECK(slurm_seconds("1:2:3:4") == -1);
+    CHECK(slurm_seconds("") == -1);
+    Topology t = four_hosts_csv();
+    Cluster c(t);
+    std::istringstream in("h[1-2] 10:00\nother9 5:00\nh3 UNLIMITED\n\n");
+    auto r = read_running(in, c, "running.txt");
+    REQUIRE(r.size() == 2);
+    CHECK(r[0].first == 600);
+    CHECK(r[0].second.size() == 2);
+    CHECK(r[1].second.empty());  // a host the fabric does not know
+    std::istringstream bad("h1\n");
+    CHECK_THROWS_WITH(read_running(bad, c, "running.txt"), Catch::Contains("running.txt:1:"));
 }

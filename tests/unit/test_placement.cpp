@@ -845,3 +845,43 @@ TEST_CASE("slurm-block on an NVL72 unit keeps up to 18 nodes in one domain and 3
     CHECK(c.host_name(p36.hosts.front()) == "node109");
     CHECK(c.host_name(p36.hosts.back()) == "node144");
 }
+
+TEST_CASE("the simulator: auto waits only while the wait costs less than spanning (worked by hand)", "[placement][simulate][cost]")
+{
+    // two 2:1 leaves of four: jobs 1 and 2 hold three hosts of each leaf
+    // until 1000 (their limits), job 3 (2 nodes, submitted at 1) finds one
+    // free host per leaf: its leaf is expected at 999 s
+    Topology t = two_leaves_of_four(2);
+    Cluster c(t);
+    auto run = [&](double duration3, bool model_wait) {
+        std::string trace = "job_id,submit_s,duration_s,nodes\n1,0,1000,3\n2,0,1000,3\n3,1," +
+                            std::to_string(duration3) + ",2\n";
+        std::istringstream in(trace);
+        std::vector<Job> jobs = read_trace(in, "wait.csv");
+        auto tree = make_policy("slurm-tree", c);
+        std::vector<JobRecord> rec;
+        SimOptions opt;
+        opt.island_wait = 28800;
+        opt.comm_share = 0.7;
+        opt.model_wait = model_wait;
+        opt.records = &rec;
+        simulate(c, jobs, *tree, opt);
+        auto three = std::find_if(rec.begin(), rec.end(), [](const JobRecord &r) { return r.id == "3"; });
+        REQUIRE(three != rec.end());
+        return *three;
+    };
+    JobShape shape;
+    shape.comm_share = 0.7;
+    double cost = span_slowdown(c, 2, shape, default_step_model(c.kind())) - 1;
+    REQUIRE(cost > 0.01);
+    REQUIRE(cost * 100 < 999);
+    REQUIRE(cost * 1e5 > 999);
+    JobRecord r = run(100, true);  // spanning costs it cost x 100 s < 999 s: it spans now
+    CHECK(r.start == Approx(1));
+    CHECK(r.leaves == 2);
+    r = run(1e5, true);            // it costs more than the wait: it waits for a leaf
+    CHECK(r.start == Approx(1000));
+    CHECK(r.leaves == 1);
+    r = run(100, false);           // the fixed island_wait waits whatever it costs
+    CHECK(r.start == Approx(1000));
+}
