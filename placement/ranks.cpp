@@ -1,5 +1,6 @@
 // atoll placement: the rank plan of a training job (placement/ranks.hpp).
 #include "placement/ranks.hpp"
+#include "placement/view.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -132,17 +133,35 @@ struct Finder {
     }
 };
 
-Reach reach(const Cluster &c, int a, int b)
+// a and b index `hs`
+Reach reach(const std::vector<RankHost> &hs, int a, int b)
 {
     if (a == b)
         return Reach::Node;
     for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
-        int i = c.island_of(a, l);
-        if (i >= 0 && i == c.island_of(b, l))
+        int i = hs[static_cast<std::size_t>(a)].island[static_cast<std::size_t>(l)];
+        if (i >= 0 && i == hs[static_cast<std::size_t>(b)].island[static_cast<std::size_t>(l)])
             return static_cast<Reach>(static_cast<int>(l) + 1);
     }
     return Reach::Fabric;
 }
+
+// the hosts of c as a plan sees them (their islands by level)
+std::vector<RankHost> rank_hosts(const Cluster &c, const std::vector<int> &hosts)
+{
+    std::vector<RankHost> out;
+    for (int h : hosts) {
+        RankHost r;
+        if (h >= 0 && static_cast<std::size_t>(h) < c.host_count()) {
+            for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+                r.island[static_cast<std::size_t>(l)] = c.island_of(h, l);
+            r.name = c.host_name(h);
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
 
 // Worse first: the widest reach, then the next; lexicographic over the kinds
 // in the order given (tp, tp-cp, tp-ep, pp pairs, dp), then fewer rail pairs.
@@ -271,13 +290,25 @@ std::vector<std::vector<int>> rank_groups(const Parallelism &p, const std::strin
     return generator(p, false).groups(kind);
 }
 
+namespace {
+std::vector<GroupReport> report_on(const std::vector<RankHost> &hs, int gpus, const Parallelism &p,
+                                   const std::vector<int> &rank);
+}  // namespace
+
 std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> &hosts, int gpus,
                                        const Parallelism &p, const std::vector<int> &rank)
+{
+    return report_on(rank_hosts(c, hosts), gpus, p, rank);
+}
+
+namespace {
+std::vector<GroupReport> report_on(const std::vector<RankHost> &hs, int gpus, const Parallelism &p,
+                                   const std::vector<int> &rank)
 {
     std::vector<int> slot(rank.size());
     for (std::size_t s = 0; s < rank.size(); ++s)
         slot[static_cast<std::size_t>(rank[s])] = static_cast<int>(s);
-    auto host = [&](int r) { return hosts[static_cast<std::size_t>(slot[static_cast<std::size_t>(r)] / gpus)]; };
+    auto host = [&](int r) { return slot[static_cast<std::size_t>(r)] / gpus; };  // an index of hs
     auto gpu = [&](int r) { return slot[static_cast<std::size_t>(r)] % gpus; };
     Generator dense = generator(p, false), expert = generator(p, true);
     std::vector<GroupReport> out;
@@ -289,12 +320,12 @@ std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> 
             ++r.groups;
             int widest = 0, h0 = host(grp[0]);
             for (int m : grp)
-                widest = std::max(widest, static_cast<int>(reach(c, h0, host(m))));
+                widest = std::max(widest, static_cast<int>(reach(hs, h0, host(m))));
             ++r.within[static_cast<std::size_t>(widest)];
             if (r.kind == "pp" || r.kind == "dp")
                 for (std::size_t i = 0; i + 1 < grp.size(); ++i) {
                     int a = grp[i], b = grp[i + 1];
-                    Reach x = reach(c, host(a), host(b));
+                    Reach x = reach(hs, host(a), host(b));
                     if (r.kind == "pp") {
                         ++r.pairs;
                         ++r.pairs_within[static_cast<std::size_t>(x)];
@@ -318,19 +349,15 @@ std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> 
     return out;
 }
 
+}  // namespace
+
 RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus, const Parallelism &in)
 {
     if (gpus < 1)
         throw RankError("--gpus-per-node", std::to_string(gpus) + ", expected at least 1");
     if (hosts.empty())
         throw RankError("HOSTLIST", "no hosts");
-    const int n = static_cast<int>(hosts.size()), world = n * gpus;
-    RankPlan plan;
-    plan.hosts = hosts;
-    plan.gpus_per_node = gpus;
-    plan.par = resolve_parallelism(in, world);
-    const Parallelism &p = plan.par;
-
+    const int n = static_cast<int>(hosts.size());
     // positions of the input hosts in topology order
     std::vector<int> by_host(c.host_count(), -1);
     for (int i = 0; i < n; ++i) {
@@ -344,6 +371,55 @@ RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus, c
     std::vector<int> topo;  // input indices in topology order
     for (int h : topology_order(c, hosts))
         topo.push_back(by_host[static_cast<std::size_t>(h)]);
+    RankPlan plan = plan_ranks(rank_hosts(c, hosts), topo, gpus, in);
+    plan.hosts = hosts;
+    return plan;
+}
+
+std::vector<RankHost> rank_hosts(const FabricSummary &s, const std::vector<std::string> &names)
+{
+    std::vector<RankHost> out;
+    for (const std::string &n : names) {
+        const ViewHost &h = s.hosts.at(n);
+        RankHost r;
+        r.name = n;
+        r.island[static_cast<std::size_t>(Level::Domain)] = h.domain;
+        for (int i = h.leaf, k = 0; i >= 0 && static_cast<std::size_t>(i) < s.islands.size() && k < 8;
+             i = s.islands[static_cast<std::size_t>(i)].parent, ++k) {
+            auto l = static_cast<std::size_t>(s.islands[static_cast<std::size_t>(i)].level);
+            if (l < r.island.size() && l != static_cast<std::size_t>(Level::Domain))
+                r.island[l] = i;
+        }
+        out.push_back(r);
+    }
+    return out;
+}
+
+RankPlan plan_ranks(const std::vector<RankHost> &hs, const std::vector<int> &topo, int gpus, const Parallelism &in)
+{
+    if (gpus < 1)
+        throw RankError("--gpus-per-node", std::to_string(gpus) + ", expected at least 1");
+    if (hs.empty())
+        throw RankError("HOSTLIST", "no hosts");
+    const int n = static_cast<int>(hs.size()), world = n * gpus;
+    if (topo.size() != hs.size())
+        throw RankError("HOSTLIST", "the topology order has " + std::to_string(topo.size()) + " hosts, expected " +
+                                        std::to_string(n));
+    {
+        std::vector<char> seen(hs.size(), 0);
+        for (int i : topo)
+            if (i < 0 || i >= n || seen[static_cast<std::size_t>(i)]++)
+                throw RankError("HOSTLIST", "the topology order is not a permutation of the hosts");
+    }
+    RankPlan plan;
+    plan.hosts.resize(hs.size());
+    std::iota(plan.hosts.begin(), plan.hosts.end(), 0);
+    plan.gpus_per_node = gpus;
+    plan.par = resolve_parallelism(in, world);
+    const Parallelism &p = plan.par;
+    const std::vector<int> &hosts = plan.hosts;  // indices of hs
+    auto leaf_of = [&](int i) { return hs[static_cast<std::size_t>(i)].island[static_cast<std::size_t>(Level::Leaf)]; };
+    auto domain_of = [&](int i) { return hs[static_cast<std::size_t>(i)].island[static_cast<std::size_t>(Level::Domain)]; };
 
     // units: the TP, TP x CP and expert TP x EP groups joined
     Generator dense = generator(p, false), expert = generator(p, true);
@@ -386,12 +462,12 @@ RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus, c
     std::vector<std::vector<std::vector<int>>> slots;  // leaf -> slot -> input indices
     std::vector<int> leftover;
     for (std::size_t i = 0; i < topo.size();) {
-        int h = hosts[static_cast<std::size_t>(topo[i])], leaf = c.leaf_of(h), dom = c.island_of(h, Level::Domain);
-        if (slots.empty() || i == 0 || c.leaf_of(hosts[static_cast<std::size_t>(topo[i - 1])]) != leaf)
+        int h = hosts[static_cast<std::size_t>(topo[i])], leaf = leaf_of(h), dom = domain_of(h);
+        if (slots.empty() || i == 0 || leaf_of(hosts[static_cast<std::size_t>(topo[i - 1])]) != leaf)
             slots.emplace_back();
         std::size_t j = i;
-        while (j < topo.size() && c.leaf_of(hosts[static_cast<std::size_t>(topo[j])]) == leaf &&
-               c.island_of(hosts[static_cast<std::size_t>(topo[j])], Level::Domain) == dom)
+        while (j < topo.size() && leaf_of(hosts[static_cast<std::size_t>(topo[j])]) == leaf &&
+               domain_of(hosts[static_cast<std::size_t>(topo[j])]) == dom)
             ++j;
         std::size_t k = i;
         for (; k + static_cast<std::size_t>(nu) <= j; k += static_cast<std::size_t>(nu))
@@ -431,7 +507,7 @@ RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus, c
         for (int g = 0; g < gpus; ++g)
             plain[static_cast<std::size_t>(topo[static_cast<std::size_t>(pos)] * gpus + g)] = pos * gpus + g;
 
-    std::vector<GroupReport> rp = report_groups(c, hosts, gpus, p, packed), rc = report_groups(c, hosts, gpus, p, plain);
+    std::vector<GroupReport> rp = report_on(hs, gpus, p, packed), rc = report_on(hs, gpus, p, plain);
     plan.consecutive = !(score(rp) < score(rc));
     plan.rank = plan.consecutive ? plain : packed;
     plan.groups = plan.consecutive ? rc : rp;

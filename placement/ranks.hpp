@@ -82,6 +82,22 @@ struct RankPlan {
 // order is kept when it scores no worse. RankError for sizes that cannot be.
 RankPlan plan_ranks(const Cluster &c, const std::vector<int> &hosts, int gpus_per_node, const Parallelism &p);
 
+// What a plan needs of each host: its island at each level (Domain, Leaf,
+// Group, Pod, Fabric; -1 none; any numbering that is equal exactly for the
+// same island) and its name for messages. The plugin fills it from its view.
+struct RankHost {
+    std::array<int, 5> island{{-1, -1, -1, -1, -1}};
+    std::string name;
+};
+// The same plan over such hosts, `topo` their indices in topology order
+// (RankPlan::hosts then holds 0..n-1).
+RankPlan plan_ranks(const std::vector<RankHost> &hosts, const std::vector<int> &topo, int gpus_per_node,
+                    const Parallelism &p);
+// The hosts of the plugin's view (every name a host of it) as a plan sees
+// them: the domain island, then the leaf island and its ancestors by level.
+struct FabricSummary;
+std::vector<RankHost> rank_hosts(const FabricSummary &s, const std::vector<std::string> &names);
+
 // The group reports of an assignment (rank[i*gpus+g] as in RankPlan).
 std::vector<GroupReport> report_groups(const Cluster &c, const std::vector<int> &hosts, int gpus_per_node,
                                        const Parallelism &resolved, const std::vector<int> &rank);

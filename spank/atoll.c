@@ -37,6 +37,12 @@ static int opt_explain(int val, const char *optarg, int remote)
     return atl_option(ATL_OPT_EXPLAIN, optarg, remote);
 }
 
+static int opt_ranks(int val, const char *optarg, int remote)
+{
+    (void)val;
+    return atl_option(ATL_OPT_RANKS, optarg, remote);
+}
+
 static struct spank_option atoll_options[] = {
     {"fabric-island", "LEVEL",
      "[atoll] Run in one fabric island: auto, none, or domain, leaf, group or pod, with :required (default) or "
@@ -49,6 +55,10 @@ static struct spank_option atoll_options[] = {
     {"fabric-sharp", "MODE", "[atoll] SHARP in-network reduction (NCCL CollNet): auto (default), on or off", 1, 0,
      opt_sharp},
     {"fabric-explain", NULL, "[atoll] Explain the island request at submit", 0, 0, opt_explain},
+    {"fabric-ranks", "SPEC",
+     "[atoll] ATOLL_RANK from a training job's parallelism, one task per GPU: tp=N[,cp=N][,ep=N][,pp=N][,dp=N]"
+     "[,order=tp-cp-ep-dp-pp] (Megatron-Core's groups kept in a node or NVLink domain; atoll-place ranks)",
+     1, 0, opt_ranks},
     SPANK_OPTIONS_TABLE_END};
 
 int slurm_spank_init(spank_t sp, int ac, char **av)

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "placement/policy.hpp"
+#include "placement/ranks.hpp"
 
 namespace atl {
 
@@ -71,6 +72,8 @@ struct UserOptions {
     EnvMode env = EnvMode::Auto;
     SharpMode sharp = SharpMode::Auto;
     bool explain = false;
+    std::string ranks;      // --fabric-ranks SPEC as given ("" none)
+    Parallelism par;        // ... parsed (parse_parallelism)
 };
 
 // A fabric_type= profile atoll knows: ib, roce, azure, aws, gcp, oci, nebius, generic, cloud.

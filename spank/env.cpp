@@ -245,6 +245,38 @@ StepOrder step_order(const FabricSummary &s, const StepInfo &step)
     return o;
 }
 
+void plan_step_ranks(const FabricSummary &s, const StepInfo &step, const Parallelism &par, const std::string &spec,
+                     StepOrder &o)
+{
+    o.task_ranks.clear();
+    const std::string what = "--fabric-ranks=" + shown(spec, 80);
+    if (o.order.empty() || o.node_rank < 0) {
+        o.source = what + ": " + (o.why.empty() ? "the step's topology order is not known" : o.why);
+        return;
+    }
+    if (step.tasks_per_node <= 0) {
+        o.source = what + ": " + step.layout_why + " (a plan needs one task per GPU, the same on every node)";
+        return;
+    }
+    std::vector<RankHost> hs = rank_hosts(s, step.nodes);
+    std::map<std::string, int> index;
+    for (std::size_t i = 0; i < step.nodes.size(); ++i)
+        index.emplace(step.nodes[i], static_cast<int>(i));
+    std::vector<int> topo;
+    for (const std::string &n : o.order)
+        topo.push_back(index.at(n));
+    int me = index.at(step.node);
+    try {
+        RankPlan plan = plan_ranks(hs, topo, step.tasks_per_node, par);
+        for (int g = 0; g < step.tasks_per_node; ++g)
+            o.task_ranks.push_back(plan.rank[static_cast<std::size_t>(me * step.tasks_per_node + g)]);
+        o.source = what + " (" + plan.note + ")";
+    } catch (const RankError &e) {
+        o.source = what + ": " + e.what() + " for this step of " + std::to_string(step.nodes.size()) + " nodes x " +
+                   std::to_string(step.tasks_per_node) + " tasks";
+    }
+}
+
 EnvVar task_rank(const StepOrder &o, const StepInfo &step, int local_id)
 {
     EnvVar v{"ATOLL_RANK", "", "", false, false};
@@ -252,6 +284,8 @@ EnvVar task_rank(const StepOrder &o, const StepInfo &step, int local_id)
         v.why = o.why.empty() ? "this node is not in the step's order" : o.why;
     else if (step.batch)
         v.why = "the batch step: each srun step sets its own";
+    else if (o.task_ranks.empty() && !o.source.empty())
+        v.why = o.source + ": no ATOLL_RANK";  // a plan was asked for and cannot be
     else if (!o.task_ranks.empty()) {
         if (local_id < 0 || static_cast<std::size_t>(local_id) >= o.task_ranks.size()) {
             v.why = o.source + " gives no rank for local id " + std::to_string(local_id);

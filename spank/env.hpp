@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spank/facts.hpp"
+#include "placement/ranks.hpp"
 #include "placement/view.hpp"
 
 namespace atl {
@@ -53,6 +54,14 @@ struct StepOrder {
     std::string source;
 };
 StepOrder step_order(const FabricSummary &s, const StepInfo &step);
+// --fabric-ranks SPEC: this node's tasks' global ranks from the plan of
+// atoll-place ranks (plan_ranks over the view's islands, one task per GPU,
+// so GPUs per node = tasks per node) into o.task_ranks, o.source naming the
+// plan. When no plan can be made (an unknown node, uneven tasks, sizes that
+// do not divide the step) o.task_ranks stays empty and o.source says why:
+// then no ATOLL_RANK at all, not the plain order the job did not ask for.
+void plan_step_ranks(const FabricSummary &s, const StepInfo &step, const Parallelism &par, const std::string &spec,
+                     StepOrder &o);
 // ATOLL_RANK of a task: node_rank x tasks_per_node + its local id, when every
 // node runs the same number of tasks. This is the one place a task's global
 // rank is made: another ordering (a rank plan) gives it here instead.

@@ -197,6 +197,15 @@ extern "C" int atl_option(int which, const char *value, int remote)
         case ATL_OPT_ENV: g_opt.env = parse_env_mode(v); g_asked_env = true; break;
         case ATL_OPT_SHARP: g_opt.sharp = parse_sharp_mode(v); g_asked_env = true; break;
         case ATL_OPT_EXPLAIN: g_opt.explain = true; g_asked_env = true; break;
+        case ATL_OPT_RANKS:
+            try {
+                g_opt.par = parse_parallelism(v);
+            } catch (const RankError &e) {
+                throw std::invalid_argument("--fabric-ranks: " + std::string(e.what()));
+            }
+            g_opt.ranks = v;
+            g_asked_env = true;
+            break;
         default: return -1;
         }
         g_asked = true;
@@ -361,6 +370,8 @@ extern "C" int atl_node(spank_t sp)
         }
         auto user_has = [&](const std::string &n) { return g_job_own.count(n) || has(sp, n.c_str()); };
         g_order = step_order(f->summary, g_step);
+        if (!g_opt.ranks.empty())
+            plan_step_ranks(f->summary, g_step, g_opt.par, g_opt.ranks, g_order);
         g_node_env = node_env(*f, g_cfg, g_opt, g_step, g_facts, user_has);
         std::set<std::string> mine;
         for (EnvVar &v : g_node_env) {
@@ -478,11 +489,13 @@ extern "C" int atl_task(spank_t sp)
                 std::string d = slurm_order_note(g_step, g_order);
                 uint32_t gid = 0;
                 std::string tasks;
-                if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && g_step.tasks_per_node > 0)
-                    tasks = "; its first task is Slurm's rank " + std::to_string(gid) + ", atoll's " +
-                            std::to_string(static_cast<long long>(g_order.node_rank) * g_step.tasks_per_node) +
-                            (gid == static_cast<uint32_t>(g_order.node_rank * g_step.tasks_per_node) ? " (the same)"
-                                                                                                     : " (different)");
+                if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gid) == ESPANK_SUCCESS && g_step.tasks_per_node > 0) {
+                    // atoll's rank of this task (local id 0): the plan's, or the order's
+                    long long mine0 = !g_order.task_ranks.empty() ? g_order.task_ranks[0]
+                                                                  : static_cast<long long>(g_order.node_rank) * g_step.tasks_per_node;
+                    tasks = "; its first task is Slurm's rank " + std::to_string(gid) + ", atoll's " + std::to_string(mine0) +
+                            (gid == static_cast<unsigned long long>(mine0) ? " (the same)" : " (different)");
+                }
                 std::fprintf(stderr, "atoll: %s: Slurm's node order (SLURM_NODEID) %s atoll's%s%s%s\n", g_step.node.c_str(),
                              d.empty() ? "agrees with" : "differs from", d.empty() ? "" : ": ", d.c_str(), tasks.c_str());
             }

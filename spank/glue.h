@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-enum atl_opt { ATL_OPT_ISLAND = 1, ATL_OPT_ENV, ATL_OPT_SHARP, ATL_OPT_EXPLAIN };
+enum atl_opt { ATL_OPT_ISLAND = 1, ATL_OPT_ENV, ATL_OPT_SHARP, ATL_OPT_EXPLAIN, ATL_OPT_RANKS };
 
 /* plugstack.conf arguments. A bad one is logged naming the key; at submit
  * (submit nonzero) it returns -1, elsewhere 0 with atoll doing nothing: a step

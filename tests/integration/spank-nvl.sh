@@ -14,7 +14,7 @@
 # device every user may open) on node005-007.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=15
+N=18
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -113,6 +113,41 @@ else not_ok "with a usable IMEX channel: no fallback warning"; diag "$(cat "$wor
 # and atoll sets no NCCL NVLink variable, ever
 as_user -N2 -n2 -w 'node[005-006]' sh -c 'echo "${NCCL_MNNVL_ENABLE:-unset} ${NCCL_NVLS_ENABLE:-unset}"' >"$work/nccl" 2>&1
 check "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set" [ "$(sort -u "$work/nccl")" = "unset unset" ]
+
+# --fabric-ranks: the plan of atoll-place ranks per task. Six nodes, two
+# tasks (GPUs) each, tp=4: a TP group is two nodes. Topology order node001
+# (U.1) node002 node004 (U.2) node005 node006 node007 (U.3, leaf 2).
+# Consecutive ranks would put TP group 0 on node001+node002 (two domains) and
+# group 1 on node004+node005 (two leaves). The plan packs whole groups into
+# domains: node002+node004 (ranks 0-3), node005+node006 (4-7), and the
+# leftover node001+node007 (8-11), each node's two tasks consecutive.
+as_user -N6 -n12 --ntasks-per-node=2 -w 'node[001-002,004-007]' --fabric-ranks=tp=4 --fabric-env=show \
+    sh -c 'echo "$SLURMD_NODENAME $SLURM_LOCALID ${ATOLL_RANK:-unset}"' 2>"$work/plan.err" | sort >"$work/plan"
+want="node001 0 8
+node001 1 9
+node002 0 0
+node002 1 1
+node004 0 2
+node004 1 3
+node005 0 4
+node005 1 5
+node006 0 6
+node006 1 7
+node007 0 10
+node007 1 11"
+if [ "$(cat "$work/plan")" = "$want" ]; then ok "--fabric-ranks=tp=4: every TP group of two nodes inside one NVLink domain but the leftover"
+else not_ok "--fabric-ranks=tp=4: every TP group of two nodes inside one NVLink domain but the leftover"; diag "$(cat "$work/plan" "$work/plan.err")"; fi
+# sizes that do not divide this step: no ATOLL_RANK at all (not the plain order), and why
+as_user -N2 -n4 --ntasks-per-node=2 -w 'node[005-006]' --fabric-ranks=tp=8 --fabric-env=show \
+    sh -c 'echo "${ATOLL_RANK:-unset}"' 2>"$work/plan8.err" >"$work/plan8"
+if [ "$(sort -u "$work/plan8")" = unset ] && grep -q "ATOLL_RANK not set: --fabric-ranks='tp=8': --tp: 8 makes the sizes' product more than the 4 GPUs" "$work/plan8.err"; then
+    ok "--fabric-ranks whose sizes the step cannot hold: no ATOLL_RANK, and show says why"
+else not_ok "--fabric-ranks whose sizes the step cannot hold: no ATOLL_RANK, and show says why"; diag "$(cat "$work/plan8" "$work/plan8.err")"; fi
+# a spec that is no spec fails at submit, naming the flag
+as_user -N1 --fabric-ranks=tp=4,xx=2 true >"$work/bad" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q -- "--fabric-ranks: " "$work/bad"; then ok "--fabric-ranks=tp=4,xx=2 is refused at submit, naming the flag"
+else not_ok "--fabric-ranks=tp=4,xx=2 is refused at submit, naming the flag"; diag "rc=$rc" "$(cat "$work/bad")"; fi
 
 # atoll-topo health --imex: the same check on a node, for the job's user
 mkdir -p "$work/nosys"
