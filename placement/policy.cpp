@@ -49,7 +49,8 @@ IslandRequest parse_island(const std::string &value)
         r.required = false;
         return r;
     }
-    if (lv == "fabric" || !level_from_string(lv, r.level) || (fit != "" && fit != "required" && fit != "preferred"))
+    if (lv == "fabric" || !level_from_string(lv, r.level) ||
+        (colon != std::string::npos && fit != "required" && fit != "preferred"))  // "leaf:" is no fit
         throw std::invalid_argument("--fabric-island=" + escaped(value) +
                                     ": expected auto, none, or domain, leaf, group or pod, optionally with :required "
                                     "(the default) or :preferred");

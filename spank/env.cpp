@@ -378,14 +378,22 @@ void order_env(const FabricSummary &s, const StepInfo &step, const NodeFacts &fa
         put("ATOLL_NODE_ORDER", nodes, whose + " nodes in topology order (pod, group, leaf, NVLink domain)");
     }
     put("ATOLL_NODE_RANK", std::to_string(o.node_rank), "this node's place in that order, from 0");
-    // multi-node NVLink: the nodes share one domain (the job's, for the batch step)
-    if (step.nodes.size() > 1 && none == 0 && ids.size() == 1) {
+    // multi-node NVLink: this node shares its domain with another node of the
+    // step (the job's, for the batch step); NCCL >= 2.25 fails a communicator
+    // of several domains too, once one of them holds two ranks' nodes
+    std::size_t peers = 0;  // step nodes in this node's domain, itself included
+    if (me.domain >= 0)
+        for (const std::string &h : o.order)
+            peers += s.hosts.at(h).domain == me.domain;
+    if (peers > 1) {
+        const std::string here = me.domain_id;
         const ImexChannels &c = facts.imex;
         std::string why;
         if (!facts.imex_read)
             why = "the IMEX channels were not read";
         else if (c.usable.empty())
-            why = "the " + std::to_string(step.nodes.size()) + " nodes share NVLink domain " + ids[0] + " but " +
+            why = "the " + std::to_string(peers) + " nodes share NVLink domain " + here +
+                  (ids.size() > 1 ? " (of the " + std::to_string(ids.size()) + " domains of the step)" : std::string()) + " but " +
                   (c.problem.empty() ? (c.dir_found ? "no IMEX channel in " + c.dir + " is usable by the job's user" +
                                                           (c.refused.empty() ? std::string() : " (" + c.refused[0] + ")")
                                                     : c.dir + " does not exist")
@@ -394,7 +402,7 @@ void order_env(const FabricSummary &s, const StepInfo &step, const NodeFacts &fa
                   "but not working\"; only NCCL_MNNVL_ENABLE=0 makes it fall back to the network)";
         else
             why = "IMEX channel " + c.dir + "/" + c.usable[0] + " is usable: NCCL >= 2.21 (NCCL_MNNVL_ENABLE=2, auto) "
-                  "uses multi-node NVLink in domain " + ids[0] + " itself when the GPUs' fabric state is Completed";
+                  "uses multi-node NVLink in domain " + here + " itself when the GPUs' fabric state is Completed";
         skip("NCCL_MNNVL_ENABLE", why + " (atoll never sets it)");
     }
 }

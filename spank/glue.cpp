@@ -57,18 +57,6 @@ void add_node_warning(const char *what) noexcept
     std::snprintf(g_node_warning + used, sizeof g_node_warning - used, "%s%s", used ? "; " : "", what);
 }
 
-// A node's warning: slurmd's log (at verbose unless the job asked), and the
-// job's stderr through its task 0 when the job asked for atoll.
-void node_warning(const std::string &w)
-{
-    if (g_asked) {
-        slurm_info("atoll: warning: %s", w.c_str());
-        add_node_warning(w.c_str());
-    } else {
-        slurm_verbose("atoll: warning: %s", w.c_str());
-    }
-}
-
 // A note about the node's adapters and the environment: to the job only when
 // it asked for the environment, and not again under --fabric-env=show when
 // `shown` (show's own line says it); slurmd's log in every case.
@@ -284,10 +272,10 @@ extern "C" int atl_submit(spank_t sp)
 extern "C" int atl_node(spank_t sp)
 {
     try {
-        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off)
-            return 0;
-        // the order's variables are atoll's alone: a job's own value goes
-        // first, whatever follows (set again below when atoll knows them)
+        // the order's variables are atoll's alone: a job's own value (or an
+        // earlier step's, the batch step's) goes first, whatever follows, and
+        // even in a step that gets no fabric environment (--fabric-env=off):
+        // set again below when atoll knows them
         g_job_own.clear();
         g_order = StepOrder();
         for (const char *n : order_env_names)
@@ -295,6 +283,8 @@ extern "C" int atl_node(spank_t sp)
                 g_job_own[n] = get(sp, n);
                 spank_unsetenv(sp, n);
             }
+        if (g_disabled || !g_cfg.env || g_opt.env == EnvMode::Off)
+            return 0;
         const FabricView *f = fabric();
         if (!f)
             return step_failure(g_fabric_error);

@@ -447,15 +447,31 @@ namespace {
 void add_domain_islands(Topology &t)
 {
     std::map<std::string, std::vector<int>> members;  // domain -> hosts
+    // host -> the record that named its domain: two records that reach one
+    // host (gb011 and gb011.txt, or gb003.example.com) under two domains are
+    // a contested claim, and the host is in neither
+    std::map<int, const HostDomain *> given;
+    std::set<int> contested;
     for (const HostDomain &d : t.fabric.domains) {
         auto it = t.host_index.find(d.host);
         if (it == t.host_index.end() && d.host.find('.') != std::string::npos)
             it = t.host_index.find(d.host.substr(0, d.host.find('.')));
         if (it == t.host_index.end())
             continue;
-        const Host &h = t.hosts[static_cast<std::size_t>(it->second)];
-        if (h.leaf_island >= 0)
-            members[d.domain].push_back(it->second);
+        auto e = given.emplace(it->second, &d);
+        if (!e.second && e.first->second->domain != d.domain && contested.insert(it->second).second) {
+            std::string claim = t.hosts[static_cast<std::size_t>(it->second)].name + ": NVLink domain " +
+                                shown(e.first->second->domain) + " (" + e.first->second->source + ") and " +
+                                shown(d.domain) + " (" + d.source + "), expected one domain per host: in no domain";
+            auto &rc = t.fabric.refused_claims;  // once, also when a saved fabric.json is analysed again
+            if (std::find(rc.begin(), rc.end(), claim) == rc.end())
+                rc.push_back(claim);
+        }
+    }
+    for (const auto &g : given) {
+        const Host &h = t.hosts[static_cast<std::size_t>(g.first)];
+        if (h.leaf_island >= 0 && !contested.count(g.first))
+            members[g.second->domain].push_back(g.first);
     }
     auto chain = [&](int i) {  // i and the islands above it, innermost first
         std::vector<int> c;

@@ -37,7 +37,28 @@ struct HostOutput {
     std::size_t fabric_indent = 0;
     Gpu cur;
     bool no_devices = false;
+    std::string failed;  // FILE:LINE: what nvidia-smi or ssh said instead of an answer
 };
+
+// The longest line and the most GPUs a host's answer may have: nvidia-smi
+// prints short lines and at most a few dozen GPUs; more is not its output
+// (a node writes its own answer).
+constexpr std::size_t max_line = 64 * 1024;
+constexpr std::size_t max_gpus = 1024;
+constexpr std::uintmax_t max_host_file = 16u << 20;
+
+// nvidia-smi's and ssh's own failures, which pdsh prints under the host's
+// name: the host is not configured (left out with the reason), the rest of
+// the fabric is read
+bool a_failure(const std::string &t)
+{
+    for (const char *p : {"NVIDIA-SMI has failed", "Failed to initialize NVML", "ssh: ", "ssh_exchange_identification",
+                          "Connection refused", "Connection timed out", "Permission denied", "command not found",
+                          "nvidia-smi: not found", "No route to host"})
+        if (t.find(p) != std::string::npos)
+            return true;
+    return false;
+}
 
 // nvidia-smi prints a value it cannot give as N/A (in -q) or [N/A],
 // [Not Supported] (in csv)
@@ -100,9 +121,18 @@ void take_line(HostOutput &h, const std::string &raw, const std::string &where)
     std::string line = raw;
     if (!line.empty() && line.back() == '\r')
         line.pop_back();
+    if (line.size() > max_line)
+        throw InputError(where + ": a line of " + std::to_string(line.size()) + " bytes, expected nvidia-smi output "
+                                                                               "(lines under 64 KiB)");
     std::string t = trim(line);
-    if (t.empty())
+    if (t.empty() || !h.failed.empty())
         return;
+    if (a_failure(t)) {
+        h.failed = where + ": " + shown(t, 200);
+        return;
+    }
+    if (h.gpus.size() >= max_gpus)
+        throw InputError(where + ": more than " + std::to_string(max_gpus) + " GPUs for one host, expected nvidia-smi output");
     std::size_t indent = line.find_first_not_of(" \t");
     if (h.in_fabric && indent <= h.fabric_indent)
         end_fabric(h);
@@ -162,6 +192,10 @@ NvlinkDomains decide(std::map<std::string, HostOutput> &hosts)
     for (auto &kv : hosts) {
         HostOutput &h = kv.second;
         end_fabric(h);
+        if (!h.failed.empty()) {
+            out.problems.push_back({kv.first, NvlinkProblem::Kind::NotConfigured, h.failed + " (no answer from nvidia-smi)"});
+            continue;
+        }
         if (h.gpus.empty())
             continue;
         std::string why;
@@ -216,6 +250,8 @@ NvlinkDomains parse_nvlink_pdsh(std::istream &in, const std::string &source)
         check_host(host, where);
         take_line(hosts[host], line.substr(colon + 2), where);
     }
+    if (in.bad())
+        throw InputError(source + ":" + std::to_string(lineno + 1) + ": cannot read further");
     return decide(hosts);
 }
 
@@ -228,6 +264,8 @@ NvlinkDomains parse_nvlink_host(std::istream &in, const std::string &source, con
     std::size_t lineno = 0;
     while (std::getline(in, line))
         take_line(h, line, source + ":" + std::to_string(++lineno));
+    if (in.bad())
+        throw InputError(source + ":" + std::to_string(lineno + 1) + ": cannot read further");
     return decide(hosts);
 }
 
@@ -242,14 +280,21 @@ NvlinkDomains load_nvlink(const std::string &path)
         return parse_nvlink_pdsh(in, path);
     }
     std::vector<fs::path> files;
-    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().filename().string().rfind('.', 0) != 0 && it->is_regular_file())
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code fe;  // a link loop or a dangling link is no host's file
+        if (it->path().filename().string().rfind('.', 0) != 0 && it->is_regular_file(fe) && !fe)
             files.push_back(it->path());
+    }
     if (ec)
         throw InputError(path + ": cannot read the directory: " + ec.message());
     std::sort(files.begin(), files.end());
     NvlinkDomains all;
     for (const fs::path &p : files) {
+        std::error_code se;
+        std::uintmax_t size = fs::file_size(p, se);
+        if (!se && size > max_host_file)
+            throw InputError(p.string() + ": " + std::to_string(size) + " bytes, expected one host's nvidia-smi output "
+                                                                       "(16 MiB at most)");
         std::ifstream in(p);
         if (!in)
             throw InputError(p.string() + ": cannot open");

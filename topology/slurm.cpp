@@ -315,6 +315,11 @@ BlockLayout block_layout(const Topology &t, int base_nodes, bool placeholders)
         l.base = base_nodes;
     else if (placeholders && median > 0)
         l.base = static_cast<int>(median);  // 25.05+: a smaller block is no error
+    else if (l.level == Level::Domain && median > 0)
+        // a domain short of a tray (or one whose tray's fabric was not
+        // Completed) is left out, not made the base: a base of 17 under
+        // blocks of 18 lets Slurm spread a 4-node job over two racks
+        l.base = static_cast<int>(median);
     else {
         std::size_t smallest = 0;
         for (std::size_t k = 0; k < leaves.size(); ++k)

@@ -113,8 +113,30 @@ TEST_CASE("bad nvidia-smi lines are errors naming the file and line", "[nvlink]"
     CHECK(error_of("gb01: " + kUuid + ", 2x\n") == "smi.txt:1: CliqueId '2x', expected a number or N/A");
     CHECK(error_of("no pdsh prefix\n") == "smi.txt:1: 'no pdsh prefix', expected pdsh output (HOST: line)");
     CHECK(error_of("bad$host: " + kUuid + ", 2\n").rfind("smi.txt:1: host name 'bad$host'", 0) == 0);
-    CHECK(error_of("gb01: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n")
-              .rfind("smi.txt:1: 'NVIDIA-SMI has failed", 0) == 0);
+    CHECK(error_of("gb01: " + std::string(70000, 'x') + "\n") ==
+          "smi.txt:1: a line of 70000 bytes, expected nvidia-smi output (lines under 64 KiB)");
+}
+
+TEST_CASE("a host whose nvidia-smi or ssh failed is left out, not the whole fabric", "[nvlink]")
+{
+    // pdsh prints each host's own failure under its name; one bad node must
+    // not stop discovery of the others (red team of issue 25)
+    NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\n"
+                           "gb02: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+                           "that the latest NVIDIA driver is installed and running.\n"
+                           "gb03: ssh: connect to host gb03 port 22: Connection refused\n"
+                           "pdsh@head: gb03: ssh exited with exit code 255\n"
+                           "gb04: " + kUuid + ", 2\n");
+    REQUIRE(d.domains.size() == 2);
+    CHECK(d.domains[0].host == "gb01");
+    CHECK(d.domains[1].host == "gb04");
+    REQUIRE(d.problems.size() == 2);
+    CHECK(d.problems[0].host == "gb02");
+    CHECK(d.problems[0].kind == NvlinkProblem::Kind::NotConfigured);
+    CHECK_THAT(d.problems[0].why, Catch::StartsWith("smi.txt:2: 'NVIDIA-SMI has failed because"));
+    CHECK_THAT(d.problems[0].why, Catch::EndsWith("(no answer from nvidia-smi)"));
+    CHECK(d.problems[1].host == "gb03");
+    CHECK_THAT(d.problems[1].why, Catch::StartsWith("smi.txt:3: 'ssh: connect to host gb03 port 22: Connection refused'"));
 }
 
 TEST_CASE("nvidia-smi -q output of a GB200 fixture gives the configured hosts' domains", "[nvlink]")
@@ -412,11 +434,41 @@ TEST_CASE("25.05 placeholder blocks pad uneven pods so every aggregate up to a p
                                    [](const HostDomain &d) { return d.host == "node036"; }),
                     f.domains.end());
     Topology t2 = analyse(f);
-    // 24.11: the base is the smallest block (17), so an 18-node job needs two
-    CHECK(block_layout(t2).base == 17);
+    // 24.11: the base is the full domain (18) and the short one is left out,
+    // as atoll-topo(8) says: a base of 17 under blocks of 18 let slurmctld
+    // 24.11 and 26.05 spread a 4-node job over two racks (red team)
+    BlockLayout old2 = block_layout(t2);
+    CHECK(old2.base == 18);
+    CHECK(old2.blocks.size() == 1);
+    REQUIRE(old2.left_out.size() == 1);
+    CHECK(old2.why_left_out[0] == "17 nodes, fewer than 18");
     // 25.05+: the base is the median (18), the short domain a smaller block
     BlockLayout l2 = block_layout(t2, 0, true);
     CHECK(l2.base == 18);
     CHECK(l2.left_out.empty());
     CHECK(l2.blocks.size() == 2);
+}
+
+TEST_CASE("two records that reach one host under two domains put it in neither, a refused claim", "[nvlink]")
+{
+    // a per-host file gb... beside gb....txt, or an FQDN pdsh prefix: both
+    // shorten to the fabric's host (red team of issue 25)
+    GenSpec g;
+    g.groups_per_pod = 2;
+    g.hosts_per_group = 4;
+    g.domain_size = 4;
+    Fabric f = generate(g);
+    std::string d0 = f.domains[0].domain;
+    f.domains.push_back({"node003.example.com", d0 + "x", "", "b:1"});  // node003 is in d0 already
+    f.domains.push_back({"node006.example.com", f.domains[5].domain, "", "b:2"});  // the same domain: no claim
+    Topology t = analyse(f);
+    const Host &h3 = t.hosts[static_cast<std::size_t>(t.host_index.at("node003"))];
+    CHECK(h3.domain < 0);
+    CHECK(t.hosts[static_cast<std::size_t>(t.host_index.at("node006"))].domain >= 0);
+    REQUIRE(t.fabric.refused_claims.size() == 1);
+    CHECK_THAT(t.fabric.refused_claims[0], Catch::StartsWith("node003: NVLink domain '" + d0 + "'"));
+    CHECK_THAT(t.fabric.refused_claims[0], Catch::Contains("expected one domain per host: in no domain"));
+    // analysed again (a saved fabric.json): the claim once
+    Topology again = analyse(t.fabric);
+    CHECK(again.fabric.refused_claims.size() == 1);
 }
