@@ -274,8 +274,13 @@ Parallelism resolve_parallelism(const Parallelism &in, int world)
     if ((p.cp * p.dp) % p.ep != 0)
         throw RankError("--ep", std::to_string(p.ep) + " does not divide cp x dp = " + std::to_string(p.cp * p.dp) +
                                     " (Megatron takes expert parallelism out of cp x dp)");
-    std::vector<std::string> names = order_tokens(p);
-    if (names.back() != "pp" && p.pp > 1 && p.ep != p.cp)
+    order_tokens(p);  // the order checked: known names, none twice, none left out of size above 1
+    // Megatron asserts order.endswith("pp") on the order as given, before its
+    // RankGenerator appends the names left out (of size 1)
+    std::string given = p.order;
+    std::transform(given.begin(), given.end(), given.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    bool pp_last = given.size() >= 2 && given.compare(given.size() - 2, 2, "pp") == 0;
+    if (!pp_last && p.pp > 1 && p.ep != p.cp)
         throw RankError("--order", "\"" + p.order + "\" does not end in pp, so Megatron needs the expert data-parallel "
                                                     "size to equal dp (ep = cp)");
     return p;

@@ -142,6 +142,13 @@ TEST_CASE("sizes must multiply to the GPUs and divide as Megatron needs", "[rank
     CHECK(flag(p, 576) == "--order");
     p.ep = 1;
     CHECK(flag(p, 576) == "accepted");
+    // Megatron asserts order.endswith("pp") on the order as given: one that
+    // leaves out cp (size 1, appended by RankGenerator) still ends in pp
+    p.ep = 4;
+    p.order = "tp-ep-dp-pp";
+    CHECK(flag(p, 576) == "accepted");
+    p.order = "tp-ep-pp-dp";
+    CHECK(flag(p, 576) == "--order");
 }
 
 TEST_CASE("TP=4 on NVL72 trays puts every TP group on one tray, ranks consecutive in topology order", "[ranks][nvlink]")
