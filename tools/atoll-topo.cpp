@@ -405,13 +405,18 @@ int cmd_slurm(int argc, char **argv)
         if (what != "block" && what != "yaml" && !block_requests)
             throw Usage("--slurm-version: only with --format block, yaml or requests --topology block");
         std::string v = a.get("slurm-version");
+        // a whole release (25.05.1, slurmctld -V's) stands for its MAJOR.MINOR
+        std::size_t second = v.find('.', v.find('.') + 1);
+        if (v.find('.') != std::string::npos && second != std::string::npos && second + 1 < v.size() &&
+            v.find_first_not_of("0123456789", second + 1) == std::string::npos)
+            v = v.substr(0, second);
         std::size_t dot = v.find('.');
         int major = 0, minor = 0;
         if (dot == std::string::npos || dot == 0 || v.find_first_not_of("0123456789.") != std::string::npos ||
             v.find('.', dot + 1) != std::string::npos || dot + 1 == v.size() ||
             (major = std::atoi(v.substr(0, dot).c_str())) < 17 || major > 99 ||
             (minor = std::atoi(v.substr(dot + 1).c_str())) < 0 || minor > 12)
-            throw Usage("--slurm-version: \"" + v + "\", expected a Slurm release as MAJOR.MINOR (24.11, 26.05)");
+            throw Usage("--slurm-version: \"" + a.get("slurm-version") + "\", expected a Slurm release as MAJOR.MINOR (24.11, 26.05) or MAJOR.MINOR.MICRO");
         if (major * 100 + minor < 2311)
             throw Usage("--slurm-version: Slurm " + v + " has no topology/block (23.11 and later)");
         placeholders = major * 100 + minor >= 2505;

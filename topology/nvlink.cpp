@@ -67,6 +67,14 @@ bool unavailable(const std::string &v)
     return v == "N/A" || v == "Not Supported" || (v.size() >= 2 && v.front() == '[' && v.back() == ']');
 }
 
+// nvidia-smi prints UUIDs in lower case; one domain whatever case a copy has
+std::string lower_uuid(std::string v)
+{
+    if (!unavailable(v))
+        std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return v;
+}
+
 bool all_zero_uuid(const std::string &v)
 {
     return std::all_of(v.begin(), v.end(), [](char c) { return c == '0' || c == '-'; });
@@ -83,9 +91,10 @@ void check_ids(const Gpu &g)
     }
     if (!unavailable(g.clique)) {
         bool ok = !g.clique.empty() && g.clique.size() <= 10 &&
-                  std::all_of(g.clique.begin(), g.clique.end(), [](unsigned char c) { return std::isdigit(c); });
+                  std::all_of(g.clique.begin(), g.clique.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+                  std::stoull(g.clique) <= 0xffffffffull;  // nvmlGpuFabricInfo_t's cliqueId is 32 bits
         if (!ok)
-            throw InputError(g.where + ": CliqueId " + shown(g.clique) + ", expected a number or N/A");
+            throw InputError(g.where + ": CliqueId " + shown(g.clique) + ", expected a number (0 to 4294967295) or N/A");
     }
 }
 
@@ -148,7 +157,7 @@ void take_line(HostOutput &h, const std::string &raw, const std::string &where)
             throw InputError(where + ": " + shown(t) + ", expected two fields: ClusterUUID, CliqueId");
         Gpu g;
         g.where = where;
-        g.cluster = trim(t.substr(0, comma));
+        g.cluster = lower_uuid(trim(t.substr(0, comma)));
         g.clique = trim(t.substr(comma + 1));
         if (g.cluster == "clusterUuid" || g.cluster == "fabric.clusterUuid")
             return;  // a header row (--format=csv without noheader)
@@ -173,7 +182,7 @@ void take_line(HostOutput &h, const std::string &raw, const std::string &where)
         else if (key == "CliqueId" || key == "Clique ID")
             h.cur.clique = value;
         else if (key == "ClusterUUID" || key == "ClusterUuid" || key == "Cluster UUID")
-            h.cur.cluster = value;
+            h.cur.cluster = lower_uuid(value);
         return;
     }
     // the rest of nvidia-smi -q: "Key : value", sections (indented, or

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <filesystem>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -110,7 +111,18 @@ TEST_CASE("bad nvidia-smi lines are errors naming the file and line", "[nvlink]"
     CHECK(error_of("gb01: " + kUuid + ", 2\ngb01: a, b, c\n") ==
           "smi.txt:2: 'a, b, c', expected two fields: ClusterUUID, CliqueId");
     CHECK(error_of("gb01: not;a;uuid, 2\n") == "smi.txt:1: ClusterUUID 'not;a;uuid', expected a UUID (hex digits and '-') or N/A");
-    CHECK(error_of("gb01: " + kUuid + ", 2x\n") == "smi.txt:1: CliqueId '2x', expected a number or N/A");
+    CHECK(error_of("gb01: " + kUuid + ", 2x\n") == "smi.txt:1: CliqueId '2x', expected a number (0 to 4294967295) or N/A");
+    CHECK(error_of("gb01: " + kUuid + ", 4294967296\n") ==
+          "smi.txt:1: CliqueId '4294967296', expected a number (0 to 4294967295) or N/A");
+    {
+        // one domain whatever case a copy of the UUID has
+        std::string upper = kUuid;
+        for (char &c : upper)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        NvlinkDomains d = pdsh("gb01: " + kUuid + ", 2\ngb02: " + upper + ", 2\n");
+        REQUIRE(d.domains.size() == 2);
+        CHECK(d.domains[0].domain == d.domains[1].domain);
+    }
     CHECK(error_of("no pdsh prefix\n") == "smi.txt:1: 'no pdsh prefix', expected pdsh output (HOST: line)");
     CHECK(error_of("bad$host: " + kUuid + ", 2\n").rfind("smi.txt:1: host name 'bad$host'", 0) == 0);
     CHECK(error_of("gb01: " + std::string(70000, 'x') + "\n") ==
