@@ -304,7 +304,16 @@ extern "C" int atl_node(spank_t sp)
             // S_JOB_NNODES names (the list comes from the user's srun)
             if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid >= nnodes)
                 return step_failure("cannot tell which node of the step this is");
-            g_step.nodes = expand_hostlist(get(sp, "SLURM_STEP_NODELIST"), nnodes);
+            try {
+                g_step.nodes = expand_hostlist(get(sp, "SLURM_STEP_NODELIST"), nnodes);
+            } catch (const std::exception &) {
+                // a heterogeneous step's components share one node list but
+                // each counts only its own nodes: no order atoll could trust
+                if (!has(sp, "SLURM_HET_SIZE"))
+                    throw;
+                return step_failure("a heterogeneous step: its components' nodes are not told apart in "
+                                    "SLURM_STEP_NODELIST (run each component as its own step for a fabric environment)");
+            }
             if (g_step.nodes.size() != nnodes)
                 return step_failure("the step's node list does not have the step's node count");
             g_step.node = g_step.nodes[nodeid];

@@ -14,7 +14,7 @@
 # device every user may open) on node005-007.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=19
+N=20
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -124,6 +124,14 @@ timeout 90 setpriv --reuid=65534 --regid=65534 --clear-groups -- sbatch --chdir=
 if [ "$(sort "$work/out/batch.out" 2>/dev/null)" = "node001 unset unset unset
 node002 unset unset unset" ]; then ok "--fabric-env=off in a batch job: no stale ATOLL_NODE_RANK, ATOLL_DOMAIN or ATOLL_NODE_ORDER"
 else not_ok "--fabric-env=off in a batch job: no stale ATOLL_NODE_RANK, ATOLL_DOMAIN or ATOLL_NODE_ORDER"; diag "$(cat "$work/out/batch.out" "$work/batch.err")"; fi
+
+# a heterogeneous step: its components share one node list; atoll says so
+# (it printed a bare hostlist count error) and sets nothing
+as_user -N1 -w node001 --fabric-env=show sh -c 'echo "${ATOLL_NODE_RANK:-unset}"' : -N1 -w node005 sh -c 'echo "${ATOLL_NODE_RANK:-unset}"' \
+    >"$work/het" 2>"$work/het.err"
+if grep -q "a heterogeneous step: its components' nodes are not told apart" "$work/het.err" && [ "$(sort -u "$work/het")" = unset ]; then
+    ok "a heterogeneous step: no order variables, and a message that says why"
+else not_ok "a heterogeneous step: no order variables, and a message that says why"; diag "$(cat "$work/het" "$work/het.err")"; fi
 
 # nodes of domain U.3 with an IMEX channel the user may open: no warning
 as_user -N2 -n2 -w 'node[005-006]' --fabric-env=show sh -c "$vars" 2>"$work/imex.err" >"$work/imex"
