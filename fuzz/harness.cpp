@@ -34,6 +34,7 @@
 #include "topology/lldp.hpp"
 #include "topology/nodehealth.hpp"
 #include "topology/nvlink.hpp"
+#include "placement/ranks.hpp"
 #include "topology/report.hpp"
 #include "topology/slurm.hpp"
 #include "topology/topology.hpp"
@@ -136,7 +137,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -224,6 +225,22 @@ int fuzz_one(const std::string &target, const std::string &bytes)
         else if (target == "nvlink") {
             Fabric f;
             add_nvlink(f, parse_nvlink_pdsh(in, "fuzz.txt"));
+        } else if (target == "ranks") {
+            // --fabric-ranks SPEC, as a job's user writes it: parsed, then
+            // planned for a step of 144 trays x 4 GPUs in racks of 18
+            std::string spec = bytes.substr(0, bytes.find('\n'));
+            Parallelism par = parse_parallelism(spec);
+            std::vector<RankHost> hs(144);
+            std::vector<int> topo(144);
+            for (int i = 0; i < 144; ++i) {
+                hs[static_cast<std::size_t>(i)].island = {{i / 18, i / 36, i / 36, i / 72, 0}};
+                topo[static_cast<std::size_t>(i)] = i;
+            }
+            RankPlan plan = plan_ranks(hs, topo, 4, par);
+            std::vector<char> seen(plan.rank.size(), 0);
+            for (int r : plan.rank)
+                if (r < 0 || static_cast<std::size_t>(r) >= seen.size() || seen[static_cast<std::size_t>(r)]++)
+                    __builtin_trap();  // a plan must give every rank once
         }
         else
             return -1;

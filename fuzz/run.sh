@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -19,7 +19,7 @@ flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 srcs="topology/fabric.cpp topology/ibnetdiscover.cpp topology/analyse.cpp topology/json.cpp topology/check.cpp
 topology/hostlist.cpp topology/slurm.cpp topology/csv.cpp topology/cloud.cpp topology/lldp.cpp topology/diff.cpp
 topology/dot.cpp topology/io.cpp topology/generate.cpp topology/nodehealth.cpp topology/report.cpp topology/noibnetdisc.cpp placement/cluster.cpp placement/view.cpp topology/nvlink.cpp
-placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp
+placement/cost.cpp placement/policy.cpp placement/policy_atoll.cpp placement/policy_slurm_tree.cpp placement/policy_slurm_block.cpp placement/ranks.cpp
 placement/trace.cpp slurm/ask.cpp slurm/simulate.cpp node/sysfs.cpp node/qos.cpp node/ethtool.cpp node/health.cpp node/cloudenv.cpp node/imex.cpp"
 objs=
 # an object is stale when its source or any header changed since it was built
@@ -68,6 +68,7 @@ one() {
     ofinccl) seeds="$here/fuzz/seeds/ofinccl/*" ;;
     report) seeds="$here/tests/data/ibnetdiscover/*.topo $here/tests/data/ibnetdiscover/director_mcs8500_hand.txt $here/fuzz/seeds/report/*" ;;
     nvlink) seeds="$here/tests/data/nvlink/*.txt" ;;
+    ranks) seeds="$here/fuzz/seeds/ranks/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)
