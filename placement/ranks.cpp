@@ -385,16 +385,9 @@ std::vector<RankHost> rank_hosts(const FabricSummary &s, const std::vector<std::
 {
     std::vector<RankHost> out;
     for (const std::string &n : names) {
-        const ViewHost &h = s.hosts.at(n);
         RankHost r;
         r.name = n;
-        r.island[static_cast<std::size_t>(Level::Domain)] = h.domain;
-        for (int i = h.leaf, k = 0; i >= 0 && static_cast<std::size_t>(i) < s.islands.size() && k < 8;
-             i = s.islands[static_cast<std::size_t>(i)].parent, ++k) {
-            auto l = static_cast<std::size_t>(s.islands[static_cast<std::size_t>(i)].level);
-            if (l < r.island.size() && l != static_cast<std::size_t>(Level::Domain))
-                r.island[l] = i;
-        }
+        r.island = view_levels(s, s.hosts.at(n));
         out.push_back(r);
     }
     return out;

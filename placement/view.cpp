@@ -125,6 +125,19 @@ std::string domain_id_problem(const std::string &id)
     return id == "-" ? "\"-\" means none" : "";
 }
 
+std::array<int, 5> view_levels(const FabricSummary &s, const ViewHost &h)
+{
+    std::array<int, 5> at{{-1, -1, -1, -1, -1}};
+    for (int i = h.leaf, k = 0; i >= 0 && static_cast<std::size_t>(i) < s.islands.size() && k < 8;
+         i = s.islands[static_cast<std::size_t>(i)].parent, ++k) {
+        auto l = static_cast<std::size_t>(s.islands[static_cast<std::size_t>(i)].level);
+        if (l < at.size() && l != static_cast<std::size_t>(Level::Domain))
+            at[l] = i;
+    }
+    at[static_cast<std::size_t>(Level::Domain)] = h.domain;
+    return at;
+}
+
 std::vector<std::string> view_order(const FabricSummary &s, const std::vector<std::string> &hosts)
 {
     // the keys of topology_order(): the network chain from the host's leaf
@@ -132,9 +145,7 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
     using Key = std::tuple<int, int, int, int>;
     auto key = [&](const std::string &n) {
         const ViewHost &h = s.hosts.at(n);
-        int at[5] = {-1, -1, -1, -1, -1};
-        for (int i = h.leaf, k = 0; i >= 0 && k < 8; i = s.islands[static_cast<std::size_t>(i)].parent, ++k)
-            at[static_cast<std::size_t>(s.islands[static_cast<std::size_t>(i)].level)] = i;
+        std::array<int, 5> at = view_levels(s, h);
         return Key(at[static_cast<int>(Level::Pod)], at[static_cast<int>(Level::Group)], at[static_cast<int>(Level::Leaf)],
                    h.domain);
     };

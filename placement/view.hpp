@@ -5,6 +5,7 @@
 // fabric.json per step (`atoll-topo slurm --format view`).
 #pragma once
 
+#include <array>
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -54,6 +55,9 @@ FabricSummary summarise(const Topology &t, const Cluster &c);
 // "" when a domain or sub-domain ID may go into the view and the environment
 // as it is (1-128 of A-Z a-z 0-9 . _ : -), else what is wrong with it.
 std::string domain_id_problem(const std::string &id);
+// A view host's islands by level (index Level::Domain .. Level::Fabric; -1
+// none): its domain, then its leaf island and the islands above it.
+std::array<int, 5> view_levels(const FabricSummary &s, const ViewHost &h);
 // Hosts in topology order as placement's topology_order() puts them (pod,
 // group, leaf island, NVLink domain, each kept together; the given order
 // inside), from the view alone. Every name must be a host of the view.

@@ -502,6 +502,25 @@ std::vector<std::string> hostlist_operand(const std::string &list, const char *p
     }
 }
 
+// The compute hosts of c the names give, in the names' order, each once;
+// InputError (prefixed "order: ", "ranks: ") naming one the fabric lacks or
+// that is not a compute host.
+std::vector<int> pool_hosts(const Cluster &c, const std::vector<std::string> &names, const char *prefix)
+{
+    std::vector<int> hosts;
+    std::set<int> seen;
+    for (const auto &n : names) {
+        int h = c.find_host(n);
+        if (h < 0)
+            throw InputError(prefix + std::string("host ") + shown(n) + " is not in the fabric " + c.source());
+        if (!c.in_pool(h))
+            throw InputError(prefix + std::string("host ") + shown(n) + " is not a compute host (see atoll-topo show)");
+        if (seen.insert(h).second)
+            hosts.push_back(h);
+    }
+    return hosts;
+}
+
 // atoll-place order FABRIC HOSTLIST: the hosts in topology order, one a line
 // (a hostfile for torchrun, mpirun or SLURM_HOSTFILE)
 int cmd_order(int argc, char **argv)
@@ -511,18 +530,7 @@ int cmd_order(int argc, char **argv)
         throw Usage("order: give a FABRIC and a HOSTLIST");
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
-    std::vector<std::string> names = hostlist_operand(a.operands[1], "order: ");
-    std::vector<int> hosts;
-    std::set<int> seen;
-    for (const auto &n : names) {
-        int h = c.find_host(n);
-        if (h < 0)
-            throw InputError("order: host " + shown(n) + " is not in the fabric " + c.source());
-        if (!c.in_pool(h))
-            throw InputError("order: host " + shown(n) + " is not a compute host (see atoll-topo show)");
-        if (seen.insert(h).second)
-            hosts.push_back(h);
-    }
+    std::vector<int> hosts = pool_hosts(c, hostlist_operand(a.operands[1], "order: "), "order: ");
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         for (int h : topology_order(c, hosts))
             o << c.host_name(h) << "\n";
@@ -566,17 +574,7 @@ int cmd_ranks(int argc, char **argv)
                     " GPUs is more than " + std::to_string(big) + " ranks");
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
-    std::vector<int> hosts;
-    std::set<int> seen;
-    for (const auto &n : names) {
-        int h = c.find_host(n);
-        if (h < 0)
-            throw InputError("ranks: host " + shown(n) + " is not in the fabric " + c.source());
-        if (!c.in_pool(h))
-            throw InputError("ranks: host " + shown(n) + " is not a compute host (see atoll-topo show)");
-        if (seen.insert(h).second)
-            hosts.push_back(h);
-    }
+    std::vector<int> hosts = pool_hosts(c, names, "ranks: ");
     RankPlan plan;
     try {
         plan = plan_ranks(c, hosts, gpus, par);
