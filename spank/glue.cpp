@@ -349,9 +349,10 @@ extern "C" int atl_node(spank_t sp)
                     g_warning[0] = 0;
             }
         }
-        // IMEX channels, where this node is in an NVLink domain
+        // IMEX channels, where this node is in an NVLink domain and the step
+        // has another node (order_env() judges them only then)
         auto me = f->summary.hosts.find(g_step.node);
-        if (me != f->summary.hosts.end() && me->second.domain >= 0) {
+        if (me != f->summary.hosts.end() && me->second.domain >= 0 && g_step.nodes.size() > 1) {
             uid_t uid = 0;
             gid_t gid = 0;
             gid_t *gids = nullptr;
