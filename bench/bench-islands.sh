@@ -105,15 +105,32 @@ sim() {  # NAME OPTIONS...
     _n=$1; shift
     "$build/tools/atoll-place" simulate "$work/fabric.json" "$out/stream.csv" --seeds 1 --jitter 0 \
         --backfill conservative --bf-interval "$bf_interval" --bf-window 86400 "$@" |
-        awk -v n="$_n" '/in one leaf/ { p = $(NF - 2) } /^mean wait/ { w = $(NF - 2) } END { printf "%-12s leaf-fitting in one leaf %5.1f%%  mean wait %5.1f s\n", n, p, w }'
+        awk -v n="$_n" '/in one leaf/ { p = $(NF - 2) } /^mean wait/ { w = $(NF - 2) }
+            /^mean turnaround/ { t = $(NF - 2) } /^makespan/ { m = $(NF - 2) }
+            END { printf "%-12s leaf-fitting in one leaf %5.1f%%  mean wait %5.1f s", n, p, w
+                  if (cost) printf "  turnaround %.1f s makespan %.0f s", t, m
+                  print "" }' cost="${COST:+1}"
 }
+# with COST, the jobs run as long as the step model says, each worked out from
+# its allocation alone (--uplink-load busy: what the real jobs compute), and
+# atoll's requests are the ones cli_filter.lua and job_submit.lua make: the
+# island ranked by atoll, Slurm's node choice inside it (--select slurm-tree),
+# auto's wait from the model (--model-wait, island_wait its bound)
+simcost=
+# shellcheck disable=SC2086
+[ -z "${COST:-}" ] || simcost="$COST --uplink-load busy"
 for mode in $modes; do
     age=0 reserve=0
     case "$mode" in *bf_min_age_reserve=*) age=$(echo "$mode" | sed 's/.*bf_min_age_reserve=\([0-9]*\).*/\1/') ;; esac
     case "$mode" in *bf_job_part_count_reserve=*) reserve=$(echo "$mode" | sed 's/.*bf_job_part_count_reserve=\([0-9]*\).*/\1/') ;; esac
     case "${mode%%@*}" in
-    plain) sim "$mode" --policy slurm-tree --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
-    auto) sim "$mode" --policy atoll --island-wait "$wait" --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
-    leaf) sim "$mode" --policy atoll --fit required --bf-min-age-reserve "$age" --bf-reserve "$reserve" ;;
+    # shellcheck disable=SC2086
+    plain) sim "$mode" --policy slurm-tree --bf-min-age-reserve "$age" --bf-reserve "$reserve" $simcost ;;
+    # shellcheck disable=SC2086
+    auto) sim "$mode" --policy atoll --island-wait "$wait" --bf-min-age-reserve "$age" --bf-reserve "$reserve" \
+        $simcost ${COST:+--model-wait --select slurm-tree} ;;
+    # shellcheck disable=SC2086
+    leaf) sim "$mode" --policy atoll --fit required --bf-min-age-reserve "$age" --bf-reserve "$reserve" \
+        $simcost ${COST:+--select slurm-tree} ;;
     esac
 done

@@ -197,6 +197,11 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         }
     }
 
+    for (std::size_t l = 0; l < largest_.size(); ++l) {
+        largest_[l] = 0;
+        for (int i : by_level_[l])
+            largest_[l] = std::max(largest_[l], capacity(i));
+    }
     // Fewest leaves for n hosts.
     std::vector<int> caps;
     for (int l : leaves)
@@ -260,13 +265,7 @@ int Cluster::island_of(int h, Level l) const
     return island_of_[static_cast<std::size_t>(h)][static_cast<std::size_t>(l)];
 }
 
-int Cluster::largest(Level l) const
-{
-    int m = 0;
-    for (int i : at(l))
-        m = std::max(m, capacity(i));
-    return m;
-}
+int Cluster::largest(Level l) const { return largest_[static_cast<std::size_t>(l)]; }
 
 int Cluster::hops(int leaf_a, int leaf_b) const
 {
@@ -306,6 +305,10 @@ void write_islands(std::ostream &out, const Cluster &c)
 FreeState::FreeState(const Cluster &c, bool all_free)
     : c_(&c), free_(c.host_count(), 0), count_(c.islands().size(), 0)
 {
+    for (std::size_t l = 0; l < islands_with_.size(); ++l) {
+        islands_with_[l].assign(static_cast<std::size_t>(c.largest(static_cast<Level>(l))) + 1, 0);
+        islands_with_[l][0] = static_cast<int>(c.at(static_cast<Level>(l)).size());
+    }
     if (all_free)
         for (std::size_t h = 0; h < c.host_count(); ++h)
             if (c.in_pool(static_cast<int>(h)))
@@ -319,10 +322,28 @@ void FreeState::set(int h, bool free)
         return;
     f = free ? 1 : 0;
     for (int i = c_->leaf_of(h); i >= 0; i = c_->island(i).parent)
-        count_[static_cast<std::size_t>(i)] += free ? 1 : -1;
+        count(i, free ? 1 : -1);
     int d = c_->island_of(h, Level::Domain);
     if (d >= 0)
-        count_[static_cast<std::size_t>(d)] += free ? 1 : -1;
+        count(d, free ? 1 : -1);
+}
+
+void FreeState::count(int island, int delta)
+{
+    int &n = count_[static_cast<std::size_t>(island)];
+    std::vector<int> &with = islands_with_[static_cast<std::size_t>(c_->island(island).level)];
+    --with[static_cast<std::size_t>(n)];
+    n += delta;
+    ++with[static_cast<std::size_t>(n)];
+}
+
+int FreeState::most_free(Level l) const
+{
+    const std::vector<int> &with = islands_with_[static_cast<std::size_t>(l)];
+    for (std::size_t f = with.size(); f-- > 0;)
+        if (with[f] > 0)
+            return static_cast<int>(f);
+    return 0;
 }
 
 }  // namespace atl

@@ -90,6 +90,7 @@ private:
     std::vector<int> leaf_pos_;       // island -> position among leaf islands
     std::vector<int> hop_matrix_;     // leaf pos x leaf pos
     std::vector<int> min_leaves_;     // n -> fewest leaves
+    std::array<int, 5> largest_{};    // by Level: capacity of its largest island
     std::vector<TreeRecord> tree_;
     BlockView blocks_;
     int root_ = -1, pool_ = 0, rails_ = 0;
@@ -118,11 +119,17 @@ public:
     void set(int h, bool free);                       // pool hosts only
     void take(const std::vector<int> &hosts) { for (int h : hosts) set(h, false); }
     void give(const std::vector<int> &hosts) { for (int h : hosts) set(h, true); }
+    // The most free hosts any one island of level l has (counted as hosts
+    // come and go, so a policy need not look at every island to know that
+    // none has room).
+    int most_free(Level l) const;
 
 private:
+    void count(int island, int delta);
     const Cluster *c_;
     std::vector<char> free_;
     std::vector<int> count_;
+    std::array<std::vector<int>, 5> islands_with_;  // by Level: [f] islands with f free hosts
 };
 
 }  // namespace atl

@@ -1,9 +1,7 @@
 #include "placement/policy.hpp"
 
 #include <algorithm>
-#include <map>
 #include <random>
-#include <set>
 
 #include "placement/policies.hpp"
 #include "topology/fabric.hpp"
@@ -101,24 +99,38 @@ void describe(const Cluster &c, Placement &p)
     p.per_leaf.clear();
     if (p.hosts.empty())
         return;
-    std::map<int, int> per_leaf;
-    std::set<int> groups, pods, domains;
+    // islands spanned at each level: sorted vectors, not sets (this runs at every decision)
+    std::vector<int> leaves, groups, pods, domains;
+    leaves.reserve(p.hosts.size());
+    groups.reserve(p.hosts.size());
+    pods.reserve(p.hosts.size());
     p.domain_hosts_only = true;
     for (int h : p.hosts) {
-        per_leaf[c.leaf_of(h)]++;
+        leaves.push_back(c.leaf_of(h));
         int d = c.island_of(h, Level::Domain);
         if (d >= 0)
-            domains.insert(d);
+            domains.push_back(d);
         else
             p.domain_hosts_only = false;
-        groups.insert(c.island_of(h, Level::Group));
-        pods.insert(c.island_of(h, Level::Pod));
+        groups.push_back(c.island_of(h, Level::Group));
+        pods.push_back(c.island_of(h, Level::Pod));
     }
-    p.per_leaf.assign(per_leaf.begin(), per_leaf.end());
-    p.leaves = static_cast<int>(per_leaf.size());
-    p.groups = static_cast<int>(groups.size());
-    p.pods = static_cast<int>(pods.size());
-    p.domains = static_cast<int>(domains.size());
+    auto distinct = [](std::vector<int> &v) {
+        std::sort(v.begin(), v.end());
+        return static_cast<int>(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    std::sort(leaves.begin(), leaves.end());
+    for (std::size_t i = 0; i < leaves.size();) {  // (leaf, hosts), by leaf
+        std::size_t j = i;
+        while (j < leaves.size() && leaves[j] == leaves[i])
+            ++j;
+        p.per_leaf.push_back({leaves[i], static_cast<int>(j - i)});
+        i = j;
+    }
+    p.leaves = static_cast<int>(p.per_leaf.size());
+    p.groups = distinct(groups);
+    p.pods = distinct(pods);
+    p.domains = distinct(domains);
     p.island = -1;
     for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
         int first = c.island_of(p.hosts[0], l);

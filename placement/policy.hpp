@@ -84,6 +84,9 @@ public:
     // A what-if: decides without changing `free`. Never throws for a request
     // that cannot be met; returns ok == false with an error instead.
     Placement place(const FreeState &free, const Request &req);
+    // The policy's hosts alone (unsorted, no describe(), none of place()'s
+    // checks): for a policy that runs inside another's choice.
+    Placement choose_hosts(const FreeState &free, const Request &req) { return choose(free, req); }
 
 protected:
     virtual Placement choose(const FreeState &free, const Request &req) = 0;

@@ -127,6 +127,10 @@ private:
     std::vector<int> domain_order(const FreeState &free, int island, int k) const;
     void link_speeds(const Cluster &c);
     std::vector<int> caps_;  // scratch
+    // unhealthy, leaves spanned, the step model's bandwidth (faster first:
+    // the predicted step), left over (fragmentation), parent free, index
+    using Key = std::tuple<int, int, int, int, int, int>;
+    std::vector<std::pair<Key, int>> fits_;  // scratch: the islands of a level that hold the job
     std::unique_ptr<Policy> tree_;  // Slurm's best fit, for Split::Pack
     // the step model's bandwidth term per island (placement/cost.hpp): Mb/s
     // of a host inside one leaf, and across its leaves' uplinks (host /
@@ -261,11 +265,15 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
                 break;
             }
-            // unhealthy, leaves spanned, the step model's bandwidth (faster
-            // first: the predicted step), left over (fragmentation), parent free, index
-            using Key = std::tuple<int, int, int, int, int, int>;
+            if (n > free.most_free(L)) {  // none has room (counted as hosts come and go): no need to weigh them
+                p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
+                                  " has " + std::to_string(n) + " free (most: " + std::to_string(free.most_free(L)) +
+                                  ")");
+                continue;
+            }
             link_speeds(c);
-            std::vector<std::pair<Key, int>> fits;
+            std::vector<std::pair<Key, int>> &fits = fits_;
+            fits.clear();
             int most = 0, too_spread = 0;
             for (int i : c.at(L)) {
                 // a domain spanning leaves lies in its parent: only when that meets the level
@@ -299,13 +307,15 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                                   " (most: " + std::to_string(most) + ")");
                 continue;
             }
-            std::sort(fits.begin(), fits.end());
+            // the best, and the next four for --explain (not the whole level sorted)
+            std::size_t shown = std::min<std::size_t>(5, fits.size());
+            std::partial_sort(fits.begin(), fits.begin() + static_cast<long>(shown), fits.end());
             chosen = fits[0].second;
             std::ostringstream note;
             note << to_string(L) << ": " << fits.size() << " of " << c.at(L).size() << " have room; best fit "
                  << c.island(chosen).name << " leaves " << std::get<3>(fits[0].first) << " free";
             p.notes.push_back(note.str());
-            for (std::size_t k = 0; k < fits.size() && k < 5; ++k) {
+            for (std::size_t k = 0; k < shown; ++k) {
                 Candidate cand;
                 cand.island = fits[k].second;
                 cand.free = usable(free, cand.island, cap);
@@ -399,10 +409,20 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         sub.nodes = n;
         if (!tree_)
             tree_ = make_slurm_tree_policy();
-        Placement q = tree_->place(whole ? free : *inside, sub);
-        if (q.ok && (req.max_leaves == 0 || q.leaves <= req.max_leaves)) {
+        // its hosts alone: place() would describe them, and so will ours
+        Placement q = tree_->choose_hosts(whole ? free : *inside, sub);
+        int q_leaves = 0;
+        if (q.ok) {
+            std::vector<int> ls;
+            ls.reserve(q.hosts.size());
+            for (int h : q.hosts)
+                ls.push_back(c.leaf_of(h));
+            std::sort(ls.begin(), ls.end());
+            q_leaves = static_cast<int>(std::unique(ls.begin(), ls.end()) - ls.begin());
+        }
+        if (q.ok && (req.max_leaves == 0 || q_leaves <= req.max_leaves)) {
             p.hosts = std::move(q.hosts);
-            p.notes.push_back("packed " + std::to_string(n) + " over " + std::to_string(q.leaves) +
+            p.notes.push_back("packed " + std::to_string(n) + " over " + std::to_string(q_leaves) +
                               " leaves by Slurm's best fit" + (only_healthy ? " (healthy leaves)" : ""));
             p.ok = true;
             return p;

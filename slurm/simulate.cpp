@@ -222,7 +222,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (also)
             also->take(p.hosts);
         if (opt.comm_share > 0 && j.nodes >= 2) {
-            double sd = slowdown(c, p, shape, model, &crossing);
+            double sd = slowdown(c, p, shape, model, opt.busy_fabric ? nullptr : &crossing);
             m.gpu_hours_lost += j.nodes * opt.gpus_per_node * j.duration * (sd - 1) / 3600;
             j.duration *= sd;
             j.limit = std::max(j.limit, j.duration);

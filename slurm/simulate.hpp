@@ -41,6 +41,9 @@ struct SimOptions {
     double comm_share = 0;
     int gpus_per_node = 8;
     bool all_to_all = false;   // the jobs' communication is all-to-all (expert parallelism), not all-reduce
+    bool busy_fabric = false;  // each job's slowdown under the busy-fabric assumption (every other host of
+                               // its leaves crossing their uplinks): what a job works out from its own
+                               // allocation alone (atoll-place cost), as the real replay's jobs do
     bool model_wait = false;   // auto_wait() (slurm/ask.hpp) at a job's first try: it waits for its
                                // island only while the expected wait (the running jobs' planned
                                // ends) costs less than spanning now, (span_slowdown - 1) x its

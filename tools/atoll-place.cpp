@@ -45,7 +45,8 @@ const char *usage_text =
     "                   [--bf-depth N] [--bf-interval SECONDS]\n"
     "                   [--backfill easy|conservative] [--bf-window SECONDS] [--bf-min-age-reserve SECONDS]\n"
     "                   [--bf-reserve N]\n"
-    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--all-to-all] [--model-wait]]\n"
+    "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--all-to-all] [--model-wait]\n"
+    "                    [--uplink-load running|busy]]\n"
     "                   [--select slurm-tree]\n"
     "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
@@ -728,7 +729,7 @@ int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node", "select",
-                         "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
+                         "uplink-load", "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
                         {"model-wait", "all-to-all"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
@@ -771,6 +772,9 @@ int cmd_simulate(int argc, char **argv)
     opt.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
     opt.model_wait = a.flag("model-wait");
     opt.all_to_all = a.flag("all-to-all");
+    opt.busy_fabric = a.get_one_of("uplink-load", {"running", "busy"}) == "busy";
+    if (a.flag("uplink-load") && opt.comm_share <= 0)
+        throw Usage("--uplink-load goes with --comm-share");
     if (opt.all_to_all && opt.comm_share <= 0)
         throw Usage("--all-to-all goes with --comm-share");
     if (opt.model_wait && (opt.comm_share <= 0 || opt.island_wait <= 0))

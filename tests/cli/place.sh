@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 57
+plan 59
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -212,6 +212,10 @@ expect "simulate: --model-wait without --island-wait is a usage error" 2 \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --model-wait
 expect "simulate: --comm-share with --span-slowdown is a usage error" 2 "give one of them" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --span-slowdown 0.2
+expect "simulate: --uplink-load without --comm-share is a usage error" 2 "\-\-uplink-load goes with \-\-comm-share" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --uplink-load busy
+expect "simulate: --uplink-load takes running or busy" 2 "running" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 --uplink-load some
 expect "simulate: --select takes only Slurm's own choice" 2 "slurm-tree" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --select atoll
 # on the non-blocking ft.json auto asks nothing: Slurm's own choice inside

@@ -885,3 +885,72 @@ TEST_CASE("the simulator: auto waits only while the wait costs less than spannin
     r = run(100, false);           // the fixed island_wait waits whatever it costs
     CHECK(r.start == Approx(1000));
 }
+
+TEST_CASE("FreeState keeps the most free hosts of any island of each level", "[placement]")
+{
+    Topology t = topo_csv(kTwoPods);
+    Cluster c(t);
+    FreeState all(c);
+    CHECK(all.most_free(Level::Leaf) == 4);
+    CHECK(all.most_free(Level::Pod) == 8);
+    CHECK(all.most_free(Level::Fabric) == 14);
+    FreeState f(c, false);
+    CHECK(f.most_free(Level::Leaf) == 0);
+    CHECK(f.most_free(Level::Pod) == 0);
+    for (const char *h : {"a1", "a2", "b1"})
+        f.set(c.find_host(h), true);
+    CHECK(f.most_free(Level::Leaf) == 2);  // L1
+    CHECK(f.most_free(Level::Pod) == 3);   // P1
+    for (const char *h : {"c1", "c2", "c3", "c4"})
+        f.set(c.find_host(h), true);
+    CHECK(f.most_free(Level::Leaf) == 4);  // L3
+    CHECK(f.most_free(Level::Pod) == 4);   // P2
+    f.set(c.find_host("c1"), false);
+    f.set(c.find_host("a1"), true);        // free already: counted once
+    CHECK(f.most_free(Level::Leaf) == 3);
+    CHECK(f.most_free(Level::Pod) == 3);
+    CHECK(f.most_free(Level::Fabric) == 6);
+    // atoll knows no leaf has room without weighing them, and says so
+    auto atoll = make_policy("atoll", c);
+    Placement p = atoll->place(f, Request{4});
+    REQUIRE(p.ok);
+    CHECK(std::find(p.notes.begin(), p.notes.end(), "leaf: none of 4 has 4 free (most: 3)") != p.notes.end());
+}
+
+TEST_CASE("the simulator's uplink load: the jobs running, or the busy-fabric assumption", "[placement][simulate][cost]")
+{
+    // two 2:1 leaves of four: jobs 1 and 2 hold three hosts of each leaf,
+    // job 3 (2 nodes, 100 s) spans both at once; no other job crosses the
+    // uplinks, so with the running jobs' load it shares them with nobody,
+    // and under the busy-fabric assumption with the other 3 hosts of each leaf
+    Topology t = two_leaves_of_four(2);
+    Cluster c(t);
+    auto run = [&](bool busy) {
+        std::istringstream in("job_id,submit_s,duration_s,nodes\n1,0,1000,3\n2,0,1000,3\n3,1,100,2\n");
+        std::vector<Job> jobs = read_trace(in, "load.csv");
+        auto tree = make_policy("slurm-tree", c);
+        std::vector<JobRecord> rec;
+        SimOptions opt;
+        opt.comm_share = 0.7;
+        opt.busy_fabric = busy;
+        opt.records = &rec;
+        simulate(c, jobs, *tree, opt);
+        auto three = std::find_if(rec.begin(), rec.end(), [](const JobRecord &r) { return r.id == "3"; });
+        REQUIRE(three != rec.end());
+        CHECK(three->leaves == 2);
+        return three->duration;
+    };
+    Placement p;
+    p.hosts = {c.island(c.at(Level::Leaf)[0]).hosts.back(), c.island(c.at(Level::Leaf)[1]).hosts.back()};
+    std::sort(p.hosts.begin(), p.hosts.end());
+    describe(c, p);
+    REQUIRE(p.leaves == 2);
+    JobShape shape;
+    shape.comm_share = 0.7;
+    StepModel m = default_step_model(c.kind());
+    UplinkLoad nobody(c.islands().size(), 0);
+    double alone = slowdown(c, p, shape, m, &nobody), busy = slowdown(c, p, shape, m, nullptr);
+    REQUIRE(busy > alone);
+    CHECK(run(false) == Approx(100 * alone));
+    CHECK(run(true) == Approx(100 * busy));
+}
