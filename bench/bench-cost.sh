@@ -7,7 +7,8 @@
 # picks the hosts inside them, every job
 # running as long as the model says for where it landed. Prints figures;
 # asserts nothing.
-#   bench/bench-cost.sh [BUILDDIR]   (SEEDS, LOAD, WAIT, SHARES, TRACES override the defaults)
+#   bench/bench-cost.sh [BUILDDIR]   (SEEDS, LOAD, WAIT, SHARES, TRACES, FABRICS override the defaults;
+#   UPLINK=busy: every job's slowdown under the busy-fabric assumption, simulate --uplink-load)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -20,6 +21,7 @@ seeds=${SEEDS:-3} load=${LOAD:-0.8} wait=${WAIT:-28800}
 # SA: all-to-all jobs (expert parallel), communication S of a step
 shares=${SHARES:-0.05 0.3 0.7 0.3A 0.7A}
 traces=${TRACES:-thunder_multinode_14d curie_multinode_14d}
+fabrics=${FABRICS:-ft32x16-1to1 ft24x12-2to1 ft16x16-4to1} uplink=${UPLINK:-running}
 
 "$topo" generate --groups 32 --hosts 16 --spines 16 --oversub 1 --format json -o "$work/ft32x16-1to1.json"
 "$topo" generate --groups 24 --hosts 12 --spines 6 --oversub 2 --format json -o "$work/ft24x12-2to1.json"
@@ -28,10 +30,11 @@ for t in $traces; do
     gunzip -c "$src/bench/data/$t.csv.gz" >"$work/$t.csv"
 done
 
-echo "== $seeds seeds, offered load $load; communication share S of a step on the best placement (A: all-to-all)"
+echo "== $seeds seeds, offered load $load; communication share S of a step on the best placement (A: all-to-all);"
+echo "   uplink load: $uplink (simulate --uplink-load)"
 echo "   plain: slurm-tree, no island; auto: --island-wait $wait --model-wait; required: --fit required"
 printf '%-14s %-22s %5s %-9s %16s %8s %12s %10s %8s %7s\n' fabric trace S mode turnaround_s vs_plain makespan_s gpu_h_lost leaf_pct excess
-for f in ft32x16-1to1 ft24x12-2to1 ft16x16-4to1; do
+for f in $fabrics; do
     for t in $traces; do
         for s in $shares; do
             plain=0
@@ -47,6 +50,7 @@ for f in ft32x16-1to1 ft24x12-2to1 ft16x16-4to1; do
                 *A) extra="$extra --all-to-all --comm-share ${s%A}" ;;
                 *) extra="$extra --comm-share $s" ;;
                 esac
+                extra="$extra --uplink-load $uplink"
                 # shellcheck disable=SC2086
                 "$place" simulate "$work/$f.json" "$work/$t.csv" --seeds "$seeds" --load "$load" \
                     $extra --csv "$work/r.csv" >/dev/null

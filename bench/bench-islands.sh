@@ -39,7 +39,8 @@ trap 'exit 1' INT TERM
 "$TOPO" generate --groups 8 --hosts 8 ${FABRIC_ARGS:---spines 4} --format json -o "$work/fabric.json"
 chmod 644 "$work/fabric.json"
 # COST="--comm-share S [--all-to-all]": every job sleeps its duration x the
-# step model's slowdown for the nodes it got (bench/slurm-replay.sh, REPLAY_COST)
+# step model's slowdown for the nodes it got (bench/slurm-replay.sh, REPLAY_COST;
+# REPLAY_UPLINK=running|busy: who shares its uplinks)
 [ -z "${COST:-}" ] || REPLAY_COST="$build/tools/atoll-place $work/fabric.json $COST"
 
 # the stream: ID SUBMIT NODES DURATION, and the same as CSV for the simulator
@@ -111,14 +112,14 @@ sim() {  # NAME OPTIONS...
                   if (cost) printf "  turnaround %.1f s makespan %.0f s", t, m
                   print "" }' cost="${COST:+1}"
 }
-# with COST, the jobs run as long as the step model says, each worked out from
-# its allocation alone (--uplink-load busy: what the real jobs compute), and
+# with COST, the jobs run as long as the step model says, under the uplink
+# load the real jobs price themselves with (REPLAY_UPLINK, bench/slurm-replay.sh), and
 # atoll's requests are the ones cli_filter.lua and job_submit.lua make: the
 # island ranked by atoll, Slurm's node choice inside it (--select slurm-tree),
 # auto's wait from the model (--model-wait, island_wait its bound)
 simcost=
 # shellcheck disable=SC2086
-[ -z "${COST:-}" ] || simcost="$COST --uplink-load busy"
+[ -z "${COST:-}" ] || simcost="$COST --uplink-load ${REPLAY_UPLINK:-running}"
 for mode in $modes; do
     age=0 reserve=0
     case "$mode" in *bf_min_age_reserve=*) age=$(echo "$mode" | sed 's/.*bf_min_age_reserve=\([0-9]*\).*/\1/') ;; esac

@@ -14,7 +14,10 @@
 # ARGS...": each job sleeps DURATION_S x the step model's slowdown for the
 # nodes it got, computed inside the job from its own allocation
 # (PLACE cost FABRIC $SLURM_JOB_NODELIST ARGS...; ARGS e.g. --comm-share 0.7),
-# and its .jobs line holds the time it slept.
+# and its .jobs line holds the time it slept. REPLAY_UPLINK=running (the
+# default): the job prices its uplinks shared with the jobs running as it
+# starts (squeue, cost --running), as the simulator charges it; busy: the
+# busy-fabric assumption (its own allocation alone).
 
 drain() {  # until the queue is empty (at most 30 minutes)
     _i=0
@@ -72,7 +75,10 @@ replay() {
             # the job's own allocation decides how long it runs
             # shellcheck disable=SC2086
             sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \
-                --wrap "_t=\$(date +%s.%N); _s=\$($REPLAY_COST_PLACE cost $REPLAY_COST_ARGS | sed -n 's/^slowdown=//p');
+                --wrap "_t=\$(date +%s.%N); _r=\$(mktemp); _ru=;
+                        if [ \"${REPLAY_UPLINK:-running}\" = running ]; then
+                            timeout 10 squeue -h -t R -o '%N %L' >\$_r 2>/dev/null; _ru=\"--running \$_r\"; fi;
+                        _s=\$($REPLAY_COST_PLACE cost $REPLAY_COST_ARGS \$_ru | sed -n 's/^slowdown=//p'); rm -f \$_r;
                         _d=\$(awk -v d=$_dur -v s=\"\${_s:-1}\" 'BEGIN { printf \"%.2f\", d * s }');
                         echo $_id $_size $_sub \$_t \$SLURM_JOB_NODELIST \$_d >>$_raw; sleep \$_d" >/dev/null
         else

@@ -200,6 +200,24 @@ double slowdown(const Cluster &c, const Placement &p, const JobShape &job, const
     return best > 0 ? here / best : 1;
 }
 
+UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &running)
+{
+    UplinkLoad load(c.islands().size(), 0);
+    std::vector<int> leaves;
+    for (const std::vector<int> &job : running) {
+        leaves.clear();
+        for (int h : job)
+            if (h >= 0 && static_cast<std::size_t>(h) < c.host_count() && c.leaf_of(h) >= 0)
+                leaves.push_back(c.leaf_of(h));
+        std::sort(leaves.begin(), leaves.end());
+        leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+        if (leaves.size() > 1)
+            for (int l : leaves)
+                ++load[static_cast<std::size_t>(l)];
+    }
+    return load;
+}
+
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
     int k = c.min_leaves(nodes) + 1;

@@ -67,6 +67,11 @@ struct JobShape {
 // leaf crosses its uplinks too (the fair share is host bandwidth / oversub).
 using UplinkLoad = std::vector<int>;
 
+// The load running jobs put on the leaves' uplinks: every job on more than
+// one leaf sends one ring's worth across each of its leaves' uplinks (hosts
+// the fabric does not place are left out).
+UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &running);
+
 struct StepEstimate {
     int nodes = 0, ranks = 0, leaves = 0;
     double ring_s = 0, tree_s = 0, a2a_s = 0;  // the collective alone

@@ -254,6 +254,20 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
     return std::min(island_wait_s, cost);
 }
 
+double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
+                     const UplinkLoad *load)
+{
+    auto slurm = make_policy("slurm-tree", c);
+    Request req;
+    req.nodes = n;
+    Placement p = slurm->place(free, req);
+    if (!p.ok)
+        return span_slowdown(c, n, job, m) - 1;
+    if (p.leaves <= 1)
+        return 0;
+    return slowdown(c, p, job, m, load) - 1;
+}
+
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
                             std::vector<std::pair<double, std::vector<int>>> ends, long ahead)
 {

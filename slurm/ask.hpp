@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "placement/cluster.hpp"
+#include "placement/cost.hpp"
 #include "placement/policy.hpp"
 #include "topology/topology.hpp"
 
@@ -112,6 +113,13 @@ bool spanning_free(const Cluster &c, int n);
 // expected wait for the island; < 0: unknown, taken as 0) is at least
 // span_cost x run_s; else min(island_wait_s, span_cost x run_s).
 double auto_wait(double span_cost, double run_s, double expected_s, double island_wait_s);
+// What spanning now costs a job of n nodes (the span_cost of auto_wait()):
+// Slurm's own choice on the free hosts now (slurm-tree) priced by the step
+// model under `load` (the running jobs' crossings, uplink_load(); null: the
+// busy-fabric assumption), less 1. 0 when that choice is one leaf (the job
+// fits one now); span_slowdown(c, n) - 1 when the free hosts cannot hold it.
+double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
+                     const UplinkLoad *load);
 // The expected wait for an island of `level` that holds n free hosts: the
 // time from now at which, as the running jobs end (ends: seconds from now
 // and the hosts that job frees, any order), one island of the level first

@@ -295,15 +295,24 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 std::vector<std::pair<double, std::vector<int>>> ends_at;
                 for (const End &e : running)
                     ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
-                // and the queue ahead of it, FCFS: the nodes its jobs need
+                // and the queue ahead of it: the jobs before it that wait for
+                // an island of the same level take the first one to free up
+                // (jobs that asked for none take hosts anywhere, and backfill
+                // lets this one past them)
                 long ahead = 0;
                 for (int q : queue) {
                     if (q == ji)
                         break;
-                    ahead += jobs[static_cast<std::size_t>(q)].nodes;
+                    const Live &o = jobs[static_cast<std::size_t>(q)];
+                    if (!o.ask->none && o.island_wait > 0 && o.ask->level == j.ask->level &&
+                        o.nodes <= c.largest(j.ask->level))
+                        ahead += o.nodes;
                 }
                 double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
-                j.island_wait = auto_wait(j.span_cost, j.duration, expected, opt.island_wait);
+                // against what spanning now would cost: Slurm's choice on
+                // the free hosts, under the uplink load the run is charged
+                double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing);
+                j.island_wait = auto_wait(cost, j.duration, expected, opt.island_wait);
                 if (j.island_wait < 1) {
                     j.island_wait = 0;
                     j.ask = &nothing;

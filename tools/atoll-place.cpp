@@ -38,7 +38,7 @@ const char *usage_text =
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "                   [--time-limit TIME [--running FILE] [--comm-share S] [--gpus-per-node N]]\n"
     "       atoll-place cost FABRIC HOSTLIST [--gpus-per-node N] [--bytes B]\n"
-    "                   [--compute-ms T | --comm-share S] [--all-to-all] [--explain]\n"
+    "                   [--compute-ms T | --comm-share S] [--all-to-all] [--running FILE] [--explain]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
     "       atoll-place simulate FABRIC TRACE [--policy NAME,...|all] [--seeds K] [--jitter J]\n"
     "                   [--load X] [--fit required|preferred] [--island-wait SECONDS] [--leaf-wait SECONDS]\n"
@@ -225,14 +225,24 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         JobShape shape;
         shape.comm_share = a.get_double("comm-share", shape.comm_share, 0.001, 1);
         shape.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
-        double span = span_slowdown(c, n, shape, default_step_model(c.kind())) - 1;
+        // what spanning now costs: Slurm's choice on the idle nodes, priced
+        // under the running jobs' load on the uplinks (without --running,
+        // the busy-fabric assumption)
+        const StepModel model = default_step_model(c.kind());
+        double span = span_cost_now(c, free, n, shape, model, nullptr);
         double expected = -1;
         if (a.flag("running")) {
             std::ifstream in(a.get("running"));
             if (!in)
                 throw InputError(a.get("running") + ": cannot read");
             try {
-                expected = expected_island_wait(c, free, ask.level, n, read_running(in, c, a.get("running")));
+                auto running = read_running(in, c, a.get("running"));
+                std::vector<std::vector<int>> hosts;
+                for (const auto &r : running)
+                    hosts.push_back(r.second);
+                UplinkLoad load = uplink_load(c, hosts);
+                span = span_cost_now(c, free, n, shape, model, &load);
+                expected = expected_island_wait(c, free, ask.level, n, std::move(running));
             } catch (const std::invalid_argument &e) {
                 throw InputError(e.what());
             }
@@ -948,7 +958,8 @@ int cmd_simulate(int argc, char **argv)
 int cmd_cost(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
-                        {"gpus-per-node", "bytes", "compute-ms", "comm-share", "fabric-type", "format", "csv-columns"},
+                        {"gpus-per-node", "bytes", "compute-ms", "comm-share", "running", "fabric-type", "format",
+                         "csv-columns"},
                         {"explain", "all-to-all"});
     if (a.operands.size() != 2)
         throw Usage("cost: give FABRIC and HOSTLIST");
@@ -975,7 +986,29 @@ int cmd_cost(int argc, char **argv)
     job.comm_share = a.get_double("comm-share", 0.3, 0.001, 1);
     job.all_to_all = a.flag("all-to-all");
     StepModel m = default_step_model(c.kind());
-    StepEstimate here = step_time(c, p, job, m);
+    // --running: the uplinks shared with the running jobs that span them
+    // (a job on any of these hosts is this one); else the busy-fabric assumption
+    UplinkLoad load;
+    if (a.flag("running")) {
+        std::ifstream in(a.get("running"));
+        if (!in)
+            throw InputError(a.get("running") + ": cannot read");
+        std::vector<std::vector<int>> others;
+        try {
+            for (auto &r : read_running(in, c, a.get("running"))) {
+                bool mine = std::any_of(r.second.begin(), r.second.end(), [&](int h) {
+                    return std::binary_search(p.hosts.begin(), p.hosts.end(), h);
+                });
+                if (!mine)
+                    others.push_back(std::move(r.second));
+            }
+        } catch (const std::invalid_argument &e) {
+            throw InputError(e.what());
+        }
+        load = uplink_load(c, others);
+    }
+    const UplinkLoad *shared = a.flag("running") ? &load : nullptr;
+    StepEstimate here = step_time(c, p, job, m, shared);
     StepEstimate best = best_step_time(c, static_cast<int>(p.hosts.size()), job, m);
     std::cout << std::fixed << std::setprecision(3) << "step_ms=" << here.step_s * 1e3 << "\n"
               << "best_ms=" << best.step_s * 1e3 << "\n"
@@ -994,7 +1027,9 @@ int cmd_cost(int argc, char **argv)
         line("best", best);
         std::cerr << "model: NCCL's ring and tree formulas (src/graph/tuning.cc), NVLink " << m.nvlink_GBps
                   << " GB/s per GPU, NIC busBW " << m.net_efficiency * 100
-                  << " % of line rate; the leaf's other hosts assumed to cross its uplinks too\n";
+                  << " % of line rate; "
+                  << (shared ? "the leaves' uplinks shared with the running jobs that span them\n"
+                             : "the leaf's other hosts assumed to cross its uplinks too\n");
     }
     return 0;
 }

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 59
+plan 63
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -66,7 +66,16 @@ printf 'node[001-003] 10:00:00\nnode[005-007] 2-00:00:00\n' >"$work/late"
 out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
     --time-limit 1:00 --comm-share 0.7 --running "$work/late" | grep -v '^free=')
 check "--slurm: auto whose leaf is 10 hours away spans now (asks nothing)" [ -z "$out" ]
-printf 'node[001-003] 0:30\nnode[005-007] 2-00:00:00\n' >"$work/soon"
+# spanning now is priced with the running jobs that cross the uplinks: with
+# none crossing (the two jobs above, one leaf each) the 4:1 uplinks carry the
+# job's ring at its NIC rate, so it spans now whenever its leaf frees
+printf 'node[001-003] 0:30\nnode[005-007] 2-00:00:00\n' >"$work/idle"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/idle" | grep -v '^free=')
+check "--slurm: auto asks nothing when no running job crosses the uplinks it would use" [ -z "$out" ]
+# one job across both leaves shares them: the ring at half its rate, 1.7 x
+# the step with communication 0.7, 42 s of a 60 s job against 30 s of wait
+printf 'node[001-003,005-007] 0:30\n' >"$work/soon"
 out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
     --time-limit 1:00 --comm-share 0.7 --running "$work/soon" | grep '^switches=')
 case $out in
@@ -203,6 +212,20 @@ out=$("$PLACE" cost "$work/os2.json" "node[001-012]" | grep '^slowdown=')
 check "cost: one leaf is the best placement" [ "$out" = "slowdown=1.000" ]
 out=$("$PLACE" cost "$work/os2.json" "node[001-006,013-018]" --comm-share 0.5 | grep '^slowdown=')
 check "cost: 6+6 over two 2:1 leaves with half the step communication is 1.083" [ "$out" = "slowdown=1.083" ]
+# --running: the uplinks shared with the running jobs that span them. One
+# other ring across both leaves: 2 flows on 6 hosts' worth of uplinks, the
+# NIC rate (slowdown 1); six such jobs: 7 flows, 6/7 of it, as the busy
+# assumption's 6 other hosts (1.083). The job itself (its own hosts) is not counted.
+printf 'node[001-006,013-018] 10:00\nnode[007,019] 5:00\n' >"$work/run1"
+out=$("$PLACE" cost "$work/os2.json" "node[001-006,013-018]" --comm-share 0.5 --running "$work/run1" | grep '^slowdown=')
+check "cost --running: one other ring across the 2:1 uplinks costs nothing" [ "$out" = "slowdown=1.000" ]
+: >"$work/run6"
+for i in 7 8 9 10 11 12; do printf 'node[%03d,%03d] 5:00\n' "$i" $((i + 12)) >>"$work/run6"; done
+out=$("$PLACE" cost "$work/os2.json" "node[001-006,013-018]" --comm-share 0.5 --running "$work/run6" | grep '^slowdown=')
+check "cost --running: six other rings share the uplinks as the busy assumption says" [ "$out" = "slowdown=1.083" ]
+printf 'node001\n' >"$work/runbad"
+expect "cost --running: a line that is not two words is FILE:LINE" 1 "runbad:1" \
+    "$PLACE" cost "$work/os2.json" "node[001-002]" --running "$work/runbad"
 expect "cost: a host off the fabric is an input error" 1 "host 'nodeX' is not a compute host" \
     "$PLACE" cost "$work/os2.json" "nodeX"
 expect "cost: --compute-ms and --comm-share together are a usage error" 2 "give one of them" \

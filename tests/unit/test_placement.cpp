@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "placement/cost.hpp"
+#include "slurm/ask.hpp"
 #include "slurm/simulate.hpp"
 #include "testdata.hpp"
 #include "topology/cloud.hpp"
@@ -853,7 +854,7 @@ TEST_CASE("the simulator: auto waits only while the wait costs less than spannin
     // free host per leaf: its leaf is expected at 999 s
     Topology t = two_leaves_of_four(2);
     Cluster c(t);
-    auto run = [&](double duration3, bool model_wait) {
+    auto run = [&](double duration3, bool model_wait, bool busy = true) {
         std::string trace = "job_id,submit_s,duration_s,nodes\n1,0,1000,3\n2,0,1000,3\n3,1," +
                             std::to_string(duration3) + ",2\n";
         std::istringstream in(trace);
@@ -864,12 +865,15 @@ TEST_CASE("the simulator: auto waits only while the wait costs less than spannin
         opt.island_wait = 28800;
         opt.comm_share = 0.7;
         opt.model_wait = model_wait;
+        opt.busy_fabric = busy;
         opt.records = &rec;
         simulate(c, jobs, *tree, opt);
         auto three = std::find_if(rec.begin(), rec.end(), [](const JobRecord &r) { return r.id == "3"; });
         REQUIRE(three != rec.end());
         return *three;
     };
+    // under the busy-fabric assumption spanning costs it (1+1 over two
+    // leaves, the other 3 hosts of each crossing the uplinks too)
     JobShape shape;
     shape.comm_share = 0.7;
     double cost = span_slowdown(c, 2, shape, default_step_model(c.kind())) - 1;
@@ -884,6 +888,18 @@ TEST_CASE("the simulator: auto waits only while the wait costs less than spannin
     CHECK(r.leaves == 1);
     r = run(100, false);           // the fixed island_wait waits whatever it costs
     CHECK(r.start == Approx(1000));
+    // with the running jobs' load (the default): jobs 1 and 2 are in one
+    // leaf each, nobody crosses the uplinks, spanning now costs nothing
+    FreeState now(c);
+    for (int l : c.at(Level::Leaf))
+        for (int k = 0; k < 3; ++k)
+            now.set(c.island(l).hosts[static_cast<std::size_t>(k)], false);
+    UplinkLoad nobody(c.islands().size(), 0);
+    CHECK(span_cost_now(c, now, 2, shape, default_step_model(c.kind()), &nobody) == Approx(0).margin(1e-3));
+    CHECK(span_cost_now(c, now, 2, shape, default_step_model(c.kind()), nullptr) == Approx(cost));
+    r = run(1e5, true, false);
+    CHECK(r.start == Approx(1));
+    CHECK(r.leaves == 2);
 }
 
 TEST_CASE("FreeState keeps the most free hosts of any island of each level", "[placement]")
