@@ -272,9 +272,11 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 continue;
             }
             link_speeds(c);
+            // the best five (the choice, and four more for --explain), kept
+            // as the level is scanned: no list of every island that fits
             std::vector<std::pair<Key, int>> &fits = fits_;
             fits.clear();
-            int most = 0, too_spread = 0;
+            int most = 0, too_spread = 0, fitting = 0;
             for (int i : c.at(L)) {
                 // a domain spanning leaves lies in its parent: only when that meets the level
                 if (L == Level::Domain && last > Level::Domain && c.island(i).parent >= 0 &&
@@ -290,15 +292,25 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                     continue;
                 }
                 const PlaceIsland &is = c.island(i);
-                // the first island above with more hosts (a group may equal its leaf)
-                int up = is.parent;
-                while (up >= 0 && c.capacity(up) == c.capacity(i))
-                    up = c.island(up).parent;
-                // Even: ties to the busiest parent; Pack: in fabric order, as
-                // Slurm's best fit breaks them (fewer extra leaves on a trace)
-                bool busy_parent = req.split == Split::Even && up >= 0;
+                // Even: ties to the busiest parent (the first island above
+                // with more hosts: a group may equal its leaf); Pack: in
+                // fabric order, as Slurm's best fit breaks them (fewer extra
+                // leaves on a trace)
+                int parent_free = 0;
+                if (req.split == Split::Even) {
+                    int up = is.parent;
+                    while (up >= 0 && c.capacity(up) == c.capacity(i))
+                        up = c.island(up).parent;
+                    parent_free = up >= 0 ? free.free_in(up) : 0;
+                }
                 int mbps = k > 1 ? across_mbps_[static_cast<std::size_t>(i)] : one_leaf_mbps_[static_cast<std::size_t>(i)];
-                fits.push_back({Key{is.healthy ? 0 : 1, k, -mbps, u - n, busy_parent ? free.free_in(up) : 0, i}, i});
+                ++fitting;
+                std::pair<Key, int> f{Key{is.healthy ? 0 : 1, k, -mbps, u - n, parent_free, i}, i};
+                if (fits.size() == 5 && !(f < fits.back()))
+                    continue;
+                if (fits.size() == 5)
+                    fits.pop_back();
+                fits.insert(std::upper_bound(fits.begin(), fits.end(), f), f);
             }
             if (fits.empty()) {
                 p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
@@ -307,12 +319,10 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                                   " (most: " + std::to_string(most) + ")");
                 continue;
             }
-            // the best, and the next four for --explain (not the whole level sorted)
-            std::size_t shown = std::min<std::size_t>(5, fits.size());
-            std::partial_sort(fits.begin(), fits.begin() + static_cast<long>(shown), fits.end());
+            std::size_t shown = fits.size();
             chosen = fits[0].second;
             std::ostringstream note;
-            note << to_string(L) << ": " << fits.size() << " of " << c.at(L).size() << " have room; best fit "
+            note << to_string(L) << ": " << fitting << " of " << c.at(L).size() << " have room; best fit "
                  << c.island(chosen).name << " leaves " << std::get<3>(fits[0].first) << " free";
             p.notes.push_back(note.str());
             for (std::size_t k = 0; k < shown; ++k) {
