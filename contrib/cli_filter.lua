@@ -138,8 +138,9 @@ function slurm_cli_pre_submit(options, offset)
     -- auto with a time limit: the island wait is the step model's, from
     -- the running jobs' time left (squeue); without squeue, the wait alone
     local tl = options.time_limit or options.time
-    local running
+    local running, modelled = nil, false
     if req == "auto" and tl ~= nil and tl ~= "" and tl ~= "unset" and tostring(tl):match("^[%d:%-]+$") then
+        modelled = true
         cmd = cmd .. " --time-limit " .. quote(tl)
         local left = run("squeue -h -t R -o " .. quote("%N %L"))
         if left then
@@ -197,13 +198,24 @@ function slurm_cli_pre_submit(options, offset)
         end
     end
     local own = options.switches
-    if switches and (own == nil or own == "" or own == "unset") then
+    local own_set = not (own == nil or own == "" or own == "unset")
+    if switches and not own_set then
         options.switches = switches  -- never over the user's own --switches
+    end
+    -- auto, judged by the step model not worth a wait: --switches=1@0 tells
+    -- job_submit.lua so (without it the table's wait would apply), and asks
+    -- Slurm to wait for nothing
+    local no_wait = false
+    if modelled and not switches and not constraint and not segment and not own_set then
+        options.switches = "1@0"
+        no_wait = true
     end
     if explain then
         slurm.log_info("atoll: %d node%s, --fabric-island=%s, %s of the fabric's nodes idle: %s%s",
                        n, n == 1 and "" or "s", req, tostring(nfree),
-                       constraint and ("constraint " .. constraint) or "no constraint (any nodes)",
+                       constraint and ("constraint " .. constraint) or
+                           (no_wait and "no constraint and no wait (the step model: an island is not worth waiting for)"
+                            or "no constraint (any nodes)"),
                        (switches and (", switches " .. switches) or "") ..
                        (segment and (", segment " .. segment) or "") ..
                        (consolidate and ", consolidate-segments" or ""))

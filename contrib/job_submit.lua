@@ -265,6 +265,15 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                         path, topology, want, want == "block" and REQUESTS_BLOCK_FILE or REQUESTS_FILE,
                         want == "block" and " --topology block" or "")
     end
+    -- auto with --switches=K@0 (cli_filter.lua: the step model found the
+    -- island not worth a wait; or the user's own): nothing more is asked
+    if req == "auto" and job_desc.req_switch ~= nil and job_desc.req_switch ~= slurm.NO_VAL and
+       job_desc.req_switch > 0 and job_desc.wait4switch == 0 then
+        if explain then
+            slurm.log_user("atoll: auto, --switches=%d@0: no island wait, nothing asked", job_desc.req_switch)
+        end
+        return slurm.SUCCESS
+    end
     local list = rows[req .. " " .. policy]
     if list == nil and rows[req .. " atoll"] ~= nil then
         slurm.log_info("atoll: policy=%s is not in %s; atoll's order instead", tostring(policy), REQUESTS_FILE)

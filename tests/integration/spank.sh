@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=66
+N=67
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -507,6 +507,11 @@ for d in c c2; do
     held_job "$work/$d/slurm.conf" "auto, 12 nodes, on a non-blocking fabric: no constraint ($by)" \
         "Features=(null) " -N12 --fabric-island=auto
 done
+# auto with --time: cli_filter.lua has the step model decide; spanning is
+# free here, so nothing is asked, and --switches=1@0 keeps job_submit.lua's
+# table from adding its wait (a bug the real replay of bench-islands.sh found)
+held_job "$work/c/slurm.conf" "auto with --time, not worth a wait: --switches=1@0, no constraint, no wait" \
+    "Features=(null) .*Switches=1@00:00:00" -N2 --time=10 --fabric-island=auto
 reset_plugstack
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead
