@@ -178,6 +178,19 @@ int cmd_settings(int argc, char **argv)
 // slurm_ask() (slurm/ask.hpp), which also writes job_submit.lua's table:
 //   refuse=MESSAGE | free=N, then switches=K@MM:SS and constraint=[...]
 // (a preferred group or pod is marked for atoll-widen by job_submit.lua).
+// squeue -h -t R -o '%N %L' from FILE (read_running()), its errors as input errors
+std::vector<std::pair<double, std::vector<int>>> running_file(const std::string &path, const Cluster &c)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw InputError(path + ": cannot read");
+    try {
+        return read_running(in, c, path);
+    } catch (const std::invalid_argument &e) {
+        throw InputError(e.what());
+    }
+}
+
 int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &policy, const FreeState &free, int n,
                   const PluginConfig &site)
 {
@@ -229,23 +242,17 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         // under the running jobs' load on the uplinks (without --running,
         // the busy-fabric assumption)
         const StepModel model = default_step_model(c.kind());
-        double span = span_cost_now(c, free, n, shape, model, nullptr);
-        double expected = -1;
+        double span, expected = -1;
         if (a.flag("running")) {
-            std::ifstream in(a.get("running"));
-            if (!in)
-                throw InputError(a.get("running") + ": cannot read");
-            try {
-                auto running = read_running(in, c, a.get("running"));
-                std::vector<std::vector<int>> hosts;
-                for (const auto &r : running)
-                    hosts.push_back(r.second);
-                UplinkLoad load = uplink_load(c, hosts);
-                span = span_cost_now(c, free, n, shape, model, &load);
-                expected = expected_island_wait(c, free, ask.level, n, std::move(running));
-            } catch (const std::invalid_argument &e) {
-                throw InputError(e.what());
-            }
+            auto running = running_file(a.get("running"), c);
+            std::vector<std::vector<int>> hosts;
+            for (const auto &r : running)
+                hosts.push_back(r.second);
+            UplinkLoad load = uplink_load(c, hosts);
+            span = span_cost_now(c, free, n, shape, model, &load);
+            expected = expected_island_wait(c, free, ask.level, n, std::move(running));
+        } else {
+            span = span_cost_now(c, free, n, shape, model, nullptr);
         }
         double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
         if (w < 1) {  // not worth a wait: nothing asked
@@ -990,20 +997,13 @@ int cmd_cost(int argc, char **argv)
     // (a job on any of these hosts is this one); else the busy-fabric assumption
     UplinkLoad load;
     if (a.flag("running")) {
-        std::ifstream in(a.get("running"));
-        if (!in)
-            throw InputError(a.get("running") + ": cannot read");
         std::vector<std::vector<int>> others;
-        try {
-            for (auto &r : read_running(in, c, a.get("running"))) {
-                bool mine = std::any_of(r.second.begin(), r.second.end(), [&](int h) {
-                    return std::binary_search(p.hosts.begin(), p.hosts.end(), h);
-                });
-                if (!mine)
-                    others.push_back(std::move(r.second));
-            }
-        } catch (const std::invalid_argument &e) {
-            throw InputError(e.what());
+        for (auto &r : running_file(a.get("running"), c)) {
+            bool mine = std::any_of(r.second.begin(), r.second.end(), [&](int h) {
+                return std::binary_search(p.hosts.begin(), p.hosts.end(), h);
+            });
+            if (!mine)
+                others.push_back(std::move(r.second));
         }
         load = uplink_load(c, others);
     }
