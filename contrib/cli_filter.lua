@@ -136,33 +136,50 @@ function slurm_cli_pre_submit(options, offset)
         cmd = cmd .. " --free ''"
     end
     -- auto with a time limit: the island wait is the step model's, from
-    -- the running jobs' time left (squeue); without squeue, the wait alone
+    -- the running jobs' time left and the queue ahead (squeue); without
+    -- squeue, the wait alone
     local tl = options.time_limit or options.time
-    local running, modelled = nil, false
+    local modelled = false
+    local temps = {}
+    local function squeue_file(flag, args)
+        local text = run("squeue -h " .. args)
+        if not text then
+            return false
+        end
+        local name = os.tmpname()
+        temps[#temps + 1] = name
+        local f = io.open(name, "w")
+        if not f then
+            return false
+        end
+        f:write(text)
+        f:close()
+        cmd = cmd .. " " .. flag .. " " .. quote(name)
+        return true
+    end
     if req == "auto" and tl ~= nil and tl ~= "" and tl ~= "unset" and tostring(tl):match("^[%d:%-]+$") then
         modelled = true
         cmd = cmd .. " --time-limit " .. quote(tl)
-        local left = run("squeue -h -t R -o " .. quote("%N %L"))
-        if left then
-            running = os.tmpname()
-            local f = io.open(running, "w")
-            if f then
-                f:write(left)
-                f:close()
-                cmd = cmd .. " --running " .. quote(running)
-            end
+        if squeue_file("--running", "-t R -o " .. quote("%N %L")) then
+            -- the jobs queued in the job's partition: those that wait for an
+            -- island take the first hosts to free up
+            squeue_file("--pending", "-t PD" .. (part and (" -p " .. quote(part)) or "") ..
+                        " -O " .. quote("NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|"))
         end
+    end
+    if explain and modelled then
+        cmd = cmd .. " --explain"  -- a decision= line: what the step model weighed
     end
     local out
     out, err = run(cmd)
-    if running then
-        os.remove(running)
+    for _, name in ipairs(temps) do
+        os.remove(name)
     end
     if not out then
         warn(err)
         return slurm.SUCCESS
     end
-    local constraint, switches, nfree, segment
+    local constraint, switches, nfree, segment, decision
     for line in out:gmatch("[^\n]+") do
         local k, v = line:match("^(%a+)=(.*)$")
         if k == "refuse" then
@@ -176,6 +193,8 @@ function slurm_cli_pre_submit(options, offset)
             nfree = v
         elseif k == "segment" then
             segment = v
+        elseif k == "decision" then
+            decision = v
         end
     end
     if constraint then
@@ -219,6 +238,9 @@ function slurm_cli_pre_submit(options, offset)
                        (switches and (", switches " .. switches) or "") ..
                        (segment and (", segment " .. segment) or "") ..
                        (consolidate and ", consolidate-segments" or ""))
+        if decision then
+            slurm.log_info("atoll: auto with --time: %s", decision)
+        end
     end
     return slurm.SUCCESS
 end

@@ -21,6 +21,7 @@
 #include "node/health.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
+#include "slurm/ask.hpp"
 #include "slurm/simulate.hpp"
 #include "placement/trace.hpp"
 #include "placement/view.hpp"
@@ -137,7 +138,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -225,6 +226,35 @@ int fuzz_one(const std::string &target, const std::string &bytes)
         else if (target == "nvlink") {
             Fabric f;
             add_nvlink(f, parse_nvlink_pdsh(in, "fuzz.txt"));
+        } else if (target == "squeue") {
+            // squeue's running and pending jobs, as cli_filter.lua passes
+            // them to auto's decision: read, then weighed on a 4:1 fabric
+            static const Topology t = [] {
+                GenSpec g;
+                g.pods = 2;
+                g.groups_per_pod = 2;
+                g.hosts_per_group = 4;
+                g.spines_per_pod = 1;
+                g.oversub = 4;
+                return analyse(generate(g));
+            }();
+            static const Cluster c(t);
+            std::string run = bytes.substr(0, bytes.find("\n\n"));
+            std::string pend = run.size() < bytes.size() ? bytes.substr(run.size() + 2) : bytes;
+            std::vector<std::pair<double, std::vector<int>>> ends;
+            std::vector<PendingJob> queue;
+            try {
+                std::istringstream r(run);
+                ends = read_running(r, c, "running.txt");
+            } catch (const std::invalid_argument &) {
+            }
+            std::istringstream q(pend);
+            queue = read_pending(q, c, "pending.txt");
+            FreeState free(c, true);
+            for (const auto &e : ends)
+                free.take(e.second);  // a node may be in two jobs (shared)
+            for (Level l : {Level::Leaf, Level::Group, Level::Pod})
+                expected_island_wait(c, free, l, 2, ends, queue_ahead(c, queue, l));
         } else if (target == "ranks") {
             // --fabric-ranks SPEC, as a job's user writes it: parsed, then
             // planned for a step of 144 trays x 4 GPUs in racks of 18

@@ -1,6 +1,7 @@
 #include "slurm/ask.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -278,18 +279,29 @@ double expected_island_wait(const Cluster &c, const FreeState &free, Level level
         if (have[is] >= n)
             return 0;
     }
-    std::sort(ends.begin(), ends.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    // a host frees up when the last job on it ends (jobs may share a node);
+    // a host free now is counted already
+    std::map<int, double> frees;
     for (const auto &e : ends)
-        for (int h : e.second) {
-            if (ahead > 0) {  // taken by a job queued before
-                --ahead;
-                continue;
+        for (int h : e.second)
+            if (c.in_pool(h) && !free.is_free(h)) {
+                auto it = frees.emplace(h, e.first).first;
+                it->second = std::max(it->second, e.first);
             }
-            int is = c.in_pool(h) ? c.island_of(h, level) : -1;
-            auto it = have.find(is);
-            if (it != have.end() && ++it->second >= n)
-                return std::max(0.0, e.first);
+    std::vector<std::pair<double, int>> order;
+    order.reserve(frees.size());
+    for (const auto &hf : frees)
+        order.push_back({hf.second, hf.first});
+    std::sort(order.begin(), order.end());
+    for (const auto &tf : order) {
+        if (ahead > 0) {  // taken by a job queued before
+            --ahead;
+            continue;
         }
+        auto it = have.find(c.island_of(tf.second, level));
+        if (it != have.end() && ++it->second >= n)
+            return std::max(0.0, tf.first);
+    }
     return std::numeric_limits<double>::infinity();
 }
 
@@ -366,6 +378,99 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
         out.push_back({static_cast<double>(s), std::move(hosts)});
     }
     return out;
+}
+
+std::vector<PendingJob> read_pending(std::istream &in, const Cluster &c, const std::string &source)
+{
+    std::map<std::string, unsigned> named;  // island name -> the levels it names an island of
+    for (const PlaceIsland &is : c.islands())
+        named[is.name] |= 1u << static_cast<unsigned>(is.level);
+    // a switch of --switches=K: a leaf switch of Slurm's topology.conf
+    Level leaf_switch = Level::Leaf;
+    for (const TreeRecord &r : c.tree())
+        if (r.level == 0 && r.island >= 0) {
+            leaf_switch = c.island(r.island).level;
+            break;
+        }
+    std::vector<PendingJob> out;
+    std::string line;
+    int no = 0;
+    while (std::getline(in, line)) {
+        ++no;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        auto bad = [&](const std::string &what) {
+            return std::invalid_argument(source + ":" + std::to_string(no) + ": " + what +
+                                         ", expected NODES|SWITCHES|WAIT|REASON|FEATURES| (squeue -h -t PD -O "
+                                         "\"NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|\")");
+        };
+        // four fields, then the features (a constraint has | of its own)
+        std::string f[4];
+        std::size_t at = 0;
+        for (std::string &field : f) {
+            std::size_t bar = line.find('|', at);
+            if (bar == std::string::npos)
+                throw bad("\"" + line.substr(0, 80) + "\" has fewer than five fields");
+            field = line.substr(at, bar - at);
+            at = bar + 1;
+        }
+        std::string features = line.substr(at);
+        if (!features.empty() && features.back() == '\r')
+            features.pop_back();
+        if (features.size() < 2 || features.back() != '|')  // squeue writes "(null)|" for none
+            throw bad("\"" + line.substr(0, 80) + "\" has fewer than five fields");
+        features.pop_back();
+        auto trim = [](std::string w) {
+            w.erase(0, w.find_first_not_of(' '));
+            w.erase(w.find_last_not_of(' ') + 1);
+            return w;
+        };
+        auto number = [](const std::string &w, long &v) {
+            if (w.empty() || w.size() > 9 || w.find_first_not_of("0123456789") != std::string::npos)
+                return false;
+            v = std::stol(w);
+            return true;
+        };
+        long nodes = 0, switches = 0;
+        if (!number(trim(f[0].substr(0, f[0].find('-'))), nodes))  // a range: its minimum
+            throw bad("NODES \"" + f[0].substr(0, 40) + "\" is not a node count");
+        if (!number(trim(f[1]), switches))
+            throw bad("SWITCHES \"" + f[1].substr(0, 40) + "\" is not a count");
+        long wait = slurm_seconds(trim(f[2]));
+        // not waiting for nodes now (Slurm's job_reason_string)
+        static const std::set<std::string> idle_reasons{"JobHeldUser", "JobHeldAdmin", "Dependency",
+                                                        "DependencyNeverSatisfied", "BeginTime"};
+        if (idle_reasons.count(trim(f[3])))
+            continue;
+        PendingJob j;
+        j.nodes = static_cast<int>(nodes);
+        // the features' words that name islands
+        std::string word;
+        for (std::size_t i = 0; i <= features.size(); ++i) {
+            char ch = i < features.size() ? features[i] : '|';
+            if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.') {
+                word += ch;
+                continue;
+            }
+            auto it = word.empty() ? named.end() : named.find(word);
+            if (it != named.end())
+                j.levels |= it->second;
+            word.clear();
+        }
+        if (!j.levels && switches > 0 && wait > 0)
+            j.levels = 1u << static_cast<unsigned>(leaf_switch);
+        out.push_back(j);
+    }
+    return out;
+}
+
+long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level level)
+{
+    long ahead = 0;
+    for (const PendingJob &j : queue)
+        if ((j.levels >> static_cast<unsigned>(level) & 1u) && j.nodes <= c.largest(level))
+            ahead += j.nodes;
+    return ahead;
 }
 
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,

@@ -123,7 +123,8 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
 // The expected wait for an island of `level` that holds n free hosts: the
 // time from now at which, as the running jobs end (ends: seconds from now
 // and the hosts that job frees, any order), one island of the level first
-// has n free hosts. 0 when one has them now; infinity when never. ahead:
+// has n free hosts (a host frees up when the last job on it ends: jobs may
+// share a node). 0 when one has them now; infinity when never. ahead:
 // nodes the jobs queued before this one need; the first `ahead` hosts the
 // ends free go to them (a guess: wherever they lie), not to the island.
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
@@ -139,6 +140,29 @@ long slurm_seconds(const std::string &text);
 // naming source:line on a line that is not two words.
 std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, const Cluster &c,
                                                                const std::string &source);
+
+// A job waiting in Slurm's queue, as auto's expected wait sees it: the
+// nodes it needs and, when it waits for an island, the island's level.
+struct PendingJob {
+    int nodes = 0;
+    unsigned levels = 0;  // bit 1 << Level of each level it waits for an island of (0: nodes anywhere)
+};
+// The pending jobs of `squeue -h -t PD -O "NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|"`
+// (Slurm's own output: NODES|SWITCHES|WAIT|REASON|FEATURES| a line); a job
+// held, or waiting for a dependency or its begin time, is not in the queue
+// for nodes and is left out. A job waits
+// for an island when its features name islands of the fabric (atoll's
+// constraint: the levels of the names; a rail group and its leaf may share
+// one) or, with none named, when it asks
+// for one switch with a wait (--switches=1@T, T > 0: a leaf switch of
+// topology.conf). Throws std::invalid_argument naming source:line on a line
+// of another form.
+std::vector<PendingJob> read_pending(std::istream &in, const Cluster &c, const std::string &source);
+// The nodes the queue ahead needs from the hosts that free up first (the
+// `ahead` of expected_island_wait()): the jobs that wait for an island of
+// `level` and fit one. Jobs that take nodes anywhere do not count (backfill
+// lets an island's job past them), nor jobs at other levels.
+long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level level);
 
 // What is asked, up to the order of the constraint's islands (index order
 // here, no policy consulted): the trace replay's request model, so that it

@@ -299,15 +299,18 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 // an island of the same level take the first one to free up
                 // (jobs that asked for none take hosts anywhere, and backfill
                 // lets this one past them)
-                long ahead = 0;
+                std::vector<PendingJob> before;
                 for (int q : queue) {
                     if (q == ji)
                         break;
                     const Live &o = jobs[static_cast<std::size_t>(q)];
-                    if (!o.ask->none && o.island_wait > 0 && o.ask->level == j.ask->level &&
-                        o.nodes <= c.largest(j.ask->level))
-                        ahead += o.nodes;
+                    PendingJob pj;
+                    pj.nodes = o.nodes;
+                    if (!o.ask->none && o.island_wait > 0)
+                        pj.levels = 1u << static_cast<unsigned>(o.ask->level);
+                    before.push_back(pj);
                 }
+                long ahead = queue_ahead(c, before, j.ask->level);
                 double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
                 // against what spanning now would cost: Slurm's choice on
                 // the free hosts, under the uplink load the run is charged

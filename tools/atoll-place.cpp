@@ -36,7 +36,8 @@ const char *usage_text =
     "       atoll-place place FABRIC --nodes N --island REQUEST --slurm [--free HOSTLIST]\n"
     "                   [--slurm-conf FILE [--partition NAME]] [--topology tree|block] [--block-size N]\n"
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
-    "                   [--time-limit TIME [--running FILE] [--comm-share S] [--gpus-per-node N]]\n"
+    "                   [--time-limit TIME [--running FILE [--pending FILE]] [--comm-share S]\n"
+    "                    [--gpus-per-node N]]\n"
     "       atoll-place cost FABRIC HOSTLIST [--gpus-per-node N] [--bytes B]\n"
     "                   [--compute-ms T | --comm-share S] [--all-to-all] [--running FILE] [--explain]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
@@ -178,17 +179,29 @@ int cmd_settings(int argc, char **argv)
 // slurm_ask() (slurm/ask.hpp), which also writes job_submit.lua's table:
 //   refuse=MESSAGE | free=N, then switches=K@MM:SS and constraint=[...]
 // (a preferred group or pod is marked for atoll-widen by job_submit.lua).
-// squeue -h -t R -o '%N %L' from FILE (read_running()), its errors as input errors
-std::vector<std::pair<double, std::vector<int>>> running_file(const std::string &path, const Cluster &c)
+// squeue's output in FILE through its reader, the reader's errors as input errors
+template <class Read> auto squeue_file(const std::string &path, Read read)
 {
     std::ifstream in(path);
     if (!in)
         throw InputError(path + ": cannot read");
     try {
-        return read_running(in, c, path);
+        return read(in);
     } catch (const std::invalid_argument &e) {
         throw InputError(e.what());
     }
+}
+
+// squeue -h -t R -o '%N %L' (read_running())
+std::vector<std::pair<double, std::vector<int>>> running_file(const std::string &path, const Cluster &c)
+{
+    return squeue_file(path, [&](std::istream &in) { return read_running(in, c, path); });
+}
+
+// squeue -h -t PD -O "NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|" (read_pending())
+std::vector<PendingJob> pending_file(const std::string &path, const Cluster &c)
+{
+    return squeue_file(path, [&](std::istream &in) { return read_pending(in, c, path); });
 }
 
 int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &policy, const FreeState &free, int n,
@@ -243,6 +256,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         // the busy-fabric assumption)
         const StepModel model = default_step_model(c.kind());
         double span, expected = -1;
+        long ahead = 0;
         if (a.flag("running")) {
             auto running = running_file(a.get("running"), c);
             std::vector<std::vector<int>> hosts;
@@ -250,16 +264,42 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 hosts.push_back(r.second);
             UplinkLoad load = uplink_load(c, hosts);
             span = span_cost_now(c, free, n, shape, model, &load);
-            expected = expected_island_wait(c, free, ask.level, n, std::move(running));
+            // the queue ahead (--pending: squeue's pending jobs) takes the
+            // first hosts to free up
+            if (a.flag("pending"))
+                ahead = queue_ahead(c, pending_file(a.get("pending"), c), ask.level);
+            expected = expected_island_wait(c, free, ask.level, n, std::move(running), ahead);
         } else {
             span = span_cost_now(c, free, n, shape, model, nullptr);
         }
         double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
+        if (a.flag("explain")) {
+            // one line for cli_filter.lua's --fabric-explain: what was weighed
+            std::ostringstream d;
+            d << std::fixed << std::setprecision(0);
+            d << "decision=spanning now adds " << std::max(0.0, span) * static_cast<double>(limit) << " s to the "
+              << limit << " s limit; ";
+            const char *lv = to_string(ask.level);
+            if (expected < 0)
+                d << "when a " << lv << " frees up is unknown (no running jobs given)";
+            else if (std::isinf(expected))
+                d << "no " << lv << " frees up as the running jobs end";
+            else
+                d << "a " << lv << " frees up in " << expected << " s";
+            if (a.flag("pending"))
+                d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of island jobs queued ahead)";
+            if (w < 1)
+                d << ": no wait";
+            else
+                d << ": waits up to " << std::lround(w) << " s"
+                  << (w >= static_cast<double>(wait) && w < span * static_cast<double>(limit) ? " (island_wait)" : "");
+            std::cout << d.str() << "\n";
+        }
         if (w < 1) {  // not worth a wait: nothing asked
             std::cout << "free=" << free.total() << "\n";
             return 0;
         }
-        wait = static_cast<long>(w);
+        wait = std::lround(w);
     }
     if (!ask.refuse.empty()) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job
@@ -281,10 +321,10 @@ int cmd_place(int argc, char **argv)
     Args a = parse_args(argc, argv, 2,
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
                          "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf",
-                         "topology", "block-size", "partition", "time-limit", "running", "comm-share",
-                         "gpus-per-node"},
+                         "topology", "block-size", "partition", "time-limit", "running", "pending",
+                         "comm-share", "gpus-per-node"},
                         {"json", "explain", "slurm"});
-    for (const char *o : {"slurm-conf", "topology", "block-size", "partition", "time-limit", "running"})
+    for (const char *o : {"slurm-conf", "topology", "block-size", "partition", "time-limit", "running", "pending"})
         if (a.flag(o) && !a.flag("slurm"))
             throw Usage(std::string("--") + o + " goes with --slurm");
     if (a.flag("partition") && !a.flag("slurm-conf"))
@@ -292,6 +332,8 @@ int cmd_place(int argc, char **argv)
     for (const char *o : {"running", "comm-share", "gpus-per-node"})
         if (a.flag(o) && !a.flag("time-limit"))
             throw Usage(std::string("--") + o + " goes with --time-limit (auto's wait decision)");
+    if (a.flag("pending") && !a.flag("running"))
+        throw Usage("--pending goes with --running (the queue ahead waits for the running jobs' ends)");
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;

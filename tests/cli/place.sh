@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 63
+plan 67
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -83,6 +83,22 @@ switches=1@1:00 | switches=1@60:00 | "") not_ok "--slurm: auto whose leaf frees 
 switches=1@*) ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs" ;;
 *) not_ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs"; diag "$out" ;;
 esac
+# --pending (squeue's pending jobs): those that wait for a leaf take the
+# first hosts to free up. Two 3-node leaf jobs ahead (a constraint on the
+# leaves, --switches=1@2:00) take the six hosts the job above frees at 30 s;
+# no other end frees a leaf, so spanning now is the cheaper (atoll-place(1))
+printf '3|0|0:00|Priority|[ib-leaf01|ib-leaf02]|\n3|1|2:00|Resources|(null)|\n' >"$work/pend"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend" --explain | grep -v '^free=')
+check "--slurm --pending: leaf jobs queued ahead take the hosts that free up: auto spans now, saying why" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (6 nodes of island jobs queued ahead): no wait" ]
+# jobs that take nodes anywhere, wait for nothing (1@0) or are held do not count
+printf '3|0|0:00|Priority|(null)|\n3|1|0:00|Priority|(null)|\n3|0|0:00|JobHeldUser|[ib-leaf01]|\n' >"$work/pend0"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend0" --explain | grep -v '^free=\|^constraint=')
+check "--slurm --pending: jobs that take nodes anywhere or are held are not ahead: auto waits" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (0 nodes of island jobs queued ahead): waits up to 42 s
+switches=1@0:42" ]
 printf 'node[001-003]\n' >"$work/bad"
 "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/bad" >/dev/null 2>"$work/err"
 rc=$?
@@ -107,6 +123,11 @@ expect() {  # NAME RC PATTERN COMMAND...
     rc=$?
     if [ $rc -eq "$want" ] && grep -q -- "$pat" "$work/err"; then ok "$name"; else not_ok "$name"; diag "exit $rc" "$(cat "$work/err")"; fi
 }
+printf '3|0|0:00|Priority|\n' >"$work/pendbad"
+expect "--slurm --pending: a line of four fields is FILE:LINE" 1 "pendbad:1: .* has fewer than five fields, expected NODES|SWITCHES|WAIT|REASON|FEATURES|" \
+    "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/soon" --pending "$work/pendbad"
+expect "--pending without --running is a usage error" 2 "--pending goes with --running" \
+    "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --pending "$work/pend"
 expect "--nodes must be a number" 2 "\-\-nodes: \"x\", expected an integer" "$PLACE" place "$work/ft.json" --nodes x
 expect "an unknown policy is named" 2 "\-\-policy: \"best\"" "$PLACE" place "$work/ft.json" --nodes 2 --policy best
 expect "an unknown level is named" 2 "\-\-level: \"rack\"" "$PLACE" place "$work/ft.json" --nodes 2 --level rack

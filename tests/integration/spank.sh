@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=67
+N=69
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -512,6 +512,43 @@ done
 # table from adding its wait (a bug the real replay of bench-islands.sh found)
 held_job "$work/c/slurm.conf" "auto with --time, not worth a wait: --switches=1@0, no constraint, no wait" \
     "Features=(null) .*Switches=1@00:00:00" -N2 --time=10 --fabric-island=auto
+# auto with --time weighs the running jobs' ends and the queue ahead (squeue
+# -t R and -t PD in cli_filter.lua). c3's cli_filter.lua reads a 4:1 view of
+# the same nodes (slurmctld keeps its own). A job across node001-003 and
+# node005-007 shares both leaves' uplinks and ends within 2 minutes,
+# node009-016 are busy for 10: a 2-node job on the idle node004 and node008
+# would run slower spanning, and its leaf frees up soon: it waits. With two
+# 3-node leaf jobs queued ahead, which take the first hosts to free up, no
+# leaf frees up for it before node009-016 end: it spans now.
+"$TOPO" generate --pods 2 --groups 2 --rails 2 --hosts 4 --spines 1 --oversub 4 --format json -o "$work/fabric4.json"
+chmod 644 "$work/fabric4.json"
+mkdir -p "$work/c3"
+cp "$work/c/slurm.conf" "$work/c3/"
+sed "s|^local FABRIC = .*|local FABRIC = \"$work/fabric4.json\"|" "$work/c/cli_filter.lua" >"$work/c3/cli_filter.lua"
+wait_idle
+ja=$(sbatch -o /dev/null -w 'node[001-003,005-007]' --time=2 --wrap 'sleep 300' | awk '{print $4}')
+jb=$(sbatch -o /dev/null -w 'node[009-016]' --time=10 --wrap 'sleep 600' | awk '{print $4}')
+i=0
+while [ "$(squeue -h -t R -o %i | wc -l)" -lt 2 ] && [ $i -lt 75 ]; do i=$((i + 1)); sleep 0.2; done
+auto_queue() {  # NAME PATTERN EXPLAIN-PATTERN
+    _jid=$(SLURM_CONF="$work/c3/slurm.conf" sbatch -H -o /dev/null -N2 --time=10 --fabric-island=auto --fabric-explain \
+        --wrap true 2>"$work/queue.err" | awk '{print $4}')
+    _info=$(scontrol show job -o "$_jid")
+    scancel "$_jid"
+    if echo "$_info" | grep -q "$2" && grep -q "atoll: auto with --time: spanning now adds .*$3" "$work/queue.err"; then ok "$1"
+    else not_ok "$1"; diag "$_info" "$(cat "$work/queue.err")" "$(squeue)"; fi
+}
+auto_queue "auto with --time on a 4:1 view: its leaf frees up soon, it waits for it" \
+    "Switches=1@00:0[1-9]:[0-9][0-9]" "a leaf frees up in [0-9]* s (0 nodes of island jobs queued ahead): waits up to"
+for k in 1 2; do
+    SLURM_CONF="$work/c3/slurm.conf" sbatch -o /dev/null -N3 --fabric-island=leaf:required --wrap true >/dev/null
+done
+i=0
+while [ "$(squeue -h -t PD -o %i | wc -l)" -lt 2 ] && [ $i -lt 25 ]; do i=$((i + 1)); sleep 0.2; done
+auto_queue "auto with --time: two leaf jobs queued ahead take the hosts that free up, it spans now (squeue -t PD)" \
+    "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (6 nodes of island jobs queued ahead): no wait"
+scancel --user=root
+wait_idle
 reset_plugstack
 
 # policy=slurm-tree: no island constraint, Slurm's own --switches instead

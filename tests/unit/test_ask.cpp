@@ -364,6 +364,14 @@ TEST_CASE("the expected wait for an island from the running jobs' ends (worked b
     ends.push_back({100, {h4}});
     CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends) == 80);   // L1 at 80, L2 at 100
     CHECK(std::isinf(expected_island_wait(c, f, Level::Leaf, 3, ends)));
+    // jobs sharing a node: h3 frees up when the later of its two jobs ends,
+    // and h4 (listed, but free again) is no end
+    FreeState g(c, true);
+    g.take({h1, h2, h3});
+    std::vector<std::pair<double, std::vector<int>>> shared{{30, {h3}}, {70, {h3, h4}}, {50, {h1}}, {60, {h2}}};
+    CHECK(expected_island_wait(c, g, Level::Leaf, 2, shared) == 60);  // L1 at 60, L2 at 70
+    shared[1].first = 40;
+    CHECK(expected_island_wait(c, g, Level::Leaf, 2, shared) == 40);
 }
 
 TEST_CASE("Slurm's time format and squeue's running jobs", "[ask][cost]")
@@ -388,4 +396,56 @@ TEST_CASE("Slurm's time format and squeue's running jobs", "[ask][cost]")
     CHECK(r[1].second.empty());  // a host the fabric does not know
     std::istringstream bad("h1\n");
     CHECK_THROWS_WITH(read_running(bad, c, "running.txt"), Catch::Contains("running.txt:1:"));
+}
+
+TEST_CASE("squeue's pending jobs: the queue ahead of an island (worked by hand)", "[ask][cost]")
+{
+    // tests/integration/spank.sh's fabric: 2 pods x 2 rail groups x 4 hosts,
+    // 2 rails (a rail group and its leaf island share a name)
+    GenSpec g;
+    g.pods = 2;
+    g.groups_per_pod = 2;
+    g.rails = 2;
+    g.hosts_per_group = 4;
+    Topology t = analyse(generate(g));
+    Cluster c(t);
+    REQUIRE(c.largest(Level::Leaf) == 4);
+    REQUIRE(c.largest(Level::Pod) == 8);
+    // the lines squeue 22.05.8 wrote for such jobs (-O "NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|"):
+    // leaf:required, pod:required (with the leaf wait), auto judged not worth
+    // a wait (--switches=1@0), --switches=1@5:00 alone, a user's own feature;
+    // held and dependent jobs are not in the queue for nodes
+    std::istringstream in("4|0|0:00|Resources|[grp-ib-leaf01|grp-ib-leaf03|grp-ib-leaf05|grp-ib-leaf07]|\n"
+                          "4|1|10:00|Priority|[pod-ib-leaf01|pod-ib-leaf05]|\n"
+                          "8|1|0:00|Priority|(null)|\n"
+                          "2|1|5:00|Resources|(null)|\n"
+                          "3|0|0:00|Priority|bigmem|\n"
+                          "2-4|0|0:00|Priority|bigmem&[grp-ib-leaf03]|\n"
+                          "\n"
+                          "6|1|1:00:00|Resources|(null)|\n"
+                          "4|0|0:00|JobHeldUser|[grp-ib-leaf01]|\n"
+                          "4|0|0:00|Dependency|[grp-ib-leaf01]|\n");
+    auto q = read_pending(in, c, "pending.txt");
+    REQUIRE(q.size() == 7);
+    const unsigned leaf = 1u << static_cast<unsigned>(Level::Leaf), group = 1u << static_cast<unsigned>(Level::Group),
+                   pod = 1u << static_cast<unsigned>(Level::Pod);
+    CHECK(q[0].nodes == 4);
+    CHECK(q[0].levels == (leaf | group));
+    CHECK(q[1].levels == pod);  // named islands decide over the switch count
+    CHECK(q[2].levels == 0);    // 1@0: waits for nothing
+    CHECK(q[3].levels == leaf); // one leaf switch, waiting 5 minutes
+    CHECK(q[4].levels == 0);    // a feature that is no island
+    CHECK(q[5].nodes == 2);     // a range: its minimum
+    CHECK(q[5].levels == (leaf | group));
+    // leaf: 4 + 2 + 2 (the 6-node job cannot fit one); group: 4 + 2; pod: 4
+    CHECK(queue_ahead(c, q, Level::Leaf) == 8);
+    CHECK(queue_ahead(c, q, Level::Group) == 6);
+    CHECK(queue_ahead(c, q, Level::Pod) == 4);
+    CHECK(queue_ahead(c, q, Level::Fabric) == 0);
+    for (const char *bad : {"4|x|0:00|Priority|(null)|\n", "four|0|0:00|Priority|(null)|\n", "4|0|0:00|(null)|\n",
+                            "squeue: error: x\n"}) {
+        std::istringstream b(bad);
+        CHECK_THROWS_WITH(read_pending(b, c, "pending.txt"), Catch::Contains("pending.txt:1:") &&
+                                                                  Catch::Contains("expected NODES|SWITCHES|WAIT|REASON|FEATURES|"));
+    }
 }
