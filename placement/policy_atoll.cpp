@@ -356,6 +356,52 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         p.ok = true;
         return p;
     }
+    if (req.split == Split::Pack && cap == 0) {
+        // Slurm's own best fit inside the chosen island (for auto, the
+        // whole fabric), healthy leaves first: it fills the fullest leaves
+        // and the nearest, so what is left stays together. Tried before
+        // the leaves are listed: on 10,000 leaves that listing alone is
+        // what made this slower than slurm-tree's own decision.
+        const int scope = req.fit == Fit::Auto ? c.root() : chosen;
+        const bool whole = scope == c.root() && c.island(scope).healthy;  // no copy needed
+        std::unique_ptr<FreeState> inside;
+        if (!whole) {
+            inside = std::make_unique<FreeState>(c, false);
+            int held = 0;
+            for (int pass = 0; pass < 2 && held < n; ++pass)
+                for (int l : c.island(scope).leaf_islands) {
+                    if (pass == 0 && !c.island(l).healthy)
+                        continue;
+                    for (int h : c.island(l).hosts)
+                        if (free.is_free(h) && !inside->is_free(h)) {
+                            inside->set(h, true);
+                            ++held;
+                        }
+                }
+        }
+        Request sub;
+        sub.nodes = n;
+        if (!tree_)
+            tree_ = make_slurm_tree_policy();
+        // its hosts alone: place() would describe them, and so will ours
+        Placement q = tree_->choose_hosts(whole ? free : *inside, sub);
+        int q_leaves = 0;  // counted only against a leaf limit (place() counts them anyway)
+        if (q.ok && req.max_leaves > 0) {
+            std::vector<int> ls;
+            ls.reserve(q.hosts.size());
+            for (int h : q.hosts)
+                ls.push_back(c.leaf_of(h));
+            std::sort(ls.begin(), ls.end());
+            q_leaves = static_cast<int>(std::unique(ls.begin(), ls.end()) - ls.begin());
+        }
+        if (q.ok && (req.max_leaves == 0 || q_leaves <= req.max_leaves)) {
+            p.hosts = std::move(q.hosts);
+            p.notes.push_back("packed " + std::to_string(n) + " by Slurm's best fit" +
+                              (whole ? "" : " (healthy leaves first)"));
+            p.ok = true;
+            return p;
+        }
+    }
     // Spanning: fewest pods (when the fabric is the island), then fewest leaves.
     std::vector<int> leaves;
     if (is.level == Level::Fabric && c.at(Level::Pod).size() > 1) {
@@ -394,50 +440,6 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         }
     }
     bool only_healthy = healthy_cap >= n;
-    if (req.split == Split::Pack && cap == 0) {
-        // Slurm's own best fit inside the chosen island (for auto, the
-        // whole fabric), healthy leaves first: it fills the fullest leaves
-        // and the nearest, so what is left stays together.
-        const int scope = req.fit == Fit::Auto ? c.root() : chosen;
-        const bool whole = scope == c.root() && c.island(scope).healthy;  // no copy needed
-        std::unique_ptr<FreeState> inside;
-        if (!whole) {
-            inside = std::make_unique<FreeState>(c, false);
-            int held = 0;
-            for (int pass = 0; pass < 2 && held < n; ++pass)
-                for (int l : c.island(scope).leaf_islands) {
-                    if (pass == 0 && !c.island(l).healthy)
-                        continue;
-                    for (int h : c.island(l).hosts)
-                        if (free.is_free(h) && !inside->is_free(h)) {
-                            inside->set(h, true);
-                            ++held;
-                        }
-                }
-        }
-        Request sub;
-        sub.nodes = n;
-        if (!tree_)
-            tree_ = make_slurm_tree_policy();
-        // its hosts alone: place() would describe them, and so will ours
-        Placement q = tree_->choose_hosts(whole ? free : *inside, sub);
-        int q_leaves = 0;
-        if (q.ok) {
-            std::vector<int> ls;
-            ls.reserve(q.hosts.size());
-            for (int h : q.hosts)
-                ls.push_back(c.leaf_of(h));
-            std::sort(ls.begin(), ls.end());
-            q_leaves = static_cast<int>(std::unique(ls.begin(), ls.end()) - ls.begin());
-        }
-        if (q.ok && (req.max_leaves == 0 || q_leaves <= req.max_leaves)) {
-            p.hosts = std::move(q.hosts);
-            p.notes.push_back("packed " + std::to_string(n) + " over " + std::to_string(q_leaves) +
-                              " leaves by Slurm's best fit" + (only_healthy ? " (healthy leaves)" : ""));
-            p.ok = true;
-            return p;
-        }
-    }
     std::vector<int> give;
     auto pick = [&](const std::vector<Item> &from) {
         if (req.split == Split::Pack)
