@@ -66,6 +66,7 @@ std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level
     req.nodes = n;
     req.level = level;
     req.fit = Fit::Required;
+    req.explain = false;  // the choices alone
     for (;;) {
         Placement p = policy.place(state, req);
         if (!p.ok)
@@ -217,7 +218,8 @@ protected:
             if (free.is_free(static_cast<int>(h)))
                 p.hosts.push_back(static_cast<int>(h));
         p.ok = true;
-        p.notes.push_back("first-fit: the " + std::to_string(req.nodes) + " lowest-numbered free hosts");
+        if (req.explain)
+            p.notes.push_back("first-fit: the " + std::to_string(req.nodes) + " lowest-numbered free hosts");
         return p;
     }
 };
@@ -244,7 +246,8 @@ protected:
             p.hosts.push_back(pool[static_cast<std::size_t>(i)]);
         }
         p.ok = true;
-        p.notes.push_back("random: " + std::to_string(req.nodes) + " free hosts drawn uniformly");
+        if (req.explain)
+            p.notes.push_back("random: " + std::to_string(req.nodes) + " free hosts drawn uniformly");
         return p;
     }
 

@@ -35,6 +35,7 @@ struct Request {
     int max_per_leaf = 0;  // spread: at most this many hosts per leaf island (0: no limit)
     int max_leaves = 0;    // at most this many leaf islands, like Slurm's --switches=N (0: no limit)
     Split split = Split::Pack;
+    bool explain = true;   // fill Placement::notes and considered (false: the hosts alone, faster)
 };
 
 struct Candidate {           // an island weighed by the policy, for --explain

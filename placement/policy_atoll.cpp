@@ -253,7 +253,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         Level to = pass == 0 ? last : Level::Fabric;
         if (pass == 1 && (req.fit != Fit::Preferred || last == Level::Fabric))
             break;
-        if (pass == 1)
+        if (pass == 1 && req.explain)
             p.notes.push_back("no " + std::string(to_string(last)) + " has room: preferred, so widening");
         for (int lv = static_cast<int>(from); lv <= static_cast<int>(to) && chosen < 0; ++lv) {
             Level L = static_cast<Level>(lv);
@@ -262,11 +262,13 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 // no leaf holds it: Slurm's best fit over the fabric decides
                 // (below), so weighing every group and pod is wasted time
                 chosen = c.root();
-                p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
+                if (req.explain)
+                    p.notes.push_back("no leaf has room: Slurm's best fit over the fabric");
                 break;
             }
             if (n > free.most_free(L)) {  // none has room (counted as hosts come and go): no need to weigh them
-                p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
+                if (req.explain)
+                    p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
                                   " has " + std::to_string(n) + " free (most: " + std::to_string(free.most_free(L)) +
                                   ")");
                 continue;
@@ -313,7 +315,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 fits.insert(std::upper_bound(fits.begin(), fits.end(), f), f);
             }
             if (fits.empty()) {
-                p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
+                if (req.explain)
+                    p.notes.push_back(std::string(to_string(L)) + ": none of " + std::to_string(c.at(L).size()) +
                                   " has " + std::to_string(n) + " free" +
                                   (too_spread ? " on at most " + std::to_string(req.max_leaves) + " leaves" : "") +
                                   " (most: " + std::to_string(most) + ")");
@@ -321,6 +324,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
             }
             std::size_t shown = fits.size();
             chosen = fits[0].second;
+            if (!req.explain)
+                continue;
             std::ostringstream note;
             note << to_string(L) << ": " << fitting << " of " << c.at(L).size() << " have room; best fit "
                  << c.island(chosen).name << " leaves " << std::get<3>(fits[0].first) << " free";
@@ -381,6 +386,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         }
         Request sub;
         sub.nodes = n;
+        sub.explain = false;  // its hosts alone
         if (!tree_)
             tree_ = make_slurm_tree_policy();
         // its hosts alone: place() would describe them, and so will ours
@@ -396,7 +402,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         }
         if (q.ok && (req.max_leaves == 0 || q_leaves <= req.max_leaves)) {
             p.hosts = std::move(q.hosts);
-            p.notes.push_back("packed " + std::to_string(n) + " by Slurm's best fit" +
+            if (req.explain)
+                p.notes.push_back("packed " + std::to_string(n) + " by Slurm's best fit" +
                               (whole ? "" : " (healthy leaves first)"));
             p.ok = true;
             return p;
@@ -417,11 +424,13 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         // then the fewest leaves of any pods, not the fewest pods.
         if (req.max_leaves > 0 && leaves_in(free, leaves, n, cap) > req.max_leaves) {
             leaves = is.leaf_islands;
-            p.notes.push_back("the fewest pods (" + std::to_string(chosen_pods.size()) + ") need more than " +
+            if (req.explain)
+                p.notes.push_back("the fewest pods (" + std::to_string(chosen_pods.size()) + ") need more than " +
                               std::to_string(req.max_leaves) + " leaves for " + std::to_string(n) +
                               ": the fewest leaves of any pods");
         } else {
-            p.notes.push_back("spans " + std::to_string(chosen_pods.size()) + " pods (fewest that hold " +
+            if (req.explain)
+                p.notes.push_back("spans " + std::to_string(chosen_pods.size()) + " pods (fewest that hold " +
                               std::to_string(n) + ")");
         }
     } else {
@@ -460,7 +469,8 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         take_from_leaf(picked[i].id, give[i]);
         note << " " << c.island(picked[i].id).name << "=" << give[i] << "/" << picked[i].cap;
     }
-    p.notes.push_back(note.str());
+    if (req.explain)
+        p.notes.push_back(note.str());
     p.ok = static_cast<int>(p.hosts.size()) == n;
     if (!p.ok)
         p.error = "atoll: could not split the job over the chosen leaves";

@@ -109,7 +109,8 @@ Placement SlurmBlock::choose(const FreeState &free, const Request &req)
                   std::to_string(req.nodes) + " free nodes now";
         return p;
     }
-    p.notes.push_back("slurm-block: block level " + std::to_string(bl) + " (" + std::to_string(bpb) +
+    if (req.explain)
+        p.notes.push_back("slurm-block: block level " + std::to_string(bl) + " (" + std::to_string(bpb) +
                       " base blocks), block " + std::to_string(block_inx) + " with " + std::to_string(block_node_cnt) +
                       " free; lower level " + std::to_string(ll) + ", at most " + std::to_string(max_ll));
 
@@ -174,11 +175,13 @@ Placement SlurmBlock::choose(const FreeState &free, const Request &req)
             --rem;
             ++got;
         }
-        Candidate cand;
-        cand.island = v.blocks[static_cast<std::size_t>(best)];
-        cand.free = on_bblock[static_cast<std::size_t>(best)];
-        cand.verdict = "took " + std::to_string(got);
-        p.considered.push_back(cand);
+        if (req.explain) {
+            Candidate cand;
+            cand.island = v.blocks[static_cast<std::size_t>(best)];
+            cand.free = on_bblock[static_cast<std::size_t>(best)];
+            cand.verdict = "took " + std::to_string(got);
+            p.considered.push_back(cand);
+        }
         if (!best_same)
             --max_ll;
     }

@@ -130,7 +130,8 @@ Placement SlurmTree::choose(const FreeState &free, const Request &req)
             cnt_[r] = 0;
     for (int a = t[static_cast<std::size_t>(top)].parent; a >= 0; a = t[static_cast<std::size_t>(a)].parent)
         cnt_[static_cast<std::size_t>(a)] = cnt_[static_cast<std::size_t>(top)];
-    p.notes.push_back("slurm-tree: top switch " + c.island(t[static_cast<std::size_t>(top)].island).name +
+    if (req.explain)
+        p.notes.push_back("slurm-tree: top switch " + c.island(t[static_cast<std::size_t>(top)].island).name +
                       " (level " + std::to_string(t[static_cast<std::size_t>(top)].level) + ", " +
                       std::to_string(cnt_[static_cast<std::size_t>(top)]) + " free)");
 
@@ -162,11 +163,13 @@ Placement SlurmTree::choose(const FreeState &free, const Request &req)
             --rem;
             ++got;
         }
-        Candidate cand;
-        cand.island = b.island;
-        cand.free = cnt_[static_cast<std::size_t>(best)];
-        cand.verdict = "took " + std::to_string(got);
-        p.considered.push_back(cand);
+        if (req.explain) {
+            Candidate cand;
+            cand.island = b.island;
+            cand.free = cnt_[static_cast<std::size_t>(best)];
+            cand.verdict = "took " + std::to_string(got);
+            p.considered.push_back(cand);
+        }
         decrement(cnt_[static_cast<std::size_t>(best)], best);
         cnt_[static_cast<std::size_t>(best)] = 0;
     }

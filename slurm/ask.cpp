@@ -261,6 +261,7 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
     auto slurm = make_policy("slurm-tree", c);
     Request req;
     req.nodes = n;
+    req.explain = false;
     Placement p = slurm->place(free, req);
     if (!p.ok)
         return span_slowdown(c, n, job, m) - 1;

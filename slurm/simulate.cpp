@@ -160,6 +160,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         Request req;
         req.nodes = j.nodes;
         req.split = opt.split;
+        req.explain = false;
         const SlurmAsk &a = *j.ask;
         if (a.none)
             return req;
@@ -198,6 +199,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         rank.level = held;
         rank.fit = Fit::Required;
         rank.split = opt.split;
+        rank.explain = false;
         Placement first = policy.place(state, rank);
         if (!first.ok)
             return first;

@@ -347,6 +347,7 @@ int cmd_place(int argc, char **argv)
     Cluster c = load_cluster(a, a.operands[0], topo);
     Request req;
     req.nodes = static_cast<int>(a.get_int("nodes", 1, 1, 10000000));
+    req.explain = a.flag("explain") || a.flag("json");
     if (a.flag("level")) {
         req.level = parse_level("level", a.get("level"));
         req.fit = Fit::Required;

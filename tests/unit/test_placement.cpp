@@ -931,6 +931,21 @@ TEST_CASE("FreeState keeps the most free hosts of any island of each level", "[p
     Placement p = atoll->place(f, Request{4});
     REQUIRE(p.ok);
     CHECK(std::find(p.notes.begin(), p.notes.end(), "leaf: none of 4 has 4 free (most: 3)") != p.notes.end());
+    // without explain: the same hosts, no text
+    for (const std::string &name : policy_names()) {
+        for (int n : {2, 4, 6}) {
+            auto pol = make_policy(name, c, 7);
+            auto again = make_policy(name, c, 7);
+            Request r{n};
+            Placement with = pol->place(f, r);
+            r.explain = false;
+            Placement without = again->place(f, r);
+            CHECK(with.hosts == without.hosts);
+            CHECK(without.notes.empty());
+            CHECK(without.considered.empty());
+            CHECK((with.notes.size() + with.considered.size()) > 0);
+        }
+    }
 }
 
 TEST_CASE("the simulator's uplink load: the jobs running, or the busy-fabric assumption", "[placement][simulate][cost]")
