@@ -161,10 +161,10 @@ function slurm_cli_pre_submit(options, offset)
         modelled = true
         cmd = cmd .. " --time-limit " .. quote(tl)
         if squeue_file("--running", "-t R -o " .. quote("%N %L")) then
-            -- the jobs queued in the job's partition: those that wait for an
-            -- island take the first hosts to free up
+            -- the jobs queued in the job's partition take the first hosts
+            -- to free up
             squeue_file("--pending", "-t PD" .. (part and (" -p " .. quote(part)) or "") ..
-                        " -O " .. quote("NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|"))
+                        " -O " .. quote("NumNodes:|,Reason:|"))
         end
     end
     if explain and modelled then

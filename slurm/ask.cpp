@@ -381,85 +381,39 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
     return out;
 }
 
-std::vector<PendingJob> read_pending(std::istream &in, const Cluster &c, const std::string &source)
+std::vector<PendingJob> read_pending(std::istream &in, const Cluster &, const std::string &source)
 {
-    std::map<std::string, unsigned> named;  // island name -> the levels it names an island of
-    for (const PlaceIsland &is : c.islands())
-        named[is.name] |= 1u << static_cast<unsigned>(is.level);
-    // a switch of --switches=K: a leaf switch of Slurm's topology.conf
-    Level leaf_switch = Level::Leaf;
-    for (const TreeRecord &r : c.tree())
-        if (r.level == 0 && r.island >= 0) {
-            leaf_switch = c.island(r.island).level;
-            break;
-        }
     std::vector<PendingJob> out;
     std::string line;
     int no = 0;
+    auto trim = [](std::string w) {
+        w.erase(0, w.find_first_not_of(" \t\r"));
+        w.erase(w.find_last_not_of(" \t\r") + 1);
+        return w;
+    };
+    // not waiting for nodes now (Slurm's job_reason_string)
+    static const std::set<std::string> idle_reasons{"JobHeldUser", "JobHeldAdmin", "Dependency",
+                                                    "DependencyNeverSatisfied", "BeginTime"};
     while (std::getline(in, line)) {
         ++no;
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
+        std::string t = trim(line);
+        if (t.empty())
             continue;
         auto bad = [&](const std::string &what) {
             return std::invalid_argument(source + ":" + std::to_string(no) + ": " + what +
-                                         ", expected NODES|SWITCHES|WAIT|REASON|FEATURES| (squeue -h -t PD -O "
-                                         "\"NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|\")");
+                                         ", expected NODES|REASON| (squeue -h -t PD -O \"NumNodes:|,Reason:|\")");
         };
-        // four fields, then the features (a constraint has | of its own)
-        std::string f[4];
-        std::size_t at = 0;
-        for (std::string &field : f) {
-            std::size_t bar = line.find('|', at);
-            if (bar == std::string::npos)
-                throw bad("\"" + line.substr(0, 80) + "\" has fewer than five fields");
-            field = line.substr(at, bar - at);
-            at = bar + 1;
-        }
-        std::string features = line.substr(at);
-        if (!features.empty() && features.back() == '\r')
-            features.pop_back();
-        if (features.size() < 2 || features.back() != '|')  // squeue writes "(null)|" for none
-            throw bad("\"" + line.substr(0, 80) + "\" has fewer than five fields");
-        features.pop_back();
-        auto trim = [](std::string w) {
-            w.erase(0, w.find_first_not_of(' '));
-            w.erase(w.find_last_not_of(' ') + 1);
-            return w;
-        };
-        auto number = [](const std::string &w, long &v) {
-            if (w.empty() || w.size() > 9 || w.find_first_not_of("0123456789") != std::string::npos)
-                return false;
-            v = std::stol(w);
-            return true;
-        };
-        long nodes = 0, switches = 0;
-        if (!number(trim(f[0].substr(0, f[0].find('-'))), nodes))  // a range: its minimum
-            throw bad("NODES \"" + f[0].substr(0, 40) + "\" is not a node count");
-        if (!number(trim(f[1]), switches))
-            throw bad("SWITCHES \"" + f[1].substr(0, 40) + "\" is not a count");
-        long wait = slurm_seconds(trim(f[2]));
-        // not waiting for nodes now (Slurm's job_reason_string)
-        static const std::set<std::string> idle_reasons{"JobHeldUser", "JobHeldAdmin", "Dependency",
-                                                        "DependencyNeverSatisfied", "BeginTime"};
-        if (idle_reasons.count(trim(f[3])))
+        std::size_t bar = t.find('|');
+        if (bar == std::string::npos || t.back() != '|' || t.find('|', bar + 1) != t.size() - 1)
+            throw bad("\"" + t.substr(0, 80) + "\" is not two fields");
+        std::string count = trim(t.substr(0, bar));
+        count = count.substr(0, count.find('-'));  // a range: its minimum
+        if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("NODES \"" + t.substr(0, std::min<std::size_t>(bar, 40)) + "\" is not a node count");
+        if (idle_reasons.count(trim(t.substr(bar + 1, t.size() - bar - 2))))
             continue;
         PendingJob j;
-        j.nodes = static_cast<int>(nodes);
-        // the features' words that name islands
-        std::string word;
-        for (std::size_t i = 0; i <= features.size(); ++i) {
-            char ch = i < features.size() ? features[i] : '|';
-            if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.') {
-                word += ch;
-                continue;
-            }
-            auto it = word.empty() ? named.end() : named.find(word);
-            if (it != named.end())
-                j.levels |= it->second;
-            word.clear();
-        }
-        if (!j.levels && switches > 0 && wait > 0)
-            j.levels = 1u << static_cast<unsigned>(leaf_switch);
+        j.nodes = std::stoi(count);
         out.push_back(j);
     }
     return out;
@@ -469,7 +423,7 @@ long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level l
 {
     long ahead = 0;
     for (const PendingJob &j : queue)
-        if ((j.levels >> static_cast<unsigned>(level) & 1u) && j.nodes <= c.largest(level))
+        if (j.nodes <= c.largest(level))
             ahead += j.nodes;
     return ahead;
 }

@@ -297,21 +297,16 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 std::vector<std::pair<double, std::vector<int>>> ends_at;
                 for (const End &e : running)
                     ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
-                // and the queue ahead of it: the jobs before it that wait for
-                // an island of the same level take the first one to free up
-                // (jobs that asked for none take hosts anywhere, and backfill
-                // lets this one past them)
+                // and the queue: every other queued job that fits an island
+                // of the level takes hosts as they free up, before it by
+                // priority or after it by backfill (queue_ahead())
                 std::vector<PendingJob> before;
-                for (int q : queue) {
-                    if (q == ji)
-                        break;
-                    const Live &o = jobs[static_cast<std::size_t>(q)];
-                    PendingJob pj;
-                    pj.nodes = o.nodes;
-                    if (!o.ask->none && o.island_wait > 0)
-                        pj.levels = 1u << static_cast<unsigned>(o.ask->level);
-                    before.push_back(pj);
-                }
+                for (int q : queue)
+                    if (q != ji) {
+                        PendingJob pj;
+                        pj.nodes = jobs[static_cast<std::size_t>(q)].nodes;
+                        before.push_back(pj);
+                    }
                 long ahead = queue_ahead(c, before, j.ask->level);
                 double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
                 // against what spanning now would cost: Slurm's choice on

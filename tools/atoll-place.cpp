@@ -198,7 +198,7 @@ std::vector<std::pair<double, std::vector<int>>> running_file(const std::string 
     return squeue_file(path, [&](std::istream &in) { return read_running(in, c, path); });
 }
 
-// squeue -h -t PD -O "NumNodes:|,ReqSwitch:|,Wait4Switch:|,Reason:|,Feature:|" (read_pending())
+// squeue -h -t PD -O "NumNodes:|,Reason:|" (read_pending())
 std::vector<PendingJob> pending_file(const std::string &path, const Cluster &c)
 {
     return squeue_file(path, [&](std::istream &in) { return read_pending(in, c, path); });
@@ -264,8 +264,8 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 hosts.push_back(r.second);
             UplinkLoad load = uplink_load(c, hosts);
             span = span_cost_now(c, free, n, shape, model, &load);
-            // the queue ahead (--pending: squeue's pending jobs) takes the
-            // first hosts to free up
+            // the queue (--pending: squeue's pending jobs) takes the first
+            // hosts to free up
             if (a.flag("pending"))
                 ahead = queue_ahead(c, pending_file(a.get("pending"), c), ask.level);
             expected = expected_island_wait(c, free, ask.level, n, std::move(running), ahead);
@@ -287,7 +287,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             else
                 d << "a " << lv << " frees up in " << expected << " s";
             if (a.flag("pending"))
-                d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of island jobs queued ahead)";
+                d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of queued jobs first)";
             if (w < 1)
                 d << ": no wait";
             else

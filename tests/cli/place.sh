@@ -83,21 +83,21 @@ switches=1@1:00 | switches=1@60:00 | "") not_ok "--slurm: auto whose leaf frees 
 switches=1@*) ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs" ;;
 *) not_ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs"; diag "$out" ;;
 esac
-# --pending (squeue's pending jobs): those that wait for a leaf take the
-# first hosts to free up. Two 3-node leaf jobs ahead (a constraint on the
-# leaves, --switches=1@2:00) take the six hosts the job above frees at 30 s;
-# no other end frees a leaf, so spanning now is the cheaper (atoll-place(1))
-printf '3|0|0:00|Priority|[ib-leaf01|ib-leaf02]|\n3|1|2:00|Resources|(null)|\n' >"$work/pend"
+# --pending (squeue's pending jobs): every job queued that fits a leaf takes
+# the first hosts to free up. Two 3-node jobs take the six hosts the job
+# above frees at 30 s; no other end frees a leaf, so spanning now is the
+# cheaper (atoll-place(1))
+printf '3|Priority|\n3|Resources|\n' >"$work/pend"
 out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
     --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend" --explain | grep -v '^free=')
-check "--slurm --pending: leaf jobs queued ahead take the hosts that free up: auto spans now, saying why" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (6 nodes of island jobs queued ahead): no wait" ]
-# jobs that take nodes anywhere, wait for nothing (1@0) or are held do not count
-printf '3|0|0:00|Priority|(null)|\n3|1|0:00|Priority|(null)|\n3|0|0:00|JobHeldUser|[ib-leaf01]|\n' >"$work/pend0"
+check "--slurm --pending: queued jobs take the hosts that free up: auto spans now, saying why" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (6 nodes of queued jobs first): no wait" ]
+# jobs larger than a leaf, held or waiting for a dependency take none
+printf '5|Priority|\n3|JobHeldUser|\n3|Dependency|\n' >"$work/pend0"
 out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
     --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend0" --explain | grep -v '^free=\|^constraint=')
-check "--slurm --pending: jobs that take nodes anywhere or are held are not ahead: auto waits" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (0 nodes of island jobs queued ahead): waits up to 42 s
+check "--slurm --pending: jobs larger than a leaf, held or dependent are not counted: auto waits" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (0 nodes of queued jobs first): waits up to 42 s
 switches=1@0:42" ]
 printf 'node[001-003]\n' >"$work/bad"
 "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/bad" >/dev/null 2>"$work/err"
@@ -123,8 +123,8 @@ expect() {  # NAME RC PATTERN COMMAND...
     rc=$?
     if [ $rc -eq "$want" ] && grep -q -- "$pat" "$work/err"; then ok "$name"; else not_ok "$name"; diag "exit $rc" "$(cat "$work/err")"; fi
 }
-printf '3|0|0:00|Priority|\n' >"$work/pendbad"
-expect "--slurm --pending: a line of four fields is FILE:LINE" 1 "pendbad:1: .* has fewer than five fields, expected NODES|SWITCHES|WAIT|REASON|FEATURES|" \
+printf '3|Priority\n' >"$work/pendbad"
+expect "--slurm --pending: a line of one field is FILE:LINE" 1 "pendbad:1: .* is not two fields, expected NODES|REASON|" \
     "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/soon" --pending "$work/pendbad"
 expect "--pending without --running is a usage error" 2 "--pending goes with --running" \
     "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --pending "$work/pend"

@@ -518,8 +518,8 @@ held_job "$work/c/slurm.conf" "auto with --time, not worth a wait: --switches=1@
 # node005-007 shares both leaves' uplinks and ends within 2 minutes,
 # node009-016 are busy for 10: a 2-node job on the idle node004 and node008
 # would run slower spanning, and its leaf frees up soon: it waits. With two
-# 3-node leaf jobs queued ahead, which take the first hosts to free up, no
-# leaf frees up for it before node009-016 end: it spans now.
+# 3-node jobs queued, which take the first hosts to free up, no leaf frees
+# up for it before node009-016 end: it spans now.
 "$TOPO" generate --pods 2 --groups 2 --rails 2 --hosts 4 --spines 1 --oversub 4 --format json -o "$work/fabric4.json"
 chmod 644 "$work/fabric4.json"
 mkdir -p "$work/c3"
@@ -539,14 +539,14 @@ auto_queue() {  # NAME PATTERN EXPLAIN-PATTERN
     else not_ok "$1"; diag "$_info" "$(cat "$work/queue.err")" "$(squeue)"; fi
 }
 auto_queue "auto with --time on a 4:1 view: its leaf frees up soon, it waits for it" \
-    "Switches=1@00:0[1-9]:[0-9][0-9]" "a leaf frees up in [0-9]* s (0 nodes of island jobs queued ahead): waits up to"
+    "Switches=1@00:0[1-9]:[0-9][0-9]" "a leaf frees up in [0-9]* s (0 nodes of queued jobs first): waits up to"
 for k in 1 2; do
     SLURM_CONF="$work/c3/slurm.conf" sbatch -o /dev/null -N3 --fabric-island=leaf:required --wrap true >/dev/null
 done
 i=0
 while [ "$(squeue -h -t PD -o %i | wc -l)" -lt 2 ] && [ $i -lt 25 ]; do i=$((i + 1)); sleep 0.2; done
-auto_queue "auto with --time: two leaf jobs queued ahead take the hosts that free up, it spans now (squeue -t PD)" \
-    "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (6 nodes of island jobs queued ahead): no wait"
+auto_queue "auto with --time: two jobs queued take the hosts that free up, it spans now (squeue -t PD)" \
+    "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (6 nodes of queued jobs first): no wait"
 scancel --user=root
 wait_idle
 reset_plugstack
