@@ -12,6 +12,12 @@ and, for a preferred leaf, --switches=1@WAIT. job_submit.lua then sees the
 islands already named and leaves the job alone; without this filter it orders
 the islands without live state.
 
+For --fabric-island=auto with a --time, the wait for the island is the step
+model's: squeue's running jobs (time left) and pending jobs (node counts) say
+when an island would have the job's nodes, against what spanning now costs
+(atoll-place(1), --running and --pending); --fabric-explain logs what was
+weighed. Without squeue, the island wait alone.
+
 A request no island can ever hold is refused here, naming the largest island.
 If sinfo or atoll-place fail or take longer than TIMEOUT seconds, the job goes
 on as submitted (job_submit.lua still constrains it) with one warning. Job
@@ -25,7 +31,7 @@ fabric.view was made from.
 
 local ATOLL_PLACE = "@bindir@/atoll-place"
 local FABRIC = "@atollconfdir@/fabric.json"
-local TIMEOUT = 3        -- seconds, for sinfo and for atoll-place each
+local TIMEOUT = 3        -- seconds, for sinfo, each squeue and atoll-place each
 
 local function quote(s)
     return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
