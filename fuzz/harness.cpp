@@ -19,6 +19,7 @@
 
 #include "node/cloudenv.hpp"
 #include "node/health.hpp"
+#include "node/imex.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
 #include "slurm/ask.hpp"
@@ -138,7 +139,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -255,6 +256,11 @@ int fuzz_one(const std::string &target, const std::string &bytes)
                 free.take(e.second);  // a node may be in two jobs (shared)
             for (Level l : {Level::Leaf, Level::Group, Level::Pod})
                 expected_island_wait(c, free, l, 2, ends, queue_ahead(c, queue, l));
+        } else if (target == "procdevices") {
+            // /proc/devices for the IMEX channels' major
+            long m = char_major(in, "nvidia-caps-imex-channels");
+            if (m < -1 || m >= 4096)
+                __builtin_trap();
         } else if (target == "ranks") {
             // --fabric-ranks SPEC, as a job's user writes it: parsed, then
             // planned for a step of 144 trays x 4 GPUs in racks of 18

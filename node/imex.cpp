@@ -4,10 +4,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 namespace atl {
 
@@ -26,10 +29,51 @@ long channel_number(const char *name)
 
 }  // namespace
 
-ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, const std::vector<gid_t> &groups)
+long char_major(std::istream &in, const std::string &name)
+{
+    std::string line;
+    bool chars = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("Character devices:", 0) == 0) {
+            chars = true;
+            continue;
+        }
+        if (line.find(':') != std::string::npos)  // "Block devices:"
+            chars = false;
+        if (!chars)
+            continue;
+        std::istringstream ss(line);
+        long major = -1;
+        std::string n, extra;
+        if ((ss >> major >> n) && !(ss >> extra) && n == name && major >= 0 && major < 4096)
+            return major;
+    }
+    return -1;
+}
+
+ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, const std::vector<gid_t> &groups,
+                           const std::string &proc_root)
 {
     ImexChannels c;
     c.dir = (dev_root.empty() ? std::string("/dev") : dev_root) + "/nvidia-caps-imex-channels";
+    // the driver's region for IMEX channels: only its devices are channels
+    const std::string devices = (proc_root.empty() ? std::string("/proc") : proc_root) + "/devices";
+    long major = -1;
+    std::string no_major;
+    {
+        std::ifstream f(devices);
+        if (!f) {
+            no_major = devices + " cannot be read (" + std::strerror(errno) + "): no device is known to be a channel";
+        } else {
+            std::string text(65536, '\0');
+            f.read(&text[0], static_cast<std::streamsize>(text.size()));
+            text.resize(static_cast<std::size_t>(f.gcount()));
+            std::istringstream in(text);
+            major = char_major(in, "nvidia-caps-imex-channels");
+            if (major < 0)
+                no_major = devices + " names no nvidia-caps-imex-channels (the driver made no IMEX channels)";
+        }
+    }
     std::unique_ptr<DIR, int (*)(DIR *)> d(opendir(c.dir.c_str()), closedir);
     if (!d) {
         if (errno != ENOENT)
@@ -53,6 +97,16 @@ ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, co
         }
         if (!S_ISCHR(st.st_mode)) {
             c.refused.push_back(name + ": not a character device");
+            continue;
+        }
+        if (major < 0) {
+            c.refused.push_back(name + ": " + no_major);
+            continue;
+        }
+        if (static_cast<long>(::major(st.st_rdev)) != major) {
+            c.refused.push_back(name + ": device " + std::to_string(::major(st.st_rdev)) + ":" +
+                                std::to_string(::minor(st.st_rdev)) + " is not an IMEX channel (" + devices +
+                                ": nvidia-caps-imex-channels is major " + std::to_string(major) + ")");
             continue;
         }
         bool ok;

@@ -6,6 +6,7 @@
 // so only at NCCL_DEBUG=INFO.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,18 @@ struct ImexChannels {
 
 // The channels under `dev_root` (default "/dev") that uid/gid (and `groups`)
 // may open, judged from each entry's mode and owner as the kernel would for
-// open(O_RDWR) (root may open any; ACLs and device cgroups are not seen).
-// Reads one directory and stats at most 256 entries; never opens a device.
-ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, const std::vector<gid_t> &groups = {});
+// open(O_RDWR) (root may open any; ACLs and device cgroups are not seen). A
+// channel is a character device of the major that `proc_root`/devices
+// (default /proc) gives nvidia-caps-imex-channels, the driver's own region;
+// any other device there (/dev/null's 1:3, a GPU's 195:N) is refused, and so
+// is every entry when that file names no such region or cannot be read.
+// Reads one directory, at most 256 entries and /proc/devices (64 KiB at
+// most); never opens a device.
+ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, const std::vector<gid_t> &groups = {},
+                           const std::string &proc_root = "");
+// The major of `name` among the character devices of a /proc/devices text
+// ("Character devices:" then "MAJOR NAME" lines), or -1.
+long char_major(std::istream &proc_devices, const std::string &name);
 
 // One line for a report: "channel0 usable", or why none is.
 std::string imex_summary(const ImexChannels &c, uid_t uid);

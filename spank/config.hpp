@@ -27,7 +27,8 @@ struct PluginConfig {
     int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
     std::string fabric_type;            // ib|roce|azure|aws|gcp|oci|nebius|generic|cloud; default from the fabric
-    std::string proc_root;              // per node, %n is the node name (default /proc): NVIDIA GPUs
+    std::string proc_root;              // per node, %n is the node name (default /proc): NVIDIA GPUs,
+                                        // the IMEX channels' major (devices)
     int constrain_devices = -1;         // Slurm's ConstrainDevices: 1, 0, -1 read cgroup.conf
     int fifo_tc = -1;                   // NCCL_IB_FIFO_TC on RoCE
     std::string hwloc_xml;              // per node, %n is the node name

@@ -223,9 +223,10 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
                                const std::vector<gid_t> &groups, std::string &problem, std::chrono::milliseconds bound)
 {
     std::string root = cfg.dev_root.empty() ? "/dev" : per_node_path(cfg.dev_root, node);
+    std::string proc = cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node);
     std::string why = "?";
-    std::optional<ImexChannels> got =
-        run_bounded<ImexChannels>([root, uid, gid, groups]() { return imex_channels(root, uid, gid, groups); }, bound, why);
+    std::optional<ImexChannels> got = run_bounded<ImexChannels>(
+        [root, proc, uid, gid, groups]() { return imex_channels(root, uid, gid, groups, proc); }, bound, why);
     if (got)
         return *got;
     ImexChannels c;

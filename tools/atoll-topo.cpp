@@ -74,7 +74,7 @@ const char *usage_text =
     "            [--interval SECONDS] [--sysfs-root DIR [--then-sysfs-root DIR]]\n"
     "            [--mlnx-qos IF=FILE]... [--ethtool IF=FILE]... [--prometheus FILE] [--verbose]\n"
     "            [--cloud auto|none|aws|azure|gcp|oci|nebius] [--root DIR] [--machine-type TYPE]\n"
-    "            [--imex [--dev-root DIR] [--imex-uid UID]] (an IMEX channel the user may open)\n"
+    "            [--imex [--dev-root DIR] [--proc-root DIR] [--imex-uid UID]] (an IMEX channel the user may open)\n"
     "  generate  write a synthetic fabric                  [--format net|json] [-o FILE]\n"
     "            [--pods N] [--groups N] [--hosts N] [--rails N] [--spines N] [--cores N] [--oversub RATIO]\n"
     "            [--speed SDR|...|NDR|XDR] [--sharp] [--host-prefix STR] [--swap-rails HOST:RAIL:RAIL]...\n"

@@ -128,14 +128,14 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv, std
 int cmd_health(int argc, char **argv)
 {
     std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus",
-                                     "cloud", "root", "machine-type", "dev-root", "imex-uid"};
+                                     "cloud", "root", "machine-type", "dev-root", "proc-root", "imex-uid"};
     for (const std::string &k : health_policy_keys())
         vals.push_back(k);
     Args a = parse_args(argc, argv, 2, vals, {"verbose", "imex"});
     if (!a.operands.empty())
         throw Usage("health takes no operands");
-    if ((a.flag("dev-root") || a.flag("imex-uid")) && !a.flag("imex"))
-        throw Usage("--dev-root and --imex-uid need --imex");
+    if ((a.flag("dev-root") || a.flag("proc-root") || a.flag("imex-uid")) && !a.flag("imex"))
+        throw Usage("--dev-root, --proc-root and --imex-uid need --imex");
     HealthPolicy policy;
     if (a.flag("policy")) {
         std::string p = a.get("policy");
@@ -183,7 +183,8 @@ int cmd_health(int argc, char **argv)
             cloud_findings.push_back(h);
         }
     // multi-node NVLink: an IMEX channel the job's user (--imex-uid, default
-    // the caller) may open, under --dev-root (default /dev)
+    // the caller) may open, under --dev-root (default /dev), of the major
+    // --proc-root's devices gives the driver's channels (default /proc)
     if (a.flag("imex")) {
         uid_t uid = getuid();
         gid_t gid = getgid();
@@ -198,7 +199,8 @@ int cmd_health(int argc, char **argv)
             if (n > 0 && getgroups(n, groups.data()) != n)
                 groups.clear();
         }
-        cloud_findings.push_back(imex_health(imex_channels(a.get("dev-root", "/dev"), uid, gid, groups), uid));
+        cloud_findings.push_back(
+            imex_health(imex_channels(a.get("dev-root", "/dev"), uid, gid, groups, a.get("proc-root", "/proc")), uid));
     }
 
     // on azure and gcp's gIB machines only the compute adapters by the

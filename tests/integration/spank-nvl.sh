@@ -14,7 +14,7 @@
 # device every user may open) on node005-007.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=20
+N=21
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -34,14 +34,25 @@ chmod 644 "$work/fabric.net" "$work/fabric.view"
 check "the view (version 3) carries each host's domain" \
     sh -c "head -1 '$work/fabric.view' | grep -qx 'atoll-view 3' && grep -q '^host node003 .* $U.1 -\$' '$work/fabric.view'"
 mkdir -p "$work/c"
+# each node's /proc/devices, in the kernel's format (fs/proc/devices.c), with
+# the region the NVIDIA driver registers for IMEX channels (major 508 here;
+# the driver's is dynamic): a channel is a device of that major, nothing else
+for n in node001 node002 node003 node004 node005 node006 node007 node008; do
+    mkdir -p "$work/proc/$n"
+    printf 'Character devices:\n  1 mem\n  4 /dev/vc/0\n195 nvidia\n508 nvidia-caps-imex-channels\n509 nvidia-caps\n\nBlock devices:\n  7 loop\n  8 sd\n' \
+        >"$work/proc/$n/devices"
+done
 for n in node005 node006 node007; do
     mkdir -p "$work/dev/$n/nvidia-caps-imex-channels"
-    mknod "$work/dev/$n/nvidia-caps-imex-channels/channel0" c 1 3 && chmod 666 "$work/dev/$n/nvidia-caps-imex-channels/channel0"
+    mknod "$work/dev/$n/nvidia-caps-imex-channels/channel0" c 508 0 && chmod 666 "$work/dev/$n/nvidia-caps-imex-channels/channel0"
 done
+# /dev/null's 1:3 under a channel's name (for atoll-topo health below)
+mkdir -p "$work/dev/nullch/nvidia-caps-imex-channels"
+mknod "$work/dev/nullch/nvidia-caps-imex-channels/channel0" c 1 3 && chmod 666 "$work/dev/nullch/nvidia-caps-imex-channels/channel0"
 mkdir -p "$work/dev/node001" "$work/dev/node003"
 chmod -R a+rX "$work"
 
-cluster_up "$work/c" "$work/fabric.net" "$so" "fabric=$work/fabric.view dev_root=$work/dev/%n sysfs_root=$work/sys/%n" || {
+cluster_up "$work/c" "$work/fabric.net" "$so" "fabric=$work/fabric.view dev_root=$work/dev/%n proc_root=$work/proc/%n sysfs_root=$work/sys/%n" || {
     i=1; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "cluster did not start"; done; exit 0; }
 # a job of an unprivileged user (IMEX channels are judged for it), with a
 # forged ATOLL_RANK and ATOLL_NODE_RANK of its own: never believed
@@ -179,11 +190,15 @@ else not_ok "--fabric-ranks=tp=4,xx=2 is refused at submit, naming the flag"; di
 
 # atoll-topo health --imex: the same check on a node, for the job's user
 mkdir -p "$work/nosys"
-"$TOPO" health --imex --dev-root "$work/dev/node001" --imex-uid 65534 --sysfs-root "$work/nosys" >"$work/h1" 2>&1
+"$TOPO" health --imex --dev-root "$work/dev/node001" --proc-root "$work/proc/node001" --imex-uid 65534 --sysfs-root "$work/nosys" >"$work/h1" 2>&1
 rc1=$?
-"$TOPO" health --imex --dev-root "$work/dev/node005" --imex-uid 65534 --sysfs-root "$work/nosys" --verbose >"$work/h5" 2>&1
+"$TOPO" health --imex --dev-root "$work/dev/node005" --proc-root "$work/proc/node005" --imex-uid 65534 --sysfs-root "$work/nosys" --verbose >"$work/h5" 2>&1
 rc5=$?
+"$TOPO" health --imex --dev-root "$work/dev/nullch" --proc-root "$work/proc/node005" --imex-uid 65534 --sysfs-root "$work/nosys" >"$work/hnull" 2>&1
+rcn=$?
 check "health --imex without a channel: a warning that multi-node NVLink cannot work (exit 0)" \
     sh -c "[ $rc1 -eq 0 ] && grep -q '^WARNING: imex: node: no IMEX channel: $work/dev/node001/nvidia-caps-imex-channels does not exist: multi-node NVLink cannot work for this user' '$work/h1'"
 check "health --imex with channel0: OK" \
     sh -c "[ $rc5 -eq 0 ] && grep -q '^OK: imex: node: IMEX channel channel0 in $work/dev/node005/nvidia-caps-imex-channels is usable by uid 65534' '$work/h5'"
+check "health --imex: /dev/null's 1:3 named channel0 is no channel (its major is not the driver's)" \
+    sh -c "[ $rcn -eq 0 ] && grep -q '^WARNING: imex: node: no IMEX channel uid 65534 may open in $work/dev/nullch/nvidia-caps-imex-channels (channel0: device 1:3 is not an IMEX channel ($work/proc/node005/devices: nvidia-caps-imex-channels is major 508))' '$work/hnull'"

@@ -715,18 +715,51 @@ TEST_CASE("IMEX channels: a character device the job's user may open; the warnin
     CHECK(find_var(env, "NCCL_MNNVL_ENABLE")->why.find("fall back") == std::string::npos);
     CHECK_FALSE(find_var(env, "NCCL_MNNVL_ENABLE")->set);
     CHECK_FALSE(find_var(env, "NCCL_NVLS_ENABLE"));
-    if (geteuid() == 0) {  // a character device (as /dev/null's) with modes
+    // /proc/devices as the kernel writes it (fs/proc/devices.c: "%3d %s"),
+    // with the region the NVIDIA driver registers for IMEX channels
+    std::string proc = std::string(dir) + "/proc";
+    REQUIRE(mkdir(proc.c_str(), 0755) == 0);
+    std::ofstream(proc + "/devices") << "Character devices:\n  1 mem\n  4 /dev/vc/0\n195 nvidia\n"
+                                        "234 nvidia-caps-imex-channels\n235 nvidia-caps\n\nBlock devices:\n"
+                                        "  7 loop\n234 nvidia-caps-imex-channels-not\n";
+    {
+        std::istringstream pd("Character devices:\n  1 mem\n510 nvidia-caps-imex-channels\n\nBlock devices:\n"
+                              "511 nvidia-caps-imex-channels\n");
+        CHECK(char_major(pd, "nvidia-caps-imex-channels") == 510);
+        std::istringstream blk("Character devices:\n  1 mem\n\nBlock devices:\n259 nvidia-caps-imex-channels\n");
+        CHECK(char_major(blk, "nvidia-caps-imex-channels") == -1);  // a block region is no channel
+    }
+    if (geteuid() == 0) {  // character devices with modes
         std::string dev = chans + "/channel1";
-        REQUIRE(mknod(dev.c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0);
+        REQUIRE(mknod(dev.c_str(), S_IFCHR | 0600, makedev(234, 1)) == 0);
         REQUIRE(chown(dev.c_str(), 0, 0) == 0);
-        CHECK(imex_channels(dir, 1000, 1000).usable.empty());
-        CHECK(imex_channels(dir, 0, 0).usable == std::vector<std::string>{"channel1"});
+        CHECK(imex_channels(dir, 1000, 1000, {}, proc).usable.empty());
+        CHECK(imex_channels(dir, 0, 0, {}, proc).usable == std::vector<std::string>{"channel1"});
         chmod(dev.c_str(), 0660);
-        CHECK(imex_channels(dir, 1000, 1000, {0}).usable == std::vector<std::string>{"channel1"});
+        CHECK(imex_channels(dir, 1000, 1000, {0}, proc).usable == std::vector<std::string>{"channel1"});
         chmod(dev.c_str(), 0666);
-        CHECK(imex_channels(dir, 1000, 1000).usable == std::vector<std::string>{"channel1"});
+        CHECK(imex_channels(dir, 1000, 1000, {}, proc).usable == std::vector<std::string>{"channel1"});
+        // /dev/null's 1:3 under the channel's name is no channel, even for root
+        std::string null = chans + "/channel2";
+        REQUIRE(mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+        c = imex_channels(dir, 0, 0, {}, proc);
+        CHECK(c.usable == std::vector<std::string>{"channel1"});
+        CHECK(std::find(c.refused.begin(), c.refused.end(),
+                        "channel2: device 1:3 is not an IMEX channel (" + proc +
+                            "/devices: nvidia-caps-imex-channels is major 234)") != c.refused.end());
+        // a driver that made no IMEX region, or no /proc/devices: no channel at all
+        std::ofstream(proc + "/devices") << "Character devices:\n  1 mem\n195 nvidia\n";
+        c = imex_channels(dir, 0, 0, {}, proc);
+        CHECK(c.usable.empty());
+        CHECK(std::find(c.refused.begin(), c.refused.end(),
+                        "channel1: " + proc + "/devices names no nvidia-caps-imex-channels (the driver made no IMEX "
+                        "channels)") != c.refused.end());
+        CHECK(imex_channels(dir, 0, 0, {}, std::string(dir) + "/noproc").usable.empty());
+        unlink(null.c_str());
         unlink(dev.c_str());
     }
+    unlink((proc + "/devices").c_str());
+    rmdir(proc.c_str());
     unlink((chans + "/channel0").c_str());
     unlink((chans + "/other").c_str());
     rmdir(chans.c_str());
