@@ -150,8 +150,12 @@ if grep -q "NCCL_MNNVL_ENABLE not set: IMEX channel $work/dev/node005/nvidia-cap
    ! grep -q "fall back to the network" "$work/imex.err"; then ok "with a usable IMEX channel: no fallback warning"
 else not_ok "with a usable IMEX channel: no fallback warning"; diag "$(cat "$work/imex" "$work/imex.err")"; fi
 # and atoll sets no NCCL NVLink variable, ever
-as_user -N2 -n2 -w 'node[005-006]' sh -c 'echo "${NCCL_MNNVL_ENABLE:-unset} ${NCCL_NVLS_ENABLE:-unset}"' >"$work/nccl" 2>&1
-check "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set" [ "$(sort -u "$work/nccl")" = "unset unset" ]
+# (srun's own notes on a loaded machine go to stderr, kept apart)
+as_user -N2 -n2 -w 'node[005-006]' sh -c 'echo "${NCCL_MNNVL_ENABLE:-unset} ${NCCL_NVLS_ENABLE:-unset}"' \
+    >"$work/nccl" 2>"$work/nccl.err"
+if [ "$(sort -u "$work/nccl")" = "unset unset" ] && [ "$(wc -l <"$work/nccl")" -eq 2 ]; then
+    ok "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set"
+else not_ok "NCCL_MNNVL_ENABLE and NCCL_NVLS_ENABLE are never set"; diag "$(cat "$work/nccl" "$work/nccl.err")"; fi
 
 # --fabric-ranks: the plan of atoll-place ranks per task. Six nodes, two
 # tasks (GPUs) each, tp=4: a TP group is two nodes. Topology order node001
