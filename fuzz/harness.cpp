@@ -250,7 +250,7 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             } catch (const std::invalid_argument &) {
             }
             std::istringstream q(pend);
-            queue = read_pending(q, c, "pending.txt");
+            queue = read_pending(q, "pending.txt");
             FreeState free(c, true);
             for (const auto &e : ends)
                 free.take(e.second);  // a node may be in two jobs (shared)

@@ -56,6 +56,13 @@ ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, co
 {
     ImexChannels c;
     c.dir = (dev_root.empty() ? std::string("/dev") : dev_root) + "/nvidia-caps-imex-channels";
+    std::unique_ptr<DIR, int (*)(DIR *)> d(opendir(c.dir.c_str()), closedir);
+    if (!d) {
+        if (errno != ENOENT)
+            c.problem = c.dir + ": " + std::strerror(errno);
+        return c;
+    }
+    c.dir_found = true;
     // the driver's region for IMEX channels: only its devices are channels
     const std::string devices = (proc_root.empty() ? std::string("/proc") : proc_root) + "/devices";
     long major = -1;
@@ -74,13 +81,6 @@ ImexChannels imex_channels(const std::string &dev_root, uid_t uid, gid_t gid, co
                 no_major = devices + " names no nvidia-caps-imex-channels (the driver made no IMEX channels)";
         }
     }
-    std::unique_ptr<DIR, int (*)(DIR *)> d(opendir(c.dir.c_str()), closedir);
-    if (!d) {
-        if (errno != ENOENT)
-            c.problem = c.dir + ": " + std::strerror(errno);
-        return c;
-    }
-    c.dir_found = true;
     std::vector<std::pair<long, std::string>> found;
     std::size_t seen = 0;
     while (struct dirent *e = readdir(d.get())) {

@@ -1,7 +1,6 @@
 #include "slurm/ask.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -381,7 +380,7 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
     return out;
 }
 
-std::vector<PendingJob> read_pending(std::istream &in, const Cluster &, const std::string &source)
+std::vector<PendingJob> read_pending(std::istream &in, const std::string &source)
 {
     std::vector<PendingJob> out;
     std::string line;

@@ -150,7 +150,7 @@ struct PendingJob {
 // held, or waiting for a dependency or its begin time, is not in the queue
 // for nodes and is left out. Throws std::invalid_argument naming
 // source:line on a line of another form.
-std::vector<PendingJob> read_pending(std::istream &in, const Cluster &c, const std::string &source);
+std::vector<PendingJob> read_pending(std::istream &in, const std::string &source);
 // The nodes the queue needs from the hosts that free up first (the `ahead`
 // of expected_island_wait()): every pending job that fits one island of
 // `level`, whatever it asked. Jobs queued before take them by priority, and

@@ -199,9 +199,9 @@ std::vector<std::pair<double, std::vector<int>>> running_file(const std::string 
 }
 
 // squeue -h -t PD -O "NumNodes:|,Reason:|" (read_pending())
-std::vector<PendingJob> pending_file(const std::string &path, const Cluster &c)
+std::vector<PendingJob> pending_file(const std::string &path)
 {
-    return squeue_file(path, [&](std::istream &in) { return read_pending(in, c, path); });
+    return squeue_file(path, [&](std::istream &in) { return read_pending(in, path); });
 }
 
 int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &policy, const FreeState &free, int n,
@@ -267,7 +267,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             // the queue (--pending: squeue's pending jobs) takes the first
             // hosts to free up
             if (a.flag("pending"))
-                ahead = queue_ahead(c, pending_file(a.get("pending"), c), ask.level);
+                ahead = queue_ahead(c, pending_file(a.get("pending")), ask.level);
             expected = expected_island_wait(c, free, ask.level, n, std::move(running), ahead);
         } else {
             span = span_cost_now(c, free, n, shape, model, nullptr);

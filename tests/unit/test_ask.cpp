@@ -421,7 +421,7 @@ TEST_CASE("squeue's pending jobs: the queue before an island (worked by hand)", 
                           "4|Dependency|\n"
                           "1|BeginTime|\n"
                           "16|ReqNodeNotAvail, UnavailableNodes:node001|\n");
-    auto q = read_pending(in, c, "pending.txt");
+    auto q = read_pending(in, "pending.txt");
     REQUIRE(q.size() == 5);
     CHECK(q[0].nodes == 4);
     CHECK(q[2].nodes == 2);  // a range: its minimum
@@ -432,7 +432,7 @@ TEST_CASE("squeue's pending jobs: the queue before an island (worked by hand)", 
     CHECK(queue_ahead(c, q, Level::Fabric) == 36);
     for (const char *bad : {"x|Priority|\n", "4|Priority\n", "4\n", "4|Priority|x|\n", "squeue: error: x\n"}) {
         std::istringstream b(bad);
-        CHECK_THROWS_WITH(read_pending(b, c, "pending.txt"),
+        CHECK_THROWS_WITH(read_pending(b, "pending.txt"),
                           Catch::Contains("pending.txt:1:") && Catch::Contains("expected NODES|REASON|"));
     }
 }
