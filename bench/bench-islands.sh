@@ -71,7 +71,17 @@ awk '{ if ($3 <= 4) h++; else if ($3 <= 8) l++; else m++; w += $3 * $4; if ($2 >
                  NR, h, l, m, w, end, "'"$load"'" }' "$work/stream"
 
 if [ "$repeats" -gt 0 ]; then
-cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "fabric=$work/fabric.json island_wait=$wait"
+# the site tells auto's model what the jobs are and who loads the uplinks
+# (plugstack comm_share=, collective=, uplink_load=; atoll(8)), as the
+# simulator below is told
+site="fabric=$work/fabric.json island_wait=$wait"
+if [ -n "${COST:-}" ]; then
+    share=$(echo "$COST" | sed -n 's/.*--comm-share  *\([0-9.]*\).*/\1/p')
+    [ -z "$share" ] || site="$site comm_share=$share"
+    case " $COST " in *" --all-to-all "*) site="$site collective=all-to-all" ;; esac
+    site="$site uplink_load=${REPLAY_UPLINK:-running}"
+fi
+cluster_up "$work/c" "$work/fabric.json" "$build/spank/.libs/atoll.so" "$site"
 echo "== Slurm $(slurmctld -V | cut -d' ' -f2), select/$CLUSTER_SELECT, $(sed -n "s/^TopologyPlugin=//p" "$CLUSTER_DIR/slurm.conf"); $(grep ^SchedulerParameters "$CLUSTER_DIR/slurm.conf")"
 r=1
 while [ "$r" -le "$repeats" ]; do

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -111,7 +112,22 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
             c.island_wait = static_cast<int>(parse_seconds(k, v));
         else if (k == "leaf_wait")
             c.leaf_wait = static_cast<int>(parse_seconds(k, v));
-        else if (k == "max_age")
+        else if (k == "comm_share") {
+            char *end = nullptr;
+            double x = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(x >= 0.001 && x <= 1))
+                throw std::invalid_argument("plugstack.conf: comm_share=" + escaped(v) +
+                                            ": expected the share of a step that communication takes, from 0.001 to 1");
+            c.comm_share = x;
+        } else if (k == "collective") {
+            if (v != "all-reduce" && v != "all-to-all")
+                throw std::invalid_argument("plugstack.conf: collective=" + escaped(v) + ": expected all-reduce or all-to-all");
+            c.all_to_all = v == "all-to-all";
+        } else if (k == "uplink_load") {
+            if (v != "running" && v != "busy")
+                throw std::invalid_argument("plugstack.conf: uplink_load=" + escaped(v) + ": expected running or busy");
+            c.busy_uplinks = v == "busy";
+        } else if (k == "max_age")
             c.max_age = parse_seconds(k, v);
         else if (k == "fabric_type") {
             if (!known_profile(v))
@@ -156,7 +172,8 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
         else
             throw std::invalid_argument("plugstack.conf: unknown key \"" + escaped(k) +
                                         "\" (known: fabric, policy, default_island, env, sharp, roce_tc, "
-                                        "socket_ifname, hca, strict, island_wait, leaf_wait, max_age, fabric_type, hwloc_xml, "
+                                        "socket_ifname, hca, strict, island_wait, leaf_wait, comm_share, collective, uplink_load, max_age, "
+                                        "fabric_type, hwloc_xml, "
                                         "sysfs_root, cloud_root, dev_root, machine_type, proc_root, constrain_devices, gid_index, roce_fifo_tc)");
     }
     return c;

@@ -25,6 +25,10 @@ struct PluginConfig {
     int island_wait = 600;              // seconds a preferred island is waited for
     int leaf_wait = -1;                 // seconds the fewest leaves are waited for above a leaf (-1: island_wait)
     int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }
+    // the step model's job for auto's wait (cli_filter.lua, atoll-place place --slurm --time-limit)
+    double comm_share = 0.3;            // the share of a step communication takes on the best placement
+    bool all_to_all = false;            // expert parallelism: all-to-all instead of all-reduce
+    bool busy_uplinks = false;          // uplink_load=busy: the uplinks carry traffic squeue does not show
     long max_age = 30L * 86400;         // a fabric file older than this is stale (0: never)
     std::string fabric_type;            // ib|roce|azure|aws|gcp|oci|nebius|generic|cloud; default from the fabric
     std::string proc_root;              // per node, %n is the node name (default /proc): NVIDIA GPUs,

@@ -37,7 +37,7 @@ const char *usage_text =
     "                   [--slurm-conf FILE [--partition NAME]] [--topology tree|block] [--block-size N]\n"
     "                   [--island-wait SECONDS] [--leaf-wait SECONDS] [--policy NAME]\n"
     "                   [--time-limit TIME [--running FILE [--pending FILE]] [--comm-share S]\n"
-    "                    [--gpus-per-node N]]\n"
+    "                    [--all-to-all] [--uplink-load running|busy] [--gpus-per-node N]]\n"
     "       atoll-place cost FABRIC HOSTLIST [--gpus-per-node N] [--bytes B]\n"
     "                   [--compute-ms T | --comm-share S] [--all-to-all] [--running FILE] [--explain]\n"
     "       atoll-place settings [--slurm-conf FILE]\n"
@@ -248,12 +248,19 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         long limit = slurm_seconds(a.get("time-limit"));
         if (limit < 0)
             throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
+        // the job: the site's (plugstack comm_share=, collective=) unless
+        // the options say otherwise
         JobShape shape;
-        shape.comm_share = a.get_double("comm-share", shape.comm_share, 0.001, 1);
+        shape.comm_share = a.get_double("comm-share", site.comm_share, 0.001, 1);
+        shape.all_to_all = a.flag("all-to-all") || site.all_to_all;
         shape.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
         // what spanning now costs: Slurm's choice on the idle nodes, priced
-        // under the running jobs' load on the uplinks (without --running,
-        // the busy-fabric assumption)
+        // under the running jobs' load on the uplinks; without --running, or
+        // when the site says its uplinks carry traffic squeue does not show
+        // (uplink_load=busy), the busy-fabric assumption: every other host
+        // of the leaves crosses them too
+        const bool busy = a.flag("uplink-load") ? a.get_one_of("uplink-load", {"running", "busy"}) == "busy"
+                                                : site.busy_uplinks;
         const StepModel model = default_step_model(c.kind());
         double span, expected = -1;
         long ahead = 0;
@@ -263,7 +270,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             for (const auto &r : running)
                 hosts.push_back(r.second);
             UplinkLoad load = uplink_load(c, hosts);
-            span = span_cost_now(c, free, n, shape, model, &load);
+            span = span_cost_now(c, free, n, shape, model, busy ? nullptr : &load);
             // the queue (--pending: squeue's pending jobs) takes the first
             // hosts to free up
             if (a.flag("pending"))
@@ -278,7 +285,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             std::ostringstream d;
             d << std::fixed << std::setprecision(0);
             d << "decision=spanning now adds " << std::max(0.0, span) * static_cast<double>(limit) << " s to the "
-              << limit << " s limit; ";
+              << limit << " s limit" << (busy || !a.flag("running") ? " (busy uplinks)" : "") << "; ";
             const char *lv = to_string(ask.level);
             if (expected < 0)
                 d << "when a " << lv << " frees up is unknown (no running jobs given)";
@@ -322,14 +329,14 @@ int cmd_place(int argc, char **argv)
                         {"nodes", "free", "level", "fit", "spread", "split", "policy", "seed", "message-size",
                          "fabric-type", "format", "csv-columns", "island", "island-wait", "leaf-wait", "slurm-conf",
                          "topology", "block-size", "partition", "time-limit", "running", "pending",
-                         "comm-share", "gpus-per-node"},
-                        {"json", "explain", "slurm"});
+                         "comm-share", "uplink-load", "gpus-per-node"},
+                        {"json", "explain", "slurm", "all-to-all"});
     for (const char *o : {"slurm-conf", "topology", "block-size", "partition", "time-limit", "running", "pending"})
         if (a.flag(o) && !a.flag("slurm"))
             throw Usage(std::string("--") + o + " goes with --slurm");
     if (a.flag("partition") && !a.flag("slurm-conf"))
         throw Usage("--partition goes with --slurm-conf (its topology comes from slurm.conf)");
-    for (const char *o : {"running", "comm-share", "gpus-per-node"})
+    for (const char *o : {"running", "comm-share", "all-to-all", "uplink-load", "gpus-per-node"})
         if (a.flag(o) && !a.flag("time-limit"))
             throw Usage(std::string("--") + o + " goes with --time-limit (auto's wait decision)");
     if (a.flag("pending") && !a.flag("running"))

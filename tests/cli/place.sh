@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 67
+plan 73
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -99,6 +99,16 @@ out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 36
 check "--slurm --pending: jobs larger than a leaf, held or dependent are not counted: auto waits" \
     [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (0 nodes of queued jobs first): waits up to 42 s
 switches=1@0:42" ]
+# uplink_load=busy (--uplink-load busy): the uplinks carry traffic squeue does
+# not show, so every other host of the two leaves crosses the 4:1 uplinks
+# too: the ring at a quarter of its rate, 0.3 + 0.7 x 4 = 3.1 x the step,
+# 126 s of a 60 s job against a leaf free in 30 s (with no job crossing,
+# "running" asked nothing above)
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/idle" --uplink-load busy --explain | grep -v '^free=\|^constraint=')
+check "--slurm --uplink-load busy: spanning priced as if the leaves' other hosts cross the uplinks: auto waits" \
+    [ "$out" = "decision=spanning now adds 126 s to the 60 s limit (busy uplinks); a leaf frees up in 30 s: waits up to 126 s
+switches=1@2:06" ]
 printf 'node[001-003]\n' >"$work/bad"
 "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/bad" >/dev/null 2>"$work/err"
 rc=$?
@@ -157,6 +167,22 @@ printf 'BlockName=b1 Nodes=node[001-004]\nBlockSizes=4\n' >"$work/etc/topology.c
 out=$("$PLACE" place "$work/pods.json" --nodes 8 --island pod --slurm --slurm-conf "$work/etc/slurm.conf" --policy atoll | grep -v '^free=' | tr '\n' ' ')
 check "--slurm-conf on topology/block (BlockSizes=4): a required pod of 8 gets the pods and --segment=4" \
     [ "$out" = "constraint=[pod-ib-leaf01|pod-ib-leaf03] segment=4 " ]
+# the site's job shape and uplink load for auto's wait: comm_share=0.7 and
+# uplink_load=busy on the line give the decision above without the options;
+# --uplink-load running given wins (nothing crosses: no wait)
+echo "optional /usr/lib/slurm/atoll.so comm_share=0.7 uplink_load=busy collective=all-reduce island_wait=1h" >"$work/etc/plugstack.d/atoll.conf"
+printf 'PlugStackConfig=%s\n' "$work/etc/plugstack.conf" >"$work/etc/slurm.conf"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --slurm-conf "$work/etc/slurm.conf" --free "node004,node008" \
+    --time-limit 1:00 --running "$work/idle" | grep '^switches=')
+check "--slurm-conf: comm_share=0.7 and uplink_load=busy from the plugstack line: auto waits 126 s" [ "$out" = "switches=1@2:06" ]
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --slurm-conf "$work/etc/slurm.conf" --free "node004,node008" \
+    --time-limit 1:00 --running "$work/idle" --uplink-load running | grep -v '^free=')
+check "--slurm-conf: --uplink-load running given wins over the line: nothing asked" [ -z "$out" ]
+for bad in "comm_share=0 expected the share of a step" "uplink_load=idle expected running or busy" "collective=ring expected all-reduce or all-to-all"; do
+    echo "optional /usr/lib/slurm/atoll.so ${bad%% *}" >"$work/etc/plugstack.d/atoll.conf"
+    expect "settings: ${bad%% *} is refused, naming the file, line and key" 1 "plugstack.d/atoll.conf:1: plugstack.conf: ${bad%% *}: ${bad#* }" \
+        "$PLACE" settings --slurm-conf "$work/etc/slurm.conf"
+done
 echo "optional /usr/lib/slurm/atoll.so island_wait=2min" >"$work/etc/plugstack.d/atoll.conf"
 expect "settings: a bad value names the file and line, exit 1" 1 "plugstack.d/atoll.conf:1: plugstack.conf: island_wait=2min: expected seconds" \
     "$PLACE" settings --slurm-conf "$work/etc/slurm.conf"

@@ -36,6 +36,19 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(parse_plugstack({"island_wait=30m"}).leaf_wait_s() == 1800);  // unset: island_wait
     CHECK_THROWS_WITH(parse_plugstack({"leaf_wait=soon"}), Catch::Contains("leaf_wait=soon"));
     CHECK(c.max_age == 7 * 86400);
+    // the step model's job for auto's wait: defaults, then the site's
+    CHECK(c.comm_share == Approx(0.3));
+    CHECK_FALSE(c.all_to_all);
+    CHECK_FALSE(c.busy_uplinks);
+    PluginConfig m = parse_plugstack({"comm_share=0.7", "collective=all-to-all", "uplink_load=busy"});
+    CHECK(m.comm_share == Approx(0.7));
+    CHECK(m.all_to_all);
+    CHECK(m.busy_uplinks);
+    CHECK_FALSE(parse_plugstack({"uplink_load=running", "collective=all-reduce"}).busy_uplinks);
+    for (const char *bad : {"comm_share=0", "comm_share=1.5", "comm_share=nan", "comm_share=", "comm_share=0.5x"})
+        CHECK_THROWS_WITH(parse_plugstack({bad}), Catch::Contains(std::string(bad) + ": expected the share"));
+    CHECK_THROWS_WITH(parse_plugstack({"uplink_load=idle"}), Catch::Contains("expected running or busy"));
+    CHECK_THROWS_WITH(parse_plugstack({"collective=ring"}), Catch::Contains("expected all-reduce or all-to-all"));
     CHECK_THROWS_WITH(parse_plugstack({"fabrik=/x"}), Catch::Contains("unknown key \"fabrik\""));
     CHECK_THROWS_WITH(parse_plugstack({"roce_tc=300"}), Catch::Contains("roce_tc=300: expected a traffic class"));
     CHECK_THROWS_WITH(parse_plugstack({"roce_tc=107"}), Catch::Contains("roce_tc=107: both ECN bits set (CE)"));
