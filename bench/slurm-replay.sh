@@ -71,6 +71,11 @@ replay() {
         leaf) if [ "$_size" -le 8 ]; then _opt=--fabric-island=leaf; else _opt=--fabric-island=auto; fi ;;
         *) echo "replay: unknown mode $_mode" >&2; return 1 ;;
         esac
+        # REPLAY_EXPLAIN=1: what cli_filter.lua weighed, job by job, in NAME.explain
+        if [ -n "$_opt" ] && [ "${REPLAY_EXPLAIN:-0}" = 1 ]; then
+            _opt="$_opt --fabric-explain"
+            echo "job $_id ($_size nodes)" >>"$_out/$_name.explain"
+        fi
         if [ -n "${REPLAY_COST:-}" ]; then
             # the job's own allocation decides how long it runs
             # shellcheck disable=SC2086
@@ -80,7 +85,7 @@ replay() {
                             timeout 10 squeue -h -t R -o '%N %L' >\$_r 2>/dev/null; _ru=\"--running \$_r\"; fi;
                         _s=\$($REPLAY_COST_PLACE cost $REPLAY_COST_ARGS \$_ru | sed -n 's/^slowdown=//p'); rm -f \$_r;
                         _d=\$(awk -v d=$_dur -v s=\"\${_s:-1}\" 'BEGIN { printf \"%.2f\", d * s }');
-                        echo $_id $_size $_sub \$_t \$SLURM_JOB_NODELIST \$_d >>$_raw; sleep \$_d" >/dev/null
+                        echo $_id $_size $_sub \$_t \$SLURM_JOB_NODELIST \$_d >>$_raw; sleep \$_d" 2>>"$_out/$_name.explain" >/dev/null
         else
             # shellcheck disable=SC2086
             sbatch -o /dev/null --exclusive -N "$_size" ${REPLAY_TIME:+--time=$REPLAY_TIME} $_opt -J "b$_id" \

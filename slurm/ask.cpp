@@ -264,8 +264,21 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
     Placement p = slurm->place(free, req);
     if (!p.ok)
         return span_slowdown(c, n, job, m) - 1;
-    if (p.leaves <= 1)
-        return 0;
+    if (p.leaves <= 1) {
+        // It fits a leaf now, but the request is made before the job starts
+        // (live, a second or more later): what it risks is spanning should
+        // those hosts go first, Slurm's choice outside every leaf that holds it
+        FreeState rest = free;
+        for (int l : c.at(Level::Leaf))
+            if (free.free_in(l) >= n)
+                for (int h : c.island(l).hosts)
+                    if (rest.is_free(h))
+                        rest.set(h, false);
+        Placement q = slurm->place(rest, req);
+        if (!q.ok)
+            return span_slowdown(c, n, job, m) - 1;
+        return q.leaves <= 1 ? 0 : slowdown(c, q, job, m, load) - 1;
+    }
     return slowdown(c, p, job, m, load) - 1;
 }
 

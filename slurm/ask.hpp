@@ -116,8 +116,10 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
 // What spanning now costs a job of n nodes (the span_cost of auto_wait()):
 // Slurm's own choice on the free hosts now (slurm-tree) priced by the step
 // model under `load` (the running jobs' crossings, uplink_load(); null: the
-// busy-fabric assumption), less 1. 0 when that choice is one leaf (the job
-// fits one now); span_slowdown(c, n) - 1 when the free hosts cannot hold it.
+// busy-fabric assumption), less 1. When that choice is one leaf (the job
+// fits one now), what it risks should those hosts go before it starts:
+// Slurm's choice outside every leaf that holds it, priced the same.
+// span_slowdown(c, n) - 1 when the free hosts cannot hold it.
 double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
                      const UplinkLoad *load);
 // The expected wait for an island of `level` that holds n free hosts: the

@@ -284,16 +284,23 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             // one line for cli_filter.lua's --fabric-explain: what was weighed
             std::ostringstream d;
             d << std::fixed << std::setprecision(0);
-            d << "decision=spanning now adds " << std::max(0.0, span) * static_cast<double>(limit) << " s to the "
-              << limit << " s limit" << (busy || !a.flag("running") ? " (busy uplinks)" : "") << "; ";
             const char *lv = to_string(ask.level);
-            if (expected < 0)
-                d << "when a " << lv << " frees up is unknown (no running jobs given)";
-            else if (std::isinf(expected))
-                d << "no " << lv << " frees up as the running jobs end";
+            const bool fits_now = free.most_free(ask.level) >= n;
+            if (fits_now)  // the wait only matters should those hosts go before it starts
+                d << "decision=a " << lv << " has room now; should its hosts go first, spanning adds ";
             else
-                d << "a " << lv << " frees up in " << expected << " s";
-            if (a.flag("pending"))
+                d << "decision=spanning now adds ";
+            d << std::max(0.0, span) * static_cast<double>(limit) << " s to the " << limit << " s limit"
+              << (busy || !a.flag("running") ? " (busy uplinks)" : "");
+            if (fits_now)
+                ;
+            else if (expected < 0)
+                d << "; when a " << lv << " frees up is unknown (no running jobs given)";
+            else if (std::isinf(expected))
+                d << "; no " << lv << " frees up as the running jobs end";
+            else
+                d << "; a " << lv << " frees up in " << expected << " s";
+            if (a.flag("pending") && !fits_now)
                 d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of queued jobs first)";
             if (w < 1)
                 d << ": no wait";

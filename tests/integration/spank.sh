@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=69
+N=71
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -547,6 +547,26 @@ i=0
 while [ "$(squeue -h -t PD -o %i | wc -l)" -lt 2 ] && [ $i -lt 25 ]; do i=$((i + 1)); sleep 0.2; done
 auto_queue "auto with --time: two jobs queued take the hosts that free up, it spans now (squeue -t PD)" \
     "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (6 nodes of queued jobs first): no wait"
+scancel --user=root
+wait_idle
+# uplink_load=busy (atoll(8)): the uplinks carry traffic squeue does not
+# show. With one job on each leaf and none across them, the running jobs'
+# charge finds spanning free and asks no wait; the site's busy charge
+# (every other host of the two leaves crossing the 4:1 uplinks, comm_share
+# 0.7: 0.3 + 0.7 x 4 = 3.1 x the step, 1,260 s of the 600 s limit) finds it
+# costly, and the job waits
+# for its leaf up to island_wait (600 s)
+sbatch -o /dev/null -w 'node[001-003]' --time=2 --wrap 'sleep 300' >/dev/null
+sbatch -o /dev/null -w 'node[005-007]' --time=10 --wrap 'sleep 600' >/dev/null
+sbatch -o /dev/null -w 'node[009-016]' --time=10 --wrap 'sleep 600' >/dev/null
+i=0
+while [ "$(squeue -h -t R -o %i | wc -l)" -lt 3 ] && [ $i -lt 75 ]; do i=$((i + 1)); sleep 0.2; done
+set_plugstack "comm_share=0.7"
+auto_queue "auto with --time, comm_share=0.7: no job crosses the uplinks, it spans now" \
+    "Switches=1@00:00:00" "0 s to the 600 s limit; a leaf frees up in [0-9]* s (0 nodes of queued jobs first): no wait"
+set_plugstack "comm_share=0.7 uplink_load=busy"
+auto_queue "auto with --time, uplink_load=busy: spanning priced as if the leaves' hosts crossed the uplinks, it waits" \
+    "Switches=1@00:10:00" "12[56][0-9] s to the 600 s limit (busy uplinks); a leaf frees up in [0-9]* s (0 nodes of queued jobs first): waits up to 600 s (island_wait)"
 scancel --user=root
 wait_idle
 reset_plugstack
