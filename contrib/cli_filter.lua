@@ -15,8 +15,9 @@ the islands without live state.
 For --fabric-island=auto with a --time, the wait for the island is the step
 model's: squeue's running jobs (time left) and pending jobs (node counts) say
 when an island would have the job's nodes, against what spanning now costs
-(atoll-place(1), --running and --pending); --fabric-explain logs what was
-weighed. Without squeue, the island wait alone.
+(atoll-place(1), --running and --pending) for the jobs and uplink load the
+plugstack line describes (comm_share=, collective=, uplink_load=; atoll(8));
+--fabric-explain logs what was weighed. Without squeue, the island wait alone.
 
 A request no island can ever hold is refused here, naming the largest island.
 If sinfo or atoll-place fail or take longer than TIMEOUT seconds, the job goes
