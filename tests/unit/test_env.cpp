@@ -133,7 +133,7 @@ TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail g
     PluginConfig cfg = gres_cfg(0);
     UserOptions opt;
     NodeFacts facts = dgx_facts();
-    StepInfo step{{"node001", "node003"}, "node001", false, {}};
+    StepInfo step{{"node001", "node003"}, "node001", false, {}, -1, {}};
     auto env = node_env(v, cfg, opt, step, facts, no_user);
     // node001 and node003 are in rail groups ib-leaf01 and ib-leaf09 of one
     // pod: 4 cables apart; every switch has SHARP, rails are right, one port
@@ -186,7 +186,7 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
     FabricView v = dgx_view(false);
     PluginConfig cfg = gres_cfg(-1);
     NodeFacts facts = dgx_facts();
-    StepInfo step{{"node001"}, "node001", false, {}};
+    StepInfo step{{"node001"}, "node001", false, {}, -1, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
     // ConstrainDevices: the task sees its GPUs as 0 and 1. Slurm's 2 is minor
     // 2 (0000:07, beside mlx5_0), its 5 minor 5 (0000:bd, beside mlx5_7)
@@ -230,7 +230,7 @@ TEST_CASE("expert table: one task holding all 8 GPUs (a torchrun launcher)", "[e
     FabricView v = dgx_view(false);
     PluginConfig cfg = gres_cfg(0);
     NodeFacts facts = dgx_facts();
-    StepInfo step{{"node001", "node002"}, "node001", false, {}};
+    StepInfo step{{"node001", "node002"}, "node001", false, {}, -1, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
     auto t = task_env(cfg, facts, dev, step, "", "0,1,2,3,4,5,6,7", no_user);
     CHECK(table(t) == "UCX_NET_DEVICES-\n");
@@ -256,7 +256,7 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
                    port("mlx5_1", "Ethernet", "ens1f1np1", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0b05", 106),
                    port("mlx5_2", "Ethernet", "ens2f0np0", 3, "0000:0000:0000:0000:0000:ffff:c0a8:0c05", 106)};
     const std::string host = "2_three_interfaces";
-    StepInfo step{{host}, host, false, {}};
+    StepInfo step{{host}, host, false, {}, -1, {}};
     auto env = node_env(v, cfg, opt, step, facts, no_user);
     std::string got = table(env);
     // device names, never netdevs (NCCL would match none and fall back to TCP)
@@ -306,7 +306,7 @@ TEST_CASE("expert table: a batch script with two srun steps", "[env]")
     UserOptions opt;
     NodeFacts facts = dgx_facts();
     // the batch step runs on node001 for the job's nodes: node variables, no per-GPU ones
-    StepInfo batch{{"node001", "node003"}, "node001", true, {}};
+    StepInfo batch{{"node001", "node003"}, "node001", true, {}, -1, {}};
     auto b = node_env(v, cfg, opt, batch, facts, no_user);
     CHECK(table(b).find("ATOLL_ISLAND=pod-ib-leaf01\n") != std::string::npos);
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
@@ -325,19 +325,19 @@ TEST_CASE("expert table: a batch script with two srun steps", "[env]")
         return it->second;
     };
     auto in_shell = [&](const std::string &n) { return shell.count(n) > 0; };
-    StepInfo s1{{"node003"}, "node003", false, atoll_unchanged(shell["ATOLL_ENV_SET"], value_of)};
+    StepInfo s1{{"node003"}, "node003", false, atoll_unchanged(shell["ATOLL_ENV_SET"], value_of), -1, {}};
     auto e1 = node_env(v, cfg, opt, s1, facts, in_shell);
     CHECK(table(e1).find("ATOLL_ISLAND=grp-ib-leaf09\nATOLL_LEAVES=grp-ib-leaf09\nATOLL_HOPS=0\n") != std::string::npos);
     CHECK(table(e1).find(" kept") == std::string::npos);
     // step 2, after `export NCCL_IB_HCA==mlx5_0:1` in the script: the user's, kept
     shell["NCCL_IB_HCA"] = "=mlx5_0:1";
-    StepInfo s2{{"node001", "node003"}, "node001", false, atoll_unchanged(shell["ATOLL_ENV_SET"], value_of)};
+    StepInfo s2{{"node001", "node003"}, "node001", false, atoll_unchanged(shell["ATOLL_ENV_SET"], value_of), -1, {}};
     auto e2 = node_env(v, cfg, opt, s2, facts, in_shell);
     CHECK(table(e2).find("NCCL_IB_HCA kept\n") != std::string::npos);
     CHECK(table(e2).find("ATOLL_ISLAND=pod-ib-leaf01\n") != std::string::npos);
     // a variable set in an nccl.conf file is the admin's or the user's too
     facts.nccl_conf["NCCL_IB_HCA"] = "/etc/nccl.conf";
-    auto e3 = node_env(v, cfg, opt, StepInfo{{"node001"}, "node001", false, {}}, facts, no_user);
+    auto e3 = node_env(v, cfg, opt, StepInfo{{"node001"}, "node001", false, {}, -1, {}}, facts, no_user);
     CHECK(table(e3).find("NCCL_IB_HCA kept\n") != std::string::npos);
     CHECK(describe(e3[3]) == "NCCL_IB_HCA (set in /etc/nccl.conf, kept)");
 }
@@ -349,7 +349,7 @@ TEST_CASE("expert table: an AWS node", "[env]")
     PluginConfig cfg;
     NodeFacts facts;
     facts.ports = {port("rdmap16s27", "Unknown")};  // EFA: no InfiniBand or Ethernet link layer
-    StepInfo step{{"i-0a1", "i-0a3"}, "i-0a1", false, {}};
+    StepInfo step{{"i-0a1", "i-0a3"}, "i-0a1", false, {}, -1, {}};
     auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
     std::string got = table(env);
     CHECK(got.find("ATOLL_ISLAND=") == 0);
@@ -528,7 +528,7 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
 {
     FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
     const std::string host = "2_three_interfaces";
-    StepInfo step{{host}, host, false, {}};
+    StepInfo step{{host}, host, false, {}, -1, {}};
     PluginConfig cfg;
     UserOptions opt;
     NodeFacts facts;
@@ -596,7 +596,7 @@ TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", 
 {
     FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
     const std::string host = "2_three_interfaces";
-    StepInfo step{{host}, host, false, {}};
+    StepInfo step{{host}, host, false, {}, -1, {}};
     NodeFacts facts;
     facts.ports = {nccl769("mlx5_0,mlx5_9", "ens1f0np0"), nccl769("^mlx5_1", "ens1f1np1"), nccl769("mlx5_2\n\x1b[2J", "ens2f0np0"),
                    nccl769("mlx5_3", "eth9")};
@@ -615,7 +615,7 @@ TEST_CASE("expert table: UCX_NET_DEVICES never names a DOWN port or one of sever
     PluginConfig cfg = gres_cfg(0);
     NodeFacts facts = dgx_facts();
     facts.ports[2].state = "1: DOWN";  // mlx5_2, the HCA beside PCI 47 (Slurm's GPU 0, device minor 0)
-    StepInfo step{{"node001", "node003"}, "node001", false, {}};
+    StepInfo step{{"node001", "node003"}, "node001", false, {}, -1, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
     CHECK(dev.active.size() == 7);
     // UCX refuses a port that is not ACTIVE, and UCX_NET_DEVICES drops TCP
@@ -647,7 +647,7 @@ TEST_CASE("hwloc: GPUs and HCAs each on their own host bridge are ties, not the 
 TEST_CASE("a step with a node the fabric does not place gets no island, leaves or hops", "[env]")
 {
     FabricView v = dgx_view(true);
-    StepInfo step{{"node001", "node003", "gpu-x9"}, "node001", false, {}};
+    StepInfo step{{"node001", "node003", "gpu-x9"}, "node001", false, {}, -1, {}};
     auto env = node_env(v, gres_cfg(0), UserOptions(), step, dgx_facts(), no_user);
     std::string t = table(env);
     CHECK(t.find("ATOLL_ISLAND-\nATOLL_LEAVES-\nATOLL_HOPS-\n") != std::string::npos);
@@ -690,7 +690,7 @@ TEST_CASE("expert table: an Azure ND v5 node of a CSV fabric takes its InfiniBan
     REQUIRE(v.summary.hosts.at("h0001").hcas == std::vector<std::pair<std::string, int>>{{"nic0", 1}});
     PluginConfig cfg;
     NodeFacts facts = azure_ndv5_facts();
-    StepInfo step{{"h0001"}, "h0001", false, {}};
+    StepInfo step{{"h0001"}, "h0001", false, {}, -1, {}};
     auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
     CHECK(value_of(env, "NCCL_IB_HCA") ==
           "=mlx5_ib0:1,mlx5_ib1:1,mlx5_ib2:1,mlx5_ib3:1,mlx5_ib4:1,mlx5_ib5:1,mlx5_ib6:1,mlx5_ib7:1");
@@ -743,7 +743,7 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         FabricView v = view_of(load_fabric(test_data("cloud/aws-instance-topology.json")), "aws");
         facts.cloud.machine_type = "p5.48xlarge";
         facts.ports = {port("rdmap16s27", "Unknown")};
-        StepInfo step{{"i-0a1", "i-0a3"}, "i-0a1", false, {}};
+        StepInfo step{{"i-0a1", "i-0a3"}, "i-0a1", false, {}, -1, {}};
         auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
         // aws-ofi-nccl src/platform-aws.cpp, its p5.48xlarge entry and the
         // variables it sets for every platform
@@ -761,7 +761,7 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         REQUIRE(!v.summary.hosts.empty());
         std::string h = v.summary.hosts.begin()->first;
         cfg.socket_ifname = "ens300";
-        StepInfo step{{h}, h, false, {}};
+        StepInfo step{{h}, h, false, {}, -1, {}};
         auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
         CHECK(table(env).find("NCCL_SOCKET_IFNAME-\n") == std::string::npos);  // oci names no adapters: not reached
         // the same key on a RoCE fabric is set: the refusal is the profile's
@@ -779,7 +779,7 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         // gVNIC eth0 has no RDMA device; the eight CX-7 GPU NICs are mlx5_0..7, RoCE
         for (int k = 0; k < 8; ++k)
             facts.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet"));
-        StepInfo step{{h}, h, false, {}};
+        StepInfo step{{h}, h, false, {}, -1, {}};
         auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
         CHECK(value_of(env, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
         CHECK(table(env).find("NCCL_SOCKET_IFNAME-\n") != std::string::npos);
