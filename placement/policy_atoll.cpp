@@ -127,6 +127,7 @@ private:
     std::vector<int> domain_order(const FreeState &free, int island, int k) const;
     void link_speeds(const Cluster &c);
     std::vector<int> caps_;  // scratch
+    std::vector<int> healthy_leaves_;  // scratch
     // unhealthy, leaves spanned, the step model's bandwidth (faster first:
     // the predicted step), left over (fragmentation), parent free, index
     using Key = std::tuple<int, int, int, int, int, int>;
@@ -289,11 +290,30 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 if (u < n || (L <= Level::Leaf && cap > 0 && n > cap))
                     continue;
                 int k = leaves_needed(free, i, n, cap);
+                const PlaceIsland &is = c.island(i);
+                // A group or pod with a degraded leaf is as good as a healthy
+                // one when its healthy leaves hold the job: the job is placed
+                // on those (healthy leaves first, below), so one bad leaf does
+                // not demote every island above it
+                int unhealthy = is.healthy ? 0 : 1;
+                if (unhealthy && L > Level::Leaf && L != Level::Domain) {
+                    healthy_leaves_.clear();
+                    int held = 0;
+                    for (int l : is.leaf_islands)
+                        if (c.island(l).healthy) {
+                            healthy_leaves_.push_back(l);
+                            held += cap > 0 ? std::min(free.free_in(l), cap) : free.free_in(l);
+                        }
+                    int kh = held >= n ? leaves_in(free, healthy_leaves_, n, cap) : 0;
+                    if (held >= n && (req.max_leaves == 0 || kh <= req.max_leaves)) {  // the leaf limit first
+                        unhealthy = 0;
+                        k = kh;
+                    }
+                }
                 if (req.max_leaves > 0 && k > req.max_leaves) {
                     ++too_spread;
                     continue;
                 }
-                const PlaceIsland &is = c.island(i);
                 // Even: ties to the busiest parent (the first island above
                 // with more hosts: a group may equal its leaf); Pack: in
                 // fabric order, as Slurm's best fit breaks them (fewer extra
@@ -307,7 +327,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 }
                 int mbps = k > 1 ? across_mbps_[static_cast<std::size_t>(i)] : one_leaf_mbps_[static_cast<std::size_t>(i)];
                 ++fitting;
-                std::pair<Key, int> f{Key{is.healthy ? 0 : 1, k, -mbps, u - n, parent_free, i}, i};
+                std::pair<Key, int> f{Key{unhealthy, k, -mbps, u - n, parent_free, i}, i};
                 if (fits.size() == 5 && !(f < fits.back()))
                     continue;
                 if (fits.size() == 5)

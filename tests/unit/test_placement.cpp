@@ -335,6 +335,39 @@ TEST_CASE("atoll prefers leaves without degraded links, within a leaf limit", "[
     CHECK(names(c, limited) == V{"node001", "node002", "node003", "node004", "node007", "node008"});
 }
 
+TEST_CASE("a pod with one degraded leaf is as good as a healthy one when its healthy leaves hold the job",
+          "[placement][atoll]")
+{
+    GenSpec g;
+    g.pods = 2;
+    g.groups_per_pod = 3;
+    g.hosts_per_group = 4;
+    g.degrade = {{"node001", 0}};  // leaf01, in pod 1
+    Topology t = analyse(generate(g));
+    Cluster c(t);
+    REQUIRE_FALSE(c.island(c.leaf_of(c.find_host("node001"))).healthy);
+    REQUIRE_FALSE(c.island(c.island_of(c.find_host("node001"), Level::Pod)).healthy);
+    FreeState f(c);
+    // pod 2 has 2 free on each of its three leaves; pod 1 all 12, 8 of them
+    // on its healthy leaves 02 and 03
+    busy(c, f, {"node013", "node014", "node017", "node018", "node021", "node022"});
+    // 6 nodes in one pod: pod 1's healthy leaves hold them on two leaves,
+    // pod 2 needs three. Before, leaf01 made all of pod 1 "degraded" and the
+    // job went to pod 2 on three leaves.
+    Placement p = place("atoll", c, f, 6, Level::Pod, Fit::Required);
+    REQUIRE(p.ok);
+    CHECK(p.leaves == 2);
+    for (const std::string &h : names(c, p))
+        CHECK((h >= "node005" && h <= "node012"));  // leaves 02 and 03, never node001's leaf01
+    // once pod 1's healthy leaves hold fewer than the job (3 of 5), its
+    // degraded leaf counts again: pod 2, healthy, has 6 on three leaves
+    busy(c, f, {"node005", "node006", "node007", "node008", "node009"});
+    Placement q = place("atoll", c, f, 5, Level::Pod, Fit::Required);
+    REQUIRE(q.ok);
+    for (const std::string &h : names(c, q))
+        CHECK(h >= "node013");  // pod 2: pod 1's healthy leaves hold 3 of 5
+}
+
 TEST_CASE("slurm-tree follows eval_nodes_tree.c (worked by hand)", "[placement][slurm-tree]")
 {
     Topology t = topo_csv(kTwoPods);
