@@ -266,10 +266,13 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         long ahead = 0;
         if (a.flag("running")) {
             auto running = running_file(a.get("running"), c);
-            std::vector<std::vector<int>> hosts;
-            for (const auto &r : running)
-                hosts.push_back(r.second);
-            UplinkLoad load = uplink_load(c, hosts);
+            UplinkLoad load;  // the running jobs' crossings; not needed when the site says busy
+            if (!busy) {
+                std::vector<std::vector<int>> hosts;
+                for (const auto &r : running)
+                    hosts.push_back(r.second);
+                load = uplink_load(c, hosts);
+            }
             span = span_cost_now(c, free, n, shape, model, busy ? nullptr : &load);
             // the queue (--pending: squeue's pending jobs) takes the first
             // hosts to free up
@@ -292,16 +295,16 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << "decision=spanning now adds ";
             d << std::max(0.0, span) * static_cast<double>(limit) << " s to the " << limit << " s limit"
               << (busy || !a.flag("running") ? " (busy uplinks)" : "");
-            if (fits_now)
-                ;
-            else if (expected < 0)
-                d << "; when a " << lv << " frees up is unknown (no running jobs given)";
-            else if (std::isinf(expected))
-                d << "; no " << lv << " frees up as the running jobs end";
-            else
-                d << "; a " << lv << " frees up in " << expected << " s";
-            if (a.flag("pending") && !fits_now)
-                d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of queued jobs first)";
+            if (!fits_now) {  // when one frees up
+                if (expected < 0)
+                    d << "; when a " << lv << " frees up is unknown (no running jobs given)";
+                else if (std::isinf(expected))
+                    d << "; no " << lv << " frees up as the running jobs end";
+                else
+                    d << "; a " << lv << " frees up in " << expected << " s";
+                if (a.flag("pending"))
+                    d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of queued jobs first)";
+            }
             if (w < 1)
                 d << ": no wait";
             else
