@@ -8,7 +8,9 @@
 # running as long as the model says for where it landed. Prints figures;
 # asserts nothing.
 #   bench/bench-cost.sh [BUILDDIR]   (SEEDS, LOAD, WAIT, SHARES, TRACES, FABRICS override the defaults;
-#   UPLINK=busy: every job's slowdown under the busy-fabric assumption, simulate --uplink-load)
+#   UPLINK=busy: every job's slowdown under the busy-fabric assumption, simulate --uplink-load;
+#   LIMITS=req_time_s: the traces' own time limits, what users asked, for backfill and auto's
+#   decision (simulate --columns limit=req_time_s); without it every limit is the run time)
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -22,6 +24,7 @@ seeds=${SEEDS:-3} load=${LOAD:-0.8} wait=${WAIT:-28800}
 shares=${SHARES:-0.05 0.3 0.7 0.3A 0.7A}
 traces=${TRACES:-thunder_multinode_14d curie_multinode_14d}
 fabrics=${FABRICS:-ft32x16-1to1 ft24x12-2to1 ft16x16-4to1} uplink=${UPLINK:-running}
+limits=${LIMITS:+--columns limit=$LIMITS}
 
 "$topo" generate --groups 32 --hosts 16 --spines 16 --oversub 1 --format json -o "$work/ft32x16-1to1.json"
 "$topo" generate --groups 24 --hosts 12 --spines 6 --oversub 2 --format json -o "$work/ft24x12-2to1.json"
@@ -31,7 +34,7 @@ for t in $traces; do
 done
 
 echo "== $seeds seeds, offered load $load; communication share S of a step on the best placement (A: all-to-all);"
-echo "   uplink load: $uplink (simulate --uplink-load)"
+echo "   uplink load: $uplink (simulate --uplink-load); time limits: ${LIMITS:-the run times}"
 echo "   plain: slurm-tree, no island; auto: --island-wait $wait --model-wait; required: --fit required"
 printf '%-14s %-22s %5s %-9s %16s %8s %12s %10s %8s %7s\n' fabric trace S mode turnaround_s vs_plain makespan_s gpu_h_lost leaf_pct excess
 for f in $fabrics; do
@@ -50,7 +53,7 @@ for f in $fabrics; do
                 *A) extra="$extra --all-to-all --comm-share ${s%A}" ;;
                 *) extra="$extra --comm-share $s" ;;
                 esac
-                extra="$extra --uplink-load $uplink"
+                extra="$extra --uplink-load $uplink $limits"
                 # shellcheck disable=SC2086
                 "$place" simulate "$work/$f.json" "$work/$t.csv" --seeds "$seeds" --load "$load" \
                     $extra --csv "$work/r.csv" >/dev/null

@@ -21,7 +21,8 @@ struct Job {
 // are found by their usual names: id|job_id, submit|submit_s|submit_time_s,
 // duration|duration_s|run_s|runtime, nodes|num_nodes|nodes_min_8gpu, and
 // the optional limit|limit_s|time_limit_s (the time limit backfill plans with;
-// a limit below the duration is an error).
+// -1 is unknown; a limit below the duration, a job that ran past it, is
+// planned with the duration).
 using TraceColumns = std::map<std::string, std::string>;
 TraceColumns parse_trace_columns(const std::string &spec);  // "nodes=nodes_min_8gpu,..."
 

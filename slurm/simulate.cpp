@@ -84,7 +84,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 it = span_cost.emplace(l.nodes, span_slowdown(c, l.nodes, shape, model)).first;
             l.span_cost = it->second - 1;
             // the bound before the wait is known: spanning free, nothing asked
-            l.island_wait = auto_wait(l.span_cost, l.duration, -1, opt.island_wait);
+            l.island_wait = auto_wait(l.span_cost, l.limit, -1, opt.island_wait);
             if (l.island_wait < 1)
                 l.island_wait = 0;
         }
@@ -312,7 +312,9 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 // against what spanning now would cost: Slurm's choice on
                 // the free hosts, under the uplink load the run is charged
                 double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing);
-                j.island_wait = auto_wait(cost, j.duration, expected, opt.island_wait);
+                // priced over its time limit, as cli_filter.lua prices it
+                // (--time-limit): its run time is not known before it runs
+                j.island_wait = auto_wait(cost, j.limit, expected, opt.island_wait);
                 if (j.island_wait < 1) {
                     j.island_wait = 0;
                     j.ask = &nothing;

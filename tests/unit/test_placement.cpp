@@ -689,8 +689,11 @@ TEST_CASE("bad traces fail with FILE:LINE", "[placement][trace]")
     CHECK(j[0].nodes == 3);
     CHECK(j[0].limit == 0);  // no limit column: plan with the duration
     std::istringstream limited("id,submit,duration,nodes,limit\na,0,100,3,60\n");
-    CHECK_THROWS_WITH(read_trace(limited, "l.csv"),
-                      Catch::StartsWith("l.csv:2: found time limit 60 below the duration 100"));
+    CHECK(read_trace(limited, "l.csv")[0].limit == 60);  // ran past it (OverTimeLimit): simulate plans with 100
+    std::istringstream unknown("id,submit,duration,nodes,limit\na,0,100,3,-1\n");
+    CHECK(read_trace(unknown, "u.csv")[0].limit == 0);  // SWF's -1: not known
+    std::istringstream negative("id,submit,duration,nodes,limit\na,0,100,3,-5\n");
+    CHECK_THROWS_WITH(read_trace(negative, "n.csv"), Catch::StartsWith("n.csv:2: found time limit -5, expected >= 0"));
     std::istringstream req("job_id,submit_s,duration_s,nodes,req_time_s\na,0,100,3,600\n");
     CHECK(read_trace(req, "r.csv")[0].limit == 0);  // req_time_s only when asked
     std::istringstream req2("job_id,submit_s,duration_s,nodes,req_time_s\na,0,100,3,600\n");
