@@ -221,9 +221,28 @@ extern "C" int atl_submit(spank_t sp)
     try {
         if (g_disabled)
             return 0;
-        // srun inside an allocation starts a step: the job is placed already
-        if (spank_context() == S_CTX_LOCAL && std::getenv("SLURM_JOB_ID"))
+        // srun inside an allocation starts a step: the job is placed already.
+        // An island the job asked on sbatch or salloc reaches this srun by
+        // Slurm's option variable (spank_process_env_options); one asked on
+        // this srun alone places nothing, and the user is told so
+        if (spank_context() == S_CTX_LOCAL && std::getenv("SLURM_JOB_ID")) {
+            if (g_opt.island.set) {
+                const char *from_job = std::getenv("SLURM_SPANK__SLURM_SPANK_OPTION_atoll_fabric_island");
+                bool same = false;
+                if (from_job) {
+                    try {
+                        same = parse_island(from_job).str() == g_opt.island.str();
+                    } catch (const std::exception &) {
+                    }
+                }
+                if (!same)
+                    std::fprintf(stderr,
+                                 "atoll: --fabric-island=%s on srun inside job %s places nothing: the job's "
+                                 "nodes are allocated already; ask for the island on sbatch or salloc\n",
+                                 g_opt.island.str().c_str(), std::getenv("SLURM_JOB_ID"));
+            }
             return 0;
+        }
         IslandRequest req = g_opt.island.set ? g_opt.island : parse_island(g_cfg.default_island);
         bool wants_env = g_cfg.env && g_opt.env != EnvMode::Off;
         // strict: a job that would run without atoll's help is refused here,

@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=71
+N=72
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -409,6 +409,22 @@ S1 grp-ib-leaf03 0 unset =mlx5_0:1,mlx5_1:1
 TABLE
 if grep -v '^atoll:' "$work/steps.out" | cmp -s - "$work/steps.want"; then ok "a batch script's steps each get their own environment; a variable the script set is kept"
 else not_ok "a batch script's steps each get their own environment; a variable the script set is kept"; diag "$(cat "$work/steps.out")"; fi
+
+# --fabric-island on srun inside an allocation cannot move the job: a user
+# who asks it there alone is told so; the island the job asked on sbatch or
+# salloc, which Slurm passes to its sruns, is no news and says nothing
+timeout 60 sbatch -W -N1 -w node001 -o "$work/instep.out" --wrap 'srun -N1 --fabric-island=leaf true' >/dev/null 2>&1
+timeout 60 sbatch -W -N1 -w node001 --fabric-island=leaf -o "$work/inherit.out" --wrap 'srun -N1 true; srun -N1 --fabric-island=leaf true' >/dev/null 2>&1
+timeout 60 salloc -N1 -w node001 srun -N1 --fabric-island=leaf true >/dev/null 2>"$work/salloc-instep.err"
+timeout 60 salloc -N1 -w node001 --fabric-island=leaf srun -N1 true >/dev/null 2>"$work/salloc-inherit.err"
+if grep -q "atoll: --fabric-island=leaf:required on srun inside job [0-9]* places nothing: the job's nodes are allocated already" "$work/instep.out" &&
+   grep -q "atoll: --fabric-island=leaf:required on srun inside job [0-9]* places nothing" "$work/salloc-instep.err" &&
+   ! grep -q "places nothing" "$work/inherit.out" "$work/salloc-inherit.err"; then
+    ok "srun --fabric-island inside an allocation says it places nothing; the job's own island from sbatch or salloc is silent"
+else
+    not_ok "srun --fabric-island inside an allocation says it places nothing; the job's own island from sbatch or salloc is silent"
+    diag "$(cat "$work/instep.out" "$work/inherit.out" "$work/salloc-instep.err" "$work/salloc-inherit.err")"
+fi
 
 timeout 30 srun -N2 --fabric-island=leaf:preferred --fabric-explain true 2>"$work/pref.err"
 if \
