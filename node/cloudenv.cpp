@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "node/ncclconf.hpp"
 #include "topology/fabric.hpp"
 
 namespace atl {
@@ -275,24 +276,24 @@ std::string cloud_refrains(const std::string &profile, const std::string &var, c
     return "";
 }
 
-std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source)
+std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source,
+                                                   std::set<std::string> *cr)
 {
-    std::map<std::string, std::string> out;
-    std::string line;
+    std::string text, line;
     for (int n = 1; std::getline(in, line); ++n) {
+        // NCCL reads such a file too (nccl_conf_lines), but no image writes one
         if (line.size() > 4096)
             throw InputError(source + ":" + std::to_string(n) + ": a line of " + std::to_string(line.size()) +
                              " bytes, expected at most 4096 (NCCL's line buffer)");
         if (line.find('\0') != std::string::npos)
             throw InputError(source + ":" + std::to_string(n) + ": a NUL byte, expected NAME=VALUE text");
-        // NCCL drops the newline alone: a CR stays in the value (CRLF files)
-        if (line.empty() || line[0] == '#')
-            continue;
-        std::size_t eq = line.find('=');
-        if (eq == std::string::npos || eq == 0)
-            continue;
-        out.emplace(line.substr(0, eq), line.substr(eq + 1));
+        text += line;
+        text += '\n';
     }
+    std::map<std::string, std::string> out;
+    for (const NcclConfLine &l : nccl_conf_lines(text))
+        if (out.emplace(l.name, l.value).second && l.cr && cr)
+            cr->insert(l.name);
     return out;
 }
 
@@ -384,7 +385,7 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
             if (conf->size() > conf_max)
                 throw InputError("/etc/nccl.conf: over " + std::to_string(conf_max) +
                                  " bytes, expected a short NAME=VALUE file (NCCL reads it whole; atoll does not)");
-            n.nccl_conf = parse_nccl_conf(in, "/etc/nccl.conf");
+            n.nccl_conf = parse_nccl_conf(in, "/etc/nccl.conf", &n.nccl_conf_cr);
         } catch (const InputError &e) {
             n.nccl_conf_problem = e.what();
         }
@@ -497,10 +498,12 @@ std::vector<CloudFinding> check_azure(const CloudNode &n, const std::vector<Node
                                      " (the image's sku-customizations service writes it): NCCL does not see the VM's "
                                      "virtual PCI topology and pairs GPUs and HCAs badly")};
     if (n.topo_file_found == 0)
-        return {finding(missing, subject + ": /etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200) + " names no file" +
-                                     (!it->second.empty() && it->second.back() == '\r'
-                                          ? " (the value ends in a carriage return: the file has CRLF line ends, and NCCL keeps the CR)"
-                                          : " (the image links /opt/microsoft/<family>-topo.xml there)"))};
+        return {finding(missing, subject + ": /etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200) +
+                                     " names no file (the image links /opt/microsoft/<family>-topo.xml there)")};
+    if (n.nccl_conf_cr.count("NCCL_TOPO_FILE"))
+        return {finding(CloudFinding::Warning,
+                        subject + ": /etc/nccl.conf has CRLF line ends: NCCL 2.30 and later drop the CR and read NCCL_TOPO_FILE=" +
+                            shown(it->second, 200) + ", earlier releases keep it in the name and find no file (write it with LF ends)")};
     return {finding(CloudFinding::Ok, "/etc/nccl.conf NCCL_TOPO_FILE=" + shown(it->second, 200))};
 }
 

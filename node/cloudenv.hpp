@@ -9,6 +9,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,12 +45,13 @@ const CloudProfile *cloud_profile(const std::string &name);
 // when atoll may set it.
 std::string cloud_refrains(const std::string &profile, const std::string &var, const std::string &machine_type = "");
 
-// An nccl.conf as NCCL reads it (src/misc/param.cc, setEnvFile): "NAME=VALUE"
-// lines, '#' in the first column a comment, the name verbatim up to the first
-// '=', the newline alone dropped (a CR stays in the value, as in NCCL), the first line naming a variable wins.
-// Lines without '=' are skipped, as NCCL does; a NUL byte or a line over 4096
-// bytes is refused (InputError "SOURCE:LINE: ...").
-std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source);
+// /etc/nccl.conf's variables as NCCL reads them (nccl_conf_lines(): the first
+// line naming a variable wins; the values as NCCL 2.30 and later read them, a
+// CR before the newline dropped; `cr` gets the names whose value ended in one,
+// which earlier releases keep). A NUL byte or a line over 4096 bytes is
+// refused (InputError "SOURCE:LINE: ..."): no image writes one.
+std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source,
+                                                   std::set<std::string> *cr = nullptr);
 
 // The aws-ofi-nccl release named in the plugin library's bytes: the
 // "aws-ofi-nccl X.Y.Z" string its configure puts in PACKAGE_STRING (logged as
@@ -70,6 +72,7 @@ struct CloudNode {
     std::string machine_type;        // given, or the EC2 product name
     bool nccl_conf_present = false;  // <root>/etc/nccl.conf
     std::map<std::string, std::string> nccl_conf;
+    std::set<std::string> nccl_conf_cr;  // its variables on CRLF lines (parse_nccl_conf)
     std::string nccl_conf_problem;   // why it could not be read
     int topo_file_found = -1;        // its NCCL_TOPO_FILE exists under root: 1, 0, -1 none named
     std::string ofi_nccl_library;    // the aws-ofi-nccl plugin found (root-relative path), "" none

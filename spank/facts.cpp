@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 
+#include "node/ncclconf.hpp"
 #include "spank/trusted.hpp"
 #include "spank/userfile.hpp"
 
@@ -241,10 +242,10 @@ std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string>
                                                   std::vector<std::string> &problems, std::chrono::milliseconds bound)
 {
     constexpr std::size_t max = 65536;
+    // as NCCL's initEnvFunc (misc/param.cc): the user's file first, then
+    // /etc/nccl.conf; its setenv does not overwrite, so the first file and
+    // line that names a variable is the one NCCL uses
     std::vector<std::pair<std::string, std::string>> texts;  // path, text
-    for (const std::string &path : root_files)
-        if (!path.empty())
-            texts.emplace_back(path, read_small_file(path, max).value_or(""));
     auto deadline = std::chrono::steady_clock::now() + bound;
     for (const std::string &path : user_files) {
         if (path.empty())
@@ -257,27 +258,13 @@ std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string>
                                " (a stalled file system?): atoll does not know which NCCL variables it sets");
         texts.emplace_back(path, u.text);
     }
+    for (const std::string &path : root_files)
+        if (!path.empty())
+            texts.emplace_back(path, read_small_file(path, max).value_or(""));
     std::map<std::string, std::string> out;
-    for (const auto &pt : texts) {
-        const std::string &path = pt.first;
-        std::istringstream in(pt.second);
-        std::string line;
-        while (std::getline(in, line)) {
-            // as NCCL's setEnvFile: '#' in the first column only, the name
-            // verbatim up to the first '=' (" NCCL_IB_HCA = x" sets another
-            // variable than NCCL_IB_HCA), a CR before the newline dropped
-            if (!line.empty() && line.back() == '\r')
-                line.pop_back();
-            if (line.empty() || line[0] == '#')
-                continue;
-            std::size_t eq = line.find('=');
-            if (eq == std::string::npos || eq == 0)
-                continue;
-            std::string k = line.substr(0, std::min<std::size_t>(eq, 1023));
-            if (!out.count(k))
-                out[k] = path;
-        }
-    }
+    for (const auto &pt : texts)
+        for (const NcclConfLine &l : nccl_conf_lines(pt.second))
+            out.emplace(l.name, pt.first);
     return out;
 }
 

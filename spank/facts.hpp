@@ -43,7 +43,9 @@ CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sy
 ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node, uid_t uid, gid_t gid,
                                const std::vector<gid_t> &groups, std::string &problem,
                                std::chrono::milliseconds bound = cloud_file_bound);
-// The nccl.conf files NCCL reads: which variables they set. `root_files`
+// The nccl.conf files NCCL reads: which variables they set, and which file
+// NCCL takes each from (the user's before root's, as initEnvFunc reads them;
+// nccl_conf_lines()). `root_files`
 // (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
 // NCCL_CONF_FILE: any path the user names) only through read_user_file(),
 // all of them within `bound` together: one not read in time is taken as

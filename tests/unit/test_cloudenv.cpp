@@ -8,11 +8,13 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "node/cloudenv.hpp"
+#include "node/ncclconf.hpp"
 #include "testdata.hpp"
 #include "topology/fabric.hpp"
 
@@ -134,13 +136,15 @@ TEST_CASE("the Azure and OCI images' nccl.conf files read as NCCL reads them", "
     CHECK(oci.at("NCCL_IB_TC") == "41");
     // NCCL_IB_HCA==mlx5_0,...: the name ends at the first '=', the value keeps the exact-match '='
     CHECK(oci.at("NCCL_IB_HCA").substr(0, 8) == "=mlx5_0,");
-    SECTION("comments in the first column only, the first line of a name wins, a CR kept (NCCL drops the newline alone)")
+    SECTION("comments in the first column only, the first line of a name wins, a CR dropped and noted")
     {
         std::istringstream in("# NCCL_A=1\n #x=2\nNCCL_B=one\r\nNCCL_B=two\nnoequals\n=x\n");
-        auto m = parse_nccl_conf(in, "t.conf");
+        std::set<std::string> cr;
+        auto m = parse_nccl_conf(in, "t.conf", &cr);
         CHECK(m.size() == 2);
         CHECK(m.at(" #x") == "2");
-        CHECK(m.at("NCCL_B") == "one\r");
+        CHECK(m.at("NCCL_B") == "one");
+        CHECK(cr == std::set<std::string>{"NCCL_B"});
     }
     SECTION("a NUL byte is refused with the file and line")
     {
@@ -324,13 +328,52 @@ TEST_CASE("the cloud is told by the node's DMI strings, read under a root", "[cl
     CHECK(std::system(rm.c_str()) == 0);
 }
 
-TEST_CASE("an nccl.conf with CRLF line ends keeps the CR in the value, as NCCL's setEnvFile does", "[cloudenv]")
+TEST_CASE("nccl.conf lines as NCCL's setEnvFile reads them", "[cloudenv]")
 {
-    // src/misc/param.cc: only the '\n' of getline is dropped
-    std::istringstream in("NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml\r\nNCCL_IB_PCI_RELAXED_ORDERING=1\r\n");
-    auto m = parse_nccl_conf(in, "crlf.conf");
-    CHECK(m.at("NCCL_TOPO_FILE") == "/opt/microsoft/ndv5-topo.xml\r");
-    CHECK(m.at("NCCL_IB_PCI_RELAXED_ORDERING") == "1\r");
+    // src/misc/param.cc: fgets(line, 4096), strlen, '\n' then (v2.30.3 and
+    // later) '\r' dropped, '#' at [0], the name up to the first '=' and at
+    // most 1023 bytes, the value strncpy'd to 1023 bytes, setenv(.., 0)
+    SECTION("CRLF: the CR is dropped, and noted for the releases before 2.30")
+    {
+        auto l = nccl_conf_lines("NCCL_TOPO_FILE=/opt/microsoft/ndv5-topo.xml\r\nNCCL_IB_PCI_RELAXED_ORDERING=1\r\nNCCL_X=2\n");
+        REQUIRE(l.size() == 3);
+        CHECK(l[0].name == "NCCL_TOPO_FILE");
+        CHECK(l[0].value == "/opt/microsoft/ndv5-topo.xml");
+        CHECK(l[0].cr);
+        CHECK(l[1].value == "1");
+        CHECK(!l[2].cr);
+        CHECK(l[2].line == 3);
+    }
+    SECTION("a line over 4095 bytes is read as several, and the rest is parsed as a line of its own")
+    {
+        std::string text = "#" + std::string(4094, 'x') + "NCCL_IB_HCA=mlx5_7\nNCCL_A=1";
+        auto l = nccl_conf_lines(text);
+        REQUIRE(l.size() == 2);
+        CHECK(l[0].name == "NCCL_IB_HCA");  // what fgets' second read of line 1 holds
+        CHECK(l[0].value == "mlx5_7");
+        CHECK(l[0].line == 1);
+        CHECK(l[1].name == "NCCL_A");  // no newline at the end: still read
+        CHECK(l[1].line == 2);
+    }
+    SECTION("a NUL byte ends what NCCL sees of the line")
+    {
+        auto l = nccl_conf_lines(std::string("NCCL_A\0=1\nNCCL_B=2\0junk=3\n", 26));
+        REQUIRE(l.size() == 1);
+        CHECK(l[0].name == "NCCL_B");
+        CHECK(l[0].value == "2");
+    }
+    SECTION("names and values of 1023 bytes at most; a CR past them is not kept")
+    {
+        auto l = nccl_conf_lines(std::string(1030, 'N') + "=" + std::string(1023, 'v') + "\r\n");
+        REQUIRE(l.size() == 1);
+        CHECK(l[0].name.size() == 1023);
+        CHECK(l[0].value.size() == 1023);
+        CHECK(!l[0].cr);  // strncpy took the 1023 bytes before it
+    }
+    SECTION("no name, no '=', a comment, a blank CRLF line: nothing")
+    {
+        CHECK(nccl_conf_lines("=x\nnoequals\n#NCCL_A=1\n\r\n\n").empty());
+    }
 }
 
 TEST_CASE("the aws-ofi-nccl release is the plugin's own banner's, before any other mention", "[cloudenv]")

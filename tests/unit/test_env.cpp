@@ -374,7 +374,9 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     std::vector<std::string> problems;
     auto m = nccl_conf_vars({a, ""}, {std::string(dir) + "/missing", u, dir, ""}, problems);
     CHECK(m.size() == 3);
-    CHECK(m["NCCL_IB_HCA"] == a);  // the first file that sets it
+    // initEnvFunc reads the user's file first and setenv does not
+    // overwrite: NCCL takes NCCL_IB_HCA=mlx5_1 from the user's file
+    CHECK(m["NCCL_IB_HCA"] == u);
     // NCCL's setEnvFile (misc/param.cc) takes the name verbatim up to '=':
     // "  NCCL_IB_TC = 106" sets "  NCCL_IB_TC ", not NCCL_IB_TC
     CHECK(m.count("NCCL_IB_TC") == 0);
