@@ -45,9 +45,9 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
                                std::chrono::milliseconds bound = cloud_file_bound);
 // The nccl.conf files NCCL reads: which variables they set, and which file
 // NCCL takes each from (the user's before root's, as initEnvFunc reads them;
-// nccl_conf_lines()). `root_files`
-// (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
-// NCCL_CONF_FILE: any path the user names) only through read_user_file(),
+// nccl_conf_lines()). `root_files` (/etc/nccl.conf) are root's and read
+// directly; `user_files` (HOME/.nccl.conf, NCCL_CONF_FILE: any path the user
+// names) only through read_user_file(),
 // all of them within `bound` together: one not read in time is taken as
 // unreadable and named in `problems`. Regular files only, 64 KiB each;
 // missing ones and empty paths are skipped.
