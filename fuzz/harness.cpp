@@ -24,6 +24,7 @@
 #include "placement/policy.hpp"
 #include "slurm/ask.hpp"
 #include "slurm/simulate.hpp"
+#include "spank/config.hpp"
 #include "placement/trace.hpp"
 #include "placement/view.hpp"
 #include "topology/check.hpp"
@@ -139,7 +140,7 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -256,6 +257,12 @@ int fuzz_one(const std::string &target, const std::string &bytes)
                 free.take(e.second);  // a node may be in two jobs (shared)
             for (Level l : {Level::Leaf, Level::Group, Level::Pod})
                 expected_island_wait(c, free, l, 2, ends, queue_ahead(c, queue, l));
+        } else if (target == "plugstack") {
+            // a plugstack.conf (root's, but a typo must be an error, not a
+            // crash): its atoll.so line and keys, includes not followed
+            PlugstackLine l = read_plugstack_text(in, "fuzz/plugstack.conf", false);
+            if (l.found && (l.config.leaf_wait_s() < 0 || l.where.empty()))
+                __builtin_trap();
         } else if (target == "procdevices") {
             // /proc/devices for the IMEX channels' major
             long m = char_major(in, "nvidia-caps-imex-channels");

@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -20,11 +20,11 @@ flags="-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
 # files, so a new one is never missed, less the two that need what the fuzz
 # build leaves out: ibnetdisc.cpp (libibnetdisc; noibnetdisc.cpp stands in)
 # and nodeview.cpp (the node library, with gpu_hca.c over hwloc)
-srcs=$(cd "$here" && ls topology/*.cpp placement/*.cpp slurm/*.cpp node/*.cpp | grep -v -e '^topology/ibnetdisc\.cpp$' -e '^node/nodeview\.cpp$')
+srcs=$(cd "$here" && ls topology/*.cpp placement/*.cpp slurm/*.cpp node/*.cpp spank/config.cpp | grep -v -e '^topology/ibnetdisc\.cpp$' -e '^node/nodeview\.cpp$')
 objs=
 # an object is stale when its source or any header changed since it was built
 mkdir -p "$out/obj"
-if [ -f "$out/obj/.built" ] && [ -n "$(find "$here/topology" "$here/placement" "$here/slurm" "$here/node" -name '*.h*' -newer "$out/obj/.built" 2>/dev/null | head -1)" ]; then
+if [ -f "$out/obj/.built" ] && [ -n "$(find "$here/topology" "$here/placement" "$here/slurm" "$here/node" "$here/spank" -name '*.h*' -newer "$out/obj/.built" 2>/dev/null | head -1)" ]; then
     rm -f "$out"/obj/*.o
 fi
 for s in $srcs; do
@@ -71,6 +71,7 @@ one() {
     ranks) seeds="$here/fuzz/seeds/ranks/*" ;;
     squeue) seeds="$here/fuzz/seeds/squeue/*" ;;
     procdevices) seeds="$here/fuzz/seeds/procdevices/*" ;;
+    plugstack) seeds="$here/fuzz/seeds/plugstack/*" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)

@@ -24,5 +24,10 @@ struct NcclConfLine {
 // nothing. NCCL's setenv does not overwrite: the first line naming a
 // variable wins, and the environment wins over every file.
 std::vector<NcclConfLine> nccl_conf_lines(const std::string &text);
+// The same as NCCL before 2.30 reads it (getline): each line whole, however
+// long, so a line past 4095 bytes is one line, not several (NCCL keeps a
+// CR: cr true, value without it, as above); the name up to the first '=',
+// a NUL before it setting nothing.
+std::vector<NcclConfLine> nccl_conf_lines_before_2_30(const std::string &text);
 
 }  // namespace atl

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -28,7 +29,7 @@ bool parse_bool(const std::string &key, const std::string &v)
     throw std::invalid_argument("plugstack.conf: " + key + "=" + escaped(v) + ": expected yes or no");
 }
 
-long parse_seconds(const std::string &key, const std::string &v)
+long parse_seconds(const std::string &key, const std::string &v, long most = INT_MAX)
 {
     char *end = nullptr;
     errno = 0;
@@ -45,8 +46,9 @@ long parse_seconds(const std::string &key, const std::string &v)
         mult = 86400;
     else
         mult = -1;
-    if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0)
-        throw std::invalid_argument("plugstack.conf: " + key + "=" + escaped(v) + ": expected seconds (or a number with s, m, h, d)");
+    if (v.empty() || end == v.c_str() || errno || x < 0 || mult < 0 || x > most / mult)
+        throw std::invalid_argument("plugstack.conf: " + key + "=" + escaped(v) +
+                                    ": expected seconds (or a number with s, m, h, d), at most " + std::to_string(most / 86400) + "d");
     return x * mult;
 }
 
@@ -181,6 +183,8 @@ PluginConfig parse_plugstack(const std::vector<std::string> &args)
 
 namespace {
 
+constexpr int max_include_depth = 4;
+
 std::vector<std::string> words(const std::string &line)
 {
     std::string l = line.substr(0, line.find('#'));
@@ -191,16 +195,23 @@ std::vector<std::string> words(const std::string &line)
     return w;
 }
 
+void scan_plugstack(std::istream &in, const std::string &file, int depth, PlugstackLine &out);
+
 void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
 {
     std::ifstream in(file);
     if (!in)
         return;  // as Slurm: a missing plugstack file loads no plugin
+    scan_plugstack(in, file, depth, out);
+}
+
+void scan_plugstack(std::istream &in, const std::string &file, int depth, PlugstackLine &out)
+{
     std::string line;
     for (int lineno = 1; std::getline(in, line) && !out.found; ++lineno) {
         std::vector<std::string> w = words(line);
         if (w.size() >= 2 && w[0] == "include") {
-            if (depth >= 4)
+            if (depth >= max_include_depth)
                 continue;
             std::string pat = w[1][0] == '/' ? w[1] : directory_of(file) + "/" + w[1];
             glob_t g{};
@@ -228,6 +239,13 @@ void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
 }
 
 }  // namespace
+
+PlugstackLine read_plugstack_text(std::istream &in, const std::string &file, bool includes)
+{
+    PlugstackLine out;
+    scan_plugstack(in, file, includes ? 0 : max_include_depth, out);
+    return out;
+}
 
 PlugstackLine read_plugstack_line(const std::string &slurm_conf)
 {

@@ -1,6 +1,7 @@
 // plugstack.conf keys (the atoll.so line) and the user's --fabric-* options.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,9 @@ struct PlugstackLine {
 // Throws std::invalid_argument naming FILE:LINE on a bad key or value of the
 // atoll.so line; a missing plugstack file is not an error (found = false).
 PlugstackLine read_plugstack_line(const std::string &slurm_conf);
+// The same from a plugstack file's text, named `file` in messages and for
+// its includes (relative to its directory); `includes` false skips them.
+PlugstackLine read_plugstack_text(std::istream &in, const std::string &file, bool includes = true);
 
 
 enum class EnvMode { Auto, Off, Show };

@@ -99,7 +99,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"}) {
         auto conf = facts.nccl_conf.find(u);
         if (user_has(u) || conf != facts.nccl_conf.end()) {
-            skip("NCCL_IB_GID_INDEX", std::string(conf != facts.nccl_conf.end() && !user_has(u) ? conf->second + "'s " : "the user's ") +
+            skip("NCCL_IB_GID_INDEX", std::string(conf != facts.nccl_conf.end() && !user_has(u) ? escaped(conf->second, 1100) + "'s " : "the user's ") +
                                           u + " chooses NCCL's GID (an index would override it)");
             ports.clear();
             break;
@@ -472,7 +472,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         } else if (conf != facts.nccl_conf.end()) {
             v.kept = true;
             v.value.clear();
-            v.why = "set in " + conf->second;
+            v.why = "set in " + escaped(conf->second, 1100);
+        } else if (!facts.nccl_conf_unknown.empty() && name.rfind("ATOLL_", 0) != 0) {
+            // an nccl.conf atoll could not read may set it, and NCCL's file
+            // never overrides the environment: a value here could win over it
+            v.set = false;
+            v.value.clear();
+            v.why = facts.nccl_conf_unknown;
         }
         out.push_back(v);
     };

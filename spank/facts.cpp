@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include <dlfcn.h>
+#include <pwd.h>
 
 #include "node/ncclconf.hpp"
 #include "spank/trusted.hpp"
@@ -122,15 +123,18 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
 }
 
 NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev)
+                          const NcclUserFiles &user_conf, NodeDevices &dev)
 {
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
     // HOME/.nccl.conf, then /etc/nccl.conf
-    facts.nccl_conf = nccl_conf_vars({"/etc/nccl.conf"}, {!nccl_conf_file.empty() ? nccl_conf_file : home.empty() ? "" : home + "/.nccl.conf"},
-                                     facts.problems);
+    NcclConfVars conf = nccl_conf_vars({"/etc/nccl.conf"}, user_conf.paths, facts.problems);
+    facts.nccl_conf = std::move(conf.vars);
+    facts.nccl_conf_unknown = !user_conf.unknown.empty() ? user_conf.unknown : conf.unknown;
+    if (!user_conf.unknown.empty())
+        facts.problems.push_back(user_conf.unknown);
     facts.constrained = devices_constrained(cfg);
     std::string machine_type = cfg.machine_type;
     if (cloud_profile(f.profile)) {
@@ -237,34 +241,117 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
     return c;
 }
 
-std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
-                                                  const std::vector<std::string> &user_files,
-                                                  std::vector<std::string> &problems, std::chrono::milliseconds bound)
+NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
+                              const std::optional<std::string> &passwd_home)
+{
+    // snprintf(confFilePath, 1024, ...): 1023 bytes at most
+    auto cut = [](const std::string &p) { return p.substr(0, 1023); };
+    NcclUserFiles out;
+    auto add = [&](const std::string &what, const std::string &path) {
+        if (path[0] != '/') {
+            out.paths.clear();
+            out.unknown = what + " " + shown(path, 200) +
+                          " is a relative path: NCCL opens it from the task's working directory, which atoll does not read: "
+                          "atoll does not know which NCCL variables it sets, so it sets none";
+            return false;
+        }
+        if (std::find(out.paths.begin(), out.paths.end(), path) == out.paths.end())
+            out.paths.push_back(path);
+        return true;
+    };
+    if (nccl_conf_file && !nccl_conf_file->empty()) {
+        add("NCCL_CONF_FILE", cut(*nccl_conf_file));
+        return out;
+    }
+    // NCCL 2.30 and later: getenv("HOME"), set empty giving "/.nccl.conf"
+    if (home && !add("HOME/.nccl.conf", cut(*home + "/.nccl.conf")))
+        return out;
+    // before 2.30: the passwd entry's home
+    if (passwd_home)
+        add("the passwd home's .nccl.conf", cut(*passwd_home + "/.nccl.conf"));
+    return out;
+}
+
+std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem, std::chrono::milliseconds bound)
+{
+    std::string why;
+    std::optional<std::optional<std::string>> got = run_bounded<std::optional<std::string>>(
+        [uid]() -> std::optional<std::string> {
+            std::vector<char> buf(16384);
+            struct passwd pw, *res = nullptr;
+            for (;;) {
+                int e = getpwuid_r(uid, &pw, buf.data(), buf.size(), &res);
+                if (e == ERANGE && buf.size() < (1u << 20)) {
+                    buf.resize(buf.size() * 4);
+                    continue;
+                }
+                if (e != 0 || !res || !res->pw_dir)
+                    return std::nullopt;
+                return std::string(res->pw_dir);
+            }
+        },
+        bound, why);
+    if (got)
+        return *got;
+    problem = "the passwd entry of uid " + std::to_string(uid) + " was not read " +
+              (why.empty() ? "within " + std::to_string(bound.count()) + " ms (a stalled directory service?)" : ": " + why) +
+              ": NCCL before 2.30 finds the user's .nccl.conf in its home: atoll does not know which NCCL variables it sets, so it sets none";
+    return std::nullopt;
+}
+
+NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
+                            std::vector<std::string> &problems, std::chrono::milliseconds bound)
 {
     constexpr std::size_t max = 65536;
+    NcclConfVars out;
     // as NCCL's initEnvFunc (misc/param.cc): the user's file first, then
     // /etc/nccl.conf; its setenv does not overwrite, so the first file and
     // line that names a variable is the one NCCL uses
     std::vector<std::pair<std::string, std::string>> texts;  // path, text
     auto deadline = std::chrono::steady_clock::now() + bound;
+    auto unknown = [&](const std::string &why) {
+        problems.push_back(why);
+        if (out.unknown.empty())
+            out.unknown = why;
+    };
+    auto too_long = [&](const std::string &whose, const std::string &path) {
+        unknown(whose + " " + shown(path, 200) + " is longer than " + std::to_string(max / 1024) +
+                " KiB, all of which NCCL reads: atoll does not know which NCCL variables it sets, so it sets none");
+    };
     for (const std::string &path : user_files) {
         if (path.empty())
             continue;
-        UserFile u = read_user_file(path, max, deadline);
+        // one byte past the limit tells a longer file
+        UserFile u = read_user_file(path, max + 1, deadline);
         if (u.status == UserFile::Status::TimedOut)
-            problems.push_back("the user's nccl.conf " + shown(path, 200) + " was not read within " +
-                               (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
-                                                       : std::to_string(bound.count() / 1000) + " s") +
-                               " (a stalled file system?): atoll does not know which NCCL variables it sets");
-        texts.emplace_back(path, u.text);
+            unknown("the user's nccl.conf " + shown(path, 200) + " was not read within " +
+                    (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
+                                          : std::to_string(bound.count() / 1000) + " s") +
+                    " (a stalled file system?): atoll does not know which NCCL variables it sets, so it sets none");
+        else if (u.status == UserFile::Status::Unreadable && u.error == 0 && path != "/dev/null")
+            unknown("the user's nccl.conf " + shown(path, 200) +
+                    " is not a regular file: atoll does not read it, NCCL reads whatever it gives (a device such as "
+                    "/dev/zero never ends): atoll does not know which NCCL variables it sets, so it sets none");
+        else if (u.text.size() > max)
+            too_long("the user's nccl.conf", path);
+        else
+            texts.emplace_back(path, u.text);
     }
-    for (const std::string &path : root_files)
-        if (!path.empty())
-            texts.emplace_back(path, read_small_file(path, max).value_or(""));
-    std::map<std::string, std::string> out;
-    for (const auto &pt : texts)
+    for (const std::string &path : root_files) {
+        if (path.empty())
+            continue;
+        std::string text = read_small_file(path, max + 1).value_or("");
+        if (text.size() > max)
+            too_long("nccl.conf", path);
+        else
+            texts.emplace_back(path, text);
+    }
+    for (const auto &pt : texts) {
         for (const NcclConfLine &l : nccl_conf_lines(pt.second))
-            out.emplace(l.name, pt.first);
+            out.vars.emplace(l.name, pt.first);
+        for (const NcclConfLine &l : nccl_conf_lines_before_2_30(pt.second))
+            out.vars.emplace(l.name, pt.first);
+    }
     return out;
 }
 

@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "node/cloudenv.hpp"
 #include "node/imex.hpp"
@@ -21,6 +24,7 @@ struct NodeFacts {
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
+    std::string nccl_conf_unknown;            // why what the nccl.conf files set is not known: then no NCCL variable is set
     int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
     std::vector<std::string> problems;        // files not read in time (the user's nccl.conf)
     // a cloud profile (aws, azure, gcp, oci, nebius): the cloud stack's files
@@ -43,19 +47,44 @@ CloudNode read_cloud_node_bounded(const std::string &root, const std::string &sy
 ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node, uid_t uid, gid_t gid,
                                const std::vector<gid_t> &groups, std::string &problem,
                                std::chrono::milliseconds bound = cloud_file_bound);
+// The user's nccl.conf files NCCL may read (misc/param.cc initEnvFunc):
+// NCCL_CONF_FILE when set and not empty, else HOME/.nccl.conf, where HOME is
+// getenv("HOME") from NCCL 2.30 ("" when set empty: /.nccl.conf) and the
+// passwd entry's home before (getpwuid(getuid())->pw_dir): both, when they
+// differ, since the job's NCCL release is not known. Each path is cut at 1023
+// bytes, as NCCL's snprintf into a 1024-byte buffer cuts it. A relative path
+// is opened from the task's working directory, which atoll does not read:
+// `unknown` then says so and `paths` is empty.
+struct NcclUserFiles {
+    std::vector<std::string> paths;
+    std::string unknown;
+};
+NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
+                              const std::optional<std::string> &passwd_home);
+// The home directory of `uid`'s passwd entry (getpwuid_r, which may ask a
+// directory service), looked up in a thread waited for at most `bound`:
+// nullopt when there is no entry, or with `problem` set when not in time.
+std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem,
+                                               std::chrono::milliseconds bound = std::chrono::milliseconds(1000));
+
 // The nccl.conf files NCCL reads: which variables they set, and which file
 // NCCL takes each from (the user's before root's, as initEnvFunc reads them;
-// nccl_conf_lines()). `root_files` (/etc/nccl.conf) are root's and read
-// directly; `user_files` (HOME/.nccl.conf, NCCL_CONF_FILE: any path the user
-// names) only through read_user_file(),
-// all of them within `bound` together: one not read in time is taken as
-// unreadable and named in `problems`. Regular files only, 64 KiB each;
-// missing ones and empty paths are skipped.
+// a variable counts when NCCL 2.30 and later (nccl_conf_lines()) or an
+// earlier release (nccl_conf_lines_before_2_30()) would set it). `root_files`
+// (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
+// NCCL_CONF_FILE: any path the user names) only through read_user_file(),
+// all of them within `bound` together. Regular files only, 64 KiB each;
+// missing ones and empty paths are skipped. A file not read in time, longer
+// than 64 KiB, or a user's that is no regular file (but /dev/null, which
+// reads empty), leaves what NCCL will take from it unknown: `unknown`
+// says why (and `problems` names it), and no NCCL variable may then be set.
 constexpr std::chrono::milliseconds user_file_bound{2000};
-std::map<std::string, std::string> nccl_conf_vars(const std::vector<std::string> &root_files,
-                                                  const std::vector<std::string> &user_files,
-                                                  std::vector<std::string> &problems,
-                                                  std::chrono::milliseconds bound = user_file_bound);
+struct NcclConfVars {
+    std::map<std::string, std::string> vars;  // variable -> the file NCCL takes it from
+    std::string unknown;
+};
+NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
+                            std::vector<std::string> &problems, std::chrono::milliseconds bound = user_file_bound);
 
 // The fabric's compute-rail adapters of this node as the node names them:
 // each (name, port) of the view matched in sysfs by device name or, on RoCE,
@@ -80,10 +109,10 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
 
 // Everything the node says of itself for a step but hwloc's map (the caller
 // adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf
-// files (/etc, HOME's, NCCL_CONF_FILE), ConstrainDevices; and the devices.
-// The plugin and atoll-topo env both read a node through this.
+// files (/etc and the user's, nccl_user_files()), ConstrainDevices; and the
+// devices. The plugin and atoll-topo env both read a node through this.
 NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                          const std::string &home, const std::string &nccl_conf_file, NodeDevices &dev);
+                          const NcclUserFiles &user_conf, NodeDevices &dev);
 // ConstrainDevices: constrain_devices= when set, else the cgroup.conf beside
 // slurm.conf: 1, 0, or -1 when it cannot be read.
 int devices_constrained(const PluginConfig &cfg);

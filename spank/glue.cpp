@@ -356,7 +356,20 @@ extern "C" int atl_node(spank_t sp)
                 return std::nullopt;
             return get(sp, n.c_str());
         });
-        g_facts = read_node_facts(*f, g_cfg, g_step.node, get(sp, "HOME"), get(sp, "NCCL_CONF_FILE"), g_dev);
+        // the user's nccl.conf where NCCL looks for it: HOME (2.30 and
+        // later) and the passwd entry's home (before)
+        auto env_of = [&](const char *n) { return has(sp, n) ? std::optional<std::string>(get(sp, n)) : std::nullopt; };
+        std::optional<std::string> pw_home;
+        std::string pw_problem;
+        uid_t job_uid = 0;
+        if (!(env_of("NCCL_CONF_FILE").value_or("").size()) && spank_get_item(sp, S_JOB_UID, &job_uid) == ESPANK_SUCCESS)
+            pw_home = passwd_home_bounded(job_uid, pw_problem);
+        NcclUserFiles conf = nccl_user_files(env_of("NCCL_CONF_FILE"), env_of("HOME"), pw_home);
+        if (!pw_problem.empty() && conf.unknown.empty()) {
+            conf.paths.clear();
+            conf.unknown = pw_problem;
+        }
+        g_facts = read_node_facts(*f, g_cfg, g_step.node, conf, g_dev);
         if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_step.node);
             try {
@@ -400,7 +413,8 @@ extern "C" int atl_node(spank_t sp)
                 spank_setenv(sp, v.name.c_str(), v.value.c_str(), 1);
                 mine.insert(v.name);
             }
-            if (!v.set && v.name == "NCCL_IB_HCA") {
+            // (an nccl.conf atoll could not read is warned below, once)
+            if (!v.set && v.name == "NCCL_IB_HCA" && v.why != g_facts.nccl_conf_unknown) {
                 std::string w = g_step.node + ": NCCL_IB_HCA not set: " + v.why;
                 env_warning(w, true);
             }

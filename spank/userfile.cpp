@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -36,10 +37,34 @@ bool write_all(int fd, const char *p, std::size_t n)
 // After fork, in a copy of a process whose other threads may hold any lock:
 // system calls only, no allocation, no C++ library, and _exit. Every signal
 // is blocked (the caller's mask), so no handler of the parent's runs here.
-[[noreturn]] void reader_child(const char *path, std::size_t max, int out)
+[[noreturn]] void reader_child(const char *path, std::size_t max, int out, int open_max)
 {
     prctl(PR_SET_NAME, "atoll-reader", 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    // Nothing of the caller's but the pipe: a child stuck in the kernel
+    // would otherwise hold the caller's descriptors open (its stdout and
+    // stderr, so that whoever reads them waits for the child; in
+    // slurmstepd, the step's). 0-2 become /dev/null, the pipe 3, the rest go.
+    if (out < 3) {
+        int o = fcntl(out, F_DUPFD, 3);
+        if (o < 0)
+            _exit(1);
+        out = o;
+    }
+    int nul = ::open("/dev/null", O_RDWR);
+    if (nul < 0)
+        _exit(1);
+    for (int fd = 0; fd < 3; ++fd)
+        if (nul != fd && dup2(nul, fd) != fd)
+            _exit(1);
+    if (out != 3) {
+        if (dup2(out, 3) != 3)
+            _exit(1);
+        out = 3;
+    }
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+        for (int fd = 4; fd < open_max; ++fd)
+            ::close(fd);  // before Linux 5.9
     // The caller's effective ids as real and saved ones too (slurmstepd runs
     // user_init as the job's user with root's real uid): the child can never
     // become root again. Raw system calls: glibc's wrappers would signal the
@@ -53,6 +78,8 @@ bool write_all(int fd, const char *p, std::size_t n)
     int fd = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0)
         status = static_cast<unsigned char>(errno > 0 && errno < not_regular ? errno : EIO);
+    else if (S_ISDIR(st.st_mode))
+        status = EISDIR;  // as NCCL's fgets finds it: nothing
     else if (!S_ISREG(st.st_mode))
         status = not_regular;
     if (!write_all(out, reinterpret_cast<const char *>(&status), 1) || status != 0)
@@ -105,13 +132,18 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
         return r;
     }
     const char *cpath = path.c_str();
+    // the child's descriptor bound, for a kernel without close_range
+    struct rlimit nofile{};
+    int open_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < (1u << 20)
+                       ? static_cast<int>(nofile.rlim_cur)
+                       : 1 << 20;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pid_t pid = fork();
     if (pid == 0) {
         ::close(p[0]);
-        reader_child(cpath, max, p[1]);
+        reader_child(cpath, max, p[1], open_max);
     }
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);

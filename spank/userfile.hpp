@@ -18,7 +18,8 @@ struct UserFile {
     enum class Status { Read, Unreadable, TimedOut };
     Status status = Status::Unreadable;
     std::string text;  // Read: the first `max` bytes
-    int error = 0;     // Unreadable: errno of open/read (0: not a regular file, or no child)
+    int error = 0;     // Unreadable: errno of open/read, EISDIR a directory (0: another file that is not
+                       // regular, such as a device, or no child)
 };
 
 // The first `max` bytes of the regular file `path`, read by a child process

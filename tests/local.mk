@@ -35,7 +35,7 @@ EXTRA_DIST += tests/integration/spank.sh tests/integration/spank-roce.sh tests/i
 check_PROGRAMS += fuzz/atoll-fuzz-replay
 fuzz_atoll_fuzz_replay_SOURCES = fuzz/harness.cpp
 fuzz_atoll_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) -DATOLL_FUZZ_REPLAY
-fuzz_atoll_fuzz_replay_LDADD = node/libatoll-health.la node/libatoll-nodesys.la slurm/libatoll-slurm.la placement/libatoll-placement.la topology/libatoll-topology.la topology/libatoll-noibnetdisc.la
+fuzz_atoll_fuzz_replay_LDADD = spank/libatoll-spankcore.la node/libatoll-health.la node/libatoll-nodesys.la slurm/libatoll-slurm.la placement/libatoll-placement.la topology/libatoll-topology.la topology/libatoll-noibnetdisc.la
 EXTRA_DIST += fuzz/harness.cpp fuzz/run.sh fuzz/seeds fuzz/regress
 # Files, not whole directories: a directory in the build tree would bring its logs along.
 EXTRA_DIST += $(SHELL_TESTS) tests/lsan.supp tests/run-unit tests/lib.sh tests/slurm-cluster.sh tests/count-results.sh tests/slurm-matrix.sh tests/cli/golden tests/data tests/unit/testdata.hpp

@@ -1,5 +1,6 @@
 // atoll-topo: map an InfiniBand fabric, check it, and write what Slurm reads.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "topology/hostlist.hpp"
 #include <optional>
 #include <unistd.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include "topology/check.hpp"
 #include "topology/diff.hpp"
@@ -67,7 +69,7 @@ const char *usage_text =
     "            VIEW --node NAME [--nodes HOSTLIST] [--batch] [--plugstack 'KEY=VALUE ...']\n"
     "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
-    "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE]\n"
+    "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE] [--user NAME]\n"
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
     "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS]\n"
@@ -618,7 +620,7 @@ int cmd_env(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"node", "nodes", "plugstack", "sysfs-root", "proc-root", "hwloc-xml", "cuda-visible-devices",
-                         "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type"},
+                         "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type", "user"},
                         {"batch"});
     if (a.operands.size() != 1)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
@@ -676,8 +678,28 @@ int cmd_env(int argc, char **argv)
     step.batch = a.flag("batch");
     step.atoll_set = atoll_unchanged(value_of("ATOLL_ENV_SET").value_or(""), value_of);
     NodeDevices dev;
-    NodeFacts facts = read_node_facts(*f, cfg, step.node, value_of("HOME").value_or(""),
-                                      value_of("NCCL_CONF_FILE").value_or(""), dev);
+    // the job user's passwd home (NCCL before 2.30 reads its .nccl.conf):
+    // --user's, else the invoking user's
+    std::optional<std::string> pw_home;
+    {
+        std::string who = a.get("user", "");
+        struct passwd *pw = nullptr;
+        if (who.empty())
+            pw = getpwuid(geteuid());
+        else {
+            pw = getpwnam(who.c_str());
+            char *end = nullptr;
+            unsigned long id = std::strtoul(who.c_str(), &end, 10);
+            if (!pw && *end == '\0' && std::isdigit(static_cast<unsigned char>(who[0])))
+                pw = getpwuid(static_cast<uid_t>(id));
+            if (!pw)
+                throw Usage("--user " + who + ": no such user (expected a user name or uid with a passwd entry)");
+        }
+        if (pw && pw->pw_dir)
+            pw_home = std::string(pw->pw_dir);
+    }
+    NcclUserFiles conf = nccl_user_files(value_of("NCCL_CONF_FILE"), value_of("HOME"), pw_home);
+    NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);
     std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);
@@ -689,8 +711,8 @@ int cmd_env(int argc, char **argv)
         for (const std::string &w : *ws)
             std::cout << "  warning: " << w << "\n";
     for (EnvVar &v : node) {
-        if (v.kept && env.count(v.name))
-            v.value = env[v.name];
+        if (v.kept && v.why.rfind("set in ", 0) != 0 && env.count(v.name))
+            v.value = env[v.name];  // the user's own (one an nccl.conf sets goes: the plugin unsets it)
         std::cout << "  " << describe(v) << "\n";
     }
     write_cloud_env(std::cout, a, f->profile, facts.ports, node, facts,

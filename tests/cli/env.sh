@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 14
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -111,6 +111,30 @@ if grep -q "^  NCCL_IB_HCA (set in $work/home/.nccl.conf, kept)" "$work/h1" && g
     ok "HOME's .nccl.conf counts, unless NCCL_CONF_FILE replaces it as NCCL does"
 else
     not_ok "HOME's .nccl.conf counts, unless NCCL_CONF_FILE replaces it as NCCL does"; diag "$(cat "$work/h1" "$work/h2")"
+fi
+# a file NCCL reads whole that atoll cannot (past 64 KiB), or one it cannot
+# find (a relative NCCL_CONF_FILE, opened from the task's directory): what it
+# sets is not known, so no NCCL variable is set, and the reason is said
+awk 'BEGIN { for (i = 0; i < 700; i++) printf "#%099d\n", i; print "NCCL_IB_HCA=mlx5_9" }' >"$work/home/.nccl.conf"
+env_of --nodes node001 --set HOME="$work/home" >"$work/h3"
+env_of --nodes node001 --set HOME="$work/home" --set NCCL_CONF_FILE=job.conf >"$work/h4"
+if grep -q "^  NCCL_IB_HCA not set: the user's nccl.conf '$work/home/.nccl.conf' is longer than 64 KiB" "$work/h3" &&
+   grep -q "^  warning: the user's nccl.conf '$work/home/.nccl.conf' is longer than 64 KiB" "$work/h3" &&
+   grep -q "^  ATOLL_ISLAND=" "$work/h3" && ! grep -q '^  NCCL_[A-Z_]*=' "$work/h3" &&
+   grep -q "^  NCCL_IB_HCA not set: NCCL_CONF_FILE 'job.conf' is a relative path" "$work/h4"; then
+    ok "an nccl.conf past 64 KiB, or a relative NCCL_CONF_FILE: no NCCL variable set, the reason said"
+else
+    not_ok "an nccl.conf past 64 KiB, or a relative NCCL_CONF_FILE: no NCCL variable set, the reason said"; diag "$(cat "$work/h3" "$work/h4")"
+fi
+# NCCL before 2.30 reads the passwd home's .nccl.conf, not HOME's
+# (--user: the job's user, as the plugin looks up the job's uid)
+pwhome=$(getent passwd "$(id -un)" | cut -d: -f6)
+env_of --nodes node001 --set HOME="$work/home2" --user "$(id -un)" >"$work/h5"
+env_of --nodes node001 --user no-such-user-atoll >"$work/h6"; rc=$?
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1," "$work/h5" && [ $rc -eq 2 ] && grep -q "user no-such-user-atoll: no such user" "$work/h6"; then
+    ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"
+else
+    not_ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"; diag "rc $rc" "$(cat "$work/h5" "$work/h6")"
 fi
 # AWS: ATOLL_* only
 "$TOPO" slurm --format view "$DATA/cloud/aws-instance-topology.json" -o "$work/aws.view"

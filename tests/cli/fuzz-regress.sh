@@ -5,7 +5,7 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices"
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack"
 plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in

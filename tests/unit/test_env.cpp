@@ -6,10 +6,14 @@
 // HCA per GPU) are given here; reading them is tested beside.
 #include "catch.hpp"
 #include <cerrno>
+#include <dirent.h>
+#include <algorithm>
+#include <thread>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -103,6 +107,19 @@ NodeFacts dgx_facts()
 }
 
 const auto no_user = [](const std::string &) { return false; };
+
+// The names in a directory, less . and ..
+std::vector<std::string> list_dir(const std::string &dir)
+{
+    std::vector<std::string> out;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (struct dirent *e = readdir(d))
+            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+                out.push_back(e->d_name);
+        closedir(d);
+    }
+    return out;
+}
 
 // The plugin's keys for the DGX tables: hwloc's map given, ConstrainDevices as said
 PluginConfig gres_cfg(int constrained)
@@ -372,7 +389,9 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
         std::ofstream(u) << "NCCL_IB_HCA=mlx5_1\nNCCL_DEBUG=INFO\n";
     }
     std::vector<std::string> problems;
-    auto m = nccl_conf_vars({a, ""}, {std::string(dir) + "/missing", u, dir, ""}, problems);
+    NcclConfVars all = nccl_conf_vars({a, ""}, {std::string(dir) + "/missing", u, dir, ""}, problems);
+    CHECK(all.unknown.empty());
+    auto &m = all.vars;
     CHECK(m.size() == 3);
     // initEnvFunc reads the user's file first and setenv does not
     // overwrite: NCCL takes NCCL_IB_HCA=mlx5_1 from the user's file
@@ -383,8 +402,93 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     CHECK(m.count("  NCCL_IB_TC ") == 1);
     CHECK(m["NCCL_DEBUG"] == u);   // the user's, read by the child
     CHECK(problems.empty());
+
+    // a line past 4095 bytes: NCCL 2.30 reads its tail as a line of its own
+    // (fgets into 4096 bytes), earlier releases the whole line (getline);
+    // a variable either sets counts, so that atoll sets neither
+    {
+        std::ofstream(u) << "NCCL_X=" << std::string(4088, 'a') << "NCCL_IB_TC=1\n"
+                         << "NCCL_Y=" << std::string(5000, 'b') << "\n";
+    }
+    problems.clear();
+    auto split = nccl_conf_vars({}, {u}, problems).vars;
+    CHECK(split.count("NCCL_IB_TC") == 1);  // 2.30: the tail's own line
+    CHECK(split.count("NCCL_X") == 1);
+    CHECK(split.count("NCCL_Y") == 1);
+    CHECK(split.size() == 3);  // NCCL_Y's 2.30 tail has no '=': nothing
+
+    // a file longer than 64 KiB: NCCL reads it all, atoll 64 KiB; what the
+    // rest sets is not known, and atoll says so (the user's and root's alike)
+    {
+        std::ofstream(u) << std::string(70000, '#') << "\nNCCL_IB_HCA=mlx5_9\n";
+    }
+    problems.clear();
+    NcclConfVars big = nccl_conf_vars({}, {u}, problems);
+    CHECK(big.vars.count("NCCL_IB_HCA") == 0);
+    CHECK(big.unknown == "the user's nccl.conf '" + u + "' is longer than 64 KiB, all of which NCCL reads: atoll does not know "
+                         "which NCCL variables it sets, so it sets none");
+    CHECK(problems == std::vector<std::string>{big.unknown});
+    problems.clear();
+    CHECK_THAT(nccl_conf_vars({u}, {}, problems).unknown, Catch::StartsWith("nccl.conf '" + u + "' is longer than 64 KiB"));
+    {
+        std::ofstream(u) << std::string(65535, '#') << "\n";  // 64 KiB exactly
+    }
+    problems.clear();
+    CHECK(nccl_conf_vars({u}, {u}, problems).unknown.empty());
+    // a device NCCL would read (it never ends, or gives anything): not known;
+    // /dev/null, the usual way to read no file, and a directory read empty
+    problems.clear();
+    CHECK_THAT(nccl_conf_vars({}, {"/dev/zero"}, problems).unknown,
+               Catch::StartsWith("the user's nccl.conf '/dev/zero' is not a regular file"));
+    problems.clear();
+    CHECK(nccl_conf_vars({}, {"/dev/null", dir}, problems).unknown.empty());
+    CHECK(problems.empty());
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
+}
+
+TEST_CASE("where NCCL looks for the user's nccl.conf, by release", "[env]")
+{
+    using S = std::optional<std::string>;
+    // misc/param.cc initEnvFunc: NCCL_CONF_FILE, when set and not empty, instead of the home's
+    CHECK(nccl_user_files(S("/j/nccl.conf"), S("/home/u"), S("/home/u")).paths == std::vector<std::string>{"/j/nccl.conf"});
+    // 2.30 and later: getenv("HOME"); before: getpwuid(getuid())->pw_dir; both when they differ
+    CHECK(nccl_user_files(S(""), S("/scratch/u"), S("/home/u")).paths ==
+          std::vector<std::string>{"/scratch/u/.nccl.conf", "/home/u/.nccl.conf"});
+    CHECK(nccl_user_files(std::nullopt, S("/home/u"), S("/home/u")).paths == std::vector<std::string>{"/home/u/.nccl.conf"});
+    // HOME set empty: "%s/.nccl.conf" is /.nccl.conf; HOME unset: no such file (2.30)
+    CHECK(nccl_user_files(std::nullopt, S(""), std::nullopt).paths == std::vector<std::string>{"/.nccl.conf"});
+    CHECK(nccl_user_files(std::nullopt, std::nullopt, std::nullopt).paths.empty());
+    // snprintf into char[1024]: the path NCCL opens is its first 1023 bytes
+    std::string longer = "/" + std::string(1030, 'd');
+    CHECK(nccl_user_files(S(longer), S("/home/u"), std::nullopt).paths == std::vector<std::string>{longer.substr(0, 1023)});
+    CHECK(nccl_user_files(std::nullopt, S(longer.substr(0, 1015)), std::nullopt).paths ==
+          std::vector<std::string>{longer.substr(0, 1015) + "/.nccl.c"});
+    // a relative path is opened from the task's working directory: not known
+    NcclUserFiles rel = nccl_user_files(S("nccl.conf"), S("/home/u"), std::nullopt);
+    CHECK(rel.paths.empty());
+    CHECK(rel.unknown == "NCCL_CONF_FILE 'nccl.conf' is a relative path: NCCL opens it from the task's working directory, "
+                         "which atoll does not read: atoll does not know which NCCL variables it sets, so it sets none");
+    CHECK_FALSE(nccl_user_files(std::nullopt, S("home"), S("/home/u")).unknown.empty());
+}
+
+TEST_CASE("an nccl.conf atoll could not read: no NCCL or UCX variable, the ATOLL_* ones still", "[env]")
+{
+    FabricView v = dgx_view(true);
+    PluginConfig cfg = gres_cfg(0);
+    NodeFacts facts = dgx_facts();
+    facts.nccl_conf_unknown = "the user's nccl.conf '/home/u/.nccl.conf' was not read within 2 s";
+    StepInfo step{{"node001", "node003"}, "node001", false, {}, -1, {}};
+    auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+    CHECK(why_of(env, "NCCL_IB_HCA") == facts.nccl_conf_unknown);
+    for (const EnvVar &e : env)
+        if (e.set) {
+            CHECK(e.name.rfind("ATOLL_", 0) == 0);
+        }
+    CHECK(table(env).find("ATOLL_ISLAND=pod-ib-leaf01\n") != std::string::npos);
+    // a variable the readable files set is still theirs
+    facts.nccl_conf["NCCL_IB_HCA"] = "/etc/nccl.conf";
+    CHECK(why_of(node_env(v, cfg, UserOptions(), step, facts, no_user), "NCCL_IB_HCA") == "set in /etc/nccl.conf");
 }
 
 TEST_CASE("a file the user names is read by a child with a deadline: a stall never holds the caller", "[env][security]")
@@ -410,7 +514,10 @@ TEST_CASE("a file the user names is read by a child with a deadline: a stall nev
         CHECK(r.error == ENOENT);
         r = read_user_file(d, 100, Clock::now() + std::chrono::seconds(5));
         CHECK(r.status == UserFile::Status::Unreadable);
-        CHECK(r.error == 0);
+        CHECK(r.error == EISDIR);
+        r = read_user_file("/dev/zero", 100, Clock::now() + std::chrono::seconds(5));
+        CHECK(r.status == UserFile::Status::Unreadable);
+        CHECK(r.error == 0);  // a device: not read
     }
     SECTION("a never-answering file: the deadline, the child killed, no zombie left")
     {
@@ -428,17 +535,57 @@ TEST_CASE("a file the user names is read by a child with a deadline: a stall nev
     {
         std::vector<std::string> problems;
         auto t0 = Clock::now();
-        auto m = nccl_conf_vars({}, {fifo, fifo + "\n[2026-01-01T00:00:00.000] forged"}, problems,
-                                std::chrono::milliseconds(300));
+        NcclConfVars m = nccl_conf_vars({}, {fifo, fifo + "\n[2026-01-01T00:00:00.000] forged"}, problems,
+                                        std::chrono::milliseconds(300));
         double s = std::chrono::duration<double>(Clock::now() - t0).count();
-        CHECK(m.empty());
+        CHECK(m.vars.empty());
+        CHECK(m.unknown == problems.at(0));  // not read: what it sets is not known
         CHECK(s < 1.0);
         REQUIRE(problems.size() == 2);
         CHECK(problems[0] == "the user's nccl.conf '" + fifo +
                                  "' was not read within 300 ms (a stalled file system?): atoll does not know which "
-                                 "NCCL variables it sets");
+                                 "NCCL variables it sets, so it sets none");
         CHECK(problems[1].find('\n') == std::string::npos);
         CHECK_THAT(problems[1], Catch::Contains("never\\n[2026"));
+    }
+    SECTION("the child holds none of the caller's descriptors: a stuck one keeps no output open")
+    {
+        // a descriptor of the caller's (inherited by fork, as a pipe to
+        // whoever reads our output is): the stuck child must not hold it
+        int p[2];
+        REQUIRE(pipe(p) == 0);
+        std::vector<std::string> fds;
+        std::string nul0;
+        std::thread look([&]() {
+            for (int i = 0; i < 100 && fds.empty(); ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                for (const std::string &pid : list_dir("/proc")) {
+                    std::ifstream st("/proc/" + pid + "/stat");
+                    std::string line;
+                    std::getline(st, line);
+                    if (line.find("(atoll-reader)") == std::string::npos)
+                        continue;
+                    std::istringstream rest(line.substr(line.rfind(')') + 2));
+                    std::string state;
+                    long ppid = 0;
+                    rest >> state >> ppid;
+                    if (ppid != getpid())
+                        continue;
+                    fds = list_dir("/proc/" + pid + "/fd");
+                    char buf[256] = {};
+                    if (readlink(("/proc/" + pid + "/fd/0").c_str(), buf, sizeof buf - 1) > 0)
+                        nul0 = buf;
+                }
+            }
+        });
+        UserFile r = read_user_file(fifo, 100, Clock::now() + std::chrono::milliseconds(1500));
+        look.join();
+        ::close(p[0]);
+        ::close(p[1]);
+        CHECK(r.status == UserFile::Status::TimedOut);
+        std::sort(fds.begin(), fds.end());
+        CHECK(fds == std::vector<std::string>{"0", "1", "2", "3"});  // /dev/null thrice and the pipe back
+        CHECK(nul0 == "/dev/null");
     }
     SECTION("the child reads as the caller's effective user, never as root")
     {

@@ -35,6 +35,11 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(c.leaf_wait_s() == 4 * 3600);
     CHECK(parse_plugstack({"island_wait=30m"}).leaf_wait_s() == 1800);  // unset: island_wait
     CHECK_THROWS_WITH(parse_plugstack({"leaf_wait=soon"}), Catch::Contains("leaf_wait=soon"));
+    // a wait past an int's seconds is an error, not a wrapped negative wait
+    // (2^31 - 1 s is 24855 days)
+    CHECK_THROWS_WITH(parse_plugstack({"island_wait=99999999999d"}), Catch::Contains("island_wait=99999999999d: expected seconds"));
+    CHECK_THROWS_WITH(parse_plugstack({"leaf_wait=2147483648"}), Catch::Contains("at most 24855d"));
+    CHECK(parse_plugstack({"leaf_wait=2147483647"}).leaf_wait_s() == 2147483647);
     CHECK(c.max_age == 7 * 86400);
     // the step model's job for auto's wait: defaults, then the site's
     CHECK(c.comm_share == Approx(0.3));
@@ -110,6 +115,15 @@ TEST_CASE("the atoll.so line of the plugstack configuration slurm.conf names", "
     CHECK(l.config.strict);
     CHECK(l.config.leaf_wait_s() == 600);
     CHECK(l.config.island_wait == 600);
+
+    // from a stream: the line named FILE:LINE; includes not followed when asked
+    std::istringstream text("include " + d + "/plugstack.conf.d/*.conf\n\noptional atoll.so island_wait=1h\n");
+    l = read_plugstack_text(text, "stack.conf", false);
+    CHECK(l.found);
+    CHECK(l.where == "stack.conf:3");
+    CHECK(l.config.island_wait == 3600);
+    std::istringstream text2("include " + d + "/plugstack.conf.d/*.conf\n");
+    CHECK(read_plugstack_text(text2, "stack.conf").config.policy == "first-fit");
 
     // an include of itself ends (four deep at most); not atoll.so, not found
     put(d + "/etc/stack.conf", "include stack.conf\noptional /x/notatoll.so policy=random\n");
