@@ -186,16 +186,46 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     leaf_pos_.assign(I, -1);
     for (std::size_t k = 0; k < L; ++k)
         leaf_pos_[static_cast<std::size_t>(leaves[k])] = static_cast<int>(k);
-    hop_matrix_.assign(L * L, 0);
+    // d(S, x) = 1 + d(N(S), x) for a switch x outside S, N(S) the
+    // neighbours of S outside it: one breadth-first search per distinct N(S)
+    std::map<std::vector<int>, int> row_key;
+    row_of_.assign(L, -1);
+    std::vector<std::vector<int>> keys;
     for (std::size_t a = 0; a < L; ++a) {
-        auto d = bfs(adj, t.islands[static_cast<std::size_t>(leaves[a])].leaves);
+        const std::vector<int> &sa = t.islands[static_cast<std::size_t>(leaves[a])].leaves;
+        std::vector<int> n;
+        for (int s : sa)
+            for (int w : adj[static_cast<std::size_t>(s)])
+                if (std::find(sa.begin(), sa.end(), w) == sa.end())
+                    n.push_back(w);
+        std::sort(n.begin(), n.end());
+        n.erase(std::unique(n.begin(), n.end()), n.end());
+        auto it = row_key.emplace(n, static_cast<int>(keys.size())).first;
+        if (it->second == static_cast<int>(keys.size()))
+            keys.push_back(n);
+        row_of_[a] = it->second;
+    }
+    hop_rows_.assign(keys.size() * L, -1);
+    for (std::size_t r = 0; r < keys.size(); ++r) {
+        std::vector<int> d = bfs(adj, keys[r]);
         for (std::size_t b = 0; b < L; ++b) {
             int best = std::numeric_limits<int>::max();
             for (int s : t.islands[static_cast<std::size_t>(leaves[b])].leaves)
                 best = std::min(best, d[static_cast<std::size_t>(s)]);
-            hop_matrix_[a * L + b] = best == std::numeric_limits<int>::max() ? -1 : best + 2;
+            hop_rows_[r * L + b] = best == std::numeric_limits<int>::max() ? -1 : best + 3;
         }
     }
+    // leaf islands that share a switch: 2 hops (the same switch)
+    std::map<int, std::vector<int>> islands_of_switch;
+    for (std::size_t a = 0; a < L; ++a)
+        for (int s : t.islands[static_cast<std::size_t>(leaves[a])].leaves)
+            islands_of_switch[s].push_back(static_cast<int>(a));
+    for (const auto &sl : islands_of_switch)
+        for (std::size_t i = 0; i < sl.second.size(); ++i)
+            for (std::size_t j = i + 1; j < sl.second.size(); ++j)
+                sharing_.emplace_back(std::min(sl.second[i], sl.second[j]), std::max(sl.second[i], sl.second[j]));
+    std::sort(sharing_.begin(), sharing_.end());
+    sharing_.erase(std::unique(sharing_.begin(), sharing_.end()), sharing_.end());
 
     for (std::size_t l = 0; l < largest_.size(); ++l) {
         largest_[l] = 0;
@@ -234,14 +264,12 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             rec.level = std::max(rec.level, tree_[static_cast<std::size_t>(cr)].level + 1);
         }
     }
-    std::vector<std::vector<int>> tadj(tree_.size());
+    tree_adj_.assign(tree_.size(), {});
     for (std::size_t r = 0; r < tree_.size(); ++r)
         for (int c : tree_[r].children) {
-            tadj[r].push_back(c);
-            tadj[static_cast<std::size_t>(c)].push_back(static_cast<int>(r));
+            tree_adj_[r].push_back(c);
+            tree_adj_[static_cast<std::size_t>(c)].push_back(static_cast<int>(r));
         }
-    for (std::size_t r = 0; r < tree_.size(); ++r)
-        tree_[r].dist = bfs(tadj, {static_cast<int>(r)});
 
     // and its topology/block view, when the fabric has one
     try {
@@ -270,8 +298,15 @@ int Cluster::largest(Level l) const { return largest_[static_cast<std::size_t>(l
 int Cluster::hops(int leaf_a, int leaf_b) const
 {
     std::size_t L = by_level_[static_cast<std::size_t>(Level::Leaf)].size();
-    return hop_matrix_[static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_a)]) * L +
-                       static_cast<std::size_t>(leaf_pos_[static_cast<std::size_t>(leaf_b)])];
+    int a = leaf_pos_[static_cast<std::size_t>(leaf_a)], b = leaf_pos_[static_cast<std::size_t>(leaf_b)];
+    if (a == b || (!sharing_.empty() && std::binary_search(sharing_.begin(), sharing_.end(), std::make_pair(std::min(a, b), std::max(a, b)))))
+        return 2;
+    return hop_rows_[static_cast<std::size_t>(row_of_[static_cast<std::size_t>(a)]) * L + static_cast<std::size_t>(b)];
+}
+
+std::vector<int> Cluster::tree_distances(int record) const
+{
+    return bfs(tree_adj_, {record});
 }
 
 int Cluster::min_leaves(int n) const

@@ -47,7 +47,6 @@ struct TreeRecord {
     int parent = -1;
     std::vector<int> children;       // record indices
     std::vector<int> hosts;          // pool hosts under it, ascending
-    std::vector<int> dist;           // hop distance to every record (tree edges)
 };
 
 class Cluster {
@@ -74,6 +73,9 @@ public:
     int min_leaves(int n) const;
 
     const std::vector<TreeRecord> &tree() const { return tree_; }
+    // Hops over the tree's edges from `record` to every record (INT_MAX: not
+    // connected), as Slurm's switches_dist row; computed on each call, O(records).
+    std::vector<int> tree_distances(int record) const;
     const BlockView &blocks() const { return blocks_; }
     FabricKind kind() const { return kind_; }
     const std::string &source() const { return source_; }
@@ -88,7 +90,15 @@ private:
     std::vector<PlaceIsland> islands_;
     std::array<std::vector<int>, 5> by_level_;
     std::vector<int> leaf_pos_;       // island -> position among leaf islands
-    std::vector<int> hop_matrix_;     // leaf pos x leaf pos
+    // Hops between leaf islands: leaf islands whose switches have the same
+    // neighbours outside them (the leaves of one pod under its spines) are
+    // equally far from every other one, so they share a row of hop_rows_
+    // (row_of_: leaf pos -> row; a row: leaf pos -> hops); pairs that share
+    // a switch (2 hops) are the exceptions.
+    std::vector<int> row_of_;
+    std::vector<int> hop_rows_;
+    std::vector<std::pair<int, int>> sharing_;  // leaf pos pairs (a < b), sorted
+    std::vector<std::vector<int>> tree_adj_;    // tree records' edges, both ways
     std::vector<int> min_leaves_;     // n -> fewest leaves
     std::array<int, 5> largest_{};    // by Level: capacity of its largest island
     std::vector<TreeRecord> tree_;

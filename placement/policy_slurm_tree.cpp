@@ -6,6 +6,7 @@
 // no GRES or CPU limits. Switches are the records of the topology.conf that
 // atoll-topo writes, in file order; nodes are numbered in name order.
 #include <limits>
+#include <unordered_map>
 
 #include "placement/policies.hpp"
 
@@ -27,9 +28,29 @@ private:
     void choose_best(int i, int rem, int &best) const;
     void decrement(int taken, int r);
 
+    // Slurm's switches_dist row of record r, computed when first needed:
+    // a choice adds the rows of the few leaf switches it takes, and a table
+    // of every row is records^2 (400 MB at 10,000 leaves)
+    const std::vector<int> &dist_row(const Cluster &c, int r);
+
     const std::vector<TreeRecord> *tree_ = nullptr;
     std::vector<int> cnt_, dist_;
+    const Cluster *rows_of_ = nullptr;
+    std::unordered_map<int, std::vector<int>> rows_;
 };
+
+const std::vector<int> &SlurmTree::dist_row(const Cluster &c, int r)
+{
+    constexpr std::size_t kept = 4096;  // rows kept between choices, at most
+    if (rows_of_ != &c || rows_.size() >= kept) {
+        rows_.clear();
+        rows_of_ = &c;
+    }
+    auto it = rows_.find(r);
+    if (it == rows_.end())
+        it = rows_.emplace(r, c.tree_distances(r)).first;
+    return it->second;
+}
 
 int SlurmTree::compare(int i, int j, int rem, bool &i_fit_out) const
 {
@@ -150,8 +171,9 @@ Placement SlurmTree::choose(const FreeState &free, const Request &req)
         if (best < 0)
             break;
         const TreeRecord &b = t[static_cast<std::size_t>(best)];
+        const std::vector<int> &bd = dist_row(c, best);
         for (std::size_t k = 0; k < R; ++k)
-            dist_[k] = (dist_[k] == kInfinite || b.dist[k] == kInfinite) ? kInfinite : dist_[k] + b.dist[k];
+            dist_[k] = (dist_[k] == kInfinite || bd[k] == kInfinite) ? kInfinite : dist_[k] + bd[k];
         int got = 0;
         for (int h : b.hosts) {
             if (rem == 0)

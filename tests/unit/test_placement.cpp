@@ -116,8 +116,8 @@ TEST_CASE("the placement view of a two-pod fabric", "[placement]")
     // Slurm's tree: 4 leaf switches, 2 pods, the fabric; levels 0, 1, 2.
     REQUIRE(c.tree().size() == 7);
     CHECK(c.tree().back().level == 2);
-    CHECK(c.tree()[0].dist[1] == 2);
-    CHECK(c.tree()[0].dist[2] == 4);
+    CHECK(c.tree_distances(0)[1] == 2);
+    CHECK(c.tree_distances(0)[2] == 4);
 }
 
 TEST_CASE("atoll: best fit among leaves, ties to the busier pod when splitting evenly", "[placement][atoll]")
@@ -1020,4 +1020,82 @@ TEST_CASE("the simulator's uplink load: the jobs running, or the busy-fabric ass
     REQUIRE(busy > alone);
     CHECK(run(false) == Approx(100 * alone));
     CHECK(run(true) == Approx(100 * busy));
+}
+
+namespace {
+
+// Hops between leaf islands as a breadth-first search from each one's own
+// switches gives them: the reference for Cluster::hops, however it is computed
+std::vector<int> bfs_hops(const Topology &t, const std::vector<int> &leaves)
+{
+    std::vector<std::vector<int>> adj(t.switches.size());
+    auto es = boost::edges(t.graph);
+    for (auto e = es.first; e != es.second; ++e) {
+        int a = static_cast<int>(boost::source(*e, t.graph)), b = static_cast<int>(boost::target(*e, t.graph));
+        adj[static_cast<std::size_t>(a)].push_back(b);
+        adj[static_cast<std::size_t>(b)].push_back(a);
+    }
+    std::size_t L = leaves.size();
+    std::vector<int> out(L * L, -1);
+    for (std::size_t a = 0; a < L; ++a) {
+        std::vector<int> d(t.switches.size(), -1);
+        std::vector<int> q;
+        for (int s : t.islands[static_cast<std::size_t>(leaves[a])].leaves) {
+            d[static_cast<std::size_t>(s)] = 0;
+            q.push_back(s);
+        }
+        for (std::size_t i = 0; i < q.size(); ++i)
+            for (int w : adj[static_cast<std::size_t>(q[i])])
+                if (d[static_cast<std::size_t>(w)] < 0) {
+                    d[static_cast<std::size_t>(w)] = d[static_cast<std::size_t>(q[i])] + 1;
+                    q.push_back(w);
+                }
+        for (std::size_t b = 0; b < L; ++b) {
+            int best = -1;
+            for (int s : t.islands[static_cast<std::size_t>(leaves[b])].leaves)
+                if (d[static_cast<std::size_t>(s)] >= 0 && (best < 0 || d[static_cast<std::size_t>(s)] < best))
+                    best = d[static_cast<std::size_t>(s)];
+            out[a * L + b] = best < 0 ? -1 : best + 2;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("hops between leaf islands: a search from each leaf's own switches, on fabrics of every shape", "[placement]")
+{
+    std::vector<std::pair<std::string, Topology>> fabrics;
+    GenSpec three;
+    three.pods = 3;
+    three.groups_per_pod = 3;
+    three.rails = 2;
+    three.hosts_per_group = 3;
+    fabrics.emplace_back("3 pods, 2 rails", analyse(generate(three)));
+    GenSpec faults = three;
+    faults.pods = 2;
+    faults.rails = 4;
+    faults.swap_rails = {{"node001", 0, 2}};
+    faults.drop_leaves = {"ib-leaf03"};
+    fabrics.emplace_back("miscabled, a leaf gone", analyse(generate(faults)));
+    GenSpec flat;
+    flat.groups_per_pod = 6;
+    flat.oversub = 4;
+    fabrics.emplace_back("one pod 4:1", analyse(generate(flat)));
+    fabrics.emplace_back("Alibaba's Clos", analyse(load_fabric(test_data("csv/crux_topology_hosts.csv"))));
+    fabrics.emplace_back("Selene storage", analyse(load_fabric(test_data("ibnetdiscover/ufm_selene_storage_hdr.txt"))));
+    fabrics.emplace_back("mixed FDR/EDR/HDR", analyse(load_fabric(test_data("ibnetdiscover/ufm_small_topo_mixed_fdr_edr_hdr.txt"))));
+    fabrics.emplace_back("two pods CSV", topo_csv(kTwoPods));
+    for (const auto &nt : fabrics) {
+        INFO(nt.first);
+        Cluster c(nt.second);
+        const std::vector<int> &leaves = c.at(Level::Leaf);
+        REQUIRE(leaves.size() >= 2);
+        std::vector<int> want = bfs_hops(nt.second, leaves);
+        std::size_t L = leaves.size(), bad = 0;
+        for (std::size_t a = 0; a < L; ++a)
+            for (std::size_t b = 0; b < L; ++b)
+                bad += c.hops(leaves[a], leaves[b]) != want[a * L + b];
+        CHECK(bad == 0);
+    }
 }
