@@ -70,6 +70,7 @@ const char *usage_text =
     "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
     "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE] [--user NAME]\n"
+    "            [--tasks-per-node N [--local-id K]] [--fabric-ranks SPEC]\n"
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
     "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS]\n"
@@ -620,7 +621,8 @@ int cmd_env(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"node", "nodes", "plugstack", "sysfs-root", "proc-root", "hwloc-xml", "cuda-visible-devices",
-                         "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type", "user"},
+                         "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type", "user",
+                         "tasks-per-node", "local-id", "fabric-ranks"},
                         {"batch"});
     if (a.operands.size() != 1)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
@@ -652,6 +654,31 @@ int cmd_env(int argc, char **argv)
     UserOptions opt;
     if (a.flag("fabric-sharp"))
         opt.sharp = parse_sharp_mode(a.get("fabric-sharp"));
+    if (a.flag("fabric-ranks")) {
+        opt.ranks = a.get("fabric-ranks");
+        try {
+            opt.par = parse_parallelism(opt.ranks);
+        } catch (const RankError &e) {
+            throw Usage("--fabric-ranks: " + std::string(e.what()));
+        }
+    }
+    // the task: Slurm's layout (tasks on every node) and its local id
+    auto count_of = [&](const char *k, int dflt, int least) {
+        if (!a.flag(k))
+            return dflt;
+        std::string v = a.get(k);
+        char *end = nullptr;
+        errno = 0;
+        long x = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end || errno || x < least || x > 65535)
+            throw Usage(std::string("--") + k + " " + v + ": expected a whole number from " + std::to_string(least) + " to 65535");
+        return static_cast<int>(x);
+    };
+    int tasks_per_node = count_of("tasks-per-node", -1, 1);
+    int local_id = count_of("local-id", 0, 0);
+    if (tasks_per_node > 0 && local_id >= tasks_per_node)
+        throw Usage("--local-id " + std::to_string(local_id) + ": expected less than --tasks-per-node " +
+                    std::to_string(tasks_per_node));
     // the task's environment as the user would have it
     std::map<std::string, std::string> env;
     for (const std::string &kv : a.all("set")) {
@@ -676,6 +703,8 @@ int cmd_env(int argc, char **argv)
     step.node = a.get("node");
     step.nodes = expand_hostlist(a.get("nodes", step.node));
     step.batch = a.flag("batch");
+    step.tasks_per_node = step.batch ? -1 : tasks_per_node;
+    step.layout_why = tasks_per_node > 0 ? "" : "--tasks-per-node not given";
     step.atoll_set = atoll_unchanged(value_of("ATOLL_ENV_SET").value_or(""), value_of);
     NodeDevices dev;
     // the job user's passwd home (NCCL before 2.30 reads its .nccl.conf):
@@ -724,6 +753,14 @@ int cmd_env(int argc, char **argv)
             v.value = env[v.name];
         std::cout << "  " << describe(v) << "\n";
     }
+    // the task's global rank in atoll's order (--fabric-ranks: the plan's)
+    StepOrder order = step_order(f->summary, step);
+    if (!opt.ranks.empty())
+        plan_step_ranks(f->summary, step, opt.par, opt.ranks, order);
+    EnvVar rank = task_rank(order, step, local_id);
+    if (env.count("ATOLL_RANK"))
+        rank.why += rank.set ? "; the job's own value replaced" : "; the job's own value removed";
+    std::cout << "  " << describe(rank) << "\n";
     return 0;
 }
 

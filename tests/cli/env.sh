@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -36,7 +36,7 @@ node node001, 2 node(s) in the step; fabric generated (ib)
   ATOLL_NODE_ORDER=node001,node003 (the step's nodes in topology order (pod, group, leaf, NVLink domain))
   ATOLL_NODE_RANK=0 (this node's place in that order, from 0)
 TABLE
-if grep -v -e '^  ATOLL_ENV_SET=' -e '^task' -e 'UCX_NET_DEVICES' "$work/out" | cmp -s - "$work/want"; then
+if grep -v -e '^  ATOLL_ENV_SET=' -e '^task' -e 'UCX_NET_DEVICES' -e '^  ATOLL_RANK' "$work/out" | cmp -s - "$work/want"; then
     ok "DGX-like node over two rail groups: the eight compute rails, not the storage HCA; SHARP offered, CollNet left alone"
 else
     not_ok "DGX-like node over two rail groups: the eight compute rails, not the storage HCA; SHARP offered, CollNet left alone"
@@ -135,6 +135,20 @@ if grep -q "^  NCCL_IB_HCA==mlx5_0:1," "$work/h5" && [ $rc -eq 2 ] && grep -q "u
     ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"
 else
     not_ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"; diag "rc $rc" "$(cat "$work/h5" "$work/h6")"
+fi
+# the task's global rank: the step's nodes in topology order (node001's
+# leaf before node003's), node rank x tasks per node + Slurm's local id, as
+# SLURM_PROCID is for a block layout in that order
+"$TOPO" env "$work/dgx.view" --node node003 --nodes node003,node001 --sysfs-root "$work/sys/%n" --tasks-per-node 8 --local-id 3 >"$work/r1" 2>&1
+env_of --nodes node003,node001 >"$work/r2"
+env_of --nodes node003,node001 --tasks-per-node 8 --local-id 8 >"$work/r3"; rc=$?
+if grep -q "^  ATOLL_RANK=11 (node rank 1 x 8 tasks per node + local id 3" "$work/r1" &&
+   grep -q "^  ATOLL_RANK not set: --tasks-per-node not given" "$work/r2" &&
+   [ $rc -eq 2 ] && grep -q -- "--local-id 8: expected less than --tasks-per-node 8" "$work/r3"; then
+    ok "ATOLL_RANK in the dry run: node rank 1 x 8 + local id 3 = 11; none without the layout; a local id past it refused"
+else
+    not_ok "ATOLL_RANK in the dry run: node rank 1 x 8 + local id 3 = 11; none without the layout; a local id past it refused"
+    diag "rc $rc" "$(cat "$work/r1" "$work/r2" "$work/r3")"
 fi
 # AWS: ATOLL_* only
 "$TOPO" slurm --format view "$DATA/cloud/aws-instance-topology.json" -o "$work/aws.view"
