@@ -107,6 +107,10 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     }
     // NCCL_IB_GID_INDEX applies to every device NCCL opens: only where those
     // are the ports atoll checked, the ones it put in NCCL_IB_HCA
+    if (!ports.empty() && !hca_ours && !facts.nccl_conf_unknown.empty()) {
+        skip("NCCL_IB_GID_INDEX", facts.nccl_conf_unknown);
+        ports.clear();
+    }
     if (!ports.empty() && !hca_ours) {
         skip("NCCL_IB_GID_INDEX", "NCCL_IB_HCA is not atoll's (the user's or an nccl.conf's): the devices it names were "
                                   "not checked, and NCCL picks each one's GID itself");
@@ -461,7 +465,9 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     const std::string machine_type = facts.cloud.machine_type.empty() ? cfg.machine_type : facts.cloud.machine_type;
     auto add = [&](const std::string &name, const std::string &value, const std::string &why) {
         EnvVar v{name, value, why, false, true};
-        auto conf = facts.nccl_conf.find(name);
+        // an nccl.conf's ATOLL_* would reach NCCL's process alone, after the
+        // job's scripts read atoll's: atoll's own variables are atoll's
+        auto conf = name.rfind("ATOLL_", 0) == 0 ? facts.nccl_conf.end() : facts.nccl_conf.find(name);
         std::string theirs = cloud_refrains(f.profile, name, machine_type);
         if (user_has(name) && !step.atoll_set.count(name)) {
             v.kept = true;
@@ -692,6 +698,13 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
     };
     if (step.batch)
         return skip("the batch step: each srun step sets its own");
+    // an nccl.conf's value, or one atoll could not read, is NCCL's to set:
+    // atoll's in the environment would win over it
+    auto conf = facts.nccl_conf.find(name);
+    if (conf != facts.nccl_conf.end())
+        return skip("set in " + escaped(conf->second, 1100) + ", which NCCL reads: left to it");
+    if (!facts.nccl_conf_unknown.empty())
+        return skip(facts.nccl_conf_unknown);
     if (cfg.hwloc_xml.empty())
         return skip("no hwloc_xml= for GPU-to-HCA affinity");
     if (facts.gpu_hcas.empty())

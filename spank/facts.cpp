@@ -241,6 +241,35 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
     return c;
 }
 
+namespace {
+
+// A path with its repeated slashes made one ("/dev//null" is /dev/null).
+std::string squeezed(const std::string &p)
+{
+    std::string out;
+    for (char c : p)
+        if (!(c == '/' && !out.empty() && out.back() == '/'))
+            out += c;
+    return out;
+}
+
+// Why a path names a file of whichever process opens it (NCCL in the task,
+// not atoll's reader), or "".
+std::string process_relative(const std::string &path)
+{
+    std::string p = squeezed(path);
+    for (const char *pre : {"/proc/self", "/proc/thread-self", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"}) {
+        std::string x = pre;
+        if (p == x || p.rfind(x + "/", 0) == 0)
+            return "names a file of the process that opens it (NCCL's, in the task)";
+    }
+    if (p.rfind("/proc/", 0) == 0 && p.size() > 6 && std::isdigit(static_cast<unsigned char>(p[6])))
+        return "names a file of a process";
+    return "";
+}
+
+}  // namespace
+
 NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
                               const std::optional<std::string> &passwd_home)
 {
@@ -318,33 +347,41 @@ NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const st
         unknown(whose + " " + shown(path, 200) + " is longer than " + std::to_string(max / 1024) +
                 " KiB, all of which NCCL reads: atoll does not know which NCCL variables it sets, so it sets none");
     };
-    for (const std::string &path : user_files) {
-        if (path.empty())
+    // every file through the reader child, within the one deadline: the
+    // user's, and root's too (/etc/nccl.conf may link to a shared file
+    // system that never answers); the first not known ends the reading,
+    // since then nothing is set whatever the rest says
+    std::vector<std::pair<std::string, bool>> files;  // path, the user's
+    for (const std::string &path : user_files)
+        files.emplace_back(path, true);
+    for (const std::string &path : root_files)
+        files.emplace_back(path, false);
+    for (const auto &pf : files) {
+        const std::string &path = pf.first;
+        if (path.empty() || !out.unknown.empty())
             continue;
+        std::string whose = pf.second ? "the user's nccl.conf " : "nccl.conf ";
+        std::string why = process_relative(path);
+        if (!why.empty()) {
+            unknown(whose + shown(path, 200) + " " + why +
+                    ": atoll does not know which NCCL variables it sets, so it sets none");
+            continue;
+        }
         // one byte past the limit tells a longer file
         UserFile u = read_user_file(path, max + 1, deadline);
         if (u.status == UserFile::Status::TimedOut)
-            unknown("the user's nccl.conf " + shown(path, 200) + " was not read within " +
+            unknown(whose + shown(path, 200) + " was not read within " +
                     (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
                                           : std::to_string(bound.count() / 1000) + " s") +
                     " (a stalled file system?): atoll does not know which NCCL variables it sets, so it sets none");
-        else if (u.status == UserFile::Status::Unreadable && u.error == 0 && path != "/dev/null")
-            unknown("the user's nccl.conf " + shown(path, 200) +
+        else if (u.status == UserFile::Status::Unreadable && u.error == 0 && squeezed(path) != "/dev/null")
+            unknown(whose + shown(path, 200) +
                     " is not a regular file: atoll does not read it, NCCL reads whatever it gives (a device such as "
                     "/dev/zero never ends): atoll does not know which NCCL variables it sets, so it sets none");
         else if (u.text.size() > max)
-            too_long("the user's nccl.conf", path);
+            too_long(pf.second ? "the user's nccl.conf" : "nccl.conf", path);
         else
             texts.emplace_back(path, u.text);
-    }
-    for (const std::string &path : root_files) {
-        if (path.empty())
-            continue;
-        std::string text = read_small_file(path, max + 1).value_or("");
-        if (text.size() > max)
-            too_long("nccl.conf", path);
-        else
-            texts.emplace_back(path, text);
     }
     for (const auto &pt : texts) {
         for (const NcclConfLine &l : nccl_conf_lines(pt.second))

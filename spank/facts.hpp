@@ -70,14 +70,16 @@ std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem,
 // The nccl.conf files NCCL reads: which variables they set, and which file
 // NCCL takes each from (the user's before root's, as initEnvFunc reads them;
 // a variable counts when NCCL 2.30 and later (nccl_conf_lines()) or an
-// earlier release (nccl_conf_lines_before_2_30()) would set it). `root_files`
-// (/etc/nccl.conf) are root's and read directly; `user_files` (HOME/.nccl.conf,
-// NCCL_CONF_FILE: any path the user names) only through read_user_file(),
-// all of them within `bound` together. Regular files only, 64 KiB each;
-// missing ones and empty paths are skipped. A file not read in time, longer
-// than 64 KiB, or a user's that is no regular file (but /dev/null, which
-// reads empty), leaves what NCCL will take from it unknown: `unknown`
-// says why (and `problems` names it), and no NCCL variable may then be set.
+// earlier release (nccl_conf_lines_before_2_30()) would set it). The
+// `user_files` (HOME/.nccl.conf, NCCL_CONF_FILE: any path the user names)
+// and `root_files` (/etc/nccl.conf, which may link anywhere) alike only
+// through read_user_file(), all within `bound` together. Regular files
+// only, 64 KiB each; missing ones, directories and empty paths are skipped.
+// A file not read in time, longer than 64 KiB, no regular file (but
+// /dev/null, which reads empty), of procfs, or a path of the process that
+// opens it (/proc/self, /dev/fd, /dev/stdin, /dev/tty...) leaves what NCCL
+// will take from it unknown: `unknown` says why (`problems` names it once,
+// the files after it not read), and no NCCL variable may then be set.
 constexpr std::chrono::milliseconds user_file_bound{2000};
 struct NcclConfVars {
     std::map<std::string, std::string> vars;  // variable -> the file NCCL takes it from

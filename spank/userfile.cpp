@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,6 +84,13 @@ bool write_all(int fd, const char *p, std::size_t n)
         status = EISDIR;  // as NCCL's fgets finds it: nothing
     else if (!S_ISREG(st.st_mode))
         status = not_regular;
+    else {
+        // a file of procfs reads what the process opening it is (its
+        // environ, its descriptors): this child's, not the task's
+        struct statfs fs;
+        if (fstatfs(fd, &fs) != 0 || fs.f_type == PROC_SUPER_MAGIC)
+            status = not_regular;
+    }
     if (!write_all(out, reinterpret_cast<const char *>(&status), 1) || status != 0)
         _exit(0);
     char buf[4096];

@@ -19,7 +19,7 @@ struct UserFile {
     Status status = Status::Unreadable;
     std::string text;  // Read: the first `max` bytes
     int error = 0;     // Unreadable: errno of open/read, EISDIR a directory (0: another file that is not
-                       // regular, such as a device, or no child)
+                       // regular, such as a device, a file of procfs, or no child)
 };
 
 // The first `max` bytes of the regular file `path`, read by a child process

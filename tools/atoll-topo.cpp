@@ -710,24 +710,35 @@ int cmd_env(int argc, char **argv)
     // the job user's passwd home (NCCL before 2.30 reads its .nccl.conf):
     // --user's, else the invoking user's
     std::optional<std::string> pw_home;
+    std::string pw_problem;
     {
-        std::string who = a.get("user", "");
-        struct passwd *pw = nullptr;
-        if (who.empty())
-            pw = getpwuid(geteuid());
-        else {
-            pw = getpwnam(who.c_str());
+        uid_t uid = geteuid();
+        if (a.flag("user")) {
+            std::string who = a.get("user");
             char *end = nullptr;
-            unsigned long id = std::strtoul(who.c_str(), &end, 10);
-            if (!pw && *end == '\0' && std::isdigit(static_cast<unsigned char>(who[0])))
-                pw = getpwuid(static_cast<uid_t>(id));
-            if (!pw)
-                throw Usage("--user " + who + ": no such user (expected a user name or uid with a passwd entry)");
+            errno = 0;
+            unsigned long long id = std::strtoull(who.c_str(), &end, 10);
+            bool number = !who.empty() && std::isdigit(static_cast<unsigned char>(who[0])) && *end == '\0';
+            if (number && (errno || id >= static_cast<unsigned long long>(static_cast<uid_t>(-1))))
+                throw Usage("--user " + escaped(who) + ": expected a user name or a uid below 4294967295");
+            struct passwd *pw = who.empty() ? nullptr : getpwnam(who.c_str());
+            if (pw)
+                uid = pw->pw_uid;
+            else if (number)
+                uid = static_cast<uid_t>(id);
+            else
+                throw Usage("--user " + escaped(who) + ": no such user (expected a user name or uid with a passwd entry)");
         }
-        if (pw && pw->pw_dir)
-            pw_home = std::string(pw->pw_dir);
+        // as the plugin looks it up: bounded, a directory service may stall
+        pw_home = passwd_home_bounded(uid, pw_problem);
+        if (a.flag("user") && !pw_home && pw_problem.empty())
+            throw Usage("--user " + escaped(a.get("user")) + ": no passwd entry for uid " + std::to_string(uid));
     }
     NcclUserFiles conf = nccl_user_files(value_of("NCCL_CONF_FILE"), value_of("HOME"), pw_home);
+    if (!pw_problem.empty() && conf.unknown.empty() && value_of("NCCL_CONF_FILE").value_or("").empty()) {
+        conf.paths.clear();
+        conf.unknown = pw_problem;
+    }
     NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);
@@ -746,8 +757,8 @@ int cmd_env(int argc, char **argv)
     }
     write_cloud_env(std::cout, a, f->profile, facts.ports, node, facts,
                     cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
-    std::cout << "task (CUDA_VISIBLE_DEVICES=" << value_of("CUDA_VISIBLE_DEVICES").value_or("") << " SLURM_STEP_GPUS="
-              << value_of("SLURM_STEP_GPUS").value_or("") << ")\n";
+    std::cout << "task (CUDA_VISIBLE_DEVICES=" << escaped(value_of("CUDA_VISIBLE_DEVICES").value_or("")) << " SLURM_STEP_GPUS="
+              << escaped(value_of("SLURM_STEP_GPUS").value_or("")) << ")\n";
     for (EnvVar &v : task) {
         if (v.kept && env.count(v.name))
             v.value = env[v.name];

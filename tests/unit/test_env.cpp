@@ -214,6 +214,18 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
     auto both = task_env(cfg, facts, dev, step, "0,1", "2,5", no_user);
     CHECK(table(both) == "UCX_NET_DEVICES-\n");
     CHECK(why_of(both, "UCX_NET_DEVICES") == "the task's 2 GPUs have 2 nearest HCAs: UCX chooses per transfer");
+    // an nccl.conf that sets UCX_NET_DEVICES, or one atoll could not read:
+    // NCCL's setenv would not overwrite atoll's value, so atoll sets none
+    {
+        NodeFacts f2 = facts;
+        f2.nccl_conf["UCX_NET_DEVICES"] = "/home/u/.nccl.conf";
+        auto t = task_env(cfg, f2, dev, step, "0", "2,5", no_user);
+        CHECK(table(t) == "UCX_NET_DEVICES-\n");
+        CHECK(why_of(t, "UCX_NET_DEVICES") == "set in /home/u/.nccl.conf, which NCCL reads: left to it");
+        f2.nccl_conf.clear();
+        f2.nccl_conf_unknown = "the user's nccl.conf '/x' was not read within 2 s";
+        CHECK(why_of(task_env(cfg, f2, dev, step, "0", "2,5", no_user), "UCX_NET_DEVICES") == f2.nccl_conf_unknown);
+    }
     // the same without ConstrainDevices: CUDA_VISIBLE_DEVICES is Slurm's 2 and 5
     cfg.constrain_devices = 0;
     CHECK(table(task_env(cfg, facts, dev, step, "5", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_7:1\n");
@@ -531,22 +543,47 @@ TEST_CASE("a file the user names is read by a child with a deadline: a stall nev
         CHECK(waitpid(-1, &st, WNOHANG) == -1);  // reaped: no child of ours is left
         CHECK(errno == ECHILD);
     }
-    SECTION("nccl_conf_vars: all the user's files within one bound, each stalled one named once")
+    SECTION("nccl_conf_vars: every file within one bound, root's too; the first stalled one named, the rest not read")
     {
         std::vector<std::string> problems;
         auto t0 = Clock::now();
-        NcclConfVars m = nccl_conf_vars({}, {fifo, fifo + "\n[2026-01-01T00:00:00.000] forged"}, problems,
-                                        std::chrono::milliseconds(300));
+        NcclConfVars m = nccl_conf_vars({fifo}, {fifo, d + "/missing"}, problems, std::chrono::milliseconds(300));
         double s = std::chrono::duration<double>(Clock::now() - t0).count();
         CHECK(m.vars.empty());
-        CHECK(m.unknown == problems.at(0));  // not read: what it sets is not known
         CHECK(s < 1.0);
-        REQUIRE(problems.size() == 2);
+        REQUIRE(problems.size() == 1);
+        CHECK(m.unknown == problems[0]);  // not read: what it sets is not known
         CHECK(problems[0] == "the user's nccl.conf '" + fifo +
                                  "' was not read within 300 ms (a stalled file system?): atoll does not know which "
                                  "NCCL variables it sets, so it sets none");
-        CHECK(problems[1].find('\n') == std::string::npos);
-        CHECK_THAT(problems[1], Catch::Contains("never\\n[2026"));
+        // /etc/nccl.conf linked to a file system that never answers
+        problems.clear();
+        CHECK_THAT(nccl_conf_vars({fifo}, {}, problems, std::chrono::milliseconds(300)).unknown,
+                   Catch::StartsWith("nccl.conf '" + fifo + "' was not read within 300 ms"));
+        // a name with a newline cannot forge a log line
+        std::string forged = d + "/never\n[2026-01-01T00:00:00.000] forged";
+        REQUIRE(mkfifo(forged.c_str(), 0600) == 0);
+        problems.clear();
+        nccl_conf_vars({}, {forged}, problems, std::chrono::milliseconds(300));
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find('\n') == std::string::npos);
+        CHECK_THAT(problems[0], Catch::Contains("never\\n[2026"));
+    }
+    SECTION("files of the process that opens them: not known, by name or through procfs")
+    {
+        std::vector<std::string> problems;
+        for (const char *p : {"/proc/self/environ", "/dev//stdin", "/dev/fd/5", "/proc/thread-self/cmdline", "/dev/tty"}) {
+            problems.clear();
+            CHECK_THAT(nccl_conf_vars({}, {p}, problems).unknown, Catch::Contains("names a file of the process that opens it"));
+        }
+        problems.clear();
+        CHECK_THAT(nccl_conf_vars({}, {"/proc/1/environ"}, problems).unknown, Catch::Contains("names a file of a process"));
+        std::string link = d + "/env";
+        REQUIRE(symlink("/proc/self/environ", link.c_str()) == 0);
+        problems.clear();
+        CHECK_THAT(nccl_conf_vars({}, {link}, problems).unknown, Catch::Contains("is not a regular file"));
+        problems.clear();
+        CHECK(nccl_conf_vars({}, {"/dev//null"}, problems).unknown.empty());
     }
     SECTION("the child holds none of the caller's descriptors: a stuck one keeps no output open")
     {
