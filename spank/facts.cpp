@@ -130,11 +130,14 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
     // HOME/.nccl.conf, then /etc/nccl.conf
-    NcclConfVars conf = nccl_conf_vars({"/etc/nccl.conf"}, user_conf.paths, facts.problems);
-    facts.nccl_conf = std::move(conf.vars);
-    facts.nccl_conf_unknown = !user_conf.unknown.empty() ? user_conf.unknown : conf.unknown;
-    if (!user_conf.unknown.empty())
+    if (!user_conf.unknown.empty()) {
+        facts.nccl_conf_unknown = user_conf.unknown;  // nothing is set: no file need be read
         facts.problems.push_back(user_conf.unknown);
+    } else {
+        NcclConfVars conf = nccl_conf_vars({"/etc/nccl.conf"}, user_conf.paths, facts.problems);
+        facts.nccl_conf = std::move(conf.vars);
+        facts.nccl_conf_unknown = conf.unknown;
+    }
     facts.constrained = devices_constrained(cfg);
     std::string machine_type = cfg.machine_type;
     if (cloud_profile(f.profile)) {
@@ -271,7 +274,7 @@ std::string process_relative(const std::string &path)
 }  // namespace
 
 NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
-                              const std::optional<std::string> &passwd_home)
+                              const std::optional<std::string> &passwd_home, const std::string &passwd_problem)
 {
     // snprintf(confFilePath, 1024, ...): 1023 bytes at most
     auto cut = [](const std::string &p) { return p.substr(0, 1023); };
@@ -296,7 +299,10 @@ NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, 
     if (home && !add("HOME/.nccl.conf", cut(*home + "/.nccl.conf")))
         return out;
     // before 2.30: the passwd entry's home
-    if (passwd_home)
+    if (!passwd_problem.empty()) {
+        out.paths.clear();
+        out.unknown = passwd_problem;
+    } else if (passwd_home)
         add("the passwd home's .nccl.conf", cut(*passwd_home + "/.nccl.conf"));
     return out;
 }

@@ -54,13 +54,14 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
 // differ, since the job's NCCL release is not known. Each path is cut at 1023
 // bytes, as NCCL's snprintf into a 1024-byte buffer cuts it. A relative path
 // is opened from the task's working directory, which atoll does not read:
-// `unknown` then says so and `paths` is empty.
+// `unknown` then says so and `paths` is empty; so does `passwd_problem`
+// (passwd_home_bounded()'s) when the passwd home matters.
 struct NcclUserFiles {
     std::vector<std::string> paths;
     std::string unknown;
 };
 NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
-                              const std::optional<std::string> &passwd_home);
+                              const std::optional<std::string> &passwd_home, const std::string &passwd_problem = "");
 // The home directory of `uid`'s passwd entry (getpwuid_r, which may ask a
 // directory service), looked up in a thread waited for at most `bound`:
 // nullopt when there is no entry, or with `problem` set when not in time.

@@ -364,11 +364,7 @@ extern "C" int atl_node(spank_t sp)
         uid_t job_uid = 0;
         if (!(env_of("NCCL_CONF_FILE").value_or("").size()) && spank_get_item(sp, S_JOB_UID, &job_uid) == ESPANK_SUCCESS)
             pw_home = passwd_home_bounded(job_uid, pw_problem);
-        NcclUserFiles conf = nccl_user_files(env_of("NCCL_CONF_FILE"), env_of("HOME"), pw_home);
-        if (!pw_problem.empty() && conf.unknown.empty()) {
-            conf.paths.clear();
-            conf.unknown = pw_problem;
-        }
+        NcclUserFiles conf = nccl_user_files(env_of("NCCL_CONF_FILE"), env_of("HOME"), pw_home, pw_problem);
         g_facts = read_node_facts(*f, g_cfg, g_step.node, conf, g_dev);
         if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_step.node);

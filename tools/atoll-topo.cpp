@@ -663,19 +663,8 @@ int cmd_env(int argc, char **argv)
         }
     }
     // the task: Slurm's layout (tasks on every node) and its local id
-    auto count_of = [&](const char *k, int dflt, int least) {
-        if (!a.flag(k))
-            return dflt;
-        std::string v = a.get(k);
-        char *end = nullptr;
-        errno = 0;
-        long x = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end || errno || x < least || x > 65535)
-            throw Usage(std::string("--") + k + " " + v + ": expected a whole number from " + std::to_string(least) + " to 65535");
-        return static_cast<int>(x);
-    };
-    int tasks_per_node = count_of("tasks-per-node", -1, 1);
-    int local_id = count_of("local-id", 0, 0);
+    int tasks_per_node = static_cast<int>(a.get_int("tasks-per-node", -1, 1, 65535));
+    int local_id = static_cast<int>(a.get_int("local-id", 0, 0, 65535));
     if (tasks_per_node > 0 && local_id >= tasks_per_node)
         throw Usage("--local-id " + std::to_string(local_id) + ": expected less than --tasks-per-node " +
                     std::to_string(tasks_per_node));
@@ -734,11 +723,7 @@ int cmd_env(int argc, char **argv)
         if (a.flag("user") && !pw_home && pw_problem.empty())
             throw Usage("--user " + escaped(a.get("user")) + ": no passwd entry for uid " + std::to_string(uid));
     }
-    NcclUserFiles conf = nccl_user_files(value_of("NCCL_CONF_FILE"), value_of("HOME"), pw_home);
-    if (!pw_problem.empty() && conf.unknown.empty() && value_of("NCCL_CONF_FILE").value_or("").empty()) {
-        conf.paths.clear();
-        conf.unknown = pw_problem;
-    }
+    NcclUserFiles conf = nccl_user_files(value_of("NCCL_CONF_FILE"), value_of("HOME"), pw_home, pw_problem);
     NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);
