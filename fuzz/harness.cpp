@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -138,6 +140,38 @@ void health_checks(const std::optional<MlnxQos> &qos, const std::map<std::string
     }
 }
 
+// load_fabric_json() streams; the reference is the whole document parsed
+// first, then fabric_from_json(). Both must agree on every input: the same
+// fabric, or the same message.
+Fabric fabric_json_both_ways(const std::string &bytes)
+{
+    std::istringstream in(bytes);
+    std::optional<Fabric> streamed, whole;
+    std::string streamed_error, whole_error;
+    try {
+        streamed = load_fabric_json(in, "fuzz.json");
+    } catch (const InputError &e) {
+        streamed_error = e.what();
+    }
+    try {
+        nlohmann::json j = nlohmann::json::parse(bytes);
+        whole = fabric_from_json(j, "fuzz.json");
+    } catch (const nlohmann::json::exception &e) {
+        whole_error = "fuzz.json: " + json_error_text(e);
+    } catch (const InputError &e) {
+        whole_error = e.what();
+    }
+    if (streamed.has_value() != whole.has_value() || streamed_error != whole_error ||
+        (streamed && !(*streamed == *whole))) {
+        std::fprintf(stderr, "fabricjson: the streaming reader and the whole-document reader differ:\n  streamed: %s\n  whole: %s\n",
+                     streamed ? "a fabric" : streamed_error.c_str(), whole ? "a fabric" : whole_error.c_str());
+        std::abort();
+    }
+    if (!streamed)
+        throw InputError(streamed_error);
+    return *streamed;
+}
+
 }  // namespace
 
 const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", nullptr};
@@ -152,7 +186,7 @@ int fuzz_one(const std::string &target, const std::string &bytes)
         else if (target == "namemap")
             parse_node_name_map(in, "fuzz.map");
         else if (target == "fabricjson")
-            downstream(load_fabric_json(in, "fuzz.json"));
+            downstream(fabric_json_both_ways(bytes));
         else if (target == "csv")
             downstream(parse_topology_csv(in, "fuzz.csv"));
         else if (target == "aws")

@@ -18,6 +18,8 @@ nlohmann::json fabric_to_json(const Topology &t);
 Fabric fabric_from_json(const nlohmann::json &j, const std::string &source);
 
 void save_fabric_json(std::ostream &out, const Topology &t);
+// Reads as the file streams in (never the whole document at once); its
+// result and messages are fabric_from_json(json::parse(in))'s.
 Fabric load_fabric_json(std::istream &in, const std::string &source);
 
 // `atoll-topo show --json`: counts, tiers, rails, islands per level, speeds.

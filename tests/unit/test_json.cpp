@@ -1,5 +1,7 @@
 #include "catch.hpp"
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
 #include <sstream>
 
 #include "testdata.hpp"
@@ -53,4 +55,73 @@ TEST_CASE("show --json counts what an admin asks first", "[json]")
     CHECK(s["tiers"]["leaf"] == 204);
     CHECK(s["link_speeds"]["4xHDR"] == 12852);
     CHECK(s["islands"]["pod"]["count"] == 7);
+}
+
+namespace {
+
+// load_fabric_json() reads fabric.json as it streams in; what it must give is
+// what parsing the whole document and then reading it gives: the same fabric,
+// or the same message (parse errors first, then nodes' before links').
+std::string both_ways(const std::string &text)
+{
+    std::string streamed, whole;
+    std::optional<Fabric> a, b;
+    try {
+        std::istringstream in(text);
+        a = load_fabric_json(in, "f.json");
+    } catch (const InputError &e) {
+        streamed = e.what();
+    }
+    try {
+        b = fabric_from_json(nlohmann::json::parse(text), "f.json");
+    } catch (const nlohmann::json::exception &e) {
+        whole = "f.json: " + json_error_text(e);
+    } catch (const InputError &e) {
+        whole = e.what();
+    }
+    CHECK(a.has_value() == b.has_value());
+    CHECK(streamed == whole);
+    if (a && b)
+        CHECK(*a == *b);
+    return a ? std::string("ok") : streamed;
+}
+
+}  // namespace
+
+TEST_CASE("fabric.json streamed reads as the whole document does", "[json]")
+{
+    std::stringstream ss;
+    save_fabric_json(ss, generated(2, 2, 3, 2));
+    const std::string good = ss.str();
+    nlohmann::json j = nlohmann::json::parse(good);
+    const std::string n = j["nodes"].dump(), l = j["links"].dump();
+    const std::string hdr = "\"format\":\"atoll-fabric\",\"version\":1,\"source\":\"s\"";
+    CHECK(both_ways(good) == "ok");
+    // a repeated key keeps its last value, as nlohmann's parser does
+    CHECK(both_ways("{" + hdr + ",\"nodes\":[],\"links\":[],\"nodes\":" + n + ",\"links\":" + l + "}") == "ok");
+    CHECK(both_ways("{" + hdr + ",\"nodes\":" + n + ",\"links\":" + l + ",\"nodes\":5}").find("found no \"nodes\"") !=
+          std::string::npos);
+    CHECK(both_ways("{" + hdr + ",\"nodes\":5,\"links\":" + l + ",\"nodes\":" + n + "}") == "ok");
+    CHECK(both_ways("{" + hdr + ",\"nodes\":{\"guid\":\"0x1\"},\"links\":[]}").find("found no \"nodes\"") != std::string::npos);
+    // "analysis" is never read, whatever its shape; nor an analysis member inside
+    CHECK(both_ways("{\"analysis\":{\"nodes\":[1]},\"nodes\":" + n + ",\"links\":" + l + "," + hdr + ",\"analysis\":7}") == "ok");
+    CHECK(both_ways("[{\"format\":\"atoll-fabric\"},{\"nodes\":[]}]").find("not an atoll fabric file") != std::string::npos);
+    // the format is checked before the elements, nodes before links
+    CHECK(both_ways("{\"links\":[5],\"nodes\":[{\"guid\":\"zz\"}],\"format\":\"x\"}").find("not an atoll fabric file") !=
+          std::string::npos);
+    CHECK(both_ways("{\"links\":[5],\"nodes\":[{\"guid\":\"zz\"}]," + hdr + "}").find("nodes[0]: \"guid\" is \"zz\"") !=
+          std::string::npos);
+    CHECK(both_ways("{\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":1}}],\"nodes\":[]," + hdr + "}").find("key 'b' not found") !=
+          std::string::npos);
+    // a syntax error after a wrong element is still the message
+    CHECK(both_ways("{\"nodes\":[{\"guid\":\"zz\"}],\"links\":[]," + hdr + ",\"x\":[1,}").find("parse error") != std::string::npos);
+    CHECK(both_ways("{" + hdr + ",\"nodes\":[{\"guid\":\"0x1\",\"type\":\"switch\",\"ports\":2,\"desc\":\"x\",\"extra\":[[{\"q\":[1,{\"r\":null}]}],true,1.5e300]}],\"links\":[]}") == "ok");
+    // every single-byte change of a real file, at 400 places
+    std::mt19937 rng(7);
+    const char bytes[] = "{}[]\",:0x1 \\e-";
+    for (int k = 0; k < 400; ++k) {
+        std::string t = good;
+        t[rng() % t.size()] = bytes[rng() % (sizeof bytes - 1)];
+        both_ways(t);
+    }
 }
