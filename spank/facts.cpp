@@ -17,7 +17,9 @@
 #include <cstdlib>
 
 #include <dlfcn.h>
+#include <grp.h>
 #include <pwd.h>
+#include <unistd.h>
 
 #include "node/ncclconf.hpp"
 #include "spank/trusted.hpp"
@@ -134,7 +136,8 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
         facts.nccl_conf_unknown = user_conf.unknown;  // nothing is set: no file need be read
         facts.problems.push_back(user_conf.unknown);
     } else {
-        NcclConfVars conf = nccl_conf_vars({"/etc/nccl.conf"}, user_conf.paths, facts.problems);
+        NcclConfVars conf = nccl_conf_vars({"/etc/nccl.conf"}, user_conf.paths, facts.problems, user_file_bound,
+                                           user_conf.read_as ? &*user_conf.read_as : nullptr);
         facts.nccl_conf = std::move(conf.vars);
         facts.nccl_conf_unknown = conf.unknown;
     }
@@ -334,8 +337,50 @@ std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem, 
     return std::nullopt;
 }
 
+std::optional<ReadAs> user_ids_bounded(uid_t uid, std::string &problem, std::chrono::milliseconds bound)
+{
+    std::string why;
+    std::optional<std::optional<ReadAs>> got = run_bounded<std::optional<ReadAs>>(
+        [uid]() -> std::optional<ReadAs> {
+            std::vector<char> buf(16384);
+            struct passwd pw, *res = nullptr;
+            for (;;) {
+                int e = getpwuid_r(uid, &pw, buf.data(), buf.size(), &res);
+                if (e == ERANGE && buf.size() < (1u << 20)) {
+                    buf.resize(buf.size() * 4);
+                    continue;
+                }
+                if (e != 0 || !res || !res->pw_name)
+                    return std::nullopt;
+                break;
+            }
+            ReadAs as;
+            as.uid = uid;
+            as.gid = res->pw_gid;
+            int n = 64;
+            for (int tries = 0; tries < 8; ++tries) {
+                as.groups.assign(static_cast<std::size_t>(n), 0);
+                int want = n;
+                if (getgrouplist(res->pw_name, res->pw_gid, as.groups.data(), &want) >= 0) {
+                    as.groups.resize(static_cast<std::size_t>(want));
+                    return as;
+                }
+                n = want > n ? want : n * 2;
+            }
+            return std::nullopt;
+        },
+        bound, why);
+    if (got && *got)
+        return *got;
+    problem = got ? "uid " + std::to_string(uid) + " has no passwd entry or groups to read its files as"
+                  : "the passwd entry and groups of uid " + std::to_string(uid) + " were not read " +
+                        (why.empty() ? "within " + std::to_string(bound.count()) + " ms (a stalled directory service?)"
+                                     : ": " + why);
+    return std::nullopt;
+}
+
 NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
-                            std::vector<std::string> &problems, std::chrono::milliseconds bound)
+                            std::vector<std::string> &problems, std::chrono::milliseconds bound, const ReadAs *as)
 {
     constexpr std::size_t max = 65536;
     NcclConfVars out;
@@ -374,8 +419,12 @@ NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const st
             continue;
         }
         // one byte past the limit tells a longer file
-        UserFile u = read_user_file(path, max + 1, deadline);
-        if (u.status == UserFile::Status::TimedOut)
+        UserFile u = read_user_file(path, max + 1, deadline, as);
+        if (u.status == UserFile::Status::NotAsUser)
+            unknown(whose + shown(path, 200) + " was not read: the reader could not take uid " +
+                    std::to_string(as ? as->uid : geteuid()) +
+                    "'s ids: atoll does not know which NCCL variables it sets, so it sets none");
+        else if (u.status == UserFile::Status::TimedOut)
             unknown(whose + shown(path, 200) + " was not read within " +
                     (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
                                           : std::to_string(bound.count() / 1000) + " s") +

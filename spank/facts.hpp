@@ -14,6 +14,7 @@
 #include "node/cloudenv.hpp"
 #include "node/imex.hpp"
 #include "node/nodeview.hpp"
+#include "spank/userfile.hpp"
 #include "spank/view.hpp"
 
 namespace atl {
@@ -59,6 +60,7 @@ ImexChannels read_imex_bounded(const PluginConfig &cfg, const std::string &node,
 struct NcclUserFiles {
     std::vector<std::string> paths;
     std::string unknown;
+    std::optional<ReadAs> read_as;  // whom every nccl.conf is read as (default: the caller's effective ids)
 };
 NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, const std::optional<std::string> &home,
                               const std::optional<std::string> &passwd_home, const std::string &passwd_problem = "");
@@ -67,6 +69,12 @@ NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, 
 // nullopt when there is no entry, or with `problem` set when not in time.
 std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem,
                                                std::chrono::milliseconds bound = std::chrono::milliseconds(1000));
+
+// The ids a process of `uid` has after login: its passwd entry's gid and
+// getgrouplist()'s groups, looked up as passwd_home_bounded() does (nullopt
+// with `problem` set when there is no entry or it is not read in time).
+std::optional<ReadAs> user_ids_bounded(uid_t uid, std::string &problem,
+                                       std::chrono::milliseconds bound = std::chrono::milliseconds(1000));
 
 // The nccl.conf files NCCL reads: which variables they set, and which file
 // NCCL takes each from (the user's before root's, as initEnvFunc reads them;
@@ -87,7 +95,8 @@ struct NcclConfVars {
     std::string unknown;
 };
 NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
-                            std::vector<std::string> &problems, std::chrono::milliseconds bound = user_file_bound);
+                            std::vector<std::string> &problems, std::chrono::milliseconds bound = user_file_bound,
+                            const ReadAs *as = nullptr);
 
 // The fabric's compute-rail adapters of this node as the node names them:
 // each (name, port) of the view matched in sysfs by device name or, on RoCE,

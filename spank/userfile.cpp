@@ -21,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 // The child's first byte: 0 and the file follow, or why not.
 constexpr unsigned char not_regular = 255;
+constexpr unsigned char not_as_user = 254;
 
 bool write_all(int fd, const char *p, std::size_t n)
 {
@@ -39,7 +40,8 @@ bool write_all(int fd, const char *p, std::size_t n)
 // After fork, in a copy of a process whose other threads may hold any lock:
 // system calls only, no allocation, no C++ library, and _exit. Every signal
 // is blocked (the caller's mask), so no handler of the parent's runs here.
-[[noreturn]] void reader_child(const char *path, std::size_t max, int out, int open_max)
+[[noreturn]] void reader_child(const char *path, std::size_t max, int out, int open_max, const ReadAs *as,
+                               const gid_t *groups, std::size_t ngroups)
 {
     prctl(PR_SET_NAME, "atoll-reader", 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -71,15 +73,19 @@ bool write_all(int fd, const char *p, std::size_t n)
     // user_init as the job's user with root's real uid): the child can never
     // become root again. Raw system calls: glibc's wrappers would signal the
     // parent's threads, which the child does not have.
-    uid_t u = geteuid();
-    gid_t g = getegid();
-    if (syscall(SYS_setresgid, g, g, g) != 0 || syscall(SYS_setresuid, u, u, u) != 0)
-        _exit(1);
     unsigned char status = 0;
+    uid_t u = as ? as->uid : geteuid();
+    gid_t g = as ? as->gid : getegid();
+    if ((as && syscall(SYS_setgroups, ngroups, groups) != 0) || syscall(SYS_setresgid, g, g, g) != 0 ||
+        syscall(SYS_setresuid, u, u, u) != 0) {
+        status = not_as_user;
+        write_all(out, reinterpret_cast<const char *>(&status), 1);
+        _exit(1);
+    }
     struct stat st;
     int fd = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0)
-        status = static_cast<unsigned char>(errno > 0 && errno < not_regular ? errno : EIO);
+        status = static_cast<unsigned char>(errno > 0 && errno < not_as_user ? errno : EIO);
     else if (S_ISDIR(st.st_mode))
         status = EISDIR;  // as NCCL's fgets finds it: nothing
     else if (!S_ISREG(st.st_mode))
@@ -128,7 +134,7 @@ bool reap(pid_t pid, int ms)
 
 }  // namespace
 
-UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_point deadline)
+UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_point deadline, const ReadAs *as)
 {
     UserFile r;
     if (ms_left(deadline) == 0) {
@@ -141,6 +147,8 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
         return r;
     }
     const char *cpath = path.c_str();
+    const gid_t *groups = as ? as->groups.data() : nullptr;  // the child allocates nothing
+    std::size_t ngroups = as ? as->groups.size() : 0;
     // the child's descriptor bound, for a kernel without close_range
     struct rlimit nofile{};
     int open_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < (1u << 20)
@@ -152,7 +160,7 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
     pid_t pid = fork();
     if (pid == 0) {
         ::close(p[0]);
-        reader_child(cpath, max, p[1], open_max);
+        reader_child(cpath, max, p[1], open_max, as, groups, ngroups);
     }
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -192,6 +200,10 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
     if (got.empty())
         return r;  // the child died before saying anything
     unsigned char status = static_cast<unsigned char>(got[0]);
+    if (status == not_as_user) {
+        r.status = UserFile::Status::NotAsUser;
+        return r;
+    }
     if (status != 0) {
         r.error = status == not_regular ? 0 : status;
         return r;

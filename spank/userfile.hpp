@@ -11,11 +11,13 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <sys/types.h>
+#include <vector>
 
 namespace atl {
 
 struct UserFile {
-    enum class Status { Read, Unreadable, TimedOut };
+    enum class Status { Read, Unreadable, TimedOut, NotAsUser };  // NotAsUser: the child could not take `as`'s ids
     Status status = Status::Unreadable;
     std::string text;  // Read: the first `max` bytes
     int error = 0;     // Unreadable: errno of open/read, EISDIR a directory (0: another file that is not
@@ -30,6 +32,15 @@ struct UserFile {
 // dies at once, else left behind (one stuck in a FUSE request dies when the
 // file system answers or goes away; init reaps it). A FIFO blocks the child's
 // open and times out like any other stall. Never throws for the file's sake.
-UserFile read_user_file(const std::string &path, std::size_t max, std::chrono::steady_clock::time_point deadline);
+// With `as`, the child takes those ids instead (and their supplementary
+// groups): root's tools reading a file as the job's user would
+// (atoll-topo env --user).
+struct ReadAs {
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+};
+UserFile read_user_file(const std::string &path, std::size_t max, std::chrono::steady_clock::time_point deadline,
+                        const ReadAs *as = nullptr);
 
 }  // namespace atl

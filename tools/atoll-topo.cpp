@@ -700,8 +700,8 @@ int cmd_env(int argc, char **argv)
     // --user's, else the invoking user's
     std::optional<std::string> pw_home;
     std::string pw_problem;
+    uid_t uid = geteuid();
     {
-        uid_t uid = geteuid();
         if (a.flag("user")) {
             std::string who = a.get("user");
             char *end = nullptr;
@@ -724,6 +724,20 @@ int cmd_env(int argc, char **argv)
             throw Usage("--user " + escaped(a.get("user")) + ": no passwd entry for uid " + std::to_string(uid));
     }
     NcclUserFiles conf = nccl_user_files(value_of("NCCL_CONF_FILE"), value_of("HOME"), pw_home, pw_problem);
+    // the job's files as the job reads them: as --user, with its groups
+    // (a file only the user, or only root, can read reads differently)
+    if (a.flag("user") && uid != geteuid() && conf.unknown.empty()) {
+        const std::string also = ": atoll does not know which NCCL variables the nccl.conf files set, so it sets none";
+        if (geteuid() != 0) {
+            conf.unknown = "atoll-topo env runs as uid " + std::to_string(geteuid()) + ", not as --user's uid " +
+                           std::to_string(uid) + ", and only root can read files as another user" + also;
+        } else {
+            std::string problem;
+            conf.read_as = user_ids_bounded(uid, problem);
+            if (!conf.read_as)
+                conf.unknown = problem + also;
+        }
+    }
     NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);

@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -135,6 +135,38 @@ if grep -q "^  NCCL_IB_HCA==mlx5_0:1," "$work/h5" && [ $rc -eq 2 ] && grep -q "u
     ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"
 else
     not_ok "--user: the passwd home ($pwhome) looked at beside HOME; an unknown user is a usage error"; diag "rc $rc" "$(cat "$work/h5" "$work/h6")"
+fi
+# --user reads the job's nccl.conf files as that user (uid, gid and groups),
+# as the plugin's reader does in slurmstepd: a file only root can read is no
+# file for the job; run by anyone but root, --user leaves the files unknown
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null && command -v setpriv >/dev/null; then
+    pub=$(mktemp -d /tmp/atoll-env-user.XXXXXX)
+    chmod 755 "$pub"
+    mkdir -p "$pub/home"
+    echo "NCCL_IB_HCA=mlx5_9" >"$pub/home/.nccl.conf"
+    chmod 600 "$pub/home/.nccl.conf"
+    echo "NCCL_IB_HCA=mlx5_9" >"$pub/group.conf"
+    chgrp "$(id -gn nobody)" "$pub/group.conf"
+    chmod 640 "$pub/group.conf"
+    cp "$work/dgx.view" "$pub/dgx.view" && cp -r "$work/sys" "$pub/sys" && chmod -R a+rX "$pub/dgx.view" "$pub/sys"
+    env_of --nodes node001 --set HOME="$pub/home" >"$work/u1"
+    env_of --nodes node001 --set HOME="$pub/home" --user nobody >"$work/u2"
+    env_of --nodes node001 --set HOME="$pub/home" --set NCCL_CONF_FILE="$pub/group.conf" --user nobody >"$work/u3"
+    setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
+        "$TOPO" env "$pub/dgx.view" --node node001 --nodes node001 --sysfs-root "$pub/sys/%n" --set HOME="$pub/home" --user root >"$work/u4" 2>&1
+    if grep -q "^  NCCL_IB_HCA (set in $pub/home/.nccl.conf, kept)" "$work/u1" &&
+       grep -q "^  NCCL_IB_HCA==mlx5_0:1," "$work/u2" &&
+       grep -q "^  NCCL_IB_HCA (set in $pub/group.conf, kept)" "$work/u3" &&
+       grep -q "^  NCCL_IB_HCA not set: atoll-topo env runs as uid [0-9]*, not as --user's uid 0, and only root can read files as another user" "$work/u4" &&
+       ! grep -q '^  NCCL_[A-Z_]*=' "$work/u4"; then
+        ok "--user: the nccl.conf files read as that user (a root-only file is none, its group's is read); not root: unknown"
+    else
+        not_ok "--user: the nccl.conf files read as that user (a root-only file is none, its group's is read); not root: unknown"
+        diag "$(cat "$work/u1" "$work/u2" "$work/u3" "$work/u4")"
+    fi
+    rm -rf "$pub"
+else
+    ok "# SKIP --user reading as another user needs root, a nobody user and setpriv"
 fi
 # the task's global rank: the step's nodes in topology order (node001's
 # leaf before node003's), node rank x tasks per node + Slurm's local id, as
