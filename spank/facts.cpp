@@ -310,23 +310,36 @@ NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, 
     return out;
 }
 
+namespace {
+
+// uid's passwd entry (getpwuid_r, its buffer grown to 1 MiB), or null
+const struct passwd *passwd_of(uid_t uid, struct passwd &pw, std::vector<char> &buf)
+{
+    buf.assign(16384, 0);
+    struct passwd *res = nullptr;
+    for (;;) {
+        int e = getpwuid_r(uid, &pw, buf.data(), buf.size(), &res);
+        if (e == ERANGE && buf.size() < (1u << 20)) {
+            buf.resize(buf.size() * 4);
+            continue;
+        }
+        return e == 0 ? res : nullptr;
+    }
+}
+
+}  // namespace
+
 std::optional<std::string> passwd_home_bounded(uid_t uid, std::string &problem, std::chrono::milliseconds bound)
 {
     std::string why;
     std::optional<std::optional<std::string>> got = run_bounded<std::optional<std::string>>(
         [uid]() -> std::optional<std::string> {
-            std::vector<char> buf(16384);
-            struct passwd pw, *res = nullptr;
-            for (;;) {
-                int e = getpwuid_r(uid, &pw, buf.data(), buf.size(), &res);
-                if (e == ERANGE && buf.size() < (1u << 20)) {
-                    buf.resize(buf.size() * 4);
-                    continue;
-                }
-                if (e != 0 || !res || !res->pw_dir)
-                    return std::nullopt;
-                return std::string(res->pw_dir);
-            }
+            std::vector<char> buf;
+            struct passwd pw;
+            const struct passwd *res = passwd_of(uid, pw, buf);
+            if (!res || !res->pw_dir)
+                return std::nullopt;
+            return std::string(res->pw_dir);
         },
         bound, why);
     if (got)
@@ -342,18 +355,11 @@ std::optional<ReadAs> user_ids_bounded(uid_t uid, std::string &problem, std::chr
     std::string why;
     std::optional<std::optional<ReadAs>> got = run_bounded<std::optional<ReadAs>>(
         [uid]() -> std::optional<ReadAs> {
-            std::vector<char> buf(16384);
-            struct passwd pw, *res = nullptr;
-            for (;;) {
-                int e = getpwuid_r(uid, &pw, buf.data(), buf.size(), &res);
-                if (e == ERANGE && buf.size() < (1u << 20)) {
-                    buf.resize(buf.size() * 4);
-                    continue;
-                }
-                if (e != 0 || !res || !res->pw_name)
-                    return std::nullopt;
-                break;
-            }
+            std::vector<char> buf;
+            struct passwd pw;
+            const struct passwd *res = passwd_of(uid, pw, buf);
+            if (!res || !res->pw_name)
+                return std::nullopt;
             ReadAs as;
             as.uid = uid;
             as.gid = res->pw_gid;
