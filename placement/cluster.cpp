@@ -328,7 +328,7 @@ std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts)
 
 void write_islands(std::ostream &out, const Cluster &c)
 {
-    out << "# atoll islands for job_submit.lua, written by atoll-topo from " << c.source() << "\n"
+    out << "# atoll islands for job_submit.lua, written by atoll-topo from " << escaped(c.source()) << "\n"
         << "# level name capacity healthy\n";
     for (Level l : {Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
         for (int i : c.at(l))

@@ -163,9 +163,9 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
 void write_summary(std::ostream &out, const FabricSummary &s)
 {
     out << summary_magic << "\n"
-        << "# the atoll plugin's view of " << s.source << ", written by atoll-topo slurm --format view\n"
-        << "source " << s.source << "\n"
-        << "kind " << (s.kind.empty() ? "ib" : s.kind) << "\n"
+        << "# the atoll plugin's view of " << escaped(s.source) << ", written by atoll-topo slurm --format view\n"
+        << "source " << escaped(s.source) << "\n"
+        << "kind " << (s.kind.empty() ? "ib" : escaped(s.kind)) << "\n"
         << "rails " << (s.rail_optimised ? 1 : 0) << " " << (s.rails_meet ? 1 : 0) << "\n"
         << "# island LEVEL NAME PARENT HOPS SHARP (in index order)\n";
     for (const ViewIsland &i : s.islands)

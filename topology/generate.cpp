@@ -264,7 +264,7 @@ void write_ibnetdiscover(std::ostream &out, const Fabric &f)
         std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(g));
         return std::string(b);
     };
-    out << "#\n# Topology file: written by atoll-topo from " << f.source << "\n#\n";
+    out << "#\n# Topology file: written by atoll-topo from " << escaped(f.source) << "\n#\n";
     for (NodeType pass : {NodeType::Switch, NodeType::Ca, NodeType::Router}) {
         for (const Node &n : f.nodes) {
             if (n.type != pass)

@@ -200,6 +200,13 @@ Link link_from(const json &l, const std::string &where)
 {
     const long zero = 0;
     Link link;
+    if (!l.is_object())
+        throw InputError(where + " is " + json_value_text(l) + ", expected a link {\"a\": ..., \"b\": ..., ...}");
+    for (const char *end : {"a", "b"})
+        if (!l.contains(end) || !l.at(end).is_object())
+            throw InputError(where + ": \"" + end + "\" is " +
+                             (l.contains(end) ? json_value_text(l.at(end)) : std::string("missing")) +
+                             ", expected a cable end {\"guid\": ..., \"port\": ...}");
     link.a = end_from(l.at("a"), where);
     link.b = end_from(l.at("b"), where);
     link.width = static_cast<int>(int_at(l, "width", where, 0, 32));
@@ -270,11 +277,13 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
             for (const json &l : j.at("links"))
                 f.links.push_back(link_from(l, source + ": links[" + std::to_string(i++) + "]"));
         }
+        // (a reference, never a copy: copying a value is recursive, and its depth is the file's)
+        static const json none = json::array();
         for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy", "domains"})
             if (j.contains(k) && !j.at(k).is_array())
                 throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
         i = 0;
-        for (const json &n : j.contains("frontend") ? j.at("frontend") : json::array()) {
+        for (const json &n : j.contains("frontend") ? j.at("frontend") : none) {
             std::string where = source + ": frontend[" + std::to_string(i++) + "]";
             FrontEndNic fe;
             fe.host = string_at(n, "host", where);
@@ -288,14 +297,14 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
             f.frontend.push_back(std::move(fe));
         }
         i = 0;
-        for (const json &h : j.contains("undecided") ? j.at("undecided") : json::array()) {
+        for (const json &h : j.contains("undecided") ? j.at("undecided") : none) {
             if (!h.is_string())
                 throw InputError(source + ": undecided[" + std::to_string(i) + "] is " + json_value_text(h) + ", expected a host name");
             f.undecided.push_back(h.get<std::string>());
             ++i;
         }
         i = 0;
-        for (const json &c : j.contains("refused_claims") ? j.at("refused_claims") : json::array()) {
+        for (const json &c : j.contains("refused_claims") ? j.at("refused_claims") : none) {
             if (!c.is_string())
                 throw InputError(source + ": refused_claims[" + std::to_string(i) + "] is " + json_value_text(c) +
                                  ", expected a sentence");
@@ -303,7 +312,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
             ++i;
         }
         i = 0;
-        for (const json &c : j.contains("unhealthy") ? j.at("unhealthy") : json::array()) {
+        for (const json &c : j.contains("unhealthy") ? j.at("unhealthy") : none) {
             if (!c.is_string() || c.get<std::string>().find(": ") == std::string::npos)
                 throw InputError(source + ": unhealthy[" + std::to_string(i) + "] is " + json_value_text(c) +
                                  ", expected \"HOST: reason\"");
@@ -311,7 +320,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
             ++i;
         }
         i = 0;
-        for (const json &d : j.contains("domains") ? j.at("domains") : json::array()) {
+        for (const json &d : j.contains("domains") ? j.at("domains") : none) {
             std::string where = source + ": domains[" + std::to_string(i++) + "]";
             HostDomain hd;
             hd.host = string_at(d, "host", where);
@@ -322,7 +331,11 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
                 throw InputError(where + ": found an empty host or domain, expected both named");
             f.domains.push_back(std::move(hd));
         }
+        // its messages name the file read, not the "source" the file claims
+        std::string claimed = std::move(f.source);
+        f.source = source;
         normalise(f);
+        f.source = std::move(claimed);
         return f;
     } catch (const json::exception &e) {
         throw InputError(source + ": " + json_error_text(e));
@@ -389,10 +402,17 @@ public:
     bool end_array() override { return close(); }
     bool key(string_t &k) override
     {
-        if (depth_ == 1 && mode_ == Mode::Top)
+        if (mode_ == Mode::Skip)
+            return true;
+        if (depth_ == 1 && mode_ == Mode::Top) {
             key_ = k;
-        else if (mode_ != Mode::Skip)
+            skip_next_ = !one_of(k, top_keys);  // "analysis" among them: derived, never read
+        } else if (depth_ == 3 && (mode_ == Mode::Nodes || mode_ == Mode::Links) &&
+                   !one_of(k, mode_ == Mode::Nodes ? node_keys : link_keys)) {
+            skip_next_ = true;  // a member no reader looks at
+        } else {
             b_.key(k);
+        }
         return true;
     }
     bool parse_error(std::size_t, const std::string &, const json::exception &e) override
@@ -405,6 +425,21 @@ public:
 private:
     enum class Mode { Top, Skip, Build, Nodes, Links };
 
+    // the members assemble(), node_from() and link_from() read; the values
+    // of any other are never built (a file of one deep or wide one would
+    // otherwise cost many times its size)
+    static constexpr const char *top_keys[] = {"format", "version", "source", "kind", "nodes", "links", "frontend",
+                                               "undecided", "refused_claims", "unhealthy", "domains", nullptr};
+    static constexpr const char *node_keys[] = {"guid", "type", "ports", "desc", "lid", "sysimgguid", "vendid", "devid", nullptr};
+    static constexpr const char *link_keys[] = {"a", "b", "width", "speed", "supported_width", "supported_speed", nullptr};
+    static bool one_of(const std::string &k, const char *const *keys)
+    {
+        for (; *keys; ++keys)
+            if (k == *keys)
+                return true;
+        return false;
+    }
+
     void element(const json &e)
     {
         if (mode_ == Mode::Nodes)
@@ -414,15 +449,16 @@ private:
     }
     bool scalar(json v)
     {
-        if (depth_ == 0) {
+        if (skip_next_) {
+            skip_next_ = false;
+        } else if (depth_ == 0) {
             top = std::move(v);
         } else if (depth_ == 1 && mode_ == Mode::Top) {  // a member of the top object
             if (key_ == "nodes")
                 nodes = {};
             else if (key_ == "links")
                 links = {};
-            if (key_ != "analysis")
-                top[key_] = std::move(v);
+            top[key_] = std::move(v);
         } else if (mode_ == Mode::Build) {
             b_.value(std::move(v));
         } else if ((mode_ == Mode::Nodes || mode_ == Mode::Links) && depth_ == 2) {
@@ -434,7 +470,13 @@ private:
     }
     bool open(json v)
     {
-        if (depth_ == 0) {
+        if (skip_next_) {
+            skip_next_ = false;
+            skip_return_ = mode_;
+            skip_base_ = depth_;
+            mode_ = Mode::Skip;
+        } else if (mode_ == Mode::Skip) {
+        } else if (depth_ == 0) {
             if (v.is_object()) {
                 top = std::move(v);
                 mode_ = Mode::Top;
@@ -444,9 +486,7 @@ private:
                 b_.open(std::move(v));
             }
         } else if (depth_ == 1 && mode_ == Mode::Top) {
-            if (key_ == "analysis") {
-                mode_ = Mode::Skip;
-            } else if ((key_ == "nodes" || key_ == "links") && v.is_array()) {
+            if ((key_ == "nodes" || key_ == "links") && v.is_array()) {
                 mode_ = key_ == "nodes" ? Mode::Nodes : Mode::Links;
                 if (key_ == "nodes")
                     nodes = {};
@@ -466,7 +506,7 @@ private:
             elem_ = json();
             b_.reset(&elem_);
             b_.open(std::move(v));
-        } else if (mode_ != Mode::Skip) {
+        } else {
             b_.open(std::move(v));
         }
         ++depth_;
@@ -476,8 +516,8 @@ private:
     {
         --depth_;
         if (mode_ == Mode::Skip) {
-            if (depth_ == 1)
-                mode_ = Mode::Top;
+            if (depth_ == skip_base_)
+                mode_ = skip_return_;
         } else if (mode_ == Mode::Nodes || mode_ == Mode::Links) {
             if (depth_ == 1) {
                 mode_ = Mode::Top;
@@ -502,6 +542,9 @@ private:
     std::string key_;
     Builder b_;
     json elem_;
+    bool skip_next_ = false;  // the next value is one no reader looks at
+    Mode skip_return_ = Mode::Top;
+    int skip_base_ = 0;  // the depth the skipped value opened at
 };
 
 }  // namespace
@@ -544,7 +587,8 @@ std::string json_error_text(const std::exception &e)
     std::string s = e.what();
     if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos)
         s = s.substr(s.find("] ") + 2);
-    return s;
+    // nlohmann quotes the whole token (a number of a million digits)
+    return s.size() > 300 ? s.substr(0, 297) + "..." : s;
 }
 
 json summary_json(const Topology &t)

@@ -229,7 +229,7 @@ void write_topology_tree(std::ostream &out, const Topology &t)
         if (!below.count(sw.island) && ++tops > 1 && tree.size() > 1)
             throw std::logic_error("topology.conf: switch " + t.islands[static_cast<std::size_t>(sw.island)].name +
                                    " would hang under no other switch (atoll's island names clash?)");
-    out << "# topology.conf for topology/tree, written by atoll-topo from " << t.fabric.source << "\n"
+    out << "# topology.conf for topology/tree, written by atoll-topo from " << escaped(t.fabric.source) << "\n"
         << "# " << t.switches.size() << " switches, " << t.hosts.size() << " hosts; leaf switches hold the"
         << " nodes, atoll islands (grp-*, pod-*, fabric) stand above them.\n";
     for (const TreeSwitch &sw : tree) {
@@ -400,7 +400,7 @@ BlockLayout block_layout(const Topology &t, int base_nodes, bool placeholders)
 void write_topology_block(std::ostream &out, const Topology &t, const BlockLayout &l)
 {
     out << "# topology.conf for topology/block (Slurm >= 23.11), written by atoll-topo from "
-        << t.fabric.source << "\n"
+        << escaped(t.fabric.source) << "\n"
         << "# " << l.blocks.size() - static_cast<std::size_t>(l.placeholders) << " blocks ("
         << (l.level == Level::Domain ? "NVLink domains" : "leaf islands") << ") of " << l.base
         << (l.placeholders > 0 ? " nodes (the median)" : " nodes or more")
@@ -438,7 +438,7 @@ void write_topology_block(std::ostream &out, const Topology &t) { write_topology
 void write_topology_yaml(std::ostream &out, const Topology &t, bool placeholders)
 {
     auto q = [](const std::string &v) { return "\"" + v + "\""; };  // names are [A-Za-z0-9._-] (analyse)
-    out << "# topology.yaml (Slurm >= 25.05), written by atoll-topo from " << t.fabric.source << "\n"
+    out << "# topology.yaml (Slurm >= 25.05), written by atoll-topo from " << escaped(t.fabric.source) << "\n"
         << "# Partitions pick one: Topology=atoll-tree (the default), atoll-block, atoll-flat.\n"
         << "---\n"
         << "- topology: atoll-tree\n"
@@ -616,7 +616,7 @@ std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &
     const std::string prefix = "network.topology.nvidia.com/";
     const char *keys[] = {"block", "spine", "datacenter"};
     std::map<std::pair<std::string, std::string>, K8sLabelChange> changes;  // (key, name)
-    out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << t.fabric.source << "\n";
+    out << "# Kubernetes node labels (topograph convention), written by atoll-topo from " << escaped(t.fabric.source) << "\n";
     std::map<std::string, const HostDomain *> domains;
     for (const HostDomain &d : t.fabric.domains)
         domains[d.host] = &d;
@@ -659,7 +659,7 @@ std::vector<K8sLabelChange> write_k8s_labels(std::ostream &out, const Topology &
 void write_features_conf(std::ostream &out, const Topology &t, const std::string &node_params,
                          const std::set<std::string> *only)
 {
-    out << "# Island node features for slurm.conf, written by atoll-topo from " << t.fabric.source << "\n";
+    out << "# Island node features for slurm.conf, written by atoll-topo from " << escaped(t.fabric.source) << "\n";
     // node_params describe the compute hosts (analyse(): the fabric's usual
     // adapter count); login, storage and UFM hosts get their features alone
     std::map<std::string, std::vector<std::string>> by_features, other;
@@ -680,7 +680,7 @@ void write_features_conf(std::ostream &out, const Topology &t, const std::string
 
 void write_feature_list(std::ostream &out, const Topology &t, const std::set<std::string> *only)
 {
-    out << "# HOST FEATURES: each host's island features, written by atoll-topo from " << t.fabric.source << "\n";
+    out << "# HOST FEATURES: each host's island features, written by atoll-topo from " << escaped(t.fabric.source) << "\n";
     for (std::size_t h = 0; h < t.hosts.size(); ++h)
         if (written(t.hosts[h], only))
             out << t.hosts[h].name << " " << join(host_features(t, static_cast<int>(h))) << "\n";

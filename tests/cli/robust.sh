@@ -27,15 +27,24 @@ deep() { i=0; s=; while [ $i -lt 1000 ]; do s="$s[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
 { printf '{"format": "atoll-fabric", "version": 1, "source": "x", "nodes": '; deep; } >"$work/deep-fabric.json"
 { printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", 1e999]}]}'; } >"$work/aws-bignum.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"], "X": 1e999}]}' >"$work/aws-bignum2.json"
+# a whole document, 100,000 deep inside a section the reader keeps (each of
+# them once crashed the reader: a recursive copy), in a member it never reads,
+# and a link that is no object
+closed() { deep; deep | tr '[' ']'; }
+for k in frontend undecided refused_claims unhealthy domains; do
+    { sed '$d' "$work/good.json"; printf ', "%s": [{"zz": ' "$k"; closed; printf '}]}\n'; } >"$work/deep-$k.json"
+done
+{ sed '$d' "$work/good.json"; printf ', "zz": '; closed; printf '}\n'; } >"$work/deep-unread.json"
+sed '0,/"links": \[/s//"links": [[1], /' "$work/good.json" >"$work/link-array.json"
 cache="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.cache"
 { head -c 8 "$cache"; printf '\377\377\377\017\377\377\377\017'; tail -c +17 "$cache"; } >"$work/hugecounts.cache"
 head -c 20000 "$cache" >"$work/truncated.cache"
 cp "$cache" "$work/corrupt.cache"
 printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 seek=100 conv=notrunc 2>/dev/null
 printf 'abc\000def' >"$work/nul-short.bin"
-hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json"
+hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w)))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 3))
 plan "$n"
 
 # run_all FILE: every subcommand and format; prints what went wrong, if anything
@@ -72,3 +81,33 @@ for f in $hostile; do
     if [ -z "$got" ]; then ok "every command on hostile $f: no crash, no internal error, errors name the file"
     else not_ok "every command on hostile $f: no crash, no internal error, errors name the file"; diag "$got"; fi
 done
+
+# the "source" a fabric.json claims goes into every file's comment escaped:
+# a newline in it must not start a live topology.conf or view line
+sed '0,/"source": "[^"]*"/s//"source": "x\\nSwitchName=evil Nodes=node[001-032]\\n#"/' "$work/good.json" >"$work/inject.json"
+bad=
+for fmt in tree block yaml view islands features; do
+    "$TOPO" slurm "$work/inject.json" --format "$fmt" -o "$work/inject.$fmt" 2>/dev/null || bad="$bad $fmt:exit"
+    grep -q '^SwitchName=evil' "$work/inject.$fmt" && bad="$bad $fmt"
+done
+if [ -z "$bad" ] && grep -q 'from x\\nSwitchName=evil' "$work/inject.tree"; then
+    ok "a newline in fabric.json's source stays in the comment, escaped (tree, block, yaml, view, islands, features)"
+else
+    not_ok "a newline in fabric.json's source stays in the comment, escaped"; diag "bad:$bad" "$(head -3 "$work/inject.tree")"
+fi
+# a pipe or FIFO named as the input is refused at once, naming the path
+# (its first bytes cannot be read twice); standard input is -
+mkfifo "$work/fifo"
+timeout 20 "$TOPO" show "$work/fifo" >/dev/null 2>"$work/fifo.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "fifo: not a regular file (a pipe or FIFO)" "$work/fifo.err"; then
+    ok "a FIFO as the input: refused at once (no writer needed), naming it"
+else
+    not_ok "a FIFO as the input: refused at once (no writer needed), naming it"; diag "rc $rc" "$(cat "$work/fifo.err")"
+fi
+timeout 20 "$PLACE" place "$work/fifo" --nodes 2 >/dev/null 2>"$work/fifo.err"; rc1=$?
+"$TOPO" show - <"$work/good.json" >/dev/null 2>&1; rc2=$?
+if [ $rc1 -eq 1 ] && grep -q "not a regular file" "$work/fifo.err" && [ $rc2 -eq 0 ]; then
+    ok "atoll-place refuses the FIFO too (it used to open it twice and hang); - reads standard input"
+else
+    not_ok "atoll-place refuses the FIFO too; - reads standard input"; diag "rc $rc1 $rc2" "$(cat "$work/fifo.err")"
+fi

@@ -111,7 +111,7 @@ TEST_CASE("fabric.json streamed reads as the whole document does", "[json]")
           std::string::npos);
     CHECK(both_ways("{\"links\":[5],\"nodes\":[{\"guid\":\"zz\"}]," + hdr + "}").find("nodes[0]: \"guid\" is \"zz\"") !=
           std::string::npos);
-    CHECK(both_ways("{\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":1}}],\"nodes\":[]," + hdr + "}").find("key 'b' not found") !=
+    CHECK(both_ways("{\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":1}}],\"nodes\":[]," + hdr + "}").find("links[0]: \"b\" is missing, expected a cable end") !=
           std::string::npos);
     // a syntax error after a wrong element is still the message
     CHECK(both_ways("{\"nodes\":[{\"guid\":\"zz\"}],\"links\":[]," + hdr + ",\"x\":[1,}").find("parse error") != std::string::npos);
