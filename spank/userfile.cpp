@@ -40,8 +40,7 @@ bool write_all(int fd, const char *p, std::size_t n)
 // After fork, in a copy of a process whose other threads may hold any lock:
 // system calls only, no allocation, no C++ library, and _exit. Every signal
 // is blocked (the caller's mask), so no handler of the parent's runs here.
-[[noreturn]] void reader_child(const char *path, std::size_t max, int out, int open_max, const ReadAs *as,
-                               const gid_t *groups, std::size_t ngroups)
+[[noreturn]] void reader_child(const char *path, std::size_t max, int out, int open_max, const ReadAs *as)
 {
     prctl(PR_SET_NAME, "atoll-reader", 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -76,7 +75,8 @@ bool write_all(int fd, const char *p, std::size_t n)
     unsigned char status = 0;
     uid_t u = as ? as->uid : geteuid();
     gid_t g = as ? as->gid : getegid();
-    if ((as && syscall(SYS_setgroups, ngroups, groups) != 0) || syscall(SYS_setresgid, g, g, g) != 0 ||
+    // (the vector's data() and size() read two pointers: no allocation)
+    if ((as && syscall(SYS_setgroups, as->groups.size(), as->groups.data()) != 0) || syscall(SYS_setresgid, g, g, g) != 0 ||
         syscall(SYS_setresuid, u, u, u) != 0) {
         status = not_as_user;
         write_all(out, reinterpret_cast<const char *>(&status), 1);
@@ -147,8 +147,6 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
         return r;
     }
     const char *cpath = path.c_str();
-    const gid_t *groups = as ? as->groups.data() : nullptr;  // the child allocates nothing
-    std::size_t ngroups = as ? as->groups.size() : 0;
     // the child's descriptor bound, for a kernel without close_range
     struct rlimit nofile{};
     int open_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < (1u << 20)
@@ -160,7 +158,7 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
     pid_t pid = fork();
     if (pid == 0) {
         ::close(p[0]);
-        reader_child(cpath, max, p[1], open_max, as, groups, ngroups);
+        reader_child(cpath, max, p[1], open_max, as);
     }
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);

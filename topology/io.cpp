@@ -71,11 +71,12 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
     struct stat st;
-    if (path != "-" && (fmt == InputFormat::Lldp || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))))
+    bool known = path != "-" && stat(path.c_str(), &st) == 0;
+    if (path != "-" && (fmt == InputFormat::Lldp || (known && S_ISDIR(st.st_mode))))
         return load_lldp(path, roles);
     // a pipe or FIFO cannot be read twice (the format is told from its
     // first bytes) and a device may never end: standard input is "-"
-    if (path != "-" && stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    if (known && !S_ISREG(st.st_mode))
         throw InputError(path + ": not a regular file (a " +
                          (S_ISFIFO(st.st_mode) ? std::string("pipe or FIFO") : S_ISCHR(st.st_mode) ? "character device"
                                                                               : "special file") +

@@ -220,23 +220,19 @@ Link link_from(const json &l, const std::string &where)
 // streaming reader), and the first element that was wrong, if one was.
 template <class T> struct Read {
     std::vector<T> items;
-    bool failed = false;
-    std::string error;  // the whole message, source first
+    std::string error;  // the whole message, source first; empty while every element was right
 };
 
 template <class T>
 void read_element(Read<T> &r, const json &e, const std::string &source, const char *array, T (*from)(const json &, const std::string &))
 {
-    if (r.failed) {
+    if (!r.error.empty())
         return;
-    }
     try {
         r.items.push_back(from(e, source + ": " + array + "[" + std::to_string(r.items.size()) + "]"));
     } catch (const InputError &x) {
-        r.failed = true;
         r.error = x.what();
     } catch (const json::exception &x) {
-        r.failed = true;
         r.error = source + ": " + json_error_text(x);
     }
 }
@@ -261,7 +257,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
         if (!j.contains("nodes") || !j["nodes"].is_array() || !j.contains("links") || !j["links"].is_array())
             throw InputError(source + ": found no \"nodes\" and \"links\" arrays, expected an atoll fabric file");
         if (nodes) {
-            if (nodes->failed)
+            if (!nodes->error.empty())
                 throw InputError(nodes->error);
             f.nodes = std::move(nodes->items);
         } else {
@@ -269,7 +265,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
                 f.nodes.push_back(node_from(n, source + ": nodes[" + std::to_string(i++) + "]"));
         }
         if (links) {
-            if (links->failed)
+            if (!links->error.empty())
                 throw InputError(links->error);
             f.links = std::move(links->items);
         } else {
@@ -377,8 +373,8 @@ private:
 // fabric.json as it streams in: each element of "nodes" and "links" is read
 // and dropped as soon as it is complete, and "analysis" (derived, often a
 // third of the file) is never built; the rest is kept as a DOM for
-// assemble(). At 100,000 hosts that is 5 times faster than parsing the
-// whole document first (docs/benchmarks.md).
+// assemble(). At 100,000 hosts that reads in 1.7 s and 134 MiB against the
+// whole document's 2.8 s and 830 MiB (docs/benchmarks.md).
 class FabricSax : public nlohmann::json_sax<json> {
 public:
     explicit FabricSax(const std::string &source) : source_(source) {}
@@ -386,8 +382,7 @@ public:
     json top;
     Read<Node> nodes;
     Read<Link> links;
-    bool parse_failed = false;
-    std::string parse_message;
+    std::string parse_message;  // a syntax error, when there was one
 
     bool null() override { return scalar(json(nullptr)); }
     bool boolean(bool v) override { return scalar(json(v)); }
@@ -417,7 +412,6 @@ public:
     }
     bool parse_error(std::size_t, const std::string &, const json::exception &e) override
     {
-        parse_failed = true;
         parse_message = source_ + ": " + json_error_text(e);
         return false;
     }
@@ -440,6 +434,14 @@ private:
         return false;
     }
 
+    // a "nodes" or "links" member again: the last one counts, as in a DOM
+    void restart(const std::string &k)
+    {
+        if (k == "nodes")
+            nodes = {};
+        else if (k == "links")
+            links = {};
+    }
     void element(const json &e)
     {
         if (mode_ == Mode::Nodes)
@@ -454,10 +456,7 @@ private:
         } else if (depth_ == 0) {
             top = std::move(v);
         } else if (depth_ == 1 && mode_ == Mode::Top) {  // a member of the top object
-            if (key_ == "nodes")
-                nodes = {};
-            else if (key_ == "links")
-                links = {};
+            restart(key_);
             top[key_] = std::move(v);
         } else if (mode_ == Mode::Build) {
             b_.value(std::move(v));
@@ -486,18 +485,11 @@ private:
                 b_.open(std::move(v));
             }
         } else if (depth_ == 1 && mode_ == Mode::Top) {
+            restart(key_);
             if ((key_ == "nodes" || key_ == "links") && v.is_array()) {
                 mode_ = key_ == "nodes" ? Mode::Nodes : Mode::Links;
-                if (key_ == "nodes")
-                    nodes = {};
-                else
-                    links = {};
                 top[key_] = json::array();
             } else {
-                if (key_ == "nodes")
-                    nodes = {};
-                else if (key_ == "links")
-                    links = {};
                 mode_ = Mode::Build;
                 b_.reset(&top[key_]);
                 b_.open(std::move(v));
@@ -562,7 +554,7 @@ Fabric load_fabric_json(std::istream &in, const std::string &source)
         // parse errors say the line and column; an overlong number is out_of_range
         throw InputError(source + ": " + json_error_text(e));
     }
-    if (sax.parse_failed)
+    if (!sax.parse_message.empty())
         throw InputError(sax.parse_message);
     return assemble(sax.top, source, &sax.nodes, &sax.links);
 }
