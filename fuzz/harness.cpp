@@ -156,6 +156,11 @@ Fabric fabric_json_both_ways(const std::string &bytes)
     try {
         nlohmann::json j = nlohmann::json::parse(bytes);
         whole = fabric_from_json(j, "fuzz.json");
+        std::size_t nul = bytes.find('\0');
+        if (nul != std::string::npos && nul + 1 < bytes.size()) {
+            whole.reset();
+            whole_error = std::string("fuzz.json: ") + kBytesAfterNul;
+        }
     } catch (const nlohmann::json::exception &e) {
         whole_error = "fuzz.json: " + json_error_text(e);
     } catch (const InputError &e) {

@@ -1,6 +1,8 @@
 #include "topology/io.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cctype>
 #include <cstring>
@@ -8,6 +10,8 @@
 #include <fcntl.h>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <new>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,7 +41,81 @@ std::string first_json_key(const std::string &s)
     return e == std::string::npos ? "" : s.substr(q + 1, e - q - 1);
 }
 
+Fabric load_fabric_from(std::istream &in, const std::string &name, const std::string &path, InputFormat fmt,
+                        const std::string &head, const CsvColumns &columns, const NicRoles &roles, const HostMap *hosts);
+
 }  // namespace
+
+PipeBuf::PipeBuf(std::streambuf *src, std::uint64_t limit) : src_(src), limit_(limit) {}
+
+std::string PipeBuf::read_head()
+{
+    int c;
+    while ((c = next()) != EOF && std::isspace(c)) {
+        if (c == '\n') {
+            ++newlines_;
+            blanks_.clear();
+        } else if (blanks_.size() < 4096) {
+            blanks_ += static_cast<char>(c);
+        }
+    }
+    std::string h;
+    if (c != EOF) {
+        h += static_cast<char>(c);
+        while (h.size() < 4096 && (c = next()) != EOF)
+            h += static_cast<char>(c);
+    }
+    replay_ = blanks_ + h;
+    return h;
+}
+
+PipeBuf::int_type PipeBuf::underflow()
+{
+    if (gptr() < egptr())
+        return traits_type::to_int_type(*gptr());
+    if (newlines_ > 0) {
+        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(newlines_, sizeof chunk_));
+        std::fill(chunk_, chunk_ + n, '\n');
+        newlines_ -= n;
+        setg(chunk_, chunk_, chunk_ + n);
+        return traits_type::to_int_type(*gptr());
+    }
+    if (!replay_.empty()) {
+        held_.swap(replay_);
+        replay_.clear();
+        setg(&held_[0], &held_[0], &held_[0] + held_.size());
+        return traits_type::to_int_type(*gptr());
+    }
+    std::streamsize n = fill(chunk_, sizeof chunk_);
+    if (n <= 0)
+        return traits_type::eof();
+    setg(chunk_, chunk_, chunk_ + n);
+    return traits_type::to_int_type(*gptr());
+}
+
+// at most what is left under the limit; at the limit, one byte more tells an
+// input of exactly the limit from a longer one
+std::streamsize PipeBuf::fill(char *to, std::streamsize want)
+{
+    if (overflowed_)
+        return 0;
+    if (taken_ >= limit_) {
+        if (src_->sgetc() != EOF)
+            overflowed_ = true;
+        return 0;
+    }
+    want = static_cast<std::streamsize>(std::min<std::uint64_t>(static_cast<std::uint64_t>(want), limit_ - taken_));
+    std::streamsize n = src_->sgetn(to, want);
+    if (n > 0)
+        taken_ += static_cast<std::uint64_t>(n);
+    return n;
+}
+
+int PipeBuf::next()
+{
+    char c;
+    return fill(&c, 1) == 1 ? static_cast<unsigned char>(c) : EOF;
+}
 
 std::string input_head(std::istream &in)
 {
@@ -81,25 +159,52 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
                          (S_ISFIFO(st.st_mode) ? std::string("pipe or FIFO") : S_ISCHR(st.st_mode) ? "character device"
                                                                               : "special file") +
                          "), expected a file; give a pipe as - (standard input)");
-    std::ifstream file;
-    std::istringstream piped;
-    std::istream *in = &piped;
     std::string name = path == "-" ? "<stdin>" : path;
+    std::unique_ptr<PipeBuf> piped;
+    std::ifstream file;
+    std::istream piped_in(nullptr);
+    std::istream *in = &file;
+    std::string h;
     if (path == "-") {
-        std::ostringstream all;
-        all << std::cin.rdbuf();
-        piped.str(all.str());
+        // read as it streams in, not gathered first: a fabric.json's
+        // elements are dropped as they are read, and an endless pipe stops
+        // at the limit
+        piped = std::make_unique<PipeBuf>(std::cin.rdbuf(), kStdinLimit);
+        if (fmt == InputFormat::Auto)
+            h = piped->read_head();
+        piped_in.rdbuf(piped.get());
+        in = &piped_in;
     } else {
         file.open(path, std::ios::binary);
         if (!file)
             throw InputError(path + ": cannot open: " + std::strerror(errno));
-        in = &file;
+        if (fmt == InputFormat::Auto)
+            h = input_head(file);
     }
+    try {
+        Fabric f = load_fabric_from(*in, name, path, fmt, h, columns, roles, hosts);
+        if (piped && piped->overflowed())
+            throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
+        return f;
+    } catch (const InputError &) {
+        if (piped && piped->overflowed())
+            throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
+        throw;
+    } catch (const std::bad_alloc &) {
+        throw InputError(name + ": out of memory while reading it");
+    }
+}
+
+namespace {
+
+Fabric load_fabric_from(std::istream &in_, const std::string &name, const std::string &path, InputFormat fmt,
+                        const std::string &h, const CsvColumns &columns, const NicRoles &roles, const HostMap *hosts)
+{
+    std::istream *in = &in_;
     if (fmt == InputFormat::Auto) {
         // Look at the first bytes: a cloud's keys, '{' is JSON, a NUL byte a
         // binary cache file. 4 KiB: a cloud's list answer may name its kind
         // only after a few hundred bytes of other fields.
-        std::string h = input_head(*in);
         bool ours = is_atoll_fabric(h);
         std::string cloud = ours ? "" : cloud_format(h);
         if (!ours && looks_like_lldp(h))
@@ -141,6 +246,8 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
     }
     return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
 }
+
+}  // namespace
 
 void write_file_atomically(const std::string &path, const std::function<void(std::ostream &)> &write)
 {

@@ -1,8 +1,10 @@
 // Thin file wrappers around the stream readers and writers.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <streambuf>
 #include <string>
 
 #include "topology/cloud.hpp"
@@ -24,6 +26,36 @@ enum class InputFormat { Auto, Text, Cache, Json, Csv, Aws, Gcp, Oci, Nebius, Ll
 // hosts of a cloud or CSV input as Slurm names them.
 Fabric load_fabric(const std::string &path, InputFormat fmt = InputFormat::Auto, const CsvColumns &columns = {},
                    const NicRoles &roles = {}, const HostMap *hosts = nullptr);
+
+// The most load_fabric() reads from standard input ("-"); a file has no bound.
+constexpr std::uint64_t kStdinLimit = std::uint64_t(1) << 30;  // 1 GiB
+
+// A pipe read as it streams in, as a file is: read_head() takes its first
+// bytes (to tell the format: up to the first non-blank byte and 4 KiB from
+// it), which are then handed out again before the rest. The leading blanks
+// are kept as their newlines and the last line's blanks, so a reader's line
+// and column numbers are the input's. Past `limit` bytes the input ends and
+// overflowed() says so (an error thrown from here would be swallowed by
+// istream and look like the end of the input).
+class PipeBuf : public std::streambuf {
+public:
+    PipeBuf(std::streambuf *src, std::uint64_t limit);
+    std::string read_head();
+    bool overflowed() const { return overflowed_; }
+
+protected:
+    int_type underflow() override;
+
+private:
+    std::streamsize fill(char *to, std::streamsize want);
+    int next();
+
+    std::streambuf *src_;
+    std::uint64_t limit_, taken_ = 0, newlines_ = 0;
+    bool overflowed_ = false;
+    std::string blanks_, replay_, held_;
+    char chunk_[65536];
+};
 
 // The first 4 KiB of an input after its leading whitespace, the stream
 // rewound: what load_fabric looks at to tell the format.

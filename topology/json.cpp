@@ -556,7 +556,12 @@ Fabric load_fabric_json(std::istream &in, const std::string &source)
     }
     if (!sax.parse_message.empty())
         throw InputError(sax.parse_message);
-    return assemble(sax.top, source, &sax.nodes, &sax.links);
+    Fabric f = assemble(sax.top, source, &sax.nodes, &sax.links);
+    // nlohmann's lexer takes a NUL byte for the end of the input: bytes
+    // after one are not part of the document, not ignored
+    if (in.rdbuf() && in.rdbuf()->sgetc() != std::char_traits<char>::eof())
+        throw InputError(source + ": " + kBytesAfterNul);
+    return f;
 }
 
 std::string json_text(const json &j, int indent)

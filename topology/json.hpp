@@ -19,8 +19,11 @@ Fabric fabric_from_json(const nlohmann::json &j, const std::string &source);
 
 void save_fabric_json(std::ostream &out, const Topology &t);
 // Reads as the file streams in (never the whole document at once); its
-// result and messages are fabric_from_json(json::parse(in))'s.
+// result and messages are fabric_from_json(json::parse(in))'s, but that
+// bytes after a NUL byte (which ends nlohmann's input) are refused with
+// kBytesAfterNul.
 Fabric load_fabric_json(std::istream &in, const std::string &source);
+constexpr const char *kBytesAfterNul = "a NUL byte and more after the end of the JSON document, expected the end of the file";
 
 // `atoll-topo show --json`: counts, tiers, rails, islands per level, speeds.
 nlohmann::json summary_json(const Topology &t);

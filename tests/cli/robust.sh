@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 3))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 5))
 plan "$n"
 
 # run_all FILE: every subcommand and format; prints what went wrong, if anything
@@ -110,4 +110,23 @@ if [ $rc1 -eq 1 ] && grep -q "not a regular file" "$work/fifo.err" && [ $rc2 -eq
     ok "atoll-place refuses the FIFO too (it used to open it twice and hang); - reads standard input"
 else
     not_ok "atoll-place refuses the FIFO too; - reads standard input"; diag "rc $rc1 $rc2" "$(cat "$work/fifo.err")"
+fi
+# standard input is read as it streams in, as a file is: its line numbers
+# are the input's (leading blank lines kept), and bytes after a NUL that
+# ends the JSON document are refused, from a file or a pipe
+{ printf '\n\n\n  x'; cat "$work/good.json"; } | "$TOPO" show - >/dev/null 2>"$work/pipe.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q '^atoll-topo: <stdin>:4: ' "$work/pipe.err"; then
+    ok "a pipe: the error names <stdin> and the input's own line (blank lines before it counted)"
+else
+    not_ok "a pipe: the error names <stdin> and the input's own line"; diag "rc $rc" "$(cat "$work/pipe.err")"
+fi
+{ cat "$work/good.json"; printf '\000{"nodes":[]}'; } >"$work/nul.json"
+"$TOPO" show "$work/nul.json" >/dev/null 2>"$work/nul.err"; rc1=$?
+cat "$work/nul.json" | "$TOPO" show - >/dev/null 2>>"$work/nul.err"; rc2=$?
+cat "$work/good.json" | "$PLACE" place - --nodes 2 >/dev/null 2>&1; rc3=$?
+if [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(grep -c 'a NUL byte and more after the end of the JSON document' "$work/nul.err")" -eq 2 ] &&
+    grep -q '^atoll-topo: .*nul.json: a NUL' "$work/nul.err" && [ $rc3 -eq 0 ]; then
+    ok "bytes after a NUL byte that ends fabric.json are refused (file and pipe); atoll-place reads a pipe"
+else
+    not_ok "bytes after a NUL byte that ends fabric.json are refused"; diag "rc $rc1 $rc2 $rc3" "$(cat "$work/nul.err")"
 fi

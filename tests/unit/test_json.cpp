@@ -1,10 +1,12 @@
 #include "catch.hpp"
 #include <nlohmann/json.hpp>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <sstream>
 
 #include "testdata.hpp"
+#include "topology/io.hpp"
 #include "topology/json.hpp"
 
 using namespace atl;
@@ -123,5 +125,75 @@ TEST_CASE("fabric.json streamed reads as the whole document does", "[json]")
         std::string t = good;
         t[rng() % t.size()] = bytes[rng() % (sizeof bytes - 1)];
         both_ways(t);
+    }
+}
+
+TEST_CASE("fabric.json: bytes after a NUL byte are refused, not ignored", "[json]")
+{
+    std::stringstream ss;
+    save_fabric_json(ss, generated(2, 2, 3, 2));
+    const std::string good = ss.str();
+    // nlohmann's lexer ends the input at a NUL, so its own parser takes this
+    // for the document alone
+    const std::string tail = good + std::string(1, '\0') + "{\"nodes\":[]}";
+    CHECK_NOTHROW(nlohmann::json::parse(tail));
+    std::istringstream in(tail);
+    try {
+        load_fabric_json(in, "f.json");
+        FAIL("bytes after a NUL were read as the end of the file");
+    } catch (const InputError &e) {
+        CHECK(std::string(e.what()) == "f.json: a NUL byte and more after the end of the JSON document, expected the end of the file");
+    }
+    // a NUL as the last byte ends the document, as the end of the file does
+    std::istringstream last(good + std::string(1, '\0'));
+    CHECK_NOTHROW(load_fabric_json(last, "f.json"));
+}
+
+TEST_CASE("a pipe is read as it streams in, its head handed out again, up to a limit", "[json][io]")
+{
+    SECTION("blank lines before the text keep a reader's line numbers")
+    {
+        std::istringstream src("\n\n  \t\n   {\"format\"\nrest");
+        PipeBuf buf(src.rdbuf(), 1000);
+        CHECK(buf.read_head() == "{\"format\"\nrest");
+        std::istream in(&buf);
+        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        CHECK(all == "\n\n\n   {\"format\"\nrest");
+        CHECK_FALSE(buf.overflowed());
+    }
+    SECTION("bytes past the head come from the pipe, and the head is 4 KiB")
+    {
+        std::string text(10000, 'x');
+        for (std::size_t i = 0; i < text.size(); i += 7)
+            text[i] = static_cast<char>('a' + i % 26);
+        std::istringstream src(text);
+        PipeBuf buf(src.rdbuf(), 1 << 20);
+        CHECK(buf.read_head() == text.substr(0, 4096));
+        std::istream in(&buf);
+        std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        CHECK(all == text);
+    }
+    SECTION("an input of exactly the limit is whole; one byte more ends it and says so")
+    {
+        std::istringstream exact(std::string(100, 'y'));
+        PipeBuf a(exact.rdbuf(), 100);
+        std::istream ina(&a);
+        std::string got((std::istreambuf_iterator<char>(ina)), std::istreambuf_iterator<char>());
+        CHECK(got.size() == 100);
+        CHECK_FALSE(a.overflowed());
+        std::istringstream over(std::string(101, 'y'));
+        PipeBuf b(over.rdbuf(), 100);
+        b.read_head();
+        std::istream inb(&b);
+        std::string cut((std::istreambuf_iterator<char>(inb)), std::istreambuf_iterator<char>());
+        CHECK(cut.size() == 100);
+        CHECK(b.overflowed());
+    }
+    SECTION("an endless run of blanks stops at the limit too")
+    {
+        std::istringstream src(std::string(5000, '\n'));
+        PipeBuf buf(src.rdbuf(), 4000);
+        CHECK(buf.read_head().empty());
+        CHECK(buf.overflowed());
     }
 }
