@@ -21,6 +21,7 @@ struct GpuHca {
     std::string hca;            // "mlx5_0"; empty when the node has none
     std::string distance;       // PIX, PXB, PHB, NODE, SYS
     int ties = 1;               // HCAs equally near (same class and depth); > 1: none is this GPU's own
+    std::string hca_busid;      // the PCI device hwloc puts the HCA under; "" unknown
 };
 // From a saved hwloc XML, or the live machine when xml is "". Nearest = the
 // best distance class, then the deepest common ancestor, among the HCAs
@@ -29,7 +30,7 @@ struct GpuHca {
 std::vector<GpuHca> node_gpu_hcas(const std::string &xml,
                                   const std::function<bool(const std::string &)> &keep = nullptr);
 
-// The same through `fn`: atl_gpu_hcas itself, or as the plugin finds it in
+// The same through `fn`: atl_gpu_hcas2 itself, or as the plugin finds it in
 // atoll-hwloc.so (header-only, so that the plugin does not link hwloc).
 inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &xml,
                                         const std::function<bool(const std::string &)> &keep = nullptr)
@@ -62,6 +63,7 @@ inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &x
         r.hca = raw[static_cast<std::size_t>(g)].hca;
         r.distance = raw[static_cast<std::size_t>(g)].distance;
         r.ties = raw[static_cast<std::size_t>(g)].ties;
+        r.hca_busid = raw[static_cast<std::size_t>(g)].hca_busid;
         out.push_back(r);
     }
     return out;

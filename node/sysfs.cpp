@@ -95,6 +95,26 @@ bool GidEntry::link_local() const
     return w[0] == 0xfe80 && w[1] == 0 && w[2] == 0 && w[3] == 0;
 }
 
+bool GidEntry::routable() const
+{
+    auto w = words_of(gid);
+    if (zero())
+        return false;
+    if (ipv4()) {
+        unsigned a = w[6] >> 8, b = w[6] & 0xff;
+        return !(a == 169 && b == 254) && a != 127 && !(w[6] == 0 && w[7] == 0);
+    }
+    bool loopback = std::all_of(w.begin(), w.begin() + 7, [](unsigned x) { return x == 0; }) && w[7] == 1;
+    return (w[0] & 0xffc0) != 0xfe80 && !loopback;
+}
+
+bool NodePort::active() const
+{
+    // "%d: %s" (drivers/infiniband/core/sysfs.c state_show); blanks at its end allowed
+    std::size_t e = state.find_last_not_of(" \t\r\n");
+    return e != std::string::npos && state.compare(0, e + 1, "4: ACTIVE") == 0;
+}
+
 int nccl_gid_index(const NodePort &p, bool want_ipv6, int roce_version)
 {
     int cur = 0;
@@ -139,7 +159,7 @@ std::vector<const GidEntry *> routable_gids(const NodePort &p)
 {
     std::vector<const GidEntry *> v4, v6;
     for (const GidEntry &e : p.gids)
-        if (e.version == 2 && nccl_valid(&e))
+        if (e.version == 2 && e.routable())
             (e.ipv4() ? v4 : v6).push_back(&e);
     v4.insert(v4.end(), v6.begin(), v6.end());
     return v4;
@@ -186,8 +206,19 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
                 if (!nd.empty() && std::find(np.netdevs.begin(), np.netdevs.end(), nd) == np.netdevs.end())
                     np.netdevs.push_back(nd);
             }
+            np.own_net = list_dir(base + "/" + dev + "/device/net");
+            {
+                char link[4096];
+                ssize_t n = ::readlink((base + "/" + dev + "/device").c_str(), link, sizeof link - 1);
+                if (n > 0) {
+                    std::string l(link, static_cast<std::size_t>(n));
+                    np.pci = l.substr(l.rfind('/') == std::string::npos ? 0 : l.rfind('/') + 1);
+                    for (char &c : np.pci)
+                        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                }
+            }
             if (np.netdevs.empty())
-                np.netdevs = list_dir(base + "/" + dev + "/device/net");
+                np.netdevs = np.own_net;
             // a RoCE LAG (mlx5_bond_0) names the bond; LLDP names its members
             for (const std::string &nd : np.netdevs) {
                 if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
@@ -231,10 +262,16 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
             }
             // mlx5: "Global tclass=106" once set (cma_roce_tos or the tc file itself)
             std::string tc = read_line(base + "/" + dev + "/tc/" + p + "/traffic_class");
-            std::size_t at = tc.find("tclass=");
+            // decimal as the driver prints it; anything else ("0x6a",
+            // "106junk", "+106") is no class known, never a misread one
+            std::size_t at = tc.rfind("Global tclass=", 0) == 0 ? 14 : std::string::npos;
             if (at != std::string::npos) {
-                int v = std::atoi(tc.c_str() + at + 7);
-                if (v >= 0 && v <= 255)
+                std::size_t e = at;
+                while (e < tc.size() && e - at < 4 && std::isdigit(static_cast<unsigned char>(tc[e])))
+                    ++e;
+                int v = e > at && e - at <= 3 ? std::atoi(tc.substr(at, e - at).c_str()) : -1;
+                bool rest_blank = tc.find_first_not_of(" \t\r\n", e) == std::string::npos;
+                if (v >= 0 && v <= 255 && rest_blank)
                     np.traffic_class = v;
             }
             out.push_back(np);

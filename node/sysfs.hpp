@@ -22,7 +22,11 @@ struct GidEntry {
 
     bool ipv4() const;          // IPv4-mapped (::ffff:a.b.c.d), as NCCL's getGidAddrFamily
     bool zero() const;          // no address (an unused slot)
-    bool link_local() const;    // fe80::/64 prefix
+    bool link_local() const;    // fe80::/64 prefix (NCCL's linkLocalGid)
+    // an address routers forward: set, not IPv6 link-local (fe80::/10, RFC
+    // 4291) or loopback, not IPv4 link-local (169.254/16, RFC 3927), loopback
+    // (127/8) or 0.0.0.0
+    bool routable() const;
 };
 
 struct NodePort {
@@ -32,6 +36,8 @@ struct NodePort {
     std::string state;          // "4: ACTIVE"
     std::string rate;           // "200 Gb/sec (4X HDR)"
     std::vector<std::string> netdevs;   // from the GIDs' ndevs, or device/net
+    std::vector<std::string> own_net;   // device/net: the netdevs of the device's own PCI function
+    std::string pci;                    // where its device link points ("0000:3b:00.0"); "" none
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)
     std::vector<GidEntry> gids;         // Ethernet: the GID table's entries with an address, by index
     int gid_table_len = 0;              // how many slots the table has
@@ -39,7 +45,9 @@ struct NodePort {
     std::string roce_v2_gid;    // its address
     int traffic_class = -1;     // <hca>/tc/<port>/traffic_class "tclass=N"; -1 when none is set
 
-    bool active() const { return state.find("ACTIVE") != std::string::npos; }
+    // the kernel's "4: ACTIVE" (IBV_PORT_ACTIVE), the one state NCCL and UCX
+    // open a port in; "5: ACTIVE_DEFER" is not it
+    bool active() const;
 };
 // What NCCL (>= 2.21, ncclIbGetGidIndex in net_ib) takes on a RoCE port
 // without NCCL_IB_GID_INDEX: index 0 first, then each later slot replaces it
@@ -53,8 +61,8 @@ int nccl_gid_index(const NodePort &p, bool want_ipv6 = false, int roce_version =
 // IPv6 link-local, then the same for v1; entries whose interface ID is zero
 // are skipped. -1 when there is none (UCX then takes index 0).
 int ucx_gid_index(const NodePort &p);
-// The GIDs a routed RoCE fabric can carry: RoCE v2, set, not link-local,
-// IPv4 ones first (then IPv6), in table order.
+// The GIDs a routed RoCE fabric can carry: RoCE v2 and routable(), IPv4
+// ones first (then IPv6), in table order.
 std::vector<const GidEntry *> routable_gids(const NodePort &p);
 
 // A small file read whole, at most `max` bytes, never blocking: a FIFO or a

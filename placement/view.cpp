@@ -20,6 +20,9 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
     FabricSummary s;
     s.source = t.fabric.source;
     s.kind = t.fabric.kind;
+    for (const std::string &h : t.fabric.undecided)
+        if (host_name_problem(h).empty())
+            s.undecided.insert(h);
     s.rail_optimised = t.rail_optimised;
     // Do rail planes meet above the leaves? Components of the switch graph.
     std::vector<int> comp(t.switches.size(), -1);
@@ -182,6 +185,10 @@ void write_summary(std::ostream &out, const FabricSummary &s)
             << (kv.second.domain < 0 || kv.second.domain_id.empty() ? "-" : kv.second.domain_id) << " "
             << (kv.second.domain < 0 || kv.second.subdomain.empty() ? "-" : kv.second.subdomain) << "\n";
     }
+    if (!s.undecided.empty())
+        out << "# undecided HOST: its compute NICs were not told from its front-end ones\n";
+    for (const std::string &h : s.undecided)
+        out << "undecided " << h << "\n";
 }
 
 FabricSummary read_summary(std::istream &in, const std::string &source)
@@ -299,8 +306,15 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             }
             if (!s.hosts.emplace(nm, std::move(h)).second)
                 fail("each host once");
+        } else if (kind == "undecided" && v3) {
+            std::string nm, extra;
+            if (!(ls >> nm) || (ls >> extra))
+                fail("undecided HOST");
+            if (s.undecided.size() >= max_hosts)
+                fail("at most " + std::to_string(max_hosts) + " undecided hosts");
+            s.undecided.insert(name(nm, host_name_problem(nm), "a host name"));
         } else {
-            fail("a source, kind, rails, island or host line");
+            fail("a source, kind, rails, island, host or undecided line");
         }
     }
     if (v1)  // a view 1 marked leaf islands alone: SHARP above them is unknown

@@ -8,6 +8,7 @@
 #include <array>
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,11 @@ struct FabricSummary {
     bool rails_meet = true;    // rail planes joined above the leaves
     std::vector<ViewIsland> islands;
     std::map<std::string, ViewHost> hosts;
+    // hosts whose compute NICs could not be told from their front-end ones
+    // (LLDP without speeds, no HOST.node.json, no --compute/--frontend):
+    // every interface was taken as a rail, so their adapters are not known
+    // ("undecided HOST" lines, view 3)
+    std::set<std::string> undecided;
 };
 
 FabricSummary summarise(const Topology &t, const Cluster &c);

@@ -83,7 +83,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
             for (const GidEntry &g : p->gids)
                 if (g.index == cfg.gid_index)
                     e = &g;
-            std::string bad = !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : e->link_local() ? "a link-local GID (" + e->gid + ")" : "";
+            std::string bad = !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : !e->routable() ? "a link-local or loopback GID (" + e->gid + ")" : "";
             if (!bad.empty()) {
                 std::string why = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + port_name(p) +
                                   ": not set (a wrong GID times out every connection)";
@@ -129,7 +129,8 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     for (const NodePort *p : ports) {
         std::vector<const GidEntry *> r = routable_gids(*p);
         if (r.empty()) {
-            skip("NCCL_IB_GID_INDEX", port_name(p) + " has no routable RoCE v2 GID (only link-local or none): check its "
+            skip("NCCL_IB_GID_INDEX", port_name(p) + " has no routable RoCE v2 GID (only link-local, such as fe80::/10 or "
+                                                      "169.254/16, or none): check its "
                                                       "IP address; NCCL would take " + std::to_string(nccl_gid_index(*p)));
             return;
         }
@@ -529,6 +530,12 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         skip("NCCL_IB_HCA", profile_note(f.profile));
         return record();
     }
+    if (s.undecided.count(step.node)) {
+        skip("NCCL_IB_HCA", "the fabric could not tell this node's compute NICs from its front-end ones (LLDP without "
+                            "speeds): which adapters are rails is not known; name them (atoll-topo discover --compute or "
+                            "--frontend, or HOST.node.json) and NCCL's own choice is left until then");
+        return record();
+    }
     // devices as this node names them
     NodeDevices dev = node_devices(f, cfg, step.node, facts.ports, machine_type);
     const bool from_node = dev.from_node;
@@ -557,8 +564,19 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                 ": NCCL's own choice is left");
     if (!cfg.socket_ifname.empty())
         add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
-    if (dev.usable && s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty())
-        add("NCCL_CROSS_NIC", "0", "rail-aligned step on rail planes that do not meet above the leaves");
+    const bool hca_ours = std::any_of(out.begin(), out.end(), [](const EnvVar &v) { return v.name == "NCCL_IB_HCA" && v.set && !v.kept; });
+    if (dev.usable && s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty()) {
+        // every rail here, as on the other nodes: a missing or DOWN one leaves
+        // this node fewer NICs than its peers, and rings kept to their own NIC
+        // then have no partner on some rail
+        if (!dev.problems.empty())
+            skip("NCCL_CROSS_NIC", "not every compute rail of this node is ACTIVE here (" + dev.problems[0] +
+                                       "): the rails do not line up with the other nodes'");
+        else if (!hca_ours)
+            skip("NCCL_CROSS_NIC", "NCCL_IB_HCA is not atoll's: the devices it names may not be one per rail");
+        else
+            add("NCCL_CROSS_NIC", "0", "rail-aligned step on rail planes that do not meet above the leaves");
+    }
     if (f.profile == "roce" && dev.usable) {
         // one traffic class for NCCL and UCX: the site's, else the ports' own
         std::set<int> tcs;
@@ -572,7 +590,12 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             tc = *tcs.begin();
             why = "the traffic class configured on this node's RoCE ports";
         }
-        if (tc >= 0 && (tc & 3) == 3) {
+        if (cfg.roce_tc < 0 && !hca_ours) {
+            // the class read from atoll's ports says nothing of the devices
+            // the user's (or an nccl.conf's) NCCL_IB_HCA names
+            skip("NCCL_IB_TC", "NCCL_IB_HCA is not atoll's: the traffic class of the devices it names was not checked; "
+                               "set roce_tc= for a site-wide class");
+        } else if (tc >= 0 && (tc & 3) == 3) {
             skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
         } else if (tc >= 0) {
             add("NCCL_IB_TC", std::to_string(tc), why);
@@ -584,7 +607,6 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         }
         if (cfg.fifo_tc >= 0)
             add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
-        bool hca_ours = std::any_of(out.begin(), out.end(), [](const EnvVar &v) { return v.name == "NCCL_IB_HCA" && v.set && !v.kept; });
         roce_gid_env(cfg, facts, dev, user_has, hca_ours, add, skip);
     }
     // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
@@ -732,6 +754,17 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
                         "): hwloc cannot tell which is its own, UCX chooses");
         if (!hit || hit->hca.empty())
             return skip("GPU " + b + " is not in the hwloc topology, or has no ACTIVE compute HCA near it");
+        // a saved topology that no longer matches the node (devices renumbered
+        // after a NIC swap, a LAG change, another probe order; one XML for
+        // many nodes) names another device at that place
+        for (const NodePort &p : facts.ports) {
+            std::string hw = hit->hca_busid;
+            for (char &c : hw)
+                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (p.hca == hit->hca && !p.pci.empty() && !hw.empty() && p.pci != hw)
+                return skip("the hwloc topology puts " + hit->hca + " at PCI " + hw + ", sysfs at " + p.pci +
+                            ": the saved XML is not this node's as it is now (hwloc_xml=)");
+        }
         nearest.insert(hit->hca);
         dist += (dist.empty() ? "" : ", ") + b + " " + hit->distance;
     }

@@ -82,15 +82,40 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         for (const NodePort &p : ports)
             if (p.hca == hp.first && p.port == hp.second)
                 hit = &p;
-        if (!hit && roce)  // LLDP names the netdev: the RDMA port behind it
+        // LLDP names the netdev: the RDMA port behind it; for a RoCE LAG, the
+        // bond's members. Two devices may claim one netdev (a soft-RoCE rxe
+        // over the NIC's own): the one whose PCI function holds the netdev
+        // is its adapter; when that does not settle it, none is.
+        std::string claimed;
+        auto behind = [&](bool lower) -> const NodePort * {
+            std::vector<const NodePort *> c;
             for (const NodePort &p : ports)
-                if (has(p.netdevs, hp.first))
-                    hit = &p;
-        if (!hit && roce)  // a RoCE LAG: LLDP names the bond's members
-            for (const NodePort &p : ports)
-                if (has(p.lower, hp.first))
-                    hit = &p;
+                if (has(lower ? p.lower : p.netdevs, hp.first) &&
+                    std::none_of(c.begin(), c.end(), [&](const NodePort *q) { return q->hca == p.hca; }))
+                    c.push_back(&p);
+            if (c.size() > 1) {
+                std::vector<const NodePort *> own;
+                for (const NodePort *p : c)
+                    if (has(p->own_net, hp.first))
+                        own.push_back(p);
+                if (own.size() != 1) {
+                    claimed = c[0]->hca + " and " + c[1]->hca;
+                    return nullptr;
+                }
+                c = own;
+            }
+            return c.empty() ? nullptr : c[0];
+        };
+        if (!hit && roce)
+            hit = behind(false);
+        if (!hit && roce && claimed.empty())
+            hit = behind(true);
         std::string name = hp.first + " port " + std::to_string(hp.second);
+        if (!claimed.empty()) {
+            d.problems.push_back(name + " is claimed by two RDMA devices (" + claimed +
+                                 "), neither the netdev's own PCI function alone: which is its adapter is not known");
+            continue;
+        }
         if (!hit) {
             d.problems.push_back(name + " is not an RDMA port of this node");
             continue;

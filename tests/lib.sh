@@ -46,3 +46,17 @@ sysfs_from_show_gids() {
           print "Ethernet" > (d "/link_layer"); close(d "/link_layer")
           print "4: ACTIVE" > (d "/state"); close(d "/state") }' "$1"
 }
+# mlx5_roce_port DIR NETDEV GID2 [STATE]: DIR (a class/infiniband/DEV
+# directory) as the mlx5 driver fills a RoCE port 1: the MAC's link-local
+# GID at 0 (RoCE v1) and 1 (v2), GID2 at 2 (v1) and 3 (v2), all on NETDEV,
+# which the device's PCI function holds (device/net); class 106 in its tc file
+mlx5_roce_port() {
+    mkdir -p "$1/ports/1/gid_attrs/ndevs" "$1/ports/1/gid_attrs/types" "$1/ports/1/gids" "$1/tc/1" "$1/device/net/$2"
+    echo Ethernet >"$1/ports/1/link_layer"; echo "${4:-4: ACTIVE}" >"$1/ports/1/state"
+    for i in 0 1 2 3; do echo "$2" >"$1/ports/1/gid_attrs/ndevs/$i"; done
+    echo "IB/RoCE v1" >"$1/ports/1/gid_attrs/types/0"; echo "RoCE v2" >"$1/ports/1/gid_attrs/types/1"
+    echo "IB/RoCE v1" >"$1/ports/1/gid_attrs/types/2"; echo "RoCE v2" >"$1/ports/1/gid_attrs/types/3"
+    echo "fe80:0000:0000:0000:0ac0:ebff:feda:1c0a" >"$1/ports/1/gids/0"; cp "$1/ports/1/gids/0" "$1/ports/1/gids/1"
+    echo "$3" >"$1/ports/1/gids/2"; cp "$1/ports/1/gids/2" "$1/ports/1/gids/3"
+    echo "Global tclass=106" >"$1/tc/1/traffic_class"
+}

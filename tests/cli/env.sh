@@ -51,21 +51,11 @@ env_of --sysfs-root "$work/nothing" >"$work/none"
 check "no RDMA device: NCCL_IB_HCA not set, and why" grep -q "^  NCCL_IB_HCA not set: no RDMA device in sysfs ($work/nothing/class/infiniband)" "$work/none"
 
 # RoCE, named by netdevs in the LLDP tables: the RDMA devices behind them
-"$TOPO" slurm --format view "$DATA/lldp/2_three_interfaces.neighbors_details.json" -o "$work/roce.view"
+"$TOPO" slurm --format view "$DATA/lldp/2_three_interfaces.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
 h=2_three_interfaces
 set -- mlx5_0 ens1f0np0 0a mlx5_1 ens1f1np1 0b mlx5_2 ens2f0np0 0c
 while [ $# -gt 0 ]; do
-    d="$work/sys/$h/class/infiniband/$1"
-    mkdir -p "$d/ports/1/gid_attrs/ndevs" "$d/ports/1/gid_attrs/types" "$d/ports/1/gids" "$d/tc/1"
-    echo Ethernet >"$d/ports/1/link_layer"; echo "4: ACTIVE" >"$d/ports/1/state"
-    # as mlx5 fills it: the MAC's link-local GID at 0 (v1) and 1 (v2), the
-    # IPv4 address at 2 (v1) and 3 (v2)
-    for i in 0 1 2 3; do echo "$2" >"$d/ports/1/gid_attrs/ndevs/$i"; done
-    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/0"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/1"
-    echo "IB/RoCE v1" >"$d/ports/1/gid_attrs/types/2"; echo "RoCE v2" >"$d/ports/1/gid_attrs/types/3"
-    echo "fe80:0000:0000:0000:0ac0:ebff:feda:1c${3}" >"$d/ports/1/gids/0"; cp "$d/ports/1/gids/0" "$d/ports/1/gids/1"
-    echo "0000:0000:0000:0000:0000:ffff:c0a8:${3}05" >"$d/ports/1/gids/2"; cp "$d/ports/1/gids/2" "$d/ports/1/gids/3"
-    echo "Global tclass=106" >"$d/tc/1/traffic_class"
+    mlx5_roce_port "$work/sys/$h/class/infiniband/$1" "$2" "0000:0000:0000:0000:0000:ffff:c0a8:${3}05"
     shift 3
 done
 "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" >"$work/roce" 2>&1

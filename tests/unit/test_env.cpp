@@ -99,7 +99,7 @@ NodeFacts dgx_facts()
     const char *bus[] = {"0000:07:00.0", "0000:0f:00.0", "0000:47:00.0", "0000:4e:00.0",
                          "0000:87:00.0", "0000:90:00.0", "0000:b7:00.0", "0000:bd:00.0"};
     for (int k = 0; k < 8; ++k)
-        f.gpu_hcas.push_back(GpuHca{k, bus[k], "mlx5_" + std::to_string(k), "PXB"});
+        f.gpu_hcas.push_back(GpuHca{k, bus[k], "mlx5_" + std::to_string(k), "PXB", 1, ""});
     int minor_of_pci[] = {2, 3, 0, 1, 6, 7, 4, 5};  // 07 is minor 2, 47 minor 0, ...
     for (int k = 0; k < 8; ++k)
         f.gpus[minor_of_pci[k]] = bus[k];
@@ -274,7 +274,7 @@ TEST_CASE("expert table: one task holding all 8 GPUs (a torchrun launcher)", "[e
 
 TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
 {
-    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
+    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json"), InputFormat::Auto, {}, NicRoles{"", "ens*", ""}), "roce");
     PluginConfig cfg;
     UserOptions opt;
     NodeFacts facts;
@@ -712,7 +712,7 @@ TEST_CASE("GID tables of real RoCE ports: the index NCCL and UCX take by themsel
 
 TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a bad pin", "[env]")
 {
-    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
+    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json"), InputFormat::Auto, {}, NicRoles{"", "ens*", ""}), "roce");
     const std::string host = "2_three_interfaces";
     StepInfo step{{host}, host, false, {}, -1, {}};
     PluginConfig cfg;
@@ -780,7 +780,7 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
 
 TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", "[env]")
 {
-    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json")), "roce");
+    FabricView v = view_of(load_fabric(test_data("lldp/2_three_interfaces.neighbors_details.json"), InputFormat::Auto, {}, NicRoles{"", "ens*", ""}), "roce");
     const std::string host = "2_three_interfaces";
     StepInfo step{{host}, host, false, {}, -1, {}};
     NodeFacts facts;
@@ -825,9 +825,48 @@ TEST_CASE("hwloc: GPUs and HCAs each on their own host bridge are ties, not the 
         CHECK(x.distance == "NODE");
         CHECK(x.ties == 4);  // the four HCAs of the GPU's NUMA node
     }
-    // the DGX-like node: each GPU's own HCA on its PCIe switch, no tie
-    for (const GpuHca &x : node_gpu_hcas(test_data("hwloc/dgx-a100-like-4gpu-5hca.xml")))
+    // the DGX-like node: each GPU's own HCA on its PCIe switch, no tie, and
+    // the PCI device hwloc puts it under (the XML's pci_busid of mlx5_k)
+    auto d = node_gpu_hcas(test_data("hwloc/dgx-a100-like-4gpu-5hca.xml"));
+    for (const GpuHca &x : d)
         CHECK(x.ties == 1);
+    REQUIRE(d.size() == 4);
+    CHECK(d[0].hca == "mlx5_0");
+    CHECK(d[0].hca_busid == "0000:13:00.0");
+    CHECK(d[1].hca_busid == "0000:17:00.0");
+}
+
+TEST_CASE("ports: ACTIVE is the kernel's state 4 alone; routable GIDs exclude every link-local range", "[env]")
+{
+    // drivers/infiniband/core/sysfs.c state_show: "%d: %s"
+    NodePort p;
+    for (const char *s : {"4: ACTIVE", "4: ACTIVE\n"}) {
+        p.state = s;
+        CHECK(p.active());
+    }
+    for (const char *s : {"5: ACTIVE_DEFER", "ACTIVE", "3: ARMED", "4: ACTIVE junk", ""}) {
+        p.state = s;
+        CHECK_FALSE(p.active());
+    }
+    auto gid = [](const char *a) {
+        GidEntry e;
+        e.gid = a;
+        e.version = 2;
+        return e;
+    };
+    CHECK(gid("0000:0000:0000:0000:0000:ffff:c0a8:0a05").routable());        // 192.168.10.5
+    CHECK(gid("2001:0db8:0000:0000:0000:0000:0000:0001").routable());
+    CHECK_FALSE(gid("fe80:0000:0000:0000:0ac0:ebff:feda:1c0a").routable());  // fe80::/64
+    CHECK_FALSE(gid("fe80:0000:0000:0001:0000:0000:0000:0001").routable());  // fe80::/10 (RFC 4291)
+    CHECK_FALSE(gid("febf:0000:0000:0000:0000:0000:0000:0001").routable());
+    CHECK(gid("fec0:0000:0000:0000:0000:0000:0000:0001").routable());        // just past fe80::/10
+    CHECK_FALSE(gid("0000:0000:0000:0000:0000:ffff:a9fe:0a05").routable());  // 169.254.10.5 (RFC 3927)
+    CHECK_FALSE(gid("0000:0000:0000:0000:0000:ffff:7f00:0001").routable());  // 127.0.0.1
+    CHECK_FALSE(gid("0000:0000:0000:0000:0000:0000:0000:0001").routable());  // ::1
+    CHECK_FALSE(gid("0000:0000:0000:0000:0000:0000:0000:0000").routable());
+    // NCCL's own test stays fe80::/64 (linkLocalGid): what NCCL would take is NCCL's
+    CHECK(gid("fe80:0000:0000:0000:0000:0000:0000:0001").link_local());
+    CHECK_FALSE(gid("fe80:0000:0000:0001:0000:0000:0000:0001").link_local());
 }
 
 TEST_CASE("a step with a node the fabric does not place gets no island, leaves or hops", "[env]")

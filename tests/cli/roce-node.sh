@@ -1,0 +1,143 @@
+#!/bin/sh
+# atoll-topo env on RoCE and GPU nodes as a helper's attack built them (2026-12-04):
+# the kernel's port states, link-local addresses beyond fe80::/64 and in
+# 169.254/16, the mlx5 traffic_class file, a user's own NCCL_IB_HCA, a soft-RoCE
+# device over the NIC's netdev, a host whose NICs LLDP could not tell apart, a
+# rail missing under NCCL_CROSS_NIC=0, and a saved hwloc XML that no longer
+# matches sysfs. Each case: a value atoll used to set that is wrong there.
+# Expected values from the kernel (drivers/infiniband/core/sysfs.c state_show:
+# "%d: %s", 4 ACTIVE, 5 ACTIVE_DEFER), RFC 4291 / RFC 3927, MLNX's
+# traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
+# IBV_PORT_ACTIVE ports.
+. "$(dirname "$0")/../lib.sh"
+plan 10
+work=$(tmpdir)
+h=2_three_interfaces
+"$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
+# port DEV NETDEV GID2: an mlx5 RoCE port (lib.sh)
+port() { mlx5_roce_port "$work/sys/$h/class/infiniband/$1" "$2" "$3"; }
+# node KIND: the three ports, with KIND's addresses
+node() {
+    rm -rf "$work/sys/$h"
+    case $1 in
+    v4) a=0000:0000:0000:0000:0000:ffff:c0a8:0a05 b=0000:0000:0000:0000:0000:ffff:c0a8:0b05 c=0000:0000:0000:0000:0000:ffff:c0a8:0c05 ;;
+    ll10) a=fe80:0000:0000:0001:0000:0000:0000:0001 b=febf:0000:0000:0000:0000:0000:0000:0001 c=fe80:0000:0000:0001:0000:0000:0000:0003 ;;
+    apipa) a=0000:0000:0000:0000:0000:ffff:a9fe:0a05 b=0000:0000:0000:0000:0000:ffff:a9fe:0b05 c=0000:0000:0000:0000:0000:ffff:a9fe:0c05 ;;
+    esac
+    port mlx5_0 ens1f0np0 "$a"; port mlx5_1 ens1f1np1 "$b"; port mlx5_2 ens2f0np0 "$c"
+}
+env_of() { "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" "$@" 2>&1; }
+
+# 5: ACTIVE_DEFER is not ACTIVE: NCCL and UCX open state 4 alone
+node v4
+echo "5: ACTIVE_DEFER" >"$work/sys/$h/class/infiniband/mlx5_0/ports/1/state"
+env_of >"$work/defer"
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 (.*mlx5_0 port 1 is 5: ACTIVE_DEFER (NCCL skips it)" "$work/defer" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: .*(mlx5_1:1 3, mlx5_2:1 3)$" "$work/defer"; then
+    ok "a port in 5: ACTIVE_DEFER is not ACTIVE: named as skipped, its GID table not used"
+else
+    not_ok "a port in 5: ACTIVE_DEFER is not ACTIVE"; diag "$(cat "$work/defer")"
+fi
+# IPv6 link-local is fe80::/10, not just fe80::/64; IPv4 link-local 169.254/16
+node ll10
+env_of >"$work/ll10"
+check "IPv6 GIDs in fe80::/10 beyond fe80::/64 (fe80:0:0:1::1, febf::1) are link-local: no NCCL_IB_GID_INDEX" \
+    grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$work/ll10"
+node apipa
+env_of >"$work/apipa"
+check "IPv4 GIDs in 169.254/16 (no DHCP lease) are link-local: no NCCL_IB_GID_INDEX" \
+    grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$work/apipa"
+# the driver prints the class in decimal: anything else is no class known
+node v4
+for d in mlx5_0 mlx5_1 mlx5_2; do echo "Global tclass=0x6a" >"$work/sys/$h/class/infiniband/$d/tc/1/traffic_class"; done
+env_of >"$work/tchex"
+if grep -q "^  NCCL_IB_TC not set: no roce_tc= and no class configured on the ports" "$work/tchex" &&
+   ! grep -q "UCX_IB_TRAFFIC_CLASS=" "$work/tchex"; then
+    ok "a traffic_class file not in the driver's decimal (0x6a) is no class: NCCL_IB_TC not set (it was 0)"
+else
+    not_ok "a traffic_class file not in the driver's decimal (0x6a) is no class"; diag "$(cat "$work/tchex")"
+fi
+# the user's NCCL_IB_HCA: the class of atoll's ports says nothing of the user's devices
+node v4
+env_of --set NCCL_IB_HCA=mlx5_2 >"$work/userhca"
+env_of --set NCCL_IB_HCA=mlx5_2 --plugstack roce_tc=106 >"$work/userhca2"
+if grep -q "^  NCCL_IB_TC not set: NCCL_IB_HCA is not atoll's" "$work/userhca" && ! grep -q "UCX_IB_TRAFFIC_CLASS=" "$work/userhca" &&
+   grep -q "^  NCCL_IB_TC=106 (site RoCE traffic class (roce_tc))" "$work/userhca2"; then
+    ok "a user's NCCL_IB_HCA: no traffic class read from atoll's ports; the site's roce_tc= still set"
+else
+    not_ok "a user's NCCL_IB_HCA: no traffic class read from atoll's ports"; diag "$(cat "$work/userhca" "$work/userhca2")"
+fi
+# a soft-RoCE device whose GIDs name the NIC's netdev: the device whose PCI
+# function holds the netdev is the adapter; when neither does, neither is
+node v4
+r="$work/sys/$h/class/infiniband/aaarxe0/ports/1"
+mkdir -p "$r/gids" "$r/gid_attrs/types" "$r/gid_attrs/ndevs"
+echo Ethernet >"$r/link_layer"; echo "4: ACTIVE" >"$r/state"
+echo "0000:0000:0000:0000:0000:ffff:c0a8:0a05" >"$r/gids/1"; echo "RoCE v2" >"$r/gid_attrs/types/1"; echo ens1f0np0 >"$r/gid_attrs/ndevs/1"
+env_of >"$work/rxe"
+rm -r "$work/sys/$h/class/infiniband/mlx5_0/device/net"
+env_of >"$work/rxe2"
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/rxe" &&
+   grep -Eq "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1 \(.*ens1f0np0 port 1 is claimed by two RDMA devices \((aaarxe0 and mlx5_0|mlx5_0 and aaarxe0)\)" "$work/rxe2" &&
+   ! grep -q "aaarxe0:1" "$work/rxe" "$work/rxe2"; then
+    ok "an rxe device over the NIC's netdev: the NIC's own device is the rail; with no owner known, neither"
+else
+    not_ok "an rxe device over the NIC's netdev"; diag "$(cat "$work/rxe" "$work/rxe2")"
+fi
+# LLDP without speeds and no HOST.node.json: the NICs are undecided, so the
+# rails are not known and NCCL_IB_HCA is not set (eno1 would be among them)
+mkdir -p "$work/nospeed"
+cp "$DATA"/lldp/rails8/nospeed/*.keyvalue "$work/nospeed/"
+"$TOPO" discover "$work/nospeed" -o "$work/ns.json" 2>/dev/null
+"$TOPO" slurm --format view "$work/ns.json" -o "$work/ns.view"
+"$TOPO" env "$work/ns.view" --node gpu01 --nodes gpu01,gpu02 --sysfs-root "$work/sys/%n" >"$work/ns" 2>&1
+if grep -q "^undecided gpu01$" "$work/ns.view" &&
+   grep -q "^  NCCL_IB_HCA not set: the fabric could not tell this node's compute NICs from its front-end ones" "$work/ns" &&
+   ! grep -q "^  NCCL_[A-Z_]*=" "$work/ns"; then
+    ok "a host whose NICs LLDP could not tell apart: the view says so, no NCCL variable is set"
+else
+    not_ok "a host whose NICs LLDP could not tell apart"; diag "$(grep undecided "$work/ns.view")" "$(cat "$work/ns")"
+fi
+# NCCL_CROSS_NIC=0 on rail planes that do not meet, only with every rail here
+"$TOPO" generate --groups 1 --rails 2 --hosts 2 --format json -o "$work/r2.json"
+"$TOPO" slurm --format view "$work/r2.json" -o "$work/r2.view"
+sed -i 's/^rails 1 1$/rails 1 0/' "$work/r2.view"
+for n in node001 node002; do
+    for k in 0 1; do
+        d="$work/sys/$n/class/infiniband/mlx5_$k/ports/1"
+        mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
+    done
+done
+rm -r "$work/sys/node002/class/infiniband/mlx5_1"
+ib_of() { n=$1; shift; "$TOPO" env "$work/r2.view" --node "$n" --nodes node001,node002 --sysfs-root "$work/sys/%n" "$@" 2>&1; }
+ib_of node001 >"$work/x1"; ib_of node002 >"$work/x2"
+if grep -q "^  NCCL_CROSS_NIC=0 " "$work/x1" &&
+   grep -q "^  NCCL_CROSS_NIC not set: not every compute rail of this node is ACTIVE here (mlx5_1 port 1 is not an RDMA port of this node)" "$work/x2"; then
+    ok "NCCL_CROSS_NIC=0 only where every rail is here: a node missing one sets nothing"
+else
+    not_ok "NCCL_CROSS_NIC=0 only where every rail is here"; diag "$(cat "$work/x1" "$work/x2")"
+fi
+# a saved hwloc XML whose HCAs sysfs puts elsewhere (renumbered): no
+# UCX_NET_DEVICES; where they agree, GPU 0's own mlx5_0 (PIX, PCI 13)
+xml="$DATA/hwloc/dgx-a100-like-4gpu-5hca.xml"
+mkdir -p "$work/proc/node001/driver/nvidia/gpus/0000:12:00.0" "$work/pci"
+printf 'Device Minor:\t 0\n' >"$work/proc/node001/driver/nvidia/gpus/0000:12:00.0/information"
+mkdir -p "$work/pci/0000:13:00.0" "$work/pci/0000:17:00.0"
+ln -s "$work/pci/0000:13:00.0" "$work/sys/node001/class/infiniband/mlx5_0/device"
+ln -s "$work/pci/0000:17:00.0" "$work/sys/node001/class/infiniband/mlx5_1/device"
+gpu_of() { ib_of node001 --hwloc-xml "$xml" --proc-root "$work/proc/%n" --step-gpus 0 --cuda-visible-devices 0 --plugstack constrain_devices=no; }
+gpu_of >"$work/hw1"
+rm "$work/sys/node001/class/infiniband/mlx5_0/device" "$work/sys/node001/class/infiniband/mlx5_1/device"
+ln -s "$work/pci/0000:17:00.0" "$work/sys/node001/class/infiniband/mlx5_0/device"
+ln -s "$work/pci/0000:13:00.0" "$work/sys/node001/class/infiniband/mlx5_1/device"
+gpu_of >"$work/hw2"
+if grep -q "UCX_NET_DEVICES=mlx5_0:1 (nearest compute HCA to the task's GPU (0000:12:00.0 PIX))" "$work/hw1" &&
+   grep -q "UCX_NET_DEVICES not set: the hwloc topology puts mlx5_0 at PCI 0000:13:00.0, sysfs at 0000:17:00.0" "$work/hw2"; then
+    ok "UCX_NET_DEVICES: hwloc's HCA must sit where sysfs puts it; a renumbered node's XML sets nothing"
+else
+    not_ok "UCX_NET_DEVICES: hwloc's HCA must sit where sysfs puts it"; diag "$(cat "$work/hw1" "$work/hw2")"
+fi
+# the GID index itself still follows NCCL on the plain table
+node v4
+env_of >"$work/v4"
+check "the plain IPv4 table: NCCL_IB_GID_INDEX=3 as before" grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/v4"
