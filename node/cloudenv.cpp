@@ -615,14 +615,37 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
             a.why = shown(machine_type) + " is no gIB machine type: its GPU NICs are not RDMA devices";
             return a;
         }
+        // with the machine type unknown (no machine_type=), the count of GPU
+        // NICs is not known either: only ports with Google's GPU-NIC netdev
+        // names (gpu0rdma0 .. gpu7rdma0) are taken, never another RoCE mlx5
+        auto gpu_nic = [](const NodePort &p) {
+            for (const std::string &nd : p.netdevs) {
+                std::size_t i = 3, j;
+                if (nd.compare(0, 3, "gpu") != 0)
+                    continue;
+                for (j = i; j < nd.size() && std::isdigit(static_cast<unsigned char>(nd[j])); ++j) {
+                }
+                if (j == i || nd.compare(j, 4, "rdma") != 0)
+                    continue;
+                std::size_t k;
+                for (k = j + 4; k < nd.size() && std::isdigit(static_cast<unsigned char>(nd[k])); ++k) {
+                }
+                if (k > j + 4 && k == nd.size())
+                    return true;
+            }
+            return false;
+        };
         for (const NodePort &p : ports) {
             std::string out = cloud_non_compute(profile, p);
+            if (out.empty() && machine_type.empty() && !gpu_nic(p))
+                out = "the machine type is unknown (machine_type=) and its netdev is not a GPU NIC's (gpuNrdmaM)";
             if (out.empty())
                 take.push_back(&p);
             else
                 a.left_out.push_back(port_name(p) + ": " + out);
         }
-        a.why = "gcp gIB: the RoCE mlx5 GPU NICs (gVNIC is no RDMA device)";
+        a.why = machine_type.empty() ? "gcp gIB: the RoCE mlx5 GPU NICs by Google's netdev names (gpuNrdmaM; no machine_type=)"
+                                     : "gcp gIB: the RoCE mlx5 GPU NICs (gVNIC is no RDMA device)";
     } else {
         a.why = profile + ": no rule to take adapters from the node";
         return a;
@@ -636,7 +659,8 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
     }
     int want = expected_nics(profile, machine_type);
     if (active.empty()) {
-        a.why = profile + ": no active " + (profile == "azure" ? "InfiniBand" : "RoCE mlx5") + " port";
+        a.why = profile + ": no active " + (profile == "azure" ? "InfiniBand" : "RoCE mlx5") + " port" +
+                (a.left_out.empty() ? std::string() : " taken (" + a.left_out[0] + (a.left_out.size() > 1 ? ", ..." : "") + ")");
         return a;
     }
     if (want > 0 && static_cast<int>(active.size()) != want) {

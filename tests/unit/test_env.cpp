@@ -1012,4 +1012,25 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         CHECK(value_of(env, "NCCL_IB_TC").empty());  // set_nccl_env.sh sets 52
         CHECK(value_of(env, "NCCL_IB_GID_INDEX").empty());
     }
+    SECTION("gcp with the machine type unknown: only the GPU NICs by Google's names (gpuNrdma0), never another RoCE mlx5")
+    {
+        FabricView v = view_of(load_fabric(test_data("cloud/gcp-instances.json")), "gcp");
+        std::string h = v.summary.hosts.begin()->first;
+        // as an A3 Ultra VM names them (the GKE/Cluster Toolkit networks gpu0rdma0..),
+        // plus a storage ConnectX on eth1
+        for (int k = 0; k < 8; ++k)
+            facts.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet", "gpu" + std::to_string(k) + "rdma0"));
+        facts.ports.push_back(port("mlx5_8", "Ethernet", "eth1"));
+        StepInfo step{{h}, h, false, {}, -1, {}};
+        auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(env, "NCCL_IB_HCA") == "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
+        CHECK_THAT(why_of(env, "NCCL_IB_HCA"), Catch::Contains("gpuNrdmaM"));
+        // no port with such a name: none taken
+        NodeFacts other;
+        for (int k = 0; k < 9; ++k)
+            other.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet", "ens" + std::to_string(k) + "np0"));
+        auto none = node_env(v, cfg, UserOptions(), step, other, no_user);
+        CHECK(value_of(none, "NCCL_IB_HCA").empty());
+        CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("machine type is unknown"));
+    }
 }
