@@ -125,7 +125,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     if (ports.empty())
         return;
     std::set<int> want;
-    bool nccl_same = true, v6 = false;
+    bool nccl_same = true, v6 = false, v4 = false;
     for (const NodePort *p : ports) {
         std::vector<const GidEntry *> r = routable_gids(*p);
         if (r.empty()) {
@@ -145,16 +145,18 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         }
         want.insert(r[0]->index);
         v6 = v6 || !r[0]->ipv4();
+        v4 = v4 || r[0]->ipv4();
         nccl_same = nccl_same && nccl_gid_index(*p) == r[0]->index;
     }
+    const std::string family = v4 && v6 ? "IPv4 on some ports, IPv6 on others" : v6 ? "IPv6" : "IPv4";
     if (want.size() == 1 && nccl_same) {
         add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
-            std::string("the ") + (v6 ? "IPv6" : "IPv4") +
-                " RoCE v2 GID of every compute port here: what NCCL >= 2.21 picks itself; NCCL < 2.21 would take 0, "
+            (v4 && v6 ? "the RoCE v2 GID (" + family + ")" : "the " + family + " RoCE v2 GID") +
+                " of every compute port here: what NCCL >= 2.21 picks itself; NCCL < 2.21 would take 0, "
                 "a link-local GID that routers do not forward");
     } else if (want.size() == 1) {
         add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
-            std::string("the only routable RoCE v2 GID of every compute port here (") + (v6 ? "IPv6" : "IPv4") +
+            std::string("the only routable RoCE v2 GID of every compute port here (") + family +
                 "); NCCL alone would take " + std::to_string(nccl_gid_index(*ports[0])) + " on " + port_name(ports[0]));
     } else if (nccl_same) {
         skip("NCCL_IB_GID_INDEX", "the ports' IPv4 RoCE v2 GIDs have different indexes: NCCL >= 2.21 picks each itself "

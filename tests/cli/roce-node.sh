@@ -23,6 +23,7 @@ node() {
     v4) a=0000:0000:0000:0000:0000:ffff:c0a8:0a05 b=0000:0000:0000:0000:0000:ffff:c0a8:0b05 c=0000:0000:0000:0000:0000:ffff:c0a8:0c05 ;;
     ll10) a=fe80:0000:0000:0001:0000:0000:0000:0001 b=febf:0000:0000:0000:0000:0000:0000:0001 c=fe80:0000:0000:0001:0000:0000:0000:0003 ;;
     apipa) a=0000:0000:0000:0000:0000:ffff:a9fe:0a05 b=0000:0000:0000:0000:0000:ffff:a9fe:0b05 c=0000:0000:0000:0000:0000:ffff:a9fe:0c05 ;;
+    mixed) a=0000:0000:0000:0000:0000:ffff:c0a8:0a05 b=2001:0db8:0000:000b:0000:0000:0000:0005 c=2001:0db8:0000:000c:0000:0000:0000:0005 ;;
     esac
     port mlx5_0 ens1f0np0 "$a"; port mlx5_1 ens1f1np1 "$b"; port mlx5_2 ens2f0np0 "$c"
 }
@@ -137,7 +138,15 @@ if grep -q "UCX_NET_DEVICES=mlx5_0:1 (nearest compute HCA to the task's GPU (000
 else
     not_ok "UCX_NET_DEVICES: hwloc's HCA must sit where sysfs puts it"; diag "$(cat "$work/hw1" "$work/hw2")"
 fi
-# the GID index itself still follows NCCL on the plain table
+# the GID index itself still follows NCCL on the plain table; with one port
+# IPv4 and two IPv6-only the reason names both families (it said IPv6)
 node v4
 env_of >"$work/v4"
-check "the plain IPv4 table: NCCL_IB_GID_INDEX=3 as before" grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/v4"
+node mixed
+env_of >"$work/mixed"
+if grep -q "^  NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID of every compute port here" "$work/v4" &&
+   grep -q "^  NCCL_IB_GID_INDEX=3 (the only routable RoCE v2 GID of every compute port here (IPv4 on some ports, IPv6 on others)" "$work/mixed"; then
+    ok "NCCL_IB_GID_INDEX=3 on the plain IPv4 table; on mixed ports the reason names both families"
+else
+    not_ok "NCCL_IB_GID_INDEX=3 on the plain IPv4 table; on mixed ports the reason names both families"; diag "$(cat "$work/v4" "$work/mixed")"
+fi
