@@ -604,6 +604,8 @@ Topology analyse(Fabric fabric)
         const LinkEnd &sw = a_sw ? l.a : l.b;
         int swi = a_sw ? sa->second : sb->second;
         const Node *cn = f.find(ca.guid);
+        if (cn->type == NodeType::Router)
+            continue;  // an IB router (Rt record) joins subnets: never a host, whatever it calls itself
         switch (classify_ca(cn->desc)) {
         case CaKind::Sharp:
             t.switches[static_cast<std::size_t>(swi)].sharp = true;

@@ -384,6 +384,30 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
     } while (have_line);
     if (b.nodes.empty())
         throw InputError(source + ": no Switch, Ca or Rt record found: is this ibnetdiscover output?");
+    // ibnetdiscover prints a record for every node it reaches, and a port line
+    // only towards a node it reached: a far end with no record, or a record's
+    // header with no record after it, is an output cut short (a full disk, a
+    // capture stopped early), whose nodes would silently vanish
+    if (pending.vendor_id || pending.device_id || pending.sysimg_guid || pending.guid)
+        throw InputError(source, lineno - 1, "found the end of the input after a record's header (vendid=, devid=, "
+                                             "sysimgguid=, ...), expected its Switch, Ca or Rt line: the output looks cut short");
+    // (a CA known only from switch port lines keeps its name and cables: those
+    // lines say all a host needs; a switch's own cables are in its record alone)
+    const Node *first = nullptr;
+    std::size_t missing = 0;
+    for (const auto &kv : b.referenced)
+        if (kv.second.type == NodeType::Switch) {
+            ++missing;
+            if (!first || kv.second.line < first->line)
+                first = &kv.second;
+        }
+    if (first)
+        throw InputError(source, first->line,
+                         "found a cable to switch " + guid_str(first->guid) +
+                             (first->desc.empty() ? "" : " (" + shown(first->desc, 60) + ")") + ", which has no record of its own" +
+                             (missing > 1 ? " (nor have " + std::to_string(missing - 1) + " more switches)" : "") +
+                             "; expected ibnetdiscover's whole output, which describes every switch it reaches: the output "
+                             "looks cut short, and the cables of those switches with it");
     return b.finish();
 }
 

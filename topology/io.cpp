@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <new>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,7 +45,21 @@ std::string first_json_key(const std::string &s)
 Fabric load_fabric_from(std::istream &in, const std::string &name, const std::string &path, InputFormat fmt,
                         const std::string &head, const CsvColumns &columns, const NicRoles &roles, const HostMap *hosts);
 
+// the files this process has read a fabric from: an output is never written over one
+std::set<std::pair<dev_t, ino_t>> &inputs_read()
+{
+    static std::set<std::pair<dev_t, ino_t>> s;
+    return s;
+}
+
 }  // namespace
+
+void note_input_file(const std::string &path)
+{
+    struct stat st;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        inputs_read().insert({st.st_dev, st.st_ino});
+}
 
 PipeBuf::PipeBuf(std::streambuf *src, std::uint64_t limit) : src_(src), limit_(limit) {}
 
@@ -148,6 +163,7 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
 {
     if (fmt == InputFormat::Cache)
         return load_ibnetdiscover_cache(path);
+    note_input_file(path);
     struct stat st;
     bool known = path != "-" && stat(path.c_str(), &st) == 0;
     if (path != "-" && (fmt == InputFormat::Lldp || (known && S_ISDIR(st.st_mode))))
@@ -273,7 +289,11 @@ void write_file_atomically(const std::string &path, const std::function<void(std
         target = real;
         std::free(real);
     }
-    if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    bool existed = ::stat(target.c_str(), &st) == 0;
+    if (existed && S_ISREG(st.st_mode) && inputs_read().count({st.st_dev, st.st_ino}))
+        throw std::runtime_error(path + ": is also an input of this run, expected another output path (it would be "
+                                        "replaced by what was read from it)");
+    if (existed && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             throw std::runtime_error(path + ": a directory, expected a file name");
         int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
@@ -313,7 +333,19 @@ void write_file_atomically(const std::string &path, const std::function<void(std
         }
         off += static_cast<std::size_t>(w);
     }
-    fchmod(fd, 0644);
+    // a file replaced keeps its owner and mode (a site's 0640 slurm:slurm
+    // topology.conf); a new one is 0644, for Slurm's daemons to read
+    if (existed && S_ISREG(st.st_mode)) {
+        if (::fchown(fd, st.st_uid, st.st_gid) != 0 && ::geteuid() == 0) {
+            int e = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw std::runtime_error(path + ": cannot keep its owner: " + std::strerror(e));
+        }
+        fchmod(fd, st.st_mode & 07777);
+    } else {
+        fchmod(fd, 0644);
+    }
     if (fsync(fd) != 0 || ::close(fd) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());

@@ -64,9 +64,14 @@ std::string input_head(std::istream &in);
 // "atoll-fabric" format mark).
 bool is_atoll_fabric(const std::string &head);
 
+// Remembers a file read as an input of this run (load_fabric() does it for
+// every fabric): write_file_atomically() refuses to replace it.
+void note_input_file(const std::string &path);
+
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.
-// A failed run leaves any existing file untouched.
+// A failed run leaves any existing file untouched; a file replaced keeps its
+// owner and mode (a new one is 0644); an input of this run is never replaced.
 void write_file_atomically(const std::string &path, const std::function<void(std::ostream &)> &write);
 
 }  // namespace atl

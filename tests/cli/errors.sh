@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 21
+plan 24
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -19,6 +19,24 @@ expect_error() {
         diag "exit $rc" "$(cat "$work/err")"
     fi
 }
+# an output cut short after whole lines (a full disk, a capture stopped):
+# switches named by cables but never described, or a header with no record
+x5="$DATA/ibnetdiscover/hpc_toolset_X5_voltaire_qdr.topofile"
+head -n 60 "$x5" >"$work/cut60.txt"
+expect_error "an ibnetdiscover output cut after whole lines (switches with no record) is refused, naming the first" \
+    "$work/cut60.txt" "cut60.txt:11: found a cable to switch 0x0008f10500108c5c ('Voltaire 4036 # 4036-8C5C'), which has no record of its own (nor have 1 more switches)"
+head -n 46 "$x5" >"$work/cut46.txt"
+expect_error "an ibnetdiscover output cut after a record's header is refused" \
+    "$work/cut46.txt" "cut46.txt:46: found the end of the input after a record's header"
+# an InfiniBand router (Rt) joins subnets: never a host, whatever its description
+"$TOPO" discover "$DATA/ibnetdiscover/ufm_small_topo_router.txt" -o "$work/rt.json" 2>/dev/null
+"$TOPO" slurm "$work/rt.json" -o "$work/rt.conf" 2>/dev/null
+if [ -s "$work/rt.conf" ] && ! grep -q 'ib-router01' "$work/rt.conf" && grep -q 'Nodes=r-dcs\[100-101\],r-dcs\[97-99\]$' "$work/rt.conf" &&
+   ! "$PLACE" place "$work/rt.json" --nodes 7 2>/dev/null | grep -q router; then
+    ok "an InfiniBand router's Rt record is no Slurm node (not in topology.conf, never placed)"
+else
+    not_ok "an InfiniBand router's Rt record is no Slurm node"; diag "$(cat "$work/rt.conf")"
+fi
 head -c 300 "$good" >"$work/truncated.txt"
 expect_error "a truncated file names file and line" "$work/truncated.txt" "truncated.txt:[0-9]*: found .*expected"
 sed 's/^switchguid=0x\([0-9a-f]*\)/switchguid=0xQQ\1/' "$good" >"$work/badguid.txt"

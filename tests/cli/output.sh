@@ -8,7 +8,7 @@
 # VM) is left out with a warning.
 . "$(dirname "$0")/../lib.sh"
 work=$(tmpdir)
-plan 9
+plan 11
 good="$work/aws.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-login", "NetworkNodes": []}]}\n' >"$good"
 
@@ -63,3 +63,29 @@ printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}],
 "$TOPO" slurm "$work/page.json" 2>"$work/err" >/dev/null; rc=$?
 if [ $rc -eq 1 ] && grep -q 'page.json: found "NextToken": one page of a longer answer' "$work/err"; then ok "one page of a paginated answer (NextToken) is refused, not read as the whole cluster"
 else not_ok "one page of a paginated answer (NextToken) is refused, not read as the whole cluster"; diag "exit $rc" "$(cat "$work/err")"; fi
+
+# -o naming the input (or a link to it): refused, the input kept as it was
+cp "$good" "$work/in.json"
+ln -s "$work/in.json" "$work/in-link.json"
+"$TOPO" slurm "$work/in.json" -o "$work/in.json" 2>"$work/err1"; rc1=$?
+"$TOPO" discover "$work/in.json" -o "$work/in-link.json" 2>"$work/err2"; rc2=$?
+if [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && cmp -s "$good" "$work/in.json" && grep -q 'in.json: is also an input of this run' "$work/err1" &&
+   grep -q 'in-link.json: is also an input of this run' "$work/err2"; then
+    ok "-o naming the input, or a link to it: exit 1, the input kept"
+else
+    not_ok "-o naming the input, or a link to it: exit 1, the input kept"; diag "exit $rc1 $rc2" "$(cat "$work/err1" "$work/err2")"
+fi
+# a file replaced keeps its owner and mode (a site's 0640 slurm:slurm
+# topology.conf); a new one is 0644 whatever the umask
+echo old >"$work/kept.conf"
+chmod 640 "$work/kept.conf"
+owner=
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then chown nobody "$work/kept.conf"; owner=nobody; fi
+"$TOPO" slurm "$good" -o "$work/kept.conf" 2>/dev/null; rc=$?
+(umask 077; "$TOPO" slurm "$good" -o "$work/new.conf" 2>/dev/null)
+if [ $rc -eq 0 ] && grep -q '^SwitchName=l1' "$work/kept.conf" && [ "$(stat -c %a "$work/kept.conf")" = 640 ] &&
+   { [ -z "$owner" ] || [ "$(stat -c %U "$work/kept.conf")" = "$owner" ]; } && [ "$(stat -c %a "$work/new.conf")" = 644 ]; then
+    ok "a replaced file keeps its mode and owner (640 ${owner:-self}); a new one is 644"
+else
+    not_ok "a replaced file keeps its mode and owner; a new one is 644"; diag "exit $rc" "$(ls -l "$work/kept.conf" "$work/new.conf")"
+fi
