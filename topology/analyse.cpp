@@ -10,6 +10,8 @@
 #include "topology/tally.hpp"
 #include "topology/topology.hpp"
 
+#include <boost/graph/connected_components.hpp>
+
 namespace atl {
 
 const char *to_string(Level l)
@@ -1027,6 +1029,24 @@ Topology analyse(Fabric fabric)
             is.name = base + "-" + std::to_string(k);
     }
     return t;
+}
+
+std::vector<std::vector<int>> leaf_subnets(const Topology &t)
+{
+    std::vector<int> comp(boost::num_vertices(t.graph), -1);
+    if (!comp.empty())
+        boost::connected_components(t.graph, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, t.graph)));
+    std::map<int, std::vector<int>> by;
+    for (int i : t.islands_at(Level::Leaf)) {
+        const Island &is = t.islands[static_cast<std::size_t>(i)];
+        if (is.leaves.empty() || is.leaves[0] < 0 || static_cast<std::size_t>(is.leaves[0]) >= comp.size())
+            continue;
+        by[comp[static_cast<std::size_t>(is.leaves[0])]].push_back(i);
+    }
+    std::vector<std::vector<int>> out;
+    for (auto &kv : by)
+        out.push_back(std::move(kv.second));
+    return out;
 }
 
 }  // namespace atl

@@ -453,6 +453,19 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
             "(atoll-topo node --json)");
 
+    auto subnets = leaf_subnets(t);
+    if (subnets.size() > 1) {
+        std::string parts;
+        for (std::size_t k = 0; k < subnets.size() && k < 4; ++k)
+            parts += (k ? "; " : "") + std::to_string(subnets[k].size()) + " leaf island(s) from " +
+                     t.islands[static_cast<std::size_t>(subnets[k][0])].name;
+        add("disconnected-subnets", Severity::Warning, std::to_string(subnets.size()) + " subnets",
+            "the fabric is " + std::to_string(subnets.size()) + " parts no cable between switches joins (" + parts +
+                (subnets.size() > 4 ? "; ..." : "") +
+                "): merged captures of separate subnets, or a router between them; topology.conf puts no switch above "
+                "them, so Slurm places no job across them");
+    }
+
     domain_findings(t, add);
 
     // hosts whose own health check failed (--health): their islands rank last

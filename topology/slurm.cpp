@@ -87,10 +87,35 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t)
     std::vector<TreeSwitch> out;
     std::set<std::string> written;
     for (int i : t.islands_at(Level::Leaf)) {
-        out.push_back(TreeSwitch{i, {}});
+        out.push_back(TreeSwitch{i, {}, ""});
         written.insert(t.islands[static_cast<std::size_t>(i)].name);
     }
+    // subnets no cable joins get a root each and none above them: Slurm then
+    // places no job across them, as none can run there
+    const auto subnets = leaf_subnets(t);
+    std::map<int, int> subnet_of;  // switch -> subnet
+    for (std::size_t k = 0; k < subnets.size(); ++k)
+        for (int li : subnets[k])
+            for (int sw : t.islands[static_cast<std::size_t>(li)].leaves)
+                subnet_of[sw] = static_cast<int>(k);
     for (Level l : {Level::Group, Level::Pod, Level::Fabric}) {
+        if (l == Level::Fabric && subnets.size() > 1) {
+            for (int i : t.islands_at(l)) {
+                std::map<int, std::vector<int>> by;
+                for (int c : shown_children(i)) {
+                    const Island &ci = t.islands[static_cast<std::size_t>(c)];
+                    auto s = ci.leaves.empty() ? subnet_of.end() : subnet_of.find(ci.leaves[0]);
+                    by[s == subnet_of.end() ? -1 : s->second].push_back(c);
+                }
+                for (auto &kv : by)
+                    if (kv.second.size() > 1) {  // a single child is that subnet's top already
+                        std::string name = t.islands[static_cast<std::size_t>(i)].name + "-" + std::to_string(kv.first + 1);
+                        if (written.insert(name).second)
+                            out.push_back(TreeSwitch{i, kv.second, name});
+                    }
+            }
+            continue;
+        }
         for (int i : t.islands_at(l)) {
             const Island &is = t.islands[static_cast<std::size_t>(i)];
             auto kids = shown_children(i);
@@ -101,7 +126,7 @@ std::vector<TreeSwitch> slurm_tree(const Topology &t)
                 continue;  // a single child is the top already
             if (written.count(is.name))
                 continue;
-            out.push_back(TreeSwitch{i, kids});
+            out.push_back(TreeSwitch{i, kids, ""});
             written.insert(is.name);
         }
     }
@@ -224,9 +249,11 @@ void write_topology_tree(std::ostream &out, const Topology &t)
     std::set<int> below;
     for (const TreeSwitch &sw : tree)
         below.insert(sw.children.begin(), sw.children.end());
+    // (one top per subnet no cable joins: those Slurm must keep apart)
+    const std::size_t subnets = std::max<std::size_t>(1, leaf_subnets(t).size());
     std::size_t tops = 0;
     for (const TreeSwitch &sw : tree)
-        if (!below.count(sw.island) && ++tops > 1 && tree.size() > 1)
+        if (!below.count(sw.island) && ++tops > subnets && tree.size() > 1)
             throw std::logic_error("topology.conf: switch " + t.islands[static_cast<std::size_t>(sw.island)].name +
                                    " would hang under no other switch (atoll's island names clash?)");
     out << "# topology.conf for topology/tree, written by atoll-topo from " << escaped(t.fabric.source) << "\n"
@@ -241,7 +268,7 @@ void write_topology_tree(std::ostream &out, const Topology &t)
         std::vector<std::string> names;
         for (int k : sw.children)
             names.push_back(t.islands[static_cast<std::size_t>(k)].name);
-        out << "SwitchName=" << is.name << " Switches=" << join(names) << "\n";
+        out << "SwitchName=" << (sw.name.empty() ? is.name : sw.name) << " Switches=" << join(names) << "\n";
     }
 }
 
@@ -447,7 +474,7 @@ void write_topology_yaml(std::ostream &out, const Topology &t, bool placeholders
         << "    switches:\n";
     for (const TreeSwitch &sw : slurm_tree(t)) {
         const Island &is = t.islands[static_cast<std::size_t>(sw.island)];
-        out << "      - switch: " << q(is.name) << "\n";
+        out << "      - switch: " << q(sw.name.empty() ? is.name : sw.name) << "\n";
         if (is.level == Level::Leaf) {
             out << "        nodes: " << q(host_list(t, is.hosts)) << "\n";
             continue;

@@ -18,6 +18,9 @@ namespace atl {
 struct TreeSwitch {
     int island = -1;
     std::vector<int> children;  // empty for a leaf island (it holds the nodes)
+    // the switch's name when it is not the island's: the fabric split into
+    // subnets no cable joins ("fabric-1", "fabric-2": one root each)
+    std::string name;
 };
 std::vector<TreeSwitch> slurm_tree(const Topology &t);
 

@@ -164,4 +164,10 @@ Fabric select_hcas(Fabric f, const std::string &selector);
 // fabric; throws InputError when the fabric holds no switch.
 Topology analyse(Fabric fabric);
 
+// The leaf islands' switches split by the cables between switches: one
+// entry (leaf island indices) per connected part of the switch graph that
+// holds a leaf island. More than one: subnets no cable joins (two captures
+// merged, a router between them), which no job can span.
+std::vector<std::vector<int>> leaf_subnets(const Topology &t);
+
 }  // namespace atl

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -36,6 +36,22 @@ if [ -s "$work/rt.conf" ] && ! grep -q 'ib-router01' "$work/rt.conf" && grep -q 
     ok "an InfiniBand router's Rt record is no Slurm node (not in topology.conf, never placed)"
 else
     not_ok "an InfiniBand router's Rt record is no Slurm node"; diag "$(cat "$work/rt.conf")"
+fi
+# two subnets no cable joins, merged: a root each in topology.conf, none
+# above them (Slurm then places no job across them), and check says so
+"$TOPO" generate --pods 2 --groups 2 --hosts 2 --host-prefix a -o "$work/a.net"
+sed 's/b8599f03/c8599f03/g; s/98039b03/a8039b03/g; s/ib-/jb-/g; s/"a0/"b0/g' "$work/a.net" >"$work/b.net"
+"$TOPO" discover "$work/a.net" "$work/b.net" -o "$work/ab.json" 2>/dev/null
+"$TOPO" slurm "$work/ab.json" -o "$work/ab.conf" 2>/dev/null
+"$TOPO" slurm "$work/ab.json" --format yaml -o "$work/ab.yaml" 2>/dev/null
+"$TOPO" check "$work/ab.json" >"$work/ab.check" 2>&1
+if grep -q '^SwitchName=fabric-1 Switches=pod-ib-leaf01,pod-ib-leaf03$' "$work/ab.conf" &&
+   grep -q '^SwitchName=fabric-2 Switches=pod-jb-leaf01,pod-jb-leaf03$' "$work/ab.conf" &&
+   ! grep -q '^SwitchName=fabric ' "$work/ab.conf" && grep -q 'switch: "fabric-2"' "$work/ab.yaml" &&
+   grep -q 'disconnected-subnets: 2 subnets' "$work/ab.check"; then
+    ok "two subnets no cable joins: a root each in topology.conf and topology.yaml, none above them; check warns"
+else
+    not_ok "two subnets no cable joins: a root each, none above them"; diag "$(grep -v Nodes= "$work/ab.conf")" "$(cat "$work/ab.check")"
 fi
 head -c 300 "$good" >"$work/truncated.txt"
 expect_error "a truncated file names file and line" "$work/truncated.txt" "truncated.txt:[0-9]*: found .*expected"
