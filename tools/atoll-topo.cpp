@@ -138,9 +138,14 @@ Fabric load_inputs(const Args &a, bool allow_live)
         f.undecided.insert(f.undecided.end(), parts[i].undecided.begin(), parts[i].undecided.end());
         if (f.kind != parts[i].kind)
             f.kind = f.kind.empty() ? parts[i].kind : parts[i].kind.empty() ? f.kind : "generic";
+        // (looked up among the nodes before this part only: find() searches
+        // a sorted list, and a node appended here would unsort it, so a node
+        // both parts describe could be missed and appended twice)
+        std::vector<Node> added;
         for (auto &n : parts[i].nodes)
             if (!f.find(n.guid))
-                f.nodes.push_back(n);
+                added.push_back(n);
+        f.nodes.insert(f.nodes.end(), added.begin(), added.end());
         f.links.insert(f.links.end(), parts[i].links.begin(), parts[i].links.end());
         normalise(f);
     }

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -52,6 +52,25 @@ if grep -q '^SwitchName=fabric-1 Switches=pod-ib-leaf01,pod-ib-leaf03$' "$work/a
     ok "two subnets no cable joins: a root each in topology.conf and topology.yaml, none above them; check warns"
 else
     not_ok "two subnets no cable joins: a root each, none above them"; diag "$(grep -v Nodes= "$work/ab.conf")" "$(cat "$work/ab.check")"
+fi
+# two captures of one fabric, the later with four more hosts: merged in
+# either order (the node lookup searched a list the merge had unsorted, and
+# called a switch both describe "appears twice")
+cp "$work/a.net" "$work/am.net"
+for h in 002 003 005 006; do
+    g=$(grep -m1 "\"a$h mlx5_0\"" "$work/a.net" | sed 's/.*"H-\([0-9a-f]*\)".*/\1/')
+    awk -v g="$g" '$0 ~ "\"H-"g"\"\\[1\\]" {next}
+        $0 ~ "^vendid" {hdr=$0; getline d; getline s; getline c; if (c ~ "caguid=0x"g) {getline; getline; getline; next}
+                        print hdr; print d; print s; print c; next} {print}' "$work/am.net" >"$work/am2.net"
+    mv "$work/am2.net" "$work/am.net"
+done
+"$TOPO" discover "$work/am.net" "$work/a.net" -o "$work/m1.json" 2>"$work/m1.err"; rc1=$?
+"$TOPO" discover "$work/a.net" "$work/am.net" -o "$work/m2.json" 2>"$work/m2.err"; rc2=$?
+if [ "$(grep -c '^Ca' "$work/am.net")" -eq 4 ] && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] &&
+   grep -q '8 hosts' "$work/m1.err" && grep -q '8 hosts' "$work/m2.err"; then
+    ok "two captures of one fabric, one with more hosts, merge in either order (8 hosts)"
+else
+    not_ok "two captures of one fabric merge in either order"; diag "exit $rc1 $rc2" "$(cat "$work/m1.err" "$work/m2.err")"
 fi
 head -c 300 "$good" >"$work/truncated.txt"
 expect_error "a truncated file names file and line" "$work/truncated.txt" "truncated.txt:[0-9]*: found .*expected"
