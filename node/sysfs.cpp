@@ -264,13 +264,13 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
             std::string tc = read_line(base + "/" + dev + "/tc/" + p + "/traffic_class");
             // decimal as the driver prints it; anything else ("0x6a",
             // "106junk", "+106") is no class known, never a misread one
-            std::size_t at = tc.rfind("Global tclass=", 0) == 0 ? 14 : std::string::npos;
-            if (at != std::string::npos) {
+            const std::size_t at = 14;  // after "Global tclass="
+            if (tc.rfind("Global tclass=", 0) == 0) {
                 std::size_t e = at;
-                while (e < tc.size() && e - at < 4 && std::isdigit(static_cast<unsigned char>(tc[e])))
+                while (e < tc.size() && std::isdigit(static_cast<unsigned char>(tc[e])))
                     ++e;
-                int v = e > at && e - at <= 3 ? std::atoi(tc.substr(at, e - at).c_str()) : -1;
                 bool rest_blank = tc.find_first_not_of(" \t\r\n", e) == std::string::npos;
+                int v = e > at && e - at <= 3 ? std::atoi(tc.substr(at, e - at).c_str()) : -1;
                 if (v >= 0 && v <= 255 && rest_blank)
                     np.traffic_class = v;
             }

@@ -759,14 +759,11 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
         // a saved topology that no longer matches the node (devices renumbered
         // after a NIC swap, a LAG change, another probe order; one XML for
         // many nodes) names another device at that place
-        for (const NodePort &p : facts.ports) {
-            std::string hw = hit->hca_busid;
-            for (char &c : hw)
-                c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            if (p.hca == hit->hca && !p.pci.empty() && !hw.empty() && p.pci != hw)
-                return skip("the hwloc topology puts " + hit->hca + " at PCI " + hw + ", sysfs at " + p.pci +
+        // (both lower-case hex: gpu_hca.c prints %x, node_ports() lowers sysfs's)
+        for (const NodePort &p : facts.ports)
+            if (p.hca == hit->hca && !p.pci.empty() && !hit->hca_busid.empty() && p.pci != hit->hca_busid)
+                return skip("the hwloc topology puts " + hit->hca + " at PCI " + hit->hca_busid + ", sysfs at " + p.pci +
                             ": the saved XML is not this node's as it is now (hwloc_xml=)");
-        }
         nearest.insert(hit->hca);
         dist += (dist.empty() ? "" : ", ") + b + " " + hit->distance;
     }

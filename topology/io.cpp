@@ -197,14 +197,18 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         if (fmt == InputFormat::Auto)
             h = input_head(file);
     }
+    // past the limit the input ended early: whatever the reader made of it
+    // (a fabric, or an error about its cut end), the limit is the message
+    auto over_limit = [&]() {
+        if (piped && piped->overflowed())
+            throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
+    };
     try {
         Fabric f = load_fabric_from(*in, name, path, fmt, h, columns, roles, hosts);
-        if (piped && piped->overflowed())
-            throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
+        over_limit();
         return f;
     } catch (const InputError &) {
-        if (piped && piped->overflowed())
-            throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
+        over_limit();
         throw;
     } catch (const std::bad_alloc &) {
         throw InputError(name + ": out of memory while reading it");
@@ -213,10 +217,9 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
 
 namespace {
 
-Fabric load_fabric_from(std::istream &in_, const std::string &name, const std::string &path, InputFormat fmt,
+Fabric load_fabric_from(std::istream &in, const std::string &name, const std::string &path, InputFormat fmt,
                         const std::string &h, const CsvColumns &columns, const NicRoles &roles, const HostMap *hosts)
 {
-    std::istream *in = &in_;
     if (fmt == InputFormat::Auto) {
         // Look at the first bytes: a cloud's keys, '{' is JSON, a NUL byte a
         // binary cache file. 4 KiB: a cloud's list answer may name its kind
@@ -243,24 +246,24 @@ Fabric load_fabric_from(std::istream &in_, const std::string &name, const std::s
             fmt = InputFormat::Text;
     }
     if (fmt == InputFormat::Csv) {
-        Fabric f = parse_topology_csv(*in, name, columns);
+        Fabric f = parse_topology_csv(in, name, columns);
         if (hosts)
             apply_host_map(f, *hosts);
         return f;
     }
     if (fmt == InputFormat::Aws)
-        return parse_aws_topology(*in, name, hosts);
+        return parse_aws_topology(in, name, hosts);
     if (fmt == InputFormat::Gcp)
-        return parse_gcp_topology(*in, name, hosts);
+        return parse_gcp_topology(in, name, hosts);
     if (fmt == InputFormat::Oci)
-        return parse_oci_topology(*in, name, hosts);
+        return parse_oci_topology(in, name, hosts);
     if (fmt == InputFormat::Nebius)
-        return parse_nebius_topology(*in, name, hosts);
+        return parse_nebius_topology(in, name, hosts);
     if (fmt == InputFormat::Lldp) {
         std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-        return lldp_fabric(parse_lldp(*in, name, base.substr(0, base.find('.'))), name, roles);
+        return lldp_fabric(parse_lldp(in, name, base.substr(0, base.find('.'))), name, roles);
     }
-    return fmt == InputFormat::Json ? load_fabric_json(*in, name) : parse_ibnetdiscover(*in, name);
+    return fmt == InputFormat::Json ? load_fabric_json(in, name) : parse_ibnetdiscover(in, name);
 }
 
 }  // namespace
