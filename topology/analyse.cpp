@@ -735,15 +735,35 @@ Topology analyse(Fabric fabric)
             p.rail = (h.compute && it != rail_of.end()) ? it->second : -1;
         }
 
-    // Tiers: hop distance from the nearest leaf (a switch with hosts).
-    // A switch cabled to one other switch only is a leaf with no host (yet):
-    // an empty management leaf must not rank above the spines.
+    // Tiers: hop distance from the nearest leaf. A leaf is a switch with
+    // compute hosts; a switch with other hosts only (a UFM server, the
+    // management and login nodes) is a leaf unless it is cabled to a compute
+    // leaf: then it is a spine that carries them, as a real 3-tier fabric's
+    // does, and making it a leaf would put the cores a hop too low and join
+    // every pod through them. A switch cabled to one other switch only is a
+    // leaf with no host (yet): an empty management leaf must not rank above
+    // the spines.
+    std::vector<char> compute_leaf(t.switches.size(), 0);
+    for (const Host &h : t.hosts)
+        if (h.compute)
+            for (const HostPort &p : h.ports)
+                compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
     std::deque<int> q;
-    for (std::size_t i = 0; i < t.switches.size(); ++i)
-        if (t.switches[i].host_ports > 0 || boost::out_degree(static_cast<SwitchId>(i), t.graph) <= 1) {
+    for (std::size_t i = 0; i < t.switches.size(); ++i) {
+        const auto v = static_cast<SwitchId>(i);
+        bool leaf = compute_leaf[i] || boost::out_degree(v, t.graph) <= 1;
+        if (!leaf && t.switches[i].host_ports > 0) {
+            leaf = true;
+            auto adj = boost::adjacent_vertices(v, t.graph);
+            for (auto it = adj.first; it != adj.second && leaf; ++it)
+                if (compute_leaf[*it])
+                    leaf = false;
+        }
+        if (leaf) {
             t.switches[i].tier = 0;
             q.push_back(static_cast<int>(i));
         }
+    }
     while (!q.empty()) {
         int v = q.front();
         q.pop_front();
@@ -827,9 +847,11 @@ Topology analyse(Fabric fabric)
                 uf.unite(first, p.sw);
         }
     }
+    // A spine that carries service hosts (tiers, above) is their leaf here:
+    // a group of its own, so they keep an island and a line in topology.conf
     std::map<int, std::vector<int>> group_leaves;  // root -> leaves
     for (std::size_t i = 0; i < t.switches.size(); ++i)
-        if (t.switches[i].tier == 0)
+        if (t.switches[i].tier == 0 || t.switches[i].host_ports > 0)
             group_leaves[uf.find(static_cast<int>(i))].push_back(static_cast<int>(i));
     auto leaf_name_less = [&](int a, int b) {
         return t.switches[static_cast<std::size_t>(a)].name < t.switches[static_cast<std::size_t>(b)].name;

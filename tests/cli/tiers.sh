@@ -1,0 +1,86 @@
+#!/bin/sh
+# Switch tiers when service hosts hang off the spines. On real 3-tier fabrics
+# the UFM server and the login and management nodes are often cabled to a
+# spine: in a public ibnetdiscover capture of a 140-node, 8-rail QM8790
+# cluster (HyungKwang/My-Programing, "Topology examples (ibnetdiscover).zip",
+# Topo.5: two spines carry five such hosts each; not copied here, it has no
+# licence) those two spines became leaves, the cores a tier too low, and
+# check warned of missing uplinks on eight healthy leaves. The fabric here is
+# synthetic and shaped from it: atoll-topo generate's 3-tier, 4-rail fabric
+# (2 pods of 2 rail groups, 2 spines a pod, 2 cores), with ufm01 and login01
+# (one port each, as there) on spine01, and a management leaf with mgmt01 and
+# mgmt02 cabled to spine01 and spine02. Expected, by construction: 16 compute
+# leaves and the management leaf are leaves, the 4 spines spines, the 2 cores
+# cores; the two pods stay two (a core is no pod's spine).
+. "$(dirname "$0")/../lib.sh"
+plan 6
+work=$(tmpdir)
+# the fabric could not be built: every test fails (the plan is not met)
+die() { diag "$1"; exit 1; }
+"$TOPO" generate --pods 2 --groups 2 --rails 4 --hosts 2 --spines 2 --cores 2 -o "$work/base.txt" ||
+    die "atoll-topo generate failed"
+# the generated spines have 16 ports: spine01 gets ufm01 (17), login01 (18)
+# and the management leaf (19), spine02 the management leaf (17)
+grep -q '^Switch	16 "S-b8599f0300a00000"' "$work/base.txt" && grep -q '^Switch	16 "S-b8599f0300a00001"' "$work/base.txt" ||
+    die "the generated fabric changed: $(grep '^Switch.*spine0[12]' "$work/base.txt")"
+awk '
+/^Switch\t16 "S-b8599f0300a0000[01]"/ { cur = substr($3, 20, 1); sub(/^Switch\t16/, cur == "0" ? "Switch\t19" : "Switch\t17") }
+cur == "0" && /^$/ {
+    print "[17]\t\"H-0c42a10300000010\"[1](0c42a10300000011) \t\t# \"ufm01 mlx5_0\" lid 41 4xHDR"
+    print "[18]\t\"H-0c42a10300000020\"[1](0c42a10300000021) \t\t# \"login01 mlx5_0\" lid 42 4xHDR"
+    print "[19]\t\"S-0c42a10300000100\"[3]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR"
+    cur = ""
+}
+cur == "1" && /^$/ {
+    print "[17]\t\"S-0c42a10300000100\"[4]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR"
+    cur = ""
+}
+{ print }
+END {
+    print "\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x0c42a10300000100\nswitchguid=0x0c42a10300000100(0c42a10300000100)"
+    print "Switch\t4 \"S-0c42a10300000100\"\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" enhanced port 0 lid 45 lmc 0"
+    print "[1]\t\"H-0c42a10300000030\"[1](0c42a10300000031) \t\t# \"mgmt01 mlx5_0\" lid 43 4xHDR"
+    print "[2]\t\"H-0c42a10300000040\"[1](0c42a10300000041) \t\t# \"mgmt02 mlx5_0\" lid 44 4xHDR"
+    print "[3]\t\"S-b8599f0300a00000\"[19]\t\t# \"MF0;ib-spine01:MQM8700/U1\" lid 17 4xHDR"
+    print "[4]\t\"S-b8599f0300a00001\"[17]\t\t# \"MF0;ib-spine02:MQM8700/U1\" lid 18 4xHDR"
+    n = split("ufm01:10:S-b8599f0300a00000:17:ib-spine01 login01:20:S-b8599f0300a00000:18:ib-spine01 mgmt01:30:S-0c42a10300000100:1:ib-mgmt01 mgmt02:40:S-0c42a10300000100:2:ib-mgmt01", ca, " ")
+    for (i = 1; i <= n; i++) {
+        split(ca[i], f, ":")
+        g = "0c42a103000000" f[2]
+        print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" g "\ncaguid=0x" g
+        print "Ca\t1 \"H-" g "\"\t\t# \"" f[1] " mlx5_0\""
+        printf "[1](%s) \t\"%s\"[%s]\t\t# lid %d lmc 0 \"MF0;%s:MQM8700/U1\" lid 17 4xHDR\n", substr(g, 1, 15) "1", f[3], f[4], 40 + i, f[5]
+    }
+}' "$work/base.txt" >"$work/svc.txt"
+
+"$TOPO" discover "$work/svc.txt" -o "$work/svc.json" 2>"$work/err" || die "discover: $(cat "$work/err")"
+"$TOPO" show "$work/svc.json" >"$work/show"
+line=$(grep '^switches:' "$work/show")
+if echo "$line" | grep -q '(core 2, leaf 17, spine 4)'; then ok "spines carrying service hosts stay spines: core 2, leaf 17, spine 4"
+else not_ok "spines carrying service hosts stay spines: core 2, leaf 17, spine 4"; diag "$line"; fi
+
+line=$(grep '^islands:' "$work/show")
+# two compute pods of 4 hosts, and one pod each for the two service switches
+if echo "$line" | grep -q 'pod 4 (largest 4)'; then ok "the two compute pods stay two (a core is no pod's spine)"
+else not_ok "the two compute pods stay two (a core is no pod's spine)"; diag "$line"; fi
+
+"$TOPO" check "$work/svc.json" >"$work/check" 2>&1
+if grep -q '^[0-9]* findings\|^no findings' "$work/check" && ! grep -q 'missing-uplinks' "$work/check"; then ok "check: no missing-uplinks on healthy leaves"
+else not_ok "check: no missing-uplinks on healthy leaves"; diag "$(cat "$work/check")"; fi
+
+"$TOPO" slurm "$work/svc.json" -o "$work/topology.conf" 2>"$work/err"
+if grep -qx 'SwitchName=ib-spine01 Nodes=login01,ufm01' "$work/topology.conf" &&
+   grep -qx 'SwitchName=ib-mgmt01 Nodes=mgmt\[01-02\]' "$work/topology.conf"; then
+    ok "topology.conf keeps the service hosts, under the switch they are cabled to"
+else not_ok "topology.conf keeps the service hosts, under the switch they are cabled to"; diag "$(cat "$work/topology.conf" "$work/err")"; fi
+
+# the management leaf is a leaf: tier 0 in the JSON, and the spine with hosts tier 1
+tiers=$(tr -d ' \n' <"$work/svc.json" | grep -o '"name":"ib-[a-z]*01","sharp":[a-z]*,"tier":[0-9]' | sed 's/"name":"\(ib-[a-z]*01\)".*"tier":\([0-9]\)/\1=\2/' | sort | tr '\n' ' ')
+if [ "$tiers" = "ib-core01=2 ib-mgmt01=0 ib-spine01=1 " ]; then ok "tiers: the management leaf 0, the spine with hosts 1, the core 2"
+else not_ok "tiers: the management leaf 0, the spine with hosts 1, the core 2"; diag "got: $tiers"; fi
+
+# a fabric of one port per host (every host compute): a switch with hosts is a leaf, as before
+"$TOPO" generate --groups 2 --hosts 2 --spines 2 -o "$work/flat.txt"
+"$TOPO" show "$work/flat.txt" >"$work/flat.show"
+if grep -q '^switches:  4 (leaf 2, spine 2)' "$work/flat.show"; then ok "a one-port fabric: leaves and spines as before"
+else not_ok "a one-port fabric: leaves and spines as before"; diag "$(head -3 "$work/flat.show")"; fi
