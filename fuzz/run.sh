@@ -27,13 +27,28 @@ mkdir -p "$out/obj"
 if [ -f "$out/obj/.built" ] && [ -n "$(find "$here/topology" "$here/placement" "$here/slurm" "$here/node" "$here/spank" -name '*.h*' -newer "$out/obj/.built" 2>/dev/null | head -1)" ]; then
     rm -f "$out"/obj/*.o
 fi
+# the stale ones compiled one per core (ATOLL_FUZZ_JOBS, below)
+lanes=${ATOLL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
+stale=
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | tr / _).o"
     objs="$objs $o"
     if [ ! -f "$o" ] || [ "$here/$s" -nt "$o" ]; then
-        $CXX $flags -c "$here/$s" -o "$o" || { echo "1..1"; echo "not ok 1 - fuzz build: $s"; exit 1; }
+        rm -f "$o"
+        stale="$stale $s"
     fi
 done
+if [ -n "$stale" ]; then
+    export CXX flags here out
+    # shellcheck disable=SC2016,SC2086
+    printf '%s\n' $stale | xargs -P "$lanes" -n 1 sh -c \
+        '$CXX $flags -c "$here/$1" -o "$out/obj/$(echo "$1" | tr / _).o" 2>"$out/obj/$(echo "$1" | tr / _).log"' sh
+    for s in $stale; do
+        o="$out/obj/$(echo "$s" | tr / _).o"
+        [ -f "$o" ] || { echo "1..1"; echo "not ok 1 - fuzz build: $s"; sed 's/^/# /' "$out/obj/$(echo "$s" | tr / _).log" | head -20; exit 1; }
+    done
+fi
 touch "$out/obj/.built"
 n=0
 for t in $targets; do n=$((n + 1)); done
@@ -92,8 +107,6 @@ one() {
 # the targets in lanes, one per core (ATOLL_FUZZ_JOBS), each lane its targets in
 # turn: the whole run takes about (targets / lanes) x SECONDS; the lines are
 # printed in the targets' order once all have run
-lanes=${ATOLL_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-[ "$lanes" -ge 1 ] 2>/dev/null || lanes=1
 lane=0
 while [ $lane -lt "$lanes" ]; do
     (
