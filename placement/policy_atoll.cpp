@@ -138,6 +138,7 @@ private:
     // oversubscription), the slowest leaf of the island; 0: unknown
     const Cluster *speeds_of_ = nullptr;
     std::vector<int> one_leaf_mbps_, across_mbps_;
+    std::vector<char> healthy_;  // PlaceIsland::healthy, compact
 };
 
 void Atoll::link_speeds(const Cluster &c)
@@ -147,7 +148,9 @@ void Atoll::link_speeds(const Cluster &c)
     speeds_of_ = &c;
     one_leaf_mbps_.assign(c.islands().size(), 0);
     across_mbps_.assign(c.islands().size(), 0);
+    healthy_.assign(c.islands().size(), 1);
     for (std::size_t i = 0; i < c.islands().size(); ++i) {
+        healthy_[i] = c.island(static_cast<int>(i)).healthy ? 1 : 0;
         double one = -1, across = -1;
         for (int l : c.island(static_cast<int>(i)).leaf_islands) {
             const PlaceIsland &leaf = c.island(l);
@@ -289,14 +292,18 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 most = std::max(most, u);
                 if (u < n || (L <= Level::Leaf && cap > 0 && n > cap))
                     continue;
-                int k = leaves_needed(free, i, n, cap);
-                const PlaceIsland &is = c.island(i);
+                // a leaf island: one leaf, its health from the compact copy
+                // (link_speeds()), so a scan of 10,000 leaves reads two small
+                // arrays and not each island's record
+                const bool leaf = L == Level::Leaf;
+                int k = leaf ? 1 : leaves_needed(free, i, n, cap);
                 // A group or pod with a degraded leaf is as good as a healthy
                 // one when its healthy leaves hold the job: the job is placed
                 // on those (healthy leaves first, below), so one bad leaf does
                 // not demote every island above it
-                int unhealthy = is.healthy ? 0 : 1;
+                int unhealthy = healthy_[static_cast<std::size_t>(i)] ? 0 : 1;
                 if (unhealthy && L > Level::Leaf && L != Level::Domain) {
+                    const PlaceIsland &is = c.island(i);
                     healthy_leaves_.clear();
                     int held = 0;
                     for (int l : is.leaf_islands)
@@ -320,7 +327,7 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
                 // leaves on a trace)
                 int parent_free = 0;
                 if (req.split == Split::Even) {
-                    int up = is.parent;
+                    int up = c.island(i).parent;
                     while (up >= 0 && c.capacity(up) == c.capacity(i))
                         up = c.island(up).parent;
                     parent_free = up >= 0 ? free.free_in(up) : 0;
