@@ -257,6 +257,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
 {
     Builder b{source, {}, {}, {}};
     Node pending;       // vendid/devid/sysimgguid/xxguid collected before a record
+    std::uint64_t paren_guid = 0;  // the GUID in parentheses after xxguid=, if any
     Node *cur = nullptr;
     bool have_line = true;
     do {
@@ -280,6 +281,15 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                    line.compare(c.i, 7, "caguid=") == 0 || line.compare(c.i, 7, "rtguid=") == 0) {
             c.i = line.find('=', c.i) + 1;
             pending.guid = c.hex("a node GUID such as 0x0002c903000e0b72", true);
+            // ibnetdiscover: GUID(port GUID); ibdiagnet2's file: SYSIMG(node GUID)
+            paren_guid = 0;
+            if (c.accept('(')) {  // anything else there is ignored, as it always was
+                std::size_t j = c.i;
+                while (j < line.size() && std::isxdigit(static_cast<unsigned char>(line[j])))
+                    ++j;
+                if (j == c.i || !parse_guid(line.substr(c.i, j - c.i), paren_guid))
+                    paren_guid = 0;
+            }
         } else if (line.compare(c.i, 7, "Chassis") == 0 || line.compare(c.i, 9, "Hostname:") == 0 ||
                    line.compare(c.i, 17, "Non-Chassis Nodes") == 0) {
             // -g section headers
@@ -303,6 +313,11 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                                      ", expected \"S-\" for a Switch record and \"H-\" or "
                                      "\"R-\" for a Ca or Rt record");
             n.type = t;
+            // ibdiagnet2 writes the system image GUID before the
+            // parentheses and the node's own GUID inside them (switchguid=
+            // of a director's line board): the record's name settles it
+            if (n.guid && n.guid != g && n.guid == n.sysimg_guid && paren_guid == g)
+                n.guid = g;
             if (n.guid && n.guid != g)
                 throw InputError(source, lineno,
                                  "found node " + guid_str(g) + ", expected " + guid_str(n.guid) +
