@@ -181,9 +181,18 @@ void normalise(Fabric &f)
             if (&l.a != e && l.a.guid == l.b.guid && l.a.port == l.b.port)
                 continue;
             auto r = seen.emplace(std::make_pair(e->guid, e->port), &l);
-            if (!r.second)
-                throw InputError(f.source + ": port " + std::to_string(e->port) + " of " +
-                                 guid_str(e->guid) + " is cabled to two peers");
+            if (!r.second) {
+                // name the node and both peers, so the cable can be found
+                auto named = [&](const LinkEnd &x) {
+                    const Node *n = f.find(x.guid);
+                    return guid_str(x.guid) + "[" + std::to_string(x.port) + "]" +
+                           (n && !n->desc.empty() ? " " + shown(n->desc) : std::string());
+                };
+                const Link &o = *r.first->second;
+                const LinkEnd &p1 = (o.a.guid == e->guid && o.a.port == e->port) ? o.b : o.a;
+                const LinkEnd &p2 = &l.a == e ? l.b : l.a;
+                throw InputError(f.source + ": port " + named(*e) + " is cabled to two peers: " + named(p1) + " and " + named(p2));
+            }
         }
     }
 }

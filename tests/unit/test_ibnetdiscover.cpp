@@ -110,7 +110,9 @@ TEST_CASE("the ports report (-p) gives the same cables as the topology text", "[
     SECTION("a port cabled to two peers is refused")
     {
         CHECK_THROWS_WITH(load_fabric(test_data("ibnetdiscover-p/infiniband_exporter_test2.out")),
-                          Catch::Contains("cabled to two peers"));
+                          Catch::Contains("port 0x946dae0300630bfe[1] 'Mellanox Technologies Aggregation Node' "
+                                          "is cabled to two peers: 0x946dae030053ec1a[81] ' 5FB0406-spine-IB03 ' and "
+                                          "0x946dae0300630bf6[81] '5FB0405-leaf-IB01 '"));
     }
 }
 
