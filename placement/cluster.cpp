@@ -68,6 +68,14 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
 {
     rails_ = static_cast<int>(t.rails.size());
     std::size_t H = t.hosts.size(), I = t.islands.size();
+    subnet_.assign(I, 0);
+    {
+        auto parts = leaf_subnets(t);
+        subnets_ = std::max<int>(1, static_cast<int>(parts.size()));
+        for (std::size_t k = 0; k < parts.size(); ++k)
+            for (int li : parts[k])
+                subnet_[static_cast<std::size_t>(li)] = static_cast<int>(k);
+    }
     names_.reserve(H);
     leaf_of_.assign(H, -1);
     island_of_.assign(H, {-1, -1, -1, -1, -1});
@@ -280,6 +288,12 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     } catch (const std::invalid_argument &) {
         blocks_ = BlockView();
     }
+    // the largest subnet's pool hosts (the whole pool when the fabric is one)
+    std::vector<int> per(static_cast<std::size_t>(subnets_), 0);
+    for (std::size_t h = 0; h < H; ++h)
+        if (leaf_of_[h] >= 0)
+            ++per[static_cast<std::size_t>(subnet_[static_cast<std::size_t>(leaf_of_[h])])];
+    subnet_pool_ = per.empty() ? 0 : *std::max_element(per.begin(), per.end());
 }
 
 int Cluster::find_host(const std::string &name) const

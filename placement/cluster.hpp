@@ -72,6 +72,12 @@ public:
     // Fewest leaf islands whose capacities hold n hosts (0 when the pool cannot).
     int min_leaves(int n) const;
 
+    // Subnets: the parts of the fabric no cable joins (merged captures of
+    // separate subnets). A job on hosts of two could not run.
+    int subnets() const { return subnets_; }
+    int subnet_pool() const { return subnet_pool_; }  // pool hosts of the largest subnet
+    int subnet_of(int leaf_island) const { return subnet_[static_cast<std::size_t>(leaf_island)]; }
+
     const std::vector<TreeRecord> &tree() const { return tree_; }
     // Hops over the tree's edges from `record` to every record (INT_MAX: not
     // connected), as Slurm's switches_dist row; computed on each call, O(records).
@@ -103,7 +109,8 @@ private:
     std::array<int, 5> largest_{};    // by Level: capacity of its largest island
     std::vector<TreeRecord> tree_;
     BlockView blocks_;
-    int root_ = -1, pool_ = 0, rails_ = 0;
+    std::vector<int> subnet_;         // island -> its subnet (leaf islands; 0 for the rest)
+    int root_ = -1, pool_ = 0, rails_ = 0, subnets_ = 1, subnet_pool_ = 0;
     FabricKind kind_;
     std::string source_;
 };

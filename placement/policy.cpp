@@ -176,6 +176,22 @@ Placement Policy::place(const FreeState &free, const Request &req)
     if (!p.ok)
         return p;
     std::sort(p.hosts.begin(), p.hosts.end());
+    if (c.subnets() > 1) {
+        // separate subnets: no cable path joins them, so no job runs across
+        int first = -1;
+        for (int h : p.hosts) {
+            int s = c.subnet_of(c.leaf_of(h));
+            if (first < 0)
+                first = s;
+            else if (s != first) {
+                Placement none;
+                none.error = "no subnet has " + std::to_string(req.nodes) + " free nodes (the fabric is " +
+                             std::to_string(c.subnets()) + " subnets no cable joins; " + name() +
+                             " found hosts across them)";
+                return none;
+            }
+        }
+    }
     describe(c, p);
     if (req.fit == Fit::Required && p.level > req.level) {
         p.ok = false;

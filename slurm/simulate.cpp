@@ -47,11 +47,12 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     m.policy = policy.name();
     m.seed = opt.seed;
     const int pool = c.pool_size();
+    const int fits = c.subnet_pool();  // a job larger than every subnet never runs: skipped
     std::vector<Live> jobs;
     std::vector<Job> sorted = trace;
     std::stable_sort(sorted.begin(), sorted.end(), [](const Job &a, const Job &b) { return a.submit < b.submit; });
     for (const Job &j : sorted) {
-        if (j.nodes > pool) {
+        if (j.nodes > fits) {
             ++m.skipped;
             continue;
         }

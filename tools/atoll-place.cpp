@@ -914,7 +914,7 @@ int cmd_simulate(int argc, char **argv)
                   << std::lround(100 * ld.work_share) << " % of the trace's node-seconds are in jobs whose fewest leaves are all "
                   << ld.largest << "-host leaves\n";
     std::cout << "trace:  " << a.operands[1] << ": " << r0.jobs << " jobs replayed, " << r0.skipped
-              << " larger than the pool skipped; " << r0.multi << " multi-node (" << r0.leaf_fit
+              << (c.subnets() > 1 ? " larger than the largest subnet skipped; " : " larger than the pool skipped; ") << r0.multi << " multi-node (" << r0.leaf_fit
               << " fit a leaf, " << r0.pod_fit << " need a pod)\n"
               << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "
               << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")

@@ -903,8 +903,19 @@ Topology analyse(Fabric fabric)
                 }
             }
     } else {
-        for (std::size_t g = 1; g < groups.size(); ++g)
-            pf.unite(0, static_cast<int>(g));
+        // two tiers: every group is one pod, but only within a subnet (the
+        // switches a cable path joins): merged captures of separate subnets
+        // must not become one island that a job could span and not run on
+        std::vector<int> comp(boost::num_vertices(t.graph), -1);
+        if (!comp.empty())
+            boost::connected_components(
+                t.graph, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, t.graph)));
+        std::map<int, int> first_of;  // component -> its first group
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            auto r = first_of.emplace(comp[static_cast<std::size_t>(groups[g][0])], static_cast<int>(g));
+            if (!r.second)
+                pf.unite(r.first->second, static_cast<int>(g));
+        }
     }
     std::map<int, std::vector<int>> pod_groups;
     for (std::size_t g = 0; g < groups.size(); ++g)

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 28
+plan 29
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -52,6 +52,24 @@ if grep -q '^SwitchName=fabric-1 Switches=pod-ib-leaf01,pod-ib-leaf03$' "$work/a
     ok "two subnets no cable joins: a root each in topology.conf and topology.yaml, none above them; check warns"
 else
     not_ok "two subnets no cable joins: a root each, none above them"; diag "$(grep -v Nodes= "$work/ab.conf")" "$(cat "$work/ab.check")"
+fi
+# the same with two-tier subnets, where every rail group of a fabric is one
+# pod: a pod each, none joining them, and atoll-place places no job across them
+"$TOPO" generate --groups 3 --hosts 2 --spines 2 --host-prefix a -o "$work/a2.net"
+sed 's/b8599f03/c8599f03/g; s/98039b03/a8039b03/g; s/ib-/jb-/g; s/"a0/"b0/g' "$work/a2.net" >"$work/b2.net"
+"$TOPO" discover "$work/a2.net" "$work/b2.net" -o "$work/ab2.json" 2>/dev/null
+"$TOPO" slurm "$work/ab2.json" -o "$work/ab2.conf" 2>/dev/null
+"$PLACE" place "$work/ab2.json" --nodes 8 >"$work/ab2.8" 2>&1; rc8=$?
+"$PLACE" place "$work/ab2.json" --nodes 6 >"$work/ab2.6" 2>&1; rc6=$?
+if grep -qx 'SwitchName=pod-ib-leaf01 Switches=ib-leaf01,ib-leaf02,ib-leaf03' "$work/ab2.conf" &&
+   grep -qx 'SwitchName=pod-jb-leaf01 Switches=jb-leaf01,jb-leaf02,jb-leaf03' "$work/ab2.conf" &&
+   [ "$(grep -c Switches= "$work/ab2.conf")" -eq 2 ] &&
+   [ $rc8 -ne 0 ] && grep -q 'no subnet has 8 free nodes (the fabric is 2 subnets no cable joins' "$work/ab2.8" &&
+   [ $rc6 -eq 0 ] && grep -qx 'a\[001-006\]\|b\[001-006\]' "$work/ab2.6"; then
+    ok "two-tier subnets no cable joins: a pod each, none above; atoll-place places 6 in one, refuses 8"
+else
+    not_ok "two-tier subnets no cable joins: a pod each, none above; atoll-place places 6 in one, refuses 8"
+    diag "$(grep -v Nodes= "$work/ab2.conf")" "$(cat "$work/ab2.8" "$work/ab2.6")"
 fi
 # two captures of one fabric, the later with four more hosts: merged in
 # either order (the node lookup searched a list the merge had unsorted, and
