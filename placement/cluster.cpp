@@ -264,13 +264,20 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
     for (std::size_t r = 0; r < ts.size(); ++r) {
         TreeRecord &rec = tree_[r];
         rec.island = ts[r].island;
-        rec.hosts = islands_[static_cast<std::size_t>(rec.island)].hosts;
+        rec.name = ts[r].name;
+        rec.partial = !ts[r].name.empty();
+        if (!rec.partial)
+            rec.hosts = islands_[static_cast<std::size_t>(rec.island)].hosts;
         for (int c : ts[r].children) {
             int cr = record_of.at(c);
             rec.children.push_back(cr);
             tree_[static_cast<std::size_t>(cr)].parent = static_cast<int>(r);
             rec.level = std::max(rec.level, tree_[static_cast<std::size_t>(cr)].level + 1);
+            if (rec.partial)
+                rec.hosts.insert(rec.hosts.end(), tree_[static_cast<std::size_t>(cr)].hosts.begin(),
+                                 tree_[static_cast<std::size_t>(cr)].hosts.end());
         }
+        std::sort(rec.hosts.begin(), rec.hosts.end());
     }
     tree_adj_.assign(tree_.size(), {});
     for (std::size_t r = 0; r < tree_.size(); ++r)

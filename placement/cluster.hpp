@@ -47,6 +47,8 @@ struct TreeRecord {
     int parent = -1;
     std::vector<int> children;       // record indices
     std::vector<int> hosts;          // pool hosts under it, ascending
+    std::string name;                // its SwitchName when not its island's (a subnet's root: fabric-2)
+    bool partial = false;            // holds part of its island's hosts (a subnet's root): count its children
 };
 
 class Cluster {

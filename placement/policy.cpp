@@ -150,6 +150,16 @@ void describe(const Cluster &c, Placement &p)
             p.hops = std::max(p.hops, c.hops(p.per_leaf[a].first, p.per_leaf[b].first));
 }
 
+namespace {
+bool spans_subnets(const Cluster &c, const std::vector<int> &hosts)
+{
+    for (int h : hosts)
+        if (c.subnet_of(c.leaf_of(h)) != c.subnet_of(c.leaf_of(hosts.front())))
+            return true;
+    return false;
+}
+}  // namespace
+
 Placement Policy::place(const FreeState &free, const Request &req)
 {
     const Cluster &c = free.cluster();
@@ -176,21 +186,39 @@ Placement Policy::place(const FreeState &free, const Request &req)
     if (!p.ok)
         return p;
     std::sort(p.hosts.begin(), p.hosts.end());
-    if (c.subnets() > 1) {
-        // separate subnets: no cable path joins them, so no job runs across
-        int first = -1;
-        for (int h : p.hosts) {
-            int s = c.subnet_of(c.leaf_of(h));
-            if (first < 0)
-                first = s;
-            else if (s != first) {
-                Placement none;
-                none.error = "no subnet has " + std::to_string(req.nodes) + " free nodes (the fabric is " +
-                             std::to_string(c.subnets()) + " subnets no cable joins; " + name() +
-                             " found hosts across them)";
-                return none;
-            }
+    if (c.subnets() > 1 && spans_subnets(c, p.hosts)) {
+        // separate subnets: no cable path joins them, so no job runs across.
+        // The policy chooses again within each subnet, the freest first.
+        std::vector<std::pair<int, int>> by_free;  // (free, subnet)
+        std::vector<int> free_in(static_cast<std::size_t>(c.subnets()), 0);
+        for (int l : c.at(Level::Leaf))
+            free_in[static_cast<std::size_t>(c.subnet_of(l))] += free.free_in(l);
+        for (int k = 0; k < c.subnets(); ++k)
+            if (free_in[static_cast<std::size_t>(k)] >= req.nodes)
+                by_free.push_back({-free_in[static_cast<std::size_t>(k)], k});
+        std::sort(by_free.begin(), by_free.end());
+        Placement q;
+        for (const auto &bf : by_free) {
+            FreeState inside(c, false);
+            for (int l : c.at(Level::Leaf))
+                if (c.subnet_of(l) == bf.second)
+                    for (int h : c.island(l).hosts)
+                        if (free.is_free(h))
+                            inside.set(h, true);
+            q = choose(inside, req);
+            if (q.ok && !spans_subnets(c, q.hosts))
+                break;
+            q = Placement{};
         }
+        if (!q.ok) {
+            Placement none;
+            none.error = "no subnet has " + std::to_string(req.nodes) + " free nodes (the fabric is " +
+                         std::to_string(c.subnets()) + " subnets no cable joins; " + name() +
+                         " found hosts across them)";
+            return none;
+        }
+        p = std::move(q);
+        std::sort(p.hosts.begin(), p.hosts.end());
     }
     describe(c, p);
     if (req.fit == Fit::Required && p.level > req.level) {

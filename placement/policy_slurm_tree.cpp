@@ -124,7 +124,11 @@ Placement SlurmTree::choose(const FreeState &free, const Request &req)
     Placement p;
     cnt_.assign(R, 0);
     for (std::size_t r = 0; r < R; ++r)
-        cnt_[r] = free.free_in(t[r].island);
+        if (!t[r].partial)
+            cnt_[r] = free.free_in(t[r].island);
+        else  // a subnet's root: its children's (recorded before it)
+            for (int k : t[r].children)
+                cnt_[r] += cnt_[static_cast<std::size_t>(k)];
 
     // The top switch: the highest-level switch with enough free nodes (the
     // last such in file order).
@@ -152,7 +156,9 @@ Placement SlurmTree::choose(const FreeState &free, const Request &req)
     for (int a = t[static_cast<std::size_t>(top)].parent; a >= 0; a = t[static_cast<std::size_t>(a)].parent)
         cnt_[static_cast<std::size_t>(a)] = cnt_[static_cast<std::size_t>(top)];
     if (req.explain)
-        p.notes.push_back("slurm-tree: top switch " + c.island(t[static_cast<std::size_t>(top)].island).name +
+        p.notes.push_back("slurm-tree: top switch " +
+                      (t[static_cast<std::size_t>(top)].name.empty() ? c.island(t[static_cast<std::size_t>(top)].island).name
+                                                                      : t[static_cast<std::size_t>(top)].name) +
                       " (level " + std::to_string(t[static_cast<std::size_t>(top)].level) + ", " +
                       std::to_string(cnt_[static_cast<std::size_t>(top)]) + " free)");
 

@@ -126,6 +126,14 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
                    " nodes; the largest " + to_string(level) + " holds " + std::to_string(c.largest(level));
         return a;
     }
+    if (c.subnets() > 1 && n > c.subnet_pool()) {
+        // subnets no cable joins: Slurm runs no job across them (topology.conf
+        // gives each its own root), so one larger than all would never start
+        a.refuse = "--fabric-island=" + request + ": no subnet can hold " + std::to_string(n) +
+                   " nodes; the largest subnet holds " + std::to_string(c.subnet_pool()) + " (the fabric is " +
+                   std::to_string(c.subnets()) + " subnets no cable joins)";
+        return a;
+    }
     // auto where spanning is free (a non-blocking fabric): nothing is worth
     // a wait, Slurm's own choice is as good; an NVLink domain never is free
     if (ir.auto_level && level != Level::Domain && spanning_free(c, n))

@@ -895,7 +895,10 @@ Topology analyse(Fabric fabric)
             for (int l : groups[g]) {
                 auto adj = boost::adjacent_vertices(static_cast<SwitchId>(l), t.graph);
                 for (auto it = adj.first; it != adj.second; ++it) {
-                    if (t.switches[*it].tier != 1)
+                    // a spine that carries hosts of its own joins no pods:
+                    // a service switch cabled to leaves of two pods must not
+                    // make them one (the pod's other spines join it)
+                    if (t.switches[*it].tier != 1 || t.switches[*it].host_ports > 0)
                         continue;
                     auto r = spine_group.emplace(std::make_pair(*it, bool(group_compute[g])), static_cast<int>(g));
                     if (!r.second)

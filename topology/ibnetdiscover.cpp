@@ -316,7 +316,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
             // ibdiagnet2 writes the system image GUID before the
             // parentheses and the node's own GUID inside them (switchguid=
             // of a director's line board): the record's name settles it
-            if (n.guid && n.guid != g && n.guid == n.sysimg_guid && paren_guid == g)
+            if (t == NodeType::Switch && n.guid && n.guid != g && n.guid == n.sysimg_guid && paren_guid == g)
                 n.guid = g;
             if (n.guid && n.guid != g)
                 throw InputError(source, lineno,

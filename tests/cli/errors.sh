@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 29
+plan 30
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -71,6 +71,19 @@ else
     not_ok "two-tier subnets no cable joins: a pod each, none above; atoll-place places 6 in one, refuses 8"
     diag "$(grep -v Nodes= "$work/ab2.conf")" "$(cat "$work/ab2.8" "$work/ab2.6")"
 fi
+# every policy chooses within the one subnet that holds the job (Slurm's best
+# fit once counted a subnet's root as the whole fabric and stalled), and the
+# live request refuses at submit a job no subnet can hold (Slurm would hold it
+# forever)
+got=
+for pol in slurm-tree random first-fit atoll; do
+    got="$got $pol=$("$PLACE" place "$work/ab2.json" --nodes 6 --free 'a[001-006],b[001-003]' --policy $pol 2>&1 | head -1)"
+done
+"$PLACE" place "$work/ab2.json" --nodes 7 --island auto --slurm --time-limit 60 >"$work/ab2.slurm" 2>&1
+if [ "$got" = " slurm-tree=a[001-006] random=a[001-006] first-fit=a[001-006] atoll=a[001-006]" ] &&
+   grep -qx 'refuse=--fabric-island=auto: no subnet can hold 7 nodes; the largest subnet holds 6 (the fabric is 2 subnets no cable joins)' "$work/ab2.slurm"; then
+    ok "subnets: every policy places in the one that holds the job; place --slurm refuses one none holds"
+else not_ok "subnets: every policy places in the one that holds the job; place --slurm refuses one none holds"; diag "$got" "$(cat "$work/ab2.slurm")"; fi
 # two captures of one fabric, the later with four more hosts: merged in
 # either order (the node lookup searched a list the merge had unsorted, and
 # called a switch both describe "appears twice")

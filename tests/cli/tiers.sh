@@ -24,7 +24,7 @@ die() { diag "$1"; exit 1; }
 grep -q '^Switch	16 "S-b8599f0300a00000"' "$work/base.txt" && grep -q '^Switch	16 "S-b8599f0300a00001"' "$work/base.txt" ||
     die "the generated fabric changed: $(grep '^Switch.*spine0[12]' "$work/base.txt")"
 awk '
-/^Switch\t16 "S-b8599f0300a0000[01]"/ { cur = substr($3, 20, 1); sub(/^Switch\t16/, cur == "0" ? "Switch\t19" : "Switch\t17") }
+/^Switch\t16 "S-b8599f0300a0000[01]"/ { cur = substr($3, 19, 1); sub(/^Switch\t16/, cur == "0" ? "Switch\t19" : "Switch\t17") }
 cur == "0" && /^$/ {
     print "[17]\t\"H-0c42a10300000010\"[1](0c42a10300000011) \t\t# \"ufm01 mlx5_0\" lid 41 4xHDR"
     print "[18]\t\"H-0c42a10300000020\"[1](0c42a10300000021) \t\t# \"login01 mlx5_0\" lid 42 4xHDR"
@@ -84,3 +84,4 @@ else not_ok "tiers: the management leaf 0, the spine with hosts 1, the core 2"; 
 "$TOPO" show "$work/flat.txt" >"$work/flat.show"
 if grep -q '^switches:  4 (leaf 2, spine 2)' "$work/flat.show"; then ok "a one-port fabric: leaves and spines as before"
 else not_ok "a one-port fabric: leaves and spines as before"; diag "$(head -3 "$work/flat.show")"; fi
+
