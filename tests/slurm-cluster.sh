@@ -49,28 +49,70 @@ MpiDefault=none
 CONF
 }
 
-# free_ports: the first of 500 ports nobody listens on (slurmctld, slurmd, one
-# per node): make check runs several clusters at once, each from its own block
+# free_ports: the first of a block of 500 ports (slurmctld, slurmd, one per
+# node) in 21000-30999, below the kernel's ephemeral range, claimed for this
+# test: make check runs several clusters at once, and two that read "nobody
+# listens there" at the same moment took the same block (a cluster then did
+# not start). A claim is a directory ATOLL_PORTS_DIR/BLOCK made with mkdir
+# (atomic) holding the claimer's PID; a claim whose process is gone is taken
+# over; release_ports drops it. Every test that starts a Slurm daemon takes
+# its ports here.
 free_ports() {
+    _root=${ATOLL_PORTS_DIR:-/tmp/atoll-test-ports}
+    mkdir -p "$_root" 2>/dev/null || true
     _b=$((21000 + ($$ % 20) * 500))
     _tries=0
-    while [ $_tries -lt 20 ]; do
-        if ! ss -Htln 2>/dev/null | awk -v lo=$_b -v hi=$((_b + 500)) \
-                '{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p < hi) f = 1 } END { exit !f }'; then
-            echo $_b
-            return 0
+    while [ $_tries -lt 60 ]; do
+        _tries=$((_tries + 1))
+        _l=$_root/$_b
+        if mkdir "$_l" 2>/dev/null; then
+            echo $$ >"$_l/pid"
+            if ! ss -Htln 2>/dev/null | awk -v lo=$_b -v hi=$((_b + 500)) \
+                    '{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p < hi) f = 1 } END { exit !f }'; then
+                echo $_b
+                return 0
+            fi
+            rm -rf "$_l"
+        else
+            _owner=$(cat "$_l/pid" 2>/dev/null || true)
+            # taken over when its owner is gone (a claim without a PID yet is being made)
+            if [ -n "$_owner" ] && ! kill -0 "$_owner" 2>/dev/null; then
+                rm -rf "$_l"
+                continue
+            fi
         fi
         _b=$((_b + 500))
         [ $_b -ge 31000 ] && _b=21000
-        _tries=$((_tries + 1))
     done
     echo $((21000 + ($$ % 20) * 500))
 }
 
+# release_ports BLOCK: give back a block free_ports claimed for this shell
+release_ports() {
+    _l=${ATOLL_PORTS_DIR:-/tmp/atoll-test-ports}/$1
+    [ "$(cat "$_l/pid" 2>/dev/null)" = "$$" ] && rm -rf "$_l"
+    return 0
+}
+
+# cluster_up DIR FABRIC PLUGIN KEYS: a cluster whose nodes are all idle, or 1.
+# A cluster whose nodes did not come up is taken down and started once more
+# on other ports (its logs keep both tries).
 cluster_up() {
+    _try=0
+    while :; do
+        _try=$((_try + 1))
+        CLUSTER_PORT_BLOCK=
+        if [ -n "${CLUSTER_PORT:-}" ]; then _port=$CLUSTER_PORT; else _port=$(free_ports); CLUSTER_PORT_BLOCK=$_port; fi
+        cluster_up_once "$@" && return 0
+        cluster_down
+        [ $_try -lt 2 ] || return 1
+        echo "cluster_up: trying again on other ports" >&2
+    done
+}
+
+cluster_up_once() {
     _cd=$1 _fabric=$2 _plugin=$3 _keys=$4
     mkdir -p "$_cd/state" "$_cd/spool" "$_cd/log"
-    _port=${CLUSTER_PORT:-$(free_ports)}
     # CLUSTER_TOPOLOGY=block: topology/block (Slurm 23.11+) from atoll-topo --format block;
     # yaml: topology.yaml (25.05+), tree by default and a partition "blk" on atoll-block
     _plugin_topo=${CLUSTER_TOPOLOGY:-tree}
@@ -179,19 +221,23 @@ NodeName=$_node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_p CPUs=$_cpus F
 # Safe under set -e and twice in a row (the demo calls it, then its EXIT trap):
 # nothing here may fail the caller.
 cluster_down() {
-    [ -n "${CLUSTER_PIDS:-}" ] || return 0
-    _pids=$CLUSTER_PIDS
-    CLUSTER_PIDS=
-    timeout 10 scancel --user=root >/dev/null 2>&1 || true
-    wait_idle || true  # the jobs' slurmstepd end before their slurmd
-    kill $_pids 2>/dev/null || true
-    for _pid in $_pids; do
-        _i=0
-        while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-        kill -9 "$_pid" 2>/dev/null || true
-    done
-    _i=0  # let the last slurmstepd finish (bounded)
-    while pgrep -x slurmstepd >/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+    if [ -n "${CLUSTER_PIDS:-}" ]; then
+        _pids=$CLUSTER_PIDS
+        CLUSTER_PIDS=
+        timeout 10 scancel --user=root >/dev/null 2>&1 || true
+        wait_idle || true  # the jobs' slurmstepd end before their slurmd
+        kill $_pids 2>/dev/null || true
+        for _pid in $_pids; do
+            _i=0
+            while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+            kill -9 "$_pid" 2>/dev/null || true
+        done
+        _i=0  # let the last slurmstepd finish (bounded)
+        while pgrep -x slurmstepd >/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+    fi
+    # the ports go back once nothing of this cluster listens on them
+    [ -n "${CLUSTER_PORT_BLOCK:-}" ] && release_ports "$CLUSTER_PORT_BLOCK"
+    CLUSTER_PORT_BLOCK=
     return 0
 }
 

@@ -47,39 +47,60 @@ hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.tx
 n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 5))
 plan "$n"
 
-# run_all FILE: every subcommand and format; prints what went wrong, if anything
+# run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
+# (TAG names its scratch files: the files are checked in parallel lanes)
 run_all() {
-    f=$1
+    f=$1 err=$work/err.$2
     for cmd in "show" "show --json" "show --links" "check" "check --json" "slurm" "slurm --format block" \
         "slurm --format features" "slurm --format scontrol" "slurm --format islands" "slurm --format view" \
-        "slurm --format k8s-labels" "dot" "dot --hosts" "discover -o $work/out.json"; do
+        "slurm --format k8s-labels" "dot" "dot --hosts" "discover -o $work/out.$2.json"; do
         # shellcheck disable=SC2086
-        timeout 60 "$TOPO" $cmd "$f" >/dev/null 2>"$work/err"
+        timeout 60 "$TOPO" $cmd "$f" >/dev/null 2>"$err"
         rc=$?
-        report "atoll-topo $cmd" "$rc" "$f"
+        report "atoll-topo $cmd" "$rc" "$f" "$err"
     done
-    timeout 60 "$PLACE" place "$f" --nodes 2 >/dev/null 2>"$work/err"
-    report "atoll-place place --nodes 2" $? "$f"
+    timeout 60 "$PLACE" place "$f" --nodes 2 >/dev/null 2>"$err"
+    report "atoll-place place --nodes 2" $? "$f" "$err"
 }
 report() {
     if [ "$2" -ge 124 ]; then
         echo "$1: exit $2 (signal or timeout)"
-    elif grep -q -e 'map::at' -e 'json.exception' -e 'std::' -e 'terminate' -e 'what()' -e 'basic_string' "$work/err"; then
-        echo "$1: an internal error reached the user: $(head -2 "$work/err")"
-    elif [ "$2" -ne 0 ] && grep '^atoll-[a-z]*: ' "$work/err" | grep -v ': warning: ' | grep -v -q -F "$(basename "$3")"; then
-        echo "$1: an error that does not name the file: $(head -2 "$work/err")"
+    elif grep -q -e 'map::at' -e 'json.exception' -e 'std::' -e 'terminate' -e 'what()' -e 'basic_string' "$4"; then
+        echo "$1: an internal error reached the user: $(head -2 "$4")"
+    elif [ "$2" -ne 0 ] && grep '^atoll-[a-z]*: ' "$4" | grep -v ': warning: ' | grep -v -q -F "$(basename "$3")"; then
+        echo "$1: an error that does not name the file: $(head -2 "$4")"
     fi
 }
 
+# every file in one of nproc lanes (each file's commands in turn), then the
+# results in the list's order
+inputs=
+for f in $fixtures; do inputs="$inputs $DATA/$f"; done
+for f in $hostile; do inputs="$inputs $work/$f"; done
+lanes=$(nproc 2>/dev/null || echo 2)
+lane=0
+while [ $lane -lt "$lanes" ]; do
+    (i=0
+     for f in $inputs; do
+         i=$((i + 1))
+         [ $(((i - 1) % lanes)) -eq $lane ] || continue
+         run_all "$f" "$i" >"$work/got.$i" 2>&1
+     done) &
+    lane=$((lane + 1))
+done
+wait
+i=0
 for f in $fixtures; do
-    got=$(run_all "$DATA/$f")
-    if [ -z "$got" ]; then ok "every command on $f: no crash, no internal error"
-    else not_ok "every command on $f: no crash, no internal error"; diag "$got"; fi
+    i=$((i + 1))
+    [ -f "$work/got.$i" ] || echo "no result (its lane did not finish)" >"$work/got.$i"
+    if [ ! -s "$work/got.$i" ]; then ok "every command on $f: no crash, no internal error"
+    else not_ok "every command on $f: no crash, no internal error"; diag "$(cat "$work/got.$i")"; fi
 done
 for f in $hostile; do
-    got=$(run_all "$work/$f")
-    if [ -z "$got" ]; then ok "every command on hostile $f: no crash, no internal error, errors name the file"
-    else not_ok "every command on hostile $f: no crash, no internal error, errors name the file"; diag "$got"; fi
+    i=$((i + 1))
+    [ -f "$work/got.$i" ] || echo "no result (its lane did not finish)" >"$work/got.$i"
+    if [ ! -s "$work/got.$i" ]; then ok "every command on hostile $f: no crash, no internal error, errors name the file"
+    else not_ok "every command on hostile $f: no crash, no internal error, errors name the file"; diag "$(cat "$work/got.$i")"; fi
 done
 
 # the "source" a fabric.json claims goes into every file's comment escaped:

@@ -27,7 +27,8 @@ version=$(slurm_version)
 release=$(slurmctld -V | sed 's/^[^ ]* //')
 [ "${version:-0}" -ge 2311 ] || skip_all "Slurm $release has no topology/block (23.11 and later)"
 work=$(tmpdir)
-port=$((30000 + $$ % 20000))
+port=$(free_ports)  # a block of ports of its own (tests/slurm-cluster.sh)
+at_exit "release_ports $port"
 
 # ctld NAME FILE LINES: slurmctld on FILE (topology.conf for topology/block, or a
 # topology.yaml) with LINES added to slurm.conf (nodes, partitions); 0 when it

@@ -10,7 +10,8 @@ if ! command -v slurmctld >/dev/null || ! command -v scontrol >/dev/null; then
     exit 0
 fi
 work=$(tmpdir)
-port=$((20000 + $$ % 20000))
+port=$(free_ports)  # a block of ports of its own (tests/slurm-cluster.sh)
+at_exit "release_ports $port"
 
 # run_ctld NAME TOPOLOGY.CONF: start slurmctld on it, wait until it answers
 run_ctld() {
