@@ -743,13 +743,14 @@ Topology analyse(Fabric fabric)
     // every pod through them. A switch cabled to one other switch only is a
     // leaf with no host (yet): an empty management leaf must not rank above
     // the spines.
-    std::vector<char> compute_leaf(t.switches.size(), 0);
+    const std::size_t nsw = t.switches.size();
+    std::vector<char> compute_leaf(nsw, 0);
     for (const Host &h : t.hosts)
         if (h.compute)
             for (const HostPort &p : h.ports)
                 compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
-    std::deque<int> q;
-    for (std::size_t i = 0; i < t.switches.size(); ++i) {
+    std::vector<char> is_leaf(nsw, 0);
+    for (std::size_t i = 0; i < nsw; ++i) {
         const auto v = static_cast<SwitchId>(i);
         bool leaf = compute_leaf[i] || boost::out_degree(v, t.graph) <= 1;
         if (!leaf && t.switches[i].host_ports > 0) {
@@ -759,23 +760,103 @@ Topology analyse(Fabric fabric)
                 if (compute_leaf[*it])
                     leaf = false;
         }
-        if (leaf) {
-            t.switches[i].tier = 0;
-            q.push_back(static_cast<int>(i));
-        }
+        is_leaf[i] = leaf;
     }
-    while (!q.empty()) {
-        int v = q.front();
-        q.pop_front();
-        auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
-        for (auto it = adj.first; it != adj.second; ++it) {
-            Switch &w = t.switches[*it];
-            if (w.tier < 0) {
-                w.tier = t.switches[static_cast<std::size_t>(v)].tier + 1;
-                q.push_back(static_cast<int>(*it));
+    // The switches between compute leaves (on a shortest path from one to
+    // another, through switches that are no leaf) are as high as their hop
+    // distance from the compute leaves says: a management leaf cabled to the
+    // cores must not bring them a tier down, level with the spines, and make
+    // the fabric two-tier, one pod. A switch off those paths (a management
+    // spine between the cores and the management leaves) takes its tier from
+    // the leaves nearest it. Paths are sought from up to 16 compute leaves
+    // spread over the fabric (every core of a Clos lies on them from any leaf).
+    std::vector<int> cdist(nsw, -1);  // hops from the nearest compute leaf
+    std::vector<char> between(nsw, 0);
+    {
+        std::deque<std::size_t> bq;
+        std::vector<std::size_t> sources;
+        for (std::size_t i = 0; i < nsw; ++i)
+            if (compute_leaf[i]) {
+                cdist[i] = 0;
+                bq.push_back(i);
+                sources.push_back(i);
+            }
+        while (!bq.empty()) {
+            std::size_t v = bq.front();
+            bq.pop_front();
+            if (cdist[v] > 0 && is_leaf[v])
+                continue;  // leaves end paths
+            auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
+            for (auto it = adj.first; it != adj.second; ++it)
+                if (cdist[*it] < 0 && !compute_leaf[*it]) {
+                    cdist[*it] = cdist[v] + 1;
+                    bq.push_back(*it);
+                }
+        }
+        const std::size_t nsrc = std::min<std::size_t>(sources.size(), 16);
+        std::vector<int> d(nsw);
+        std::vector<char> reach(nsw);
+        std::vector<std::size_t> order;
+        for (std::size_t k = 0; k < nsrc && sources.size() > 1; ++k) {
+            const std::size_t a = sources[k * sources.size() / nsrc];
+            std::fill(d.begin(), d.end(), -1);
+            std::fill(reach.begin(), reach.end(), 0);
+            order.clear();
+            d[a] = 0;
+            bq.push_back(a);
+            while (!bq.empty()) {
+                std::size_t v = bq.front();
+                bq.pop_front();
+                order.push_back(v);
+                if (v != a && is_leaf[v])
+                    continue;
+                auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
+                for (auto it = adj.first; it != adj.second; ++it)
+                    if (d[*it] < 0) {
+                        d[*it] = d[v] + 1;
+                        bq.push_back(*it);
+                    }
+            }
+            // from the farthest back: a switch is between compute leaves when
+            // a step away from a leads it to one
+            for (auto o = order.rbegin(); o != order.rend(); ++o) {
+                const std::size_t v = *o;
+                if (v != a && is_leaf[v]) {
+                    reach[v] = compute_leaf[v];
+                    continue;
+                }
+                auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
+                for (auto it = adj.first; it != adj.second && !reach[v]; ++it)
+                    if (d[*it] == d[v] + 1 && reach[*it])
+                        reach[v] = 1;
+                if (reach[v] && v != a)
+                    between[v] = 1;
             }
         }
     }
+    // tiers in rising order from the leaves (0) and the switches between
+    // compute leaves (their distance); the rest one above their lowest neighbour
+    std::vector<std::vector<std::size_t>> level;
+    auto settle = [&](std::size_t i, int tier) {
+        t.switches[i].tier = tier;
+        if (level.size() <= static_cast<std::size_t>(tier))
+            level.resize(static_cast<std::size_t>(tier) + 1);
+        level[static_cast<std::size_t>(tier)].push_back(i);
+    };
+    for (std::size_t i = 0; i < nsw; ++i) {
+        if (is_leaf[i])
+            settle(i, 0);
+        else if (between[i] && cdist[i] > 0)
+            settle(i, cdist[i]);
+    }
+    for (std::size_t k = 0; k < level.size(); ++k)
+        for (std::size_t j = 0; j < level[k].size(); ++j) {
+            const std::size_t v = level[k][j];
+            auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
+            for (auto it = adj.first; it != adj.second; ++it)
+                if (t.switches[*it].tier < 0)
+                    settle(*it, static_cast<int>(k) + 1);
+        }
     for (const Switch &s : t.switches)
         t.max_tier = std::max(t.max_tier, s.tier);
     for (std::size_t i = 0; i < t.switches.size(); ++i) {

@@ -11,9 +11,12 @@
 # (one port each, as there) on spine01, and a management leaf with mgmt01 and
 # mgmt02 cabled to spine01 and spine02. Expected, by construction: 16 compute
 # leaves and the management leaf are leaves, the 4 spines spines, the 2 cores
-# cores; the two pods stay two (a core is no pod's spine).
+# cores; the two pods stay two (a core is no pod's spine). Then the same
+# management leaf cabled to the two cores instead (a helper's attack made
+# it: the cores came a tier down, level with the spines, and the fabric
+# read as two-tier, one pod).
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 8
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -85,3 +88,36 @@ else not_ok "tiers: the management leaf 0, the spine with hosts 1, the core 2"; 
 if grep -q '^switches:  4 (leaf 2, spine 2)' "$work/flat.show"; then ok "a one-port fabric: leaves and spines as before"
 else not_ok "a one-port fabric: leaves and spines as before"; diag "$(head -3 "$work/flat.show")"; fi
 
+
+# the management leaf on the cores: core01's and core02's port 17 go to it
+awk '
+/^Switch\t16 "S-b8599f0300a8000[01]"/ { cur = substr($3, 19, 1); sub(/^Switch\t16/, "Switch\t17") }
+cur != "" && /^$/ {
+    printf "[17]\t\"S-0c42a10300000100\"[%d]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR\n", cur == "0" ? 3 : 4
+    cur = ""
+}
+{ print }
+END {
+    print "\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x0c42a10300000100\nswitchguid=0x0c42a10300000100(0c42a10300000100)"
+    print "Switch\t4 \"S-0c42a10300000100\"\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" enhanced port 0 lid 45 lmc 0"
+    print "[1]\t\"H-0c42a10300000030\"[1](0c42a10300000031) \t\t# \"mgmt01 mlx5_0\" lid 43 4xHDR"
+    print "[2]\t\"H-0c42a10300000040\"[1](0c42a10300000041) \t\t# \"mgmt02 mlx5_0\" lid 44 4xHDR"
+    print "[3]\t\"S-b8599f0300a80000\"[17]\t\t# \"MF0;ib-core01:MQM8700/U1\" lid 21 4xHDR"
+    print "[4]\t\"S-b8599f0300a80001\"[17]\t\t# \"MF0;ib-core02:MQM8700/U1\" lid 22 4xHDR"
+    n = split("mgmt01:30:1 mgmt02:40:2", ca, " ")
+    for (i = 1; i <= n; i++) {
+        split(ca[i], f, ":")
+        g = "0c42a103000000" f[2]
+        print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" g "\ncaguid=0x" g
+        print "Ca\t1 \"H-" g "\"\t\t# \"" f[1] " mlx5_0\""
+        printf "[1](%s) \t\"S-0c42a10300000100\"[%s]\t\t# lid %d lmc 0 \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR\n", substr(g, 1, 15) "1", f[3], 42 + i
+    }
+}' "$work/base.txt" >"$work/mcore.txt"
+"$TOPO" show "$work/mcore.txt" >"$work/mcore.show" 2>&1
+line=$(grep '^switches:' "$work/mcore.show")
+if echo "$line" | grep -q '(core 2, leaf 17, spine 4)'; then ok "a management leaf on the cores: they stay cores (core 2, leaf 17, spine 4)"
+else not_ok "a management leaf on the cores: they stay cores (core 2, leaf 17, spine 4)"; diag "$line"; fi
+line=$(grep '^islands:' "$work/mcore.show")
+# the two compute pods of 4 hosts, and the management leaf's own
+if echo "$line" | grep -q 'pod 3 (largest 4)'; then ok "a management leaf on the cores: the two compute pods stay two"
+else not_ok "a management leaf on the cores: the two compute pods stay two"; diag "$line"; fi
