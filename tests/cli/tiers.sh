@@ -26,16 +26,26 @@ die() { diag "$1"; exit 1; }
 # and the management leaf (19), spine02 the management leaf (17)
 grep -q '^Switch	16 "S-b8599f0300a00000"' "$work/base.txt" && grep -q '^Switch	16 "S-b8599f0300a00001"' "$work/base.txt" ||
     die "the generated fabric changed: $(grep '^Switch.*spine0[12]' "$work/base.txt")"
-awk '
-/^Switch\t16 "S-b8599f0300a0000[01]"/ { cur = substr($3, 19, 1); sub(/^Switch\t16/, cur == "0" ? "Switch\t19" : "Switch\t17") }
-cur == "0" && /^$/ {
-    print "[17]\t\"H-0c42a10300000010\"[1](0c42a10300000011) \t\t# \"ufm01 mlx5_0\" lid 41 4xHDR"
-    print "[18]\t\"H-0c42a10300000020\"[1](0c42a10300000021) \t\t# \"login01 mlx5_0\" lid 42 4xHDR"
-    print "[19]\t\"S-0c42a10300000100\"[3]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR"
-    cur = ""
+# with_mgmt SVC LINKS: the generated fabric, plus (SVC 1) ufm01 and login01 on
+# spine01's ports 17 and 18, plus the management leaf ib-mgmt01 (mgmt01 and
+# mgmt02 on its ports 1 and 2) whose ports 3 and 4 go to LINKS: "GUID:PORT:NAME:LID"
+# of the two switches it is cabled to, on the port given
+with_mgmt() {
+    awk -v svc="$1" -v links="$2" '
+BEGIN {
+    n = split(links, l, " ")
+    for (i = 1; i <= n; i++) { split(l[i], f, ":"); port[f[1]] = f[2]; mport[f[1]] = i + 2 }
 }
-cur == "1" && /^$/ {
-    print "[17]\t\"S-0c42a10300000100\"[4]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR"
+/^Switch\t16 "S-/ {
+    g = substr($3, 4, 16)
+    if (g in port) { cur = g; sub(/^Switch\t16/, "Switch\t" port[g]) }
+}
+cur != "" && /^$/ {
+    if (svc && cur == "b8599f0300a00000") {
+        print "[17]\t\"H-0c42a10300000010\"[1](0c42a10300000011) \t\t# \"ufm01 mlx5_0\" lid 41 4xHDR"
+        print "[18]\t\"H-0c42a10300000020\"[1](0c42a10300000021) \t\t# \"login01 mlx5_0\" lid 42 4xHDR"
+    }
+    printf "[%d]\t\"S-0c42a10300000100\"[%d]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR\n", port[cur], mport[cur]
     cur = ""
 }
 { print }
@@ -44,17 +54,23 @@ END {
     print "Switch\t4 \"S-0c42a10300000100\"\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" enhanced port 0 lid 45 lmc 0"
     print "[1]\t\"H-0c42a10300000030\"[1](0c42a10300000031) \t\t# \"mgmt01 mlx5_0\" lid 43 4xHDR"
     print "[2]\t\"H-0c42a10300000040\"[1](0c42a10300000041) \t\t# \"mgmt02 mlx5_0\" lid 44 4xHDR"
-    print "[3]\t\"S-b8599f0300a00000\"[19]\t\t# \"MF0;ib-spine01:MQM8700/U1\" lid 17 4xHDR"
-    print "[4]\t\"S-b8599f0300a00001\"[17]\t\t# \"MF0;ib-spine02:MQM8700/U1\" lid 18 4xHDR"
-    n = split("ufm01:10:S-b8599f0300a00000:17:ib-spine01 login01:20:S-b8599f0300a00000:18:ib-spine01 mgmt01:30:S-0c42a10300000100:1:ib-mgmt01 mgmt02:40:S-0c42a10300000100:2:ib-mgmt01", ca, " ")
     for (i = 1; i <= n; i++) {
+        split(l[i], f, ":")
+        printf "[%d]\t\"S-%s\"[%d]\t\t# \"MF0;%s:MQM8700/U1\" lid %d 4xHDR\n", i + 2, f[1], f[2], f[3], f[4]
+    }
+    cas = "mgmt01:30:S-0c42a10300000100:1:ib-mgmt01 mgmt02:40:S-0c42a10300000100:2:ib-mgmt01"
+    if (svc) cas = "ufm01:10:S-b8599f0300a00000:17:ib-spine01 login01:20:S-b8599f0300a00000:18:ib-spine01 " cas
+    m = split(cas, ca, " ")
+    for (i = 1; i <= m; i++) {
         split(ca[i], f, ":")
         g = "0c42a103000000" f[2]
         print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" g "\ncaguid=0x" g
         print "Ca\t1 \"H-" g "\"\t\t# \"" f[1] " mlx5_0\""
         printf "[1](%s) \t\"%s\"[%s]\t\t# lid %d lmc 0 \"MF0;%s:MQM8700/U1\" lid 17 4xHDR\n", substr(g, 1, 15) "1", f[3], f[4], 40 + i, f[5]
     }
-}' "$work/base.txt" >"$work/svc.txt"
+}' "$work/base.txt"
+}
+with_mgmt 1 "b8599f0300a00000:19:ib-spine01:17 b8599f0300a00001:17:ib-spine02:18" >"$work/svc.txt"
 
 "$TOPO" discover "$work/svc.txt" -o "$work/svc.json" 2>"$work/err" || die "discover: $(cat "$work/err")"
 "$TOPO" show "$work/svc.json" >"$work/show"
@@ -90,29 +106,7 @@ else not_ok "a one-port fabric: leaves and spines as before"; diag "$(head -3 "$
 
 
 # the management leaf on the cores: core01's and core02's port 17 go to it
-awk '
-/^Switch\t16 "S-b8599f0300a8000[01]"/ { cur = substr($3, 19, 1); sub(/^Switch\t16/, "Switch\t17") }
-cur != "" && /^$/ {
-    printf "[17]\t\"S-0c42a10300000100\"[%d]\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR\n", cur == "0" ? 3 : 4
-    cur = ""
-}
-{ print }
-END {
-    print "\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x0c42a10300000100\nswitchguid=0x0c42a10300000100(0c42a10300000100)"
-    print "Switch\t4 \"S-0c42a10300000100\"\t\t# \"MF0;ib-mgmt01:MQM8700/U1\" enhanced port 0 lid 45 lmc 0"
-    print "[1]\t\"H-0c42a10300000030\"[1](0c42a10300000031) \t\t# \"mgmt01 mlx5_0\" lid 43 4xHDR"
-    print "[2]\t\"H-0c42a10300000040\"[1](0c42a10300000041) \t\t# \"mgmt02 mlx5_0\" lid 44 4xHDR"
-    print "[3]\t\"S-b8599f0300a80000\"[17]\t\t# \"MF0;ib-core01:MQM8700/U1\" lid 21 4xHDR"
-    print "[4]\t\"S-b8599f0300a80001\"[17]\t\t# \"MF0;ib-core02:MQM8700/U1\" lid 22 4xHDR"
-    n = split("mgmt01:30:1 mgmt02:40:2", ca, " ")
-    for (i = 1; i <= n; i++) {
-        split(ca[i], f, ":")
-        g = "0c42a103000000" f[2]
-        print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" g "\ncaguid=0x" g
-        print "Ca\t1 \"H-" g "\"\t\t# \"" f[1] " mlx5_0\""
-        printf "[1](%s) \t\"S-0c42a10300000100\"[%s]\t\t# lid %d lmc 0 \"MF0;ib-mgmt01:MQM8700/U1\" lid 45 4xHDR\n", substr(g, 1, 15) "1", f[3], 42 + i
-    }
-}' "$work/base.txt" >"$work/mcore.txt"
+with_mgmt 0 "b8599f0300a80000:17:ib-core01:21 b8599f0300a80001:17:ib-core02:22" >"$work/mcore.txt"
 "$TOPO" show "$work/mcore.txt" >"$work/mcore.show" 2>&1
 line=$(grep '^switches:' "$work/mcore.show")
 if echo "$line" | grep -q '(core 2, leaf 17, spine 4)'; then ok "a management leaf on the cores: they stay cores (core 2, leaf 17, spine 4)"
