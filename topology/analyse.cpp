@@ -743,24 +743,62 @@ Topology analyse(Fabric fabric)
     // every pod through them. A switch cabled to one other switch only is a
     // leaf with no host (yet): an empty management leaf must not rank above
     // the spines.
+    //
+    // A compute leaf has at least a quarter of the compute host ports the
+    // median switch with any has, and a quarter of its cables to other
+    // switches. A switch with fewer (a core or a spine that
+    // a storage or UFM server with the usual adapters is cabled to, or one
+    // port a node's own description claims for a compute host) is weak: it is
+    // a leaf only if no shortest path between compute leaves runs through it,
+    // and otherwise a spine or core that carries hosts (a partly filled leaf
+    // stays a leaf: no such path crosses it).
     const std::size_t nsw = t.switches.size();
-    std::vector<char> compute_leaf(nsw, 0);
+    std::vector<int> chp(nsw, 0);  // compute host ports
     for (const Host &h : t.hosts)
         if (h.compute)
             for (const HostPort &p : h.ports)
-                compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
-    std::vector<char> is_leaf(nsw, 0);
-    for (std::size_t i = 0; i < nsw; ++i) {
-        const auto v = static_cast<SwitchId>(i);
-        bool leaf = compute_leaf[i] || boost::out_degree(v, t.graph) <= 1;
-        if (!leaf && t.switches[i].host_ports > 0) {
-            leaf = true;
-            auto adj = boost::adjacent_vertices(v, t.graph);
-            for (auto it = adj.first; it != adj.second && leaf; ++it)
-                if (compute_leaf[*it])
-                    leaf = false;
+                chp[static_cast<std::size_t>(p.sw)]++;
+    std::vector<char> compute_leaf(nsw, 0), weak(nsw, 0);
+    {
+        std::vector<int> c;
+        for (int n : chp)
+            if (n > 0)
+                c.push_back(n);
+        int med = 0;
+        if (!c.empty()) {
+            std::nth_element(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(c.size() / 2), c.end());
+            med = c[c.size() / 2];
         }
-        is_leaf[i] = leaf;
+        for (std::size_t i = 0; i < nsw; ++i) {
+            if (chp[i] == 0)
+                continue;
+            int links = 0;  // cables to other switches
+            auto oe = boost::out_edges(static_cast<SwitchId>(i), t.graph);
+            for (auto it = oe.first; it != oe.second; ++it)
+                links += t.graph[*it].multiplicity;
+            (4 * chp[i] >= med && 4 * chp[i] >= links ? compute_leaf : weak)[i] = 1;
+        }
+    }
+    std::vector<char> is_leaf(nsw, 0);
+    // a switch with hosts but not compute leaf: a leaf unless cabled to a compute leaf
+    auto host_leaf = [&](std::size_t i) {
+        const auto v = static_cast<SwitchId>(i);
+        if (boost::out_degree(v, t.graph) <= 1)
+            return true;
+        if (t.switches[i].host_ports == 0)
+            return false;
+        auto adj = boost::adjacent_vertices(v, t.graph);
+        for (auto it = adj.first; it != adj.second; ++it)
+            if (compute_leaf[*it])
+                return false;
+        return true;
+    };
+    // a weak switch, or one with other hosts only, is decided below (a
+    // core that a UFM server is cabled to is no leaf)
+    std::vector<char> undecided(nsw, 0);
+    for (std::size_t i = 0; i < nsw; ++i) {
+        undecided[i] = weak[i] || (!compute_leaf[i] && t.switches[i].host_ports > 0);
+        is_leaf[i] = compute_leaf[i] || (!undecided[i] && host_leaf(i));
     }
     // The switches between compute leaves (on a shortest path from one to
     // another, through switches that are no leaf) are as high as their hop
@@ -771,15 +809,13 @@ Topology analyse(Fabric fabric)
     // the leaves nearest it. Paths are sought from up to 16 compute leaves
     // spread over the fabric (every core of a Clos lies on them from any leaf).
     std::vector<int> cdist(nsw, -1);  // hops from the nearest compute leaf
-    std::vector<char> between(nsw, 0);
-    {
+    auto count_cdist = [&]() {
+        std::fill(cdist.begin(), cdist.end(), -1);
         std::deque<std::size_t> bq;
-        std::vector<std::size_t> sources;
         for (std::size_t i = 0; i < nsw; ++i)
             if (compute_leaf[i]) {
                 cdist[i] = 0;
                 bq.push_back(i);
-                sources.push_back(i);
             }
         while (!bq.empty()) {
             std::size_t v = bq.front();
@@ -793,6 +829,15 @@ Topology analyse(Fabric fabric)
                     bq.push_back(*it);
                 }
         }
+    };
+    count_cdist();
+    std::vector<char> between(nsw, 0);
+    {
+        std::deque<std::size_t> bq;
+        std::vector<std::size_t> sources;
+        for (std::size_t i = 0; i < nsw; ++i)
+            if (compute_leaf[i])
+                sources.push_back(i);
         const std::size_t nsrc = std::min<std::size_t>(sources.size(), 16);
         std::vector<int> d(nsw);
         std::vector<char> reach(nsw);
@@ -834,6 +879,15 @@ Topology analyse(Fabric fabric)
             }
         }
     }
+    // a switch decided here that no shortest path between compute leaves
+    // crosses is a leaf by the rule for other hosts' switches; the distances
+    // are then counted again without crossing it
+    bool weak_leaf = false;
+    for (std::size_t i = 0; i < nsw; ++i)
+        if (undecided[i] && !between[i] && host_leaf(i))
+            is_leaf[i] = weak_leaf = true;
+    if (weak_leaf)
+        count_cdist();
     // tiers in rising order from the leaves (0) and the switches between
     // compute leaves (their distance); the rest one above their lowest neighbour
     std::vector<std::vector<std::size_t>> level;
@@ -915,12 +969,24 @@ Topology analyse(Fabric fabric)
 
     // Rail groups: leaves joined by the hosts they share (ports on the wrong
     // rail's leaf do not join: a swapped cable must not merge two groups).
+    // A host's ports on a spine or core that carries hosts do not join either
+    // when it has ports on leaves (a storage server's extra cable, or a port
+    // its description claims, must not join a core to a rail group).
+    auto on_leaf = [&](const Host &h) {
+        for (const HostPort &p : h.ports)
+            if (t.switches[static_cast<std::size_t>(p.sw)].tier == 0)
+                return true;
+        return false;
+    };
     UnionFind uf(t.switches.size());
     for (const Host &h : t.hosts) {
         int first = -1;
+        const bool leafed = on_leaf(h);
         for (const HostPort &p : h.ports) {
             const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
             if (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail)
+                continue;
+            if (leafed && s.tier != 0)
                 continue;
             if (first < 0)
                 first = p.sw;
@@ -953,9 +1019,12 @@ Topology analyse(Fabric fabric)
     std::vector<bool> group_compute(groups.size(), false);
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
+        const bool leafed = on_leaf(h);
         for (const HostPort &p : h.ports) {
             const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
             if (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail)
+                continue;
+            if (leafed && s.tier != 0)
                 continue;
             host_group[hi] = s.group;
             break;
@@ -974,6 +1043,9 @@ Topology analyse(Fabric fabric)
         std::map<std::pair<SwitchId, bool>, int> spine_group;
         for (std::size_t g = 0; g < groups.size(); ++g)
             for (int l : groups[g]) {
+                // nor does a spine or core that carries hosts join its group to pods
+                if (t.switches[static_cast<std::size_t>(l)].tier != 0)
+                    continue;
                 auto adj = boost::adjacent_vertices(static_cast<SwitchId>(l), t.graph);
                 for (auto it = adj.first; it != adj.second; ++it) {
                     // a spine that carries hosts of its own joins no pods:

@@ -382,10 +382,11 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     }
 
     // --- leaves with fewer uplinks than their peers; non-compute hosts on compute leaves
+    // (a spine or core that carries hosts is no leaf: tiers, analyse.cpp)
     std::vector<int> compute_leaf(t.switches.size(), 0);
     for (const Host &h : t.hosts)
         for (const HostPort &p : h.ports)
-            if (h.compute)
+            if (h.compute && t.sw(p.sw).tier == 0)
                 compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
     std::map<int, int> up;
     for (std::size_t i = 0; i < t.switches.size(); ++i)
@@ -397,6 +398,22 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             add("missing-uplinks", Severity::Warning, t.switches[i].name,
                 "leaf has " + std::to_string(t.switches[i].uplinks) + " uplinks where its peers have " +
                     std::to_string(usual_up));
+    // a host with adapters on leaves and one on a spine or core: a stray
+    // cable, or a description written to claim this host's name
+    for (const Host &h : t.hosts) {
+        std::string off, on;
+        for (const HostPort &p : h.ports) {
+            const Switch &s = t.sw(p.sw);
+            if (s.tier == 0)
+                on = s.name;
+            else if (s.tier > 0 && off.empty())
+                off = (p.hca.empty() ? std::string("an adapter") : "adapter " + p.hca) + " on " + s.name + " (tier " + std::to_string(s.tier) + ")";
+        }
+        if (!off.empty() && !on.empty())
+            add("host-port-off-leaf", Severity::Warning, h.name,
+                off + " while its others are on leaves (" + on +
+                    "): a stray cable, or another node's description naming this host; that port joins no island");
+    }
     for (const Host &h : t.hosts) {
         if (h.compute)
             continue;

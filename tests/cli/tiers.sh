@@ -14,9 +14,12 @@
 # cores; the two pods stay two (a core is no pod's spine). Then the same
 # management leaf cabled to the two cores instead (a helper's attack made
 # it: the cores came a tier down, level with the spines, and the fabric
-# read as two-tier, one pod).
+# read as two-tier, one pod). And hosts cabled to the cores: a storage
+# server with the usual four adapters, two on each core, and one adapter
+# whose description (written by its node's root) claims to be node001's:
+# either made both cores compute leaves, and one pod of the fabric.
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 12
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -115,3 +118,51 @@ line=$(grep '^islands:' "$work/mcore.show")
 # the two compute pods of 4 hosts, and the management leaf's own
 if echo "$line" | grep -q 'pod 3 (largest 4)'; then ok "a management leaf on the cores: the two compute pods stay two"
 else not_ok "a management leaf on the cores: the two compute pods stay two"; diag "$line"; fi
+
+# on_cores "NAME:DEV:GUID:CORE:PORT ...": CAs on core01 (CORE 0) or core02 (1), ports 17 up
+on_cores() {
+    awk -v hosts="$1" '
+BEGIN {
+    n = split(hosts, h, " ")
+    for (i = 1; i <= n; i++) { split(h[i], f, ":"); c = "b8599f0300a8000" f[4]; if (f[5] > top[c]) top[c] = f[5] }
+}
+/^Switch\t16 "S-b8599f0300a8000[01]"/ { cur = substr($3, 4, 16); if (cur in top) sub(/^Switch\t16/, "Switch\t" top[cur]); else cur = "" }
+cur != "" && /^$/ {
+    for (i = 1; i <= n; i++) {
+        split(h[i], f, ":")
+        if ("b8599f0300a8000" f[4] == cur)
+            printf "[%d]\t\"H-%s\"[1](%s) \t\t# \"%s %s\" lid %d 4xHDR\n", f[5], f[3], substr(f[3], 1, 15) "1", f[1], f[2], 60 + i
+    }
+    cur = ""
+}
+{ print }
+END {
+    for (i = 1; i <= n; i++) {
+        split(h[i], f, ":")
+        print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" f[3] "\ncaguid=0x" f[3]
+        print "Ca\t1 \"H-" f[3] "\"\t\t# \"" f[1] " " f[2] "\""
+        printf "[1](%s) \t\"S-b8599f0300a8000%d\"[%d]\t\t# lid %d lmc 0 \"MF0;ib-core0%d:MQM8700/U1\" lid %d 4xHDR\n", substr(f[3], 1, 15) "1", f[4], f[5], 60 + i, f[4] + 1, 21 + f[4]
+    }
+}' "$work/base.txt"
+}
+on_cores "storage01:mlx5_0:0c42a10300000500:0:17 storage01:mlx5_1:0c42a10300000510:1:17 storage01:mlx5_2:0c42a10300000520:0:18 storage01:mlx5_3:0c42a10300000530:1:18" >"$work/stor.txt"
+"$TOPO" show "$work/stor.txt" >"$work/stor.show" 2>&1
+"$TOPO" slurm "$work/stor.txt" -o "$work/stor.conf" 2>&1
+if grep -q '^switches: .*(core 2, leaf 16, spine 4)' "$work/stor.show" && grep -q '^islands: .*pod 3 (largest 4)' "$work/stor.show" &&
+   ! grep '^SwitchName=pod-' "$work/stor.conf" | grep -q core; then
+    ok "a storage server with the usual adapters on the cores: cores stay cores, the compute pods two"
+else not_ok "a storage server with the usual adapters on the cores: cores stay cores, the compute pods two"; diag "$(sed -n '2p;$p' "$work/stor.show")" "$(grep -v '^#' "$work/stor.conf")"; fi
+"$TOPO" check "$work/stor.txt" >"$work/stor.check" 2>&1
+if ! grep -q 'missing-uplinks' "$work/stor.check"; then ok "check: a core that carries hosts is no leaf missing uplinks"
+else not_ok "check: a core that carries hosts is no leaf missing uplinks"; diag "$(cat "$work/stor.check")"; fi
+
+on_cores "node001:mlx5_4:0c42a10300000600:0:17" >"$work/claim.txt"
+"$TOPO" show "$work/claim.txt" >"$work/claim.show" 2>&1
+"$TOPO" slurm "$work/claim.txt" -o "$work/claim.conf" 2>&1
+if grep -q '^switches: .*(core 2, leaf 16, spine 4)' "$work/claim.show" && grep -q '^islands: .*pod 2 (largest 4)' "$work/claim.show" &&
+   grep -qx 'SwitchName=grp-ib-leaf01 Nodes=node\[001-002\]' "$work/claim.conf"; then
+    ok "a description on a core claiming node001's name: node001 keeps its leaves, the pods stay two"
+else not_ok "a description on a core claiming node001's name: node001 keeps its leaves, the pods stay two"; diag "$(sed -n '2p;$p' "$work/claim.show")" "$(grep -v '^#' "$work/claim.conf")"; fi
+"$TOPO" check "$work/claim.txt" >"$work/claim.check" 2>&1
+if grep -q '^warning: host-port-off-leaf: node001: adapter mlx5_4 on ib-core01 (tier 2)' "$work/claim.check"; then ok "check names the port on the core (host-port-off-leaf)"
+else not_ok "check names the port on the core (host-port-off-leaf)"; diag "$(cat "$work/claim.check")"; fi
