@@ -1,6 +1,7 @@
 // libFuzzer harnesses for every reader of atoll and the view file the plugin
 // reads as root. One source: fuzz_one(target, bytes) is the harness; built
-// with -DATOLL_FUZZ_TARGET=NAME it is a libFuzzer target, built with
+// with -DATOLL_FUZZ_LIBFUZZER it is the libFuzzer program of every target
+// (run as fuzz-NAME, a link to it), built with
 // -DATOLL_FUZZ_REPLAY a program that runs files through any target (the
 // regression inputs in make check). A harness may throw atl::InputError (or
 // std::invalid_argument / std::runtime_error naming the input): that is a
@@ -333,12 +334,31 @@ int fuzz_one(const std::string &target, const std::string &bytes)
     return 0;
 }
 
-#if defined(ATOLL_FUZZ_TARGET)
-#define ATOLL_STR2(x) #x
-#define ATOLL_STR(x) ATOLL_STR2(x)
+#if defined(ATOLL_FUZZ_LIBFUZZER)
+// One libFuzzer program for every target, built once: its target is its own
+// name, fuzz-TARGET (fuzz/run.sh links each name to it).
+namespace {
+std::string libfuzzer_target;
+}
+extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    std::string name = *argc > 0 && (*argv)[0] ? (*argv)[0] : "";
+    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+    if (name.compare(0, 5, "fuzz-") == 0)
+        name = name.substr(5);
+    for (const char *const *t = fuzz_targets; *t; ++t)
+        if (name == *t)
+            libfuzzer_target = name;
+    if (libfuzzer_target.empty()) {
+        std::fprintf(stderr, "atoll fuzz: run as fuzz-TARGET, a link to this program (\"%s\" names no target)\n",
+                     name.c_str());
+        std::exit(2);
+    }
+    return 0;
+}
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    fuzz_one(ATOLL_STR(ATOLL_FUZZ_TARGET), std::string(reinterpret_cast<const char *>(data), size));
+    fuzz_one(libfuzzer_target, std::string(reinterpret_cast<const char *>(data), size));
     return 0;
 }
 #elif defined(ATOLL_FUZZ_REPLAY)
