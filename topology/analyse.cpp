@@ -758,7 +758,7 @@ Topology analyse(Fabric fabric)
         if (h.compute)
             for (const HostPort &p : h.ports)
                 chp[static_cast<std::size_t>(p.sw)]++;
-    std::vector<char> compute_leaf(nsw, 0), weak(nsw, 0);
+    std::vector<char> compute_leaf(nsw, 0);
     {
         std::vector<int> c;
         for (int n : chp)
@@ -776,7 +776,7 @@ Topology analyse(Fabric fabric)
             auto oe = boost::out_edges(static_cast<SwitchId>(i), t.graph);
             for (auto it = oe.first; it != oe.second; ++it)
                 links += t.graph[*it].multiplicity;
-            (4 * chp[i] >= med && 4 * chp[i] >= links ? compute_leaf : weak)[i] = 1;
+            compute_leaf[i] = 4 * chp[i] >= med && 4 * chp[i] >= links;
         }
     }
     std::vector<char> is_leaf(nsw, 0);
@@ -797,7 +797,7 @@ Topology analyse(Fabric fabric)
     // core that a UFM server is cabled to is no leaf)
     std::vector<char> undecided(nsw, 0);
     for (std::size_t i = 0; i < nsw; ++i) {
-        undecided[i] = weak[i] || (!compute_leaf[i] && t.switches[i].host_ports > 0);
+        undecided[i] = !compute_leaf[i] && t.switches[i].host_ports > 0;
         is_leaf[i] = compute_leaf[i] || (!undecided[i] && host_leaf(i));
     }
     // The switches between compute leaves (on a shortest path from one to
