@@ -832,6 +832,14 @@ Topology analyse(Fabric fabric)
     };
     count_cdist();
     std::vector<char> between(nsw, 0);
+    // A switch's depth between compute leaves: from each sampled leaf, its
+    // hops from the nearer end of the longest shortest path to another that
+    // it lies on; its depth is what most of the sampled leaves see (the lower
+    // median). A core is two hops deep between the leaves of two pods even
+    // when a rack of leaves is cabled straight to it, and the spines stay one
+    // deep though the path between two such racks runs down through them.
+    std::vector<std::vector<int>> seen(nsw);
+    std::vector<int> depth(nsw, 0);
     {
         std::deque<std::size_t> bq;
         std::vector<std::size_t> sources;
@@ -839,13 +847,12 @@ Topology analyse(Fabric fabric)
             if (compute_leaf[i])
                 sources.push_back(i);
         const std::size_t nsrc = std::min<std::size_t>(sources.size(), 16);
-        std::vector<int> d(nsw);
-        std::vector<char> reach(nsw);
+        std::vector<int> d(nsw), down(nsw);
         std::vector<std::size_t> order;
         for (std::size_t k = 0; k < nsrc && sources.size() > 1; ++k) {
             const std::size_t a = sources[k * sources.size() / nsrc];
             std::fill(d.begin(), d.end(), -1);
-            std::fill(reach.begin(), reach.end(), 0);
+            std::fill(down.begin(), down.end(), -1);
             order.clear();
             d[a] = 0;
             bq.push_back(a);
@@ -863,21 +870,30 @@ Topology analyse(Fabric fabric)
                     }
             }
             // from the farthest back: a switch is between compute leaves when
-            // a step away from a leads it to one
+            // a step away from a leads it to one; down[] is the farthest such
+            // leaf's distance from a
             for (auto o = order.rbegin(); o != order.rend(); ++o) {
                 const std::size_t v = *o;
                 if (v != a && is_leaf[v]) {
-                    reach[v] = compute_leaf[v];
+                    down[v] = compute_leaf[v] ? d[v] : -1;
                     continue;
                 }
                 auto adj = boost::adjacent_vertices(static_cast<SwitchId>(v), t.graph);
-                for (auto it = adj.first; it != adj.second && !reach[v]; ++it)
-                    if (d[*it] == d[v] + 1 && reach[*it])
-                        reach[v] = 1;
-                if (reach[v] && v != a)
+                for (auto it = adj.first; it != adj.second; ++it)
+                    if (d[*it] == d[v] + 1)
+                        down[v] = std::max(down[v], down[*it]);
+                if (down[v] >= 0 && v != a) {
                     between[v] = 1;
+                    seen[v].push_back(std::min(d[v], down[v] - d[v]));
+                }
             }
         }
+        for (std::size_t v = 0; v < nsw; ++v)
+            if (!seen[v].empty()) {
+                auto mid = seen[v].begin() + static_cast<std::ptrdiff_t>((seen[v].size() - 1) / 2);
+                std::nth_element(seen[v].begin(), mid, seen[v].end());
+                depth[v] = *mid;
+            }
     }
     // a switch decided here that no shortest path between compute leaves
     // crosses is a leaf by the rule for other hosts' switches; the distances
@@ -901,7 +917,7 @@ Topology analyse(Fabric fabric)
         if (is_leaf[i])
             settle(i, 0);
         else if (between[i] && cdist[i] > 0)
-            settle(i, cdist[i]);
+            settle(i, std::max(cdist[i], depth[i]));
     }
     for (std::size_t k = 0; k < level.size(); ++k)
         for (std::size_t j = 0; j < level[k].size(); ++j) {

@@ -18,8 +18,12 @@
 # server with the usual four adapters, two on each core, and one adapter
 # whose description (written by its node's root) claims to be node001's:
 # either made both cores compute leaves, and one pod of the fabric.
+# Last, a single-rail fabric (every host one adapter, so every host counts as
+# compute) with a leaf of two hosts cabled straight to the cores, as an
+# extension rack or a management leaf is: the cores were a hop from compute
+# leaves, level with the spines, and the fabric one pod (a helper's attack).
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 15
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -166,3 +170,60 @@ else not_ok "a description on a core claiming node001's name: node001 keeps its 
 "$TOPO" check "$work/claim.txt" >"$work/claim.check" 2>&1
 if grep -q '^warning: host-port-off-leaf: node001: adapter mlx5_4 on ib-core01 (tier 2)' "$work/claim.check"; then ok "check names the port on the core (host-port-off-leaf)"
 else not_ok "check names the port on the core (host-port-off-leaf)"; diag "$(cat "$work/claim.check")"; fi
+
+# ext_on_cores "LEAF:CORE ...": a single-rail generated fabric (4-port
+# switches) plus one leaf per item, cabled to ib-core0CORE's port 5 (CORE 1
+# or 2, or 12 for both, ports 5), with two one-adapter hosts LEAFa and LEAFb
+"$TOPO" generate --pods 2 --groups 2 --rails 1 --hosts 2 --spines 2 --cores 2 -o "$work/one.txt" ||
+    die "atoll-topo generate failed"
+ext_on_cores() {
+    awk -v items="$1" '
+function ca(i, k, port) { return sprintf("0c42a10300081%d%d%d", i, k, port) }
+BEGIN { n = split(items, it, " ") }
+/^Switch\t4 "S-b8599f0300a8000[01]"/ {
+    cur = substr($3, 19, 1) + 1
+    links = ""
+    for (i = 1; i <= n; i++) { split(it[i], f, ":"); if (index(f[2], cur)) links = links " " i }
+    if (links != "") sub(/^Switch\t4/, "Switch\t5"); else cur = ""
+}
+cur != "" && /^$/ {
+    split(substr(links, 2), ls, " ")
+    for (j in ls) { split(it[ls[j]], f, ":"); printf "[5]\t\"S-0c42a103000007%02d\"[%d]\t\t# \"MF0;%s:MQM8700/U1\" lid %d 4xHDR\n", ls[j], 2 + cur, f[1], 70 + ls[j] }
+    cur = ""
+}
+{ print }
+END {
+    for (i = 1; i <= n; i++) {
+        split(it[i], f, ":")
+        g = sprintf("0c42a103000007%02d", i)
+        print "\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x" g "\nswitchguid=0x" g "(" g ")"
+        print "Switch\t4 \"S-" g "\"\t\t# \"MF0;" f[1] ":MQM8700/U1\" enhanced port 0 lid " 70 + i " lmc 0"
+        for (k = 0; k < 2; k++)
+            printf "[%d]\t\"H-%s\"[1](%s) \t\t# \"%s%s mlx5_0\" lid %d 4xHDR\n", k + 1, ca(i, k, 0), ca(i, k, 1), f[1], k ? "b" : "a", 80 + 2 * i + k
+        for (c = 1; c <= 2; c++)
+            if (index(f[2], c))
+                printf "[%d]\t\"S-b8599f0300a8000%d\"[5]\t\t# \"MF0;ib-core0%d:MQM8700/U1\" lid %d 4xHDR\n", 2 + c, c - 1, c, 8 + c
+        for (k = 0; k < 2; k++) {
+            h = ca(i, k, 0)
+            print "\nvendid=0x2c9\ndevid=0x101b\nsysimgguid=0x" h "\ncaguid=0x" h
+            print "Ca\t1 \"H-" h "\"\t\t# \"" f[1] (k ? "b" : "a") " mlx5_0\""
+            printf "[1](%s) \t\"S-%s\"[%d]\t\t# lid %d lmc 0 \"MF0;%s:MQM8700/U1\" lid %d 4xHDR\n", ca(i, k, 1), g, k + 1, 80 + 2 * i + k, f[1], 70 + i
+        }
+    }
+}' "$work/one.txt"
+}
+ext_on_cores "ext01:12" >"$work/ext.txt"
+"$TOPO" show "$work/ext.txt" >"$work/ext.show" 2>&1
+"$TOPO" slurm "$work/ext.txt" -o "$work/ext.conf" 2>&1
+if grep -q '^switches: .*(core 2, leaf 5, spine 4)' "$work/ext.show" && grep -q '^islands: .*pod 3 (largest 4)' "$work/ext.show" &&
+   grep -qx 'SwitchName=pod-ib-leaf01 Switches=ib-leaf01,ib-leaf02' "$work/ext.conf"; then
+    ok "a leaf of compute hosts cabled to the cores: cores stay cores, the two pods two"
+else not_ok "a leaf of compute hosts cabled to the cores: cores stay cores, the two pods two"; diag "$(sed -n '2p;$p' "$work/ext.show")" "$(grep -v '^#' "$work/ext.conf")"; fi
+if grep -qx 'SwitchName=ext01 Nodes=ext01a,ext01b' "$work/ext.conf"; then ok "the leaf on the cores keeps its hosts"
+else not_ok "the leaf on the cores keeps its hosts"; diag "$(grep -v '^#' "$work/ext.conf")"; fi
+# one such leaf on each core: the path between them runs down through a spine
+ext_on_cores "ext01:1 ext02:2" >"$work/ext2.txt"
+"$TOPO" show "$work/ext2.txt" >"$work/ext2.show" 2>&1
+if grep -q '^switches: .*(core 2, leaf 6, spine 4)' "$work/ext2.show" && grep -q '^islands: .*pod 4 (largest 4)' "$work/ext2.show"; then
+    ok "a leaf on each core: cores stay cores, spines spines, the two pods two"
+else not_ok "a leaf on each core: cores stay cores, spines spines, the two pods two"; diag "$(sed -n '2p;6p' "$work/ext2.show")"; fi
