@@ -10,6 +10,7 @@
 #include "topology/tally.hpp"
 #include "topology/topology.hpp"
 
+#include <boost/graph/biconnected_components.hpp>
 #include <boost/graph/connected_components.hpp>
 
 namespace atl {
@@ -511,6 +512,54 @@ void add_domain_islands(Topology &t)
             t.hosts[static_cast<std::size_t>(h)].domain = static_cast<int>(t.islands.size());
         t.islands.push_back(std::move(is));
     }
+}
+
+}  // namespace
+
+namespace {
+
+// The cables of a group to a spine that join two pods alone: the edges of
+// the graph of groups (nodes [0, groups)) and spines (the rest) that are
+// bridges (no other path joins their ends), from a group cabled to at least
+// two other spines, with groups on both sides. A leaf cabled by mistake to
+// another pod's spine is one; the pod's own spines are not (every leaf is
+// cabled to two or more of them), nor is a lone spine of one group. Sorted.
+std::vector<std::pair<int, int>> stray_group_spines(std::size_t groups, std::size_t spines,
+                                                    const std::set<std::pair<int, int>> &edges)
+{
+    using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
+                                    boost::property<boost::edge_index_t, std::size_t>>;
+    const std::size_t n = groups + spines;
+    G g(n);
+    std::vector<std::pair<int, int>> list(edges.begin(), edges.end());
+    std::vector<int> degree(n, 0);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        boost::add_edge(static_cast<std::size_t>(list[i].first), static_cast<std::size_t>(list[i].second), i, g);
+        degree[static_cast<std::size_t>(list[i].first)]++;
+        degree[static_cast<std::size_t>(list[i].second)]++;
+    }
+    std::vector<std::size_t> comp(list.size());
+    const std::size_t ncomp =
+        boost::biconnected_components(g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::edge_index, g)));
+    std::vector<int> edges_in(ncomp, 0);
+    for (std::size_t c : comp)
+        edges_in[c]++;
+    std::vector<char> cut(list.size(), 0);
+    for (std::size_t i = 0; i < list.size(); ++i)
+        cut[i] = edges_in[comp[i]] == 1 && degree[static_cast<std::size_t>(list[i].first)] >= 3;
+    // the sides once those are cut: each must hold a group
+    UnionFind side(n);
+    for (std::size_t i = 0; i < list.size(); ++i)
+        if (!cut[i])
+            side.unite(list[i].first, list[i].second);
+    std::vector<char> has_group(n, 0);
+    for (std::size_t v = 0; v < groups; ++v)
+        has_group[static_cast<std::size_t>(side.find(static_cast<int>(v)))] = 1;
+    std::vector<std::pair<int, int>> out;
+    for (std::size_t i = 0; i < list.size(); ++i)
+        if (cut[i] && has_group[static_cast<std::size_t>(side.find(list[i].second))])
+            out.push_back(list[i]);
+    return out;  // list is sorted, so is this
 }
 
 }  // namespace
@@ -1056,7 +1105,12 @@ Topology analyse(Fabric fabric)
     // spine must not make the whole fabric one pod).
     UnionFind pf(groups.size());
     if (t.max_tier >= 2) {
-        std::map<std::pair<SwitchId, bool>, int> spine_group;
+        // the graph of groups and the spines above them (a spine once per
+        // class of group: compute, service); an edge is a group cabled to a
+        // spine
+        std::map<std::pair<SwitchId, bool>, int> spine_node;
+        std::vector<SwitchId> spine_of;  // node - groups.size() -> spine
+        std::set<std::pair<int, int>> edges;  // (group, node)
         for (std::size_t g = 0; g < groups.size(); ++g)
             for (int l : groups[g]) {
                 // nor does a spine or core that carries hosts join its group to pods
@@ -1069,11 +1123,31 @@ Topology analyse(Fabric fabric)
                     // make them one (the pod's other spines join it)
                     if (t.switches[*it].tier != 1 || t.switches[*it].host_ports > 0)
                         continue;
-                    auto r = spine_group.emplace(std::make_pair(*it, bool(group_compute[g])), static_cast<int>(g));
-                    if (!r.second)
-                        pf.unite(r.first->second, static_cast<int>(g));
+                    auto r = spine_node.emplace(std::make_pair(*it, bool(group_compute[g])),
+                                                static_cast<int>(groups.size() + spine_of.size()));
+                    if (r.second)
+                        spine_of.push_back(*it);
+                    edges.insert({static_cast<int>(g), r.first->second});
                 }
             }
+        const std::vector<std::pair<int, int>> stray = stray_group_spines(groups.size(), spine_of.size(), edges);
+        UnionFind nf(groups.size() + spine_of.size());
+        for (const auto &e : edges)
+            if (!std::binary_search(stray.begin(), stray.end(), e))
+                nf.unite(e.first, e.second);
+        std::map<int, int> first_of;  // node's root -> its first group
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            auto r = first_of.emplace(nf.find(static_cast<int>(g)), static_cast<int>(g));
+            if (!r.second)
+                pf.unite(r.first->second, static_cast<int>(g));
+        }
+        for (const auto &e : stray) {
+            const SwitchId sp = spine_of[static_cast<std::size_t>(e.second) - groups.size()];
+            for (int l : groups[static_cast<std::size_t>(e.first)])
+                if (t.switches[static_cast<std::size_t>(l)].tier == 0 &&
+                    boost::edge(static_cast<SwitchId>(l), sp, t.graph).second)
+                    t.stray_uplinks.push_back({l, static_cast<int>(sp)});
+        }
     } else {
         // two tiers: every group is one pod, but only within a subnet (the
         // switches a cable path joins): merged captures of separate subnets

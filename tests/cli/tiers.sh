@@ -22,8 +22,10 @@
 # compute) with a leaf of two hosts cabled straight to the cores, as an
 # extension rack or a management leaf is: the cores were a hop from compute
 # leaves, level with the spines, and the fabric one pod (a helper's attack).
+# And one cable by mistake from a leaf of one pod to a spine of the other:
+# the pods were one (the helper's attack on Selene's capture did the same).
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 17
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -227,3 +229,23 @@ ext_on_cores "ext01:1 ext02:2" >"$work/ext2.txt"
 if grep -q '^switches: .*(core 2, leaf 6, spine 4)' "$work/ext2.show" && grep -q '^islands: .*pod 4 (largest 4)' "$work/ext2.show"; then
     ok "a leaf on each core: cores stay cores, spines spines, the two pods two"
 else not_ok "a leaf on each core: cores stay cores, spines spines, the two pods two"; diag "$(sed -n '2p;6p' "$work/ext2.show")"; fi
+
+# ib-leaf01 (pod 1) cabled to ib-spine03 (pod 2), port 5 of each
+awk '
+/^Switch\t4 "S-b8599f0300(b00000|a00002)"/ { cur = substr($3, 4, 16); sub(/^Switch\t4/, "Switch\t5") }
+cur != "" && /^$/ {
+    if (cur == "b8599f0300b00000") print "[5]\t\"S-b8599f0300a00002\"[5]\t\t# \"MF0;ib-spine03:MQM8700/U1\" lid 7 4xHDR"
+    else print "[5]\t\"S-b8599f0300b00000\"[5]\t\t# \"MF0;ib-leaf01:MQM8700/U1\" lid 1 4xHDR"
+    cur = ""
+}
+{ print }' "$work/one.txt" >"$work/stray.txt"
+"$TOPO" show "$work/stray.txt" >"$work/stray.show" 2>&1
+"$TOPO" slurm "$work/stray.txt" -o "$work/stray.conf" 2>&1
+if grep -q '^links: *25 ' "$work/stray.show" && grep -q '^islands: .*pod 2 (largest 4)' "$work/stray.show" &&
+   grep -qx 'SwitchName=pod-ib-leaf01 Switches=ib-leaf01,ib-leaf02' "$work/stray.conf"; then
+    ok "a leaf's one cable to the other pod's spine: the two pods stay two"
+else not_ok "a leaf's one cable to the other pod's spine: the two pods stay two"; diag "$(sed -n '4p;6p' "$work/stray.show")" "$(grep -v '^#' "$work/stray.conf")"; fi
+"$TOPO" check "$work/stray.txt" >"$work/stray.check" 2>&1
+if grep -q '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine03, a spine of another pod' "$work/stray.check"; then
+    ok "check names the stray cable (cross-pod-uplink)"
+else not_ok "check names the stray cable (cross-pod-uplink)"; diag "$(cat "$work/stray.check")"; fi
