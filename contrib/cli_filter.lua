@@ -146,6 +146,12 @@ function slurm_cli_pre_submit(options, offset)
     -- the running jobs' time left and the queue ahead (squeue); without
     -- squeue, the wait alone
     local tl = options.time_limit or options.time
+    -- no --time: Slurm gives its NO_VAL minutes (4294967294) as a time,
+    -- "2982616-04:14:00", which is no limit (INFINITE is "UNLIMITED")
+    local days = tl ~= nil and tonumber(tostring(tl):match("^(%d+)%-") or tostring(tl):match("^(%d+)$"))
+    if days and (tostring(tl):find("-", 1, true) and days >= 2982616 or days >= 4294967294) then
+        tl = nil
+    end
     local modelled = false
     local temps = {}
     local function squeue_file(flag, args)

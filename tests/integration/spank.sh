@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=72
+N=73
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -583,6 +583,15 @@ auto_queue "auto with --time, comm_share=0.7: no job crosses the uplinks, it spa
 set_plugstack "comm_share=0.7 uplink_load=busy"
 auto_queue "auto with --time, uplink_load=busy: spanning priced as if the leaves' hosts crossed the uplinks, it waits" \
     "Switches=1@00:10:00" "12[56][0-9] s to the 600 s limit (busy uplinks); a leaf frees up in [0-9]* s (0 nodes of queued jobs first): waits up to 600 s (island_wait)"
+# no --time: Slurm 22.05's cli_filter gets NO_VAL (4294967294 minutes), which
+# is no limit: the wait alone, not a model of an 8,000-year job
+_jid=$(SLURM_CONF="$work/c3/slurm.conf" sbatch -H -o /dev/null -N2 --fabric-island=auto --fabric-explain \
+    --wrap true 2>"$work/notime.err" | awk '{print $4}')
+_info=$(scontrol show job -o "$_jid")
+scancel "$_jid"
+if echo "$_info" | grep -q "Switches=1@00:10:00" && ! grep -q "auto with --time" "$work/notime.err"; then
+    ok "auto without --time: Slurm's NO_VAL is no limit, the island wait alone"
+else not_ok "auto without --time: Slurm's NO_VAL is no limit, the island wait alone"; diag "$_info" "$(cat "$work/notime.err")"; fi
 scancel --user=root
 wait_idle
 reset_plugstack
