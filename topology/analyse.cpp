@@ -10,7 +10,6 @@
 #include "topology/tally.hpp"
 #include "topology/topology.hpp"
 
-#include <boost/graph/biconnected_components.hpp>
 #include <boost/graph/connected_components.hpp>
 
 namespace atl {
@@ -518,48 +517,118 @@ void add_domain_islands(Topology &t)
 
 namespace {
 
-// The cables of a group to a spine that join two pods alone: the edges of
-// the graph of groups (nodes [0, groups)) and spines (the rest) that are
-// bridges (no other path joins their ends), from a group cabled to at least
-// two other spines, with groups on both sides. A leaf cabled by mistake to
-// another pod's spine is one; the pod's own spines are not (every leaf is
-// cabled to two or more of them), nor is a lone spine of one group. Sorted.
-std::vector<std::pair<int, int>> stray_group_spines(std::size_t groups, std::size_t spines,
-                                                    const std::set<std::pair<int, int>> &edges)
+// Pods from the spines that rail groups share (S[g]: group g's spines,
+// sorted; w[g]: its cables to each). Two groups are one pod when each has
+// more than half of its spines among the other's; then a group left alone
+// (a leaf with uplinks missing, a lone spine's) joins the pod of the group
+// that holds more than half of its spines, the one it shares most with
+// (none on a tie). A few cables to another pod's spines (a stray, a swapped
+// pair, a ring of them) share too few spines to join pods, as does a leaf
+// cabled alike to two pods. Candidates are each group's neighbours in each
+// spine's list of groups, so the cost grows with the cables, not with the
+// pairs of groups. Returns each group's pod (a group index) and, sorted,
+// the (group, spine) cables to a spine most of whose cables come from
+// another pod.
+struct SpinePods {
+    std::vector<int> pod;
+    std::vector<std::pair<int, int>> stray;
+};
+SpinePods pods_by_spines(const std::vector<std::vector<int>> &S, const std::vector<std::vector<int>> &w,
+                         std::size_t nspines)
 {
-    using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
-                                    boost::property<boost::edge_index_t, std::size_t>>;
-    const std::size_t n = groups + spines;
-    G g(n);
-    std::vector<std::pair<int, int>> list(edges.begin(), edges.end());
-    std::vector<int> degree(n, 0);
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        boost::add_edge(static_cast<std::size_t>(list[i].first), static_cast<std::size_t>(list[i].second), i, g);
-        degree[static_cast<std::size_t>(list[i].first)]++;
-        degree[static_cast<std::size_t>(list[i].second)]++;
+    const std::size_t G = S.size();
+    std::vector<std::vector<int>> gs(nspines);  // spine -> its groups, in order
+    for (std::size_t g = 0; g < G; ++g)
+        for (int sp : S[g])
+            gs[static_cast<std::size_t>(sp)].push_back(static_cast<int>(g));
+    auto shared = [&](int a, int b) {
+        const auto &x = S[static_cast<std::size_t>(a)], &y = S[static_cast<std::size_t>(b)];
+        int n = 0;
+        for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();)
+            if (x[i] < y[j])
+                ++i;
+            else if (y[j] < x[i])
+                ++j;
+            else {
+                ++n;
+                ++i;
+                ++j;
+            }
+        return n;
+    };
+    constexpr std::size_t K = 2;  // neighbours each side in a spine's list
+    auto candidates = [&](int g, const auto &fn) {
+        for (int sp : S[static_cast<std::size_t>(g)]) {
+            const auto &L = gs[static_cast<std::size_t>(sp)];
+            const std::size_t at = static_cast<std::size_t>(std::lower_bound(L.begin(), L.end(), g) - L.begin());
+            for (std::size_t d = 1; d <= K; ++d) {
+                if (at >= d)
+                    fn(L[at - d]);
+                if (at + d < L.size())
+                    fn(L[at + d]);
+            }
+        }
+    };
+    UnionFind uf(G);
+    for (std::size_t g = 0; g < G; ++g)
+        candidates(static_cast<int>(g), [&](int h) {
+            const std::size_t most = std::max(S[g].size(), S[static_cast<std::size_t>(h)].size());
+            if (2 * static_cast<std::size_t>(shared(static_cast<int>(g), h)) > most)
+                uf.unite(static_cast<int>(g), h);
+        });
+    std::vector<int> size(G, 0);
+    for (std::size_t g = 0; g < G; ++g)
+        size[static_cast<std::size_t>(uf.find(static_cast<int>(g)))]++;
+    for (std::size_t g = 0; g < G; ++g) {
+        if (size[static_cast<std::size_t>(uf.find(static_cast<int>(g)))] != 1)
+            continue;
+        int best = 0, pod = -1;
+        bool tie = false;
+        candidates(static_cast<int>(g), [&](int h) {
+            const int c = uf.find(h), n = shared(static_cast<int>(g), h);
+            if (c == uf.find(static_cast<int>(g)))
+                return;
+            if (n > best) {
+                best = n;
+                pod = c;
+                tie = false;
+            } else if (n == best && c != pod) {
+                tie = true;
+            }
+        });
+        if (pod >= 0 && !tie && 2 * static_cast<std::size_t>(best) > S[g].size()) {
+            const int into = uf.find(pod);
+            uf.unite(static_cast<int>(g), into);
+            size[static_cast<std::size_t>(uf.find(into))] = 2;
+        }
     }
-    std::vector<std::size_t> comp(list.size());
-    const std::size_t ncomp =
-        boost::biconnected_components(g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::edge_index, g)));
-    std::vector<int> edges_in(ncomp, 0);
-    for (std::size_t c : comp)
-        edges_in[c]++;
-    std::vector<char> cut(list.size(), 0);
-    for (std::size_t i = 0; i < list.size(); ++i)
-        cut[i] = edges_in[comp[i]] == 1 && degree[static_cast<std::size_t>(list[i].first)] >= 3;
-    // the sides once those are cut: each must hold a group
-    UnionFind side(n);
-    for (std::size_t i = 0; i < list.size(); ++i)
-        if (!cut[i])
-            side.unite(list[i].first, list[i].second);
-    std::vector<char> has_group(n, 0);
-    for (std::size_t v = 0; v < groups; ++v)
-        has_group[static_cast<std::size_t>(side.find(static_cast<int>(v)))] = 1;
-    std::vector<std::pair<int, int>> out;
-    for (std::size_t i = 0; i < list.size(); ++i)
-        if (cut[i] && has_group[static_cast<std::size_t>(side.find(list[i].second))])
-            out.push_back(list[i]);
-    return out;  // list is sorted, so is this
+    SpinePods out;
+    out.pod.resize(G);
+    for (std::size_t g = 0; g < G; ++g)
+        out.pod[g] = uf.find(static_cast<int>(g));
+    // a spine's pod: the one whose groups bring most of its cables (none on a tie)
+    std::vector<int> spine_pod(nspines, -1);
+    for (std::size_t sp = 0; sp < nspines; ++sp) {
+        std::map<int, int> by_pod;
+        for (int g : gs[sp]) {
+            const auto &sg = S[static_cast<std::size_t>(g)];
+            const std::size_t k = static_cast<std::size_t>(std::lower_bound(sg.begin(), sg.end(), static_cast<int>(sp)) - sg.begin());
+            by_pod[out.pod[static_cast<std::size_t>(g)]] += w[static_cast<std::size_t>(g)][k];
+        }
+        int top = 0;
+        for (const auto &kv : by_pod)
+            if (kv.second > top) {
+                top = kv.second;
+                spine_pod[sp] = kv.first;
+            } else if (kv.second == top) {
+                spine_pod[sp] = -1;
+            }
+    }
+    for (std::size_t g = 0; g < G; ++g)
+        for (int sp : S[g])
+            if (spine_pod[static_cast<std::size_t>(sp)] >= 0 && spine_pod[static_cast<std::size_t>(sp)] != out.pod[g])
+                out.stray.push_back({static_cast<int>(g), sp});
+    return out;
 }
 
 }  // namespace
@@ -1105,48 +1174,46 @@ Topology analyse(Fabric fabric)
     // spine must not make the whole fabric one pod).
     UnionFind pf(groups.size());
     if (t.max_tier >= 2) {
-        // the graph of groups and the spines above them (a spine once per
-        // class of group: compute, service); an edge is a group cabled to a
-        // spine
+        // each group's spines (a spine once per class of group: compute,
+        // service) and its cables to each
         std::map<std::pair<SwitchId, bool>, int> spine_node;
-        std::vector<SwitchId> spine_of;  // node - groups.size() -> spine
-        std::set<std::pair<int, int>> edges;  // (group, node)
+        std::vector<SwitchId> spine_of;  // node -> spine
+        std::vector<std::map<int, int>> cables(groups.size());  // group -> node -> cables
         for (std::size_t g = 0; g < groups.size(); ++g)
             for (int l : groups[g]) {
                 // nor does a spine or core that carries hosts join its group to pods
                 if (t.switches[static_cast<std::size_t>(l)].tier != 0)
                     continue;
-                auto adj = boost::adjacent_vertices(static_cast<SwitchId>(l), t.graph);
-                for (auto it = adj.first; it != adj.second; ++it) {
+                auto oe = boost::out_edges(static_cast<SwitchId>(l), t.graph);
+                for (auto it = oe.first; it != oe.second; ++it) {
+                    const SwitchId sp = boost::target(*it, t.graph);
                     // a spine that carries hosts of its own joins no pods:
                     // a service switch cabled to leaves of two pods must not
                     // make them one (the pod's other spines join it)
-                    if (t.switches[*it].tier != 1 || t.switches[*it].host_ports > 0)
+                    if (t.switches[sp].tier != 1 || t.switches[sp].host_ports > 0)
                         continue;
-                    auto r = spine_node.emplace(std::make_pair(*it, bool(group_compute[g])),
-                                                static_cast<int>(groups.size() + spine_of.size()));
+                    auto r = spine_node.emplace(std::make_pair(sp, bool(group_compute[g])),
+                                                static_cast<int>(spine_of.size()));
                     if (r.second)
-                        spine_of.push_back(*it);
-                    edges.insert({static_cast<int>(g), r.first->second});
+                        spine_of.push_back(sp);
+                    cables[g][r.first->second] += t.graph[*it].multiplicity;
                 }
             }
-        const std::vector<std::pair<int, int>> stray = stray_group_spines(groups.size(), spine_of.size(), edges);
-        UnionFind nf(groups.size() + spine_of.size());
-        for (const auto &e : edges)
-            if (!std::binary_search(stray.begin(), stray.end(), e))
-                nf.unite(e.first, e.second);
-        std::map<int, int> first_of;  // node's root -> its first group
-        for (std::size_t g = 0; g < groups.size(); ++g) {
-            auto r = first_of.emplace(nf.find(static_cast<int>(g)), static_cast<int>(g));
-            if (!r.second)
-                pf.unite(r.first->second, static_cast<int>(g));
-        }
-        for (const auto &e : stray) {
-            const SwitchId sp = spine_of[static_cast<std::size_t>(e.second) - groups.size()];
+        std::vector<std::vector<int>> S(groups.size()), w(groups.size());
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (const auto &kv : cables[g]) {
+                S[g].push_back(kv.first);
+                w[g].push_back(kv.second);
+            }
+        const SpinePods sp = pods_by_spines(S, w, spine_of.size());
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            pf.unite(sp.pod[g], static_cast<int>(g));
+        for (const auto &e : sp.stray) {
+            const SwitchId spine = spine_of[static_cast<std::size_t>(e.second)];
             for (int l : groups[static_cast<std::size_t>(e.first)])
                 if (t.switches[static_cast<std::size_t>(l)].tier == 0 &&
-                    boost::edge(static_cast<SwitchId>(l), sp, t.graph).second)
-                    t.stray_uplinks.push_back({l, static_cast<int>(sp)});
+                    boost::edge(static_cast<SwitchId>(l), spine, t.graph).second)
+                    t.stray_uplinks.push_back({l, static_cast<int>(spine)});
         }
     } else {
         // two tiers: every group is one pod, but only within a subnet (the

@@ -398,12 +398,12 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             add("missing-uplinks", Severity::Warning, t.switches[i].name,
                 "leaf has " + std::to_string(t.switches[i].uplinks) + " uplinks where its peers have " +
                     std::to_string(usual_up));
-    // a leaf's one cable to another pod's spine (analyse.cpp): it joins no pods
+    // a leaf's cable to a spine of another pod (analyse.cpp): it joins no pods
     for (const auto &su : t.stray_uplinks)
         add("cross-pod-uplink", Severity::Warning, t.sw(su.first).name,
             "leaf is cabled to " + t.sw(su.second).name +
-                ", a spine of another pod, and no other cable joins the two pods: a stray cable? It does not make "
-                "them one pod");
+                ", a spine whose other cables come mostly from another pod: a stray or swapped cable? It does not "
+                "make them one pod");
     // a host with adapters on leaves and one on a spine or core: a stray
     // cable, or a description written to claim this host's name
     for (const Host &h : t.hosts) {

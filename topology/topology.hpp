@@ -112,8 +112,8 @@ struct Topology {
     std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)
     std::vector<std::string> fqdn_kept;      // FQDNs kept whole: two hosts would share the short name
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
-    // (leaf, spine): a leaf's cable to a spine of another pod, the only one
-    // between them: it joins no pods (check: cross-pod-uplink)
+    // (leaf, spine): a leaf's cable to a spine most of whose cables come
+    // from another pod: it joins no pods (check: cross-pod-uplink)
     std::vector<std::pair<int, int>> stray_uplinks;
 
     std::vector<int> islands_at(Level l) const;

@@ -25,7 +25,7 @@
 # And one cable by mistake from a leaf of one pod to a spine of the other:
 # the pods were one (the helper's attack on Selene's capture did the same).
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 19
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -230,15 +230,35 @@ if grep -q '^switches: .*(core 2, leaf 6, spine 4)' "$work/ext2.show" && grep -q
     ok "a leaf on each core: cores stay cores, spines spines, the two pods two"
 else not_ok "a leaf on each core: cores stay cores, spines spines, the two pods two"; diag "$(sed -n '2p;6p' "$work/ext2.show")"; fi
 
-# ib-leaf01 (pod 1) cabled to ib-spine03 (pod 2), port 5 of each
-awk '
-/^Switch\t4 "S-b8599f0300(b00000|a00002)"/ { cur = substr($3, 4, 16); sub(/^Switch\t4/, "Switch\t5") }
-cur != "" && /^$/ {
-    if (cur == "b8599f0300b00000") print "[5]\t\"S-b8599f0300a00002\"[5]\t\t# \"MF0;ib-spine03:MQM8700/U1\" lid 7 4xHDR"
-    else print "[5]\t\"S-b8599f0300b00000\"[5]\t\t# \"MF0;ib-leaf01:MQM8700/U1\" lid 1 4xHDR"
-    cur = ""
+# add_cables "A:B ...": the single-rail fabric plus a cable from each switch
+# A to B (generated names, ports from 5 up)
+add_cables() {
+    awk -v pairs="$1" '
+BEGIN {
+    n = split(pairs, p, " ")
+    for (i = 1; i <= n; i++) { split(p[i], f, ":"); a[i] = f[1]; b[i] = f[2]; ports[f[1]]++; ports[f[2]]++ }
 }
-{ print }' "$work/one.txt" >"$work/stray.txt"
+/^Switch\t4 "S-/ {
+    cur = ""
+    if (match($0, /"MF0;[^:]*:/)) name = substr($0, RSTART + 5, RLENGTH - 6)
+    guid[name] = substr($3, 4, 16)
+    if (name in ports) { cur = name; sub(/^Switch\t4/, "Switch\t" 4 + ports[name]) }
+}
+{ lines[++nl] = $0; owner[nl] = cur; if (cur != "" && /^$/) { endof[cur] = nl; cur = "" } }
+END {
+    for (i = 1; i <= n; i++) {
+        pa[i] = 4 + (++used[a[i]]); pb[i] = 4 + (++used[b[i]])
+        extra[a[i]] = extra[a[i]] sprintf("[%d]\t\"S-%s\"[%d]\t\t# \"MF0;%s:MQM8700/U1\" lid 1 4xHDR\n", pa[i], guid[b[i]], pb[i], b[i])
+        extra[b[i]] = extra[b[i]] sprintf("[%d]\t\"S-%s\"[%d]\t\t# \"MF0;%s:MQM8700/U1\" lid 1 4xHDR\n", pb[i], guid[a[i]], pa[i], a[i])
+    }
+    for (k = 1; k <= nl; k++) {
+        for (sw in endof) if (endof[sw] == k) printf "%s", extra[sw]
+        print lines[k]
+    }
+}' "$work/one.txt"
+}
+# ib-leaf01 (pod 1) cabled to ib-spine03 (pod 2)
+add_cables "ib-leaf01:ib-spine03" >"$work/stray.txt"
 "$TOPO" show "$work/stray.txt" >"$work/stray.show" 2>&1
 "$TOPO" slurm "$work/stray.txt" -o "$work/stray.conf" 2>&1
 if grep -q '^links: *25 ' "$work/stray.show" && grep -q '^islands: .*pod 2 (largest 4)' "$work/stray.show" &&
@@ -246,6 +266,18 @@ if grep -q '^links: *25 ' "$work/stray.show" && grep -q '^islands: .*pod 2 (larg
     ok "a leaf's one cable to the other pod's spine: the two pods stay two"
 else not_ok "a leaf's one cable to the other pod's spine: the two pods stay two"; diag "$(sed -n '4p;6p' "$work/stray.show")" "$(grep -v '^#' "$work/stray.conf")"; fi
 "$TOPO" check "$work/stray.txt" >"$work/stray.check" 2>&1
-if grep -q '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine03, a spine of another pod' "$work/stray.check"; then
+if grep -q '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine03, a spine whose other cables come mostly from another pod' "$work/stray.check"; then
     ok "check names the stray cable (cross-pod-uplink)"
 else not_ok "check names the stray cable (cross-pod-uplink)"; diag "$(cat "$work/stray.check")"; fi
+
+# two stray cables, from ib-leaf01 to both spines of pod 2: a bridge rule
+# misses them (the pods were one)
+add_cables "ib-leaf01:ib-spine03 ib-leaf01:ib-spine04" >"$work/stray2.txt"
+"$TOPO" show "$work/stray2.txt" >"$work/stray2.show" 2>&1
+"$TOPO" check "$work/stray2.txt" >"$work/stray2.check" 2>&1
+if grep -q '^links: *26 ' "$work/stray2.show" && grep -q '^islands: .*pod 2 (largest 4)' "$work/stray2.show"; then
+    ok "two stray cables to the other pod's spines: the two pods stay two"
+else not_ok "two stray cables to the other pod's spines: the two pods stay two"; diag "$(sed -n '4p;6p' "$work/stray2.show")"; fi
+if [ "$(grep -c '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine0[34],' "$work/stray2.check")" = 2 ]; then
+    ok "check names both stray cables"
+else not_ok "check names both stray cables"; diag "$(cat "$work/stray2.check")"; fi
