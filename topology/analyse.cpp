@@ -1112,9 +1112,13 @@ Topology analyse(Fabric fabric)
                 return true;
         return false;
     };
-    UnionFind uf(t.switches.size());
-    for (const Host &h : t.hosts) {
-        int first = -1;
+    // Two leaves join when the hosts they share are more than half of the
+    // hosts of either: a host's cable moved to another group's leaf (or a
+    // name two nodes' descriptions give their adapters) shares one host
+    // and joins nothing. Counted from each host's first such leaf to its
+    // others, so the cost is the ports, not their pairs.
+    auto group_ports = [&](const Host &h) {
+        std::vector<int> sw;
         const bool leafed = on_leaf(h);
         for (const HostPort &p : h.ports) {
             const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
@@ -1122,12 +1126,26 @@ Topology analyse(Fabric fabric)
                 continue;
             if (leafed && s.tier != 0)
                 continue;
-            if (first < 0)
-                first = p.sw;
-            else
-                uf.unite(first, p.sw);
+            if (std::find(sw.begin(), sw.end(), p.sw) == sw.end())
+                sw.push_back(p.sw);
+        }
+        return sw;
+    };
+    std::vector<int> hosts_on(t.switches.size(), 0);
+    std::map<std::pair<int, int>, int> shared_hosts;
+    for (const Host &h : t.hosts) {
+        const std::vector<int> sw = group_ports(h);
+        for (std::size_t k = 0; k < sw.size(); ++k) {
+            hosts_on[static_cast<std::size_t>(sw[k])]++;
+            if (k > 0)
+                shared_hosts[{std::min(sw[0], sw[k]), std::max(sw[0], sw[k])}]++;
         }
     }
+    UnionFind uf(t.switches.size());
+    for (const auto &kv : shared_hosts)
+        if (2 * kv.second > std::min(hosts_on[static_cast<std::size_t>(kv.first.first)],
+                                     hosts_on[static_cast<std::size_t>(kv.first.second)]))
+            uf.unite(kv.first.first, kv.first.second);
     // A spine that carries service hosts (tiers, above) is their leaf here:
     // a group of its own, so they keep an island and a line in topology.conf
     std::map<int, std::vector<int>> group_leaves;  // root -> leaves
@@ -1148,21 +1166,27 @@ Topology analyse(Fabric fabric)
         for (int l : groups[g])
             t.switches[static_cast<std::size_t>(l)].group = static_cast<int>(g);
 
-    // A host's home group: the group of its first correctly wired port.
+    // A host's home group: the group most of its correctly wired ports are
+    // on (the first such port's on a tie): one moved cable does not move it.
     std::vector<int> host_group(t.hosts.size(), -1);
     std::vector<bool> group_compute(groups.size(), false);
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
-        const bool leafed = on_leaf(h);
-        for (const HostPort &p : h.ports) {
-            const Switch &s = t.switches[static_cast<std::size_t>(p.sw)];
-            if (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail)
-                continue;
-            if (leafed && s.tier != 0)
-                continue;
-            host_group[hi] = s.group;
-            break;
+        std::vector<std::pair<int, int>> count;  // (group, ports), in port order
+        for (int sw : group_ports(h)) {
+            const int g = t.switches[static_cast<std::size_t>(sw)].group;
+            auto it = std::find_if(count.begin(), count.end(), [&](const auto &c) { return c.first == g; });
+            if (it == count.end())
+                count.push_back({g, 1});
+            else
+                it->second++;
         }
+        int most = 0;
+        for (const auto &c : count)
+            if (c.second > most) {
+                most = c.second;
+                host_group[hi] = c.first;
+            }
         if (host_group[hi] < 0 && !h.ports.empty())
             host_group[hi] = t.switches[static_cast<std::size_t>(h.ports[0].sw)].group;
         if (h.compute && host_group[hi] >= 0)

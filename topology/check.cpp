@@ -420,6 +420,40 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 off + " while its others are on leaves (" + on +
                     "): a stray cable, or another node's description naming this host; that port joins no island");
     }
+    // a host with its ports on the leaves of one rail group and one on
+    // another group's leaf (on its own rail: a wrong rail is miswired-rail):
+    // a moved cable, or a description naming this host (analyse.cpp keeps
+    // the host in the group of most of its ports)
+    for (const Host &h : t.hosts) {
+        std::map<int, int> per_group;
+        for (const HostPort &p : h.ports) {
+            const Switch &s = t.sw(p.sw);
+            if (s.tier == 0 && s.group >= 0 && !(t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail))
+                per_group[s.group]++;
+        }
+        if (per_group.size() < 2)
+            continue;
+        int home = -1, most = 0;
+        for (const auto &kv : per_group)
+            if (kv.second > most) {
+                most = kv.second;
+                home = kv.first;
+            }
+        std::string home_leaf, off;
+        for (const HostPort &p : h.ports) {
+            const Switch &s = t.sw(p.sw);
+            if (s.tier != 0 || s.group < 0 || (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail))
+                continue;
+            if (s.group == home && home_leaf.empty())
+                home_leaf = s.name;
+            else if (s.group != home && off.empty())
+                off = (p.hca.empty() ? std::string("an adapter") : "adapter " + p.hca) + " on " + s.name;
+        }
+        add("host-port-other-group", Severity::Warning, h.name,
+            off + ", a leaf of another rail group than its other " + std::to_string(most) + " (" + home_leaf +
+                "): a moved cable, or another node's description naming this host; the host stays in the group of "
+                "most of its ports");
+    }
     for (const Host &h : t.hosts) {
         if (h.compute)
             continue;

@@ -24,8 +24,10 @@
 # leaves, level with the spines, and the fabric one pod (a helper's attack).
 # And one cable by mistake from a leaf of one pod to a spine of the other:
 # the pods were one (the helper's attack on Selene's capture did the same).
+# And one host cable moved to the other pod's leaf of the same rail: the two
+# rail groups, and so the pods, were one.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 21
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -281,3 +283,21 @@ else not_ok "two stray cables to the other pod's spines: the two pods stay two";
 if [ "$(grep -c '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine0[34],' "$work/stray2.check")" = 2 ]; then
     ok "check names both stray cables"
 else not_ok "check names both stray cables"; diag "$(cat "$work/stray2.check")"; fi
+
+# node001's mlx5_3 moved from ib-leaf04 (pod 1, rail 3) to port 5 of ib-leaf12 (pod 2, rail 3)
+sed -e '/^\[1\]	"H-98039b030000000c"\[1\]/d' \
+    -e 's/^Switch	4 "S-b8599f0300b0000b"/Switch	5 "S-b8599f0300b0000b"/' \
+    -e 's/^\[4\]	"S-b8599f0300a00003"\[4\]\(.*\)$/&\n[5]	"H-98039b030000000c"[1](98039b030000000d) 		# "node001 mlx5_3" lid 26 4xHDR/' \
+    -e 's/^\[1\](98039b030000000d) 	"S-b8599f0300b00003"\[1\]		# lid 26 lmc 0 "MF0;ib-leaf04:MQM8700\/U1" lid 4 /[1](98039b030000000d) 	"S-b8599f0300b0000b"[5]		# lid 26 lmc 0 "MF0;ib-leaf12:MQM8700\/U1" lid 12 /' \
+    "$work/base.txt" >"$work/moved.txt"
+"$TOPO" show "$work/moved.txt" >"$work/moved.show" 2>&1
+"$TOPO" slurm "$work/moved.txt" -o "$work/moved.conf" 2>&1
+if [ "$(grep -c '"S-b8599f0300b0000b"\[5\]' "$work/moved.txt")" = 1 ] && [ "$(grep -c '^\[5\]	"H-98039b030000000c"' "$work/moved.txt")" = 1 ] &&
+   grep -q '^islands: .*group 4 (largest 2), pod 2 (largest 4)' "$work/moved.show" &&
+   grep -qx 'SwitchName=grp-ib-leaf01 Nodes=node\[001-002\]' "$work/moved.conf"; then
+    ok "a host cable moved to the other pod's leaf: its rail groups and the pods stay apart"
+else not_ok "a host cable moved to the other pod's leaf: its rail groups and the pods stay apart"; diag "$(sed -n '6p' "$work/moved.show")" "$(grep -v '^#' "$work/moved.conf")"; fi
+"$TOPO" check "$work/moved.txt" >"$work/moved.check" 2>&1
+if grep -q '^warning: host-port-other-group: node001: adapter mlx5_3 on ib-leaf12, a leaf of another rail group than its other 3 (ib-leaf01)' "$work/moved.check"; then
+    ok "check names the moved cable (host-port-other-group)"
+else not_ok "check names the moved cable (host-port-other-group)"; diag "$(cat "$work/moved.check")"; fi
