@@ -1197,7 +1197,8 @@ Topology analyse(Fabric fabric)
     // service groups are joined separately (a management leaf cabled to every
     // spine must not make the whole fabric one pod).
     UnionFind pf(groups.size());
-    if (t.max_tier >= 2) {
+    std::vector<char> has_spine(groups.size(), 0);
+    if (t.max_tier >= 1) {
         // each group's spines (a spine once per class of group: compute,
         // service) and its cables to each
         std::map<std::pair<SwitchId, bool>, int> spine_node;
@@ -1229,6 +1230,8 @@ Topology analyse(Fabric fabric)
                 S[g].push_back(kv.first);
                 w[g].push_back(kv.second);
             }
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            has_spine[g] = !S[g].empty();
         const SpinePods sp = pods_by_spines(S, w, spine_of.size());
         for (std::size_t g = 0; g < groups.size(); ++g)
             pf.unite(sp.pod[g], static_cast<int>(g));
@@ -1239,20 +1242,27 @@ Topology analyse(Fabric fabric)
                     boost::edge(static_cast<SwitchId>(l), spine, t.graph).second)
                     t.stray_uplinks.push_back({l, static_cast<int>(spine)});
         }
-    } else {
-        // two tiers: every group is one pod, but only within a subnet (the
-        // switches a cable path joins): merged captures of separate subnets
-        // must not become one island that a job could span and not run on
+    }
+    if (t.max_tier < 2) {
+        // two tiers: the groups that share spines are pods as above (two
+        // leaf-spine clusters a stray cable joins stay two); a group with no
+        // spine joins the pod of its subnet's first group with one, else of
+        // its first group (a subnet: the switches a cable path joins; merged
+        // captures of separate subnets must not become one island that a job
+        // could span and not run on)
         std::vector<int> comp(boost::num_vertices(t.graph), -1);
         if (!comp.empty())
             boost::connected_components(
                 t.graph, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, t.graph)));
-        std::map<int, int> first_of;  // component -> its first group
+        std::map<int, int> anchor;  // component -> its first group with a spine, else its first
         for (std::size_t g = 0; g < groups.size(); ++g) {
-            auto r = first_of.emplace(comp[static_cast<std::size_t>(groups[g][0])], static_cast<int>(g));
-            if (!r.second)
-                pf.unite(r.first->second, static_cast<int>(g));
+            auto r = anchor.emplace(comp[static_cast<std::size_t>(groups[g][0])], static_cast<int>(g));
+            if (!r.second && has_spine[g] && !has_spine[static_cast<std::size_t>(r.first->second)])
+                r.first->second = static_cast<int>(g);
         }
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            if (!has_spine[g])
+                pf.unite(anchor[comp[static_cast<std::size_t>(groups[g][0])]], static_cast<int>(g));
     }
     std::map<int, std::vector<int>> pod_groups;
     for (std::size_t g = 0; g < groups.size(); ++g)

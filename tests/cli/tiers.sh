@@ -25,9 +25,11 @@
 # And one cable by mistake from a leaf of one pod to a spine of the other:
 # the pods were one (the helper's attack on Selene's capture did the same).
 # And one host cable moved to the other pod's leaf of the same rail: the two
-# rail groups, and so the pods, were one.
+# rail groups, and so the pods, were one. And two-tier: two leaf-spine
+# clusters (the generated pods without their cores) that one stray cable
+# joins were one pod, as every two-tier subnet was.
 . "$(dirname "$0")/../lib.sh"
-plan 21
+plan 22
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -257,7 +259,7 @@ END {
         for (sw in endof) if (endof[sw] == k) printf "%s", extra[sw]
         print lines[k]
     }
-}' "$work/one.txt"
+}' "${2:-$work/one.txt}"
 }
 # ib-leaf01 (pod 1) cabled to ib-spine03 (pod 2)
 add_cables "ib-leaf01:ib-spine03" >"$work/stray.txt"
@@ -301,3 +303,16 @@ else not_ok "a host cable moved to the other pod's leaf: its rail groups and the
 if grep -q '^warning: host-port-other-group: node001: adapter mlx5_3 on ib-leaf12, a leaf of another rail group than its other 3 (ib-leaf01)' "$work/moved.check"; then
     ok "check names the moved cable (host-port-other-group)"
 else not_ok "check names the moved cable (host-port-other-group)"; diag "$(cat "$work/moved.check")"; fi
+
+# the two pods without the cores: two 2-tier clusters, and the stray cable
+awk 'BEGIN { RS = ""; ORS = "\n\n" }
+     /Switch\t4 "S-b8599f0300a8000/ { next }
+     { n = split($0, l, "\n"); out = ""; for (i = 1; i <= n; i++) if (l[i] !~ /ib-core0/) out = out l[i] "\n"; printf "%s\n", out }' \
+    "$work/one.txt" >"$work/nocore.txt"
+add_cables "ib-leaf01:ib-spine03" "$work/nocore.txt" >"$work/two2.txt"
+"$TOPO" show "$work/two2.txt" >"$work/two2.show" 2>&1
+"$TOPO" check "$work/two2.txt" >"$work/two2.check" 2>&1
+if grep -q '^switches: *8 (leaf 4, spine 4)' "$work/two2.show" && grep -q '^islands: .*pod 2 (largest 4)' "$work/two2.show" &&
+   grep -q '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine03' "$work/two2.check"; then
+    ok "two leaf-spine clusters a stray cable joins: two pods, and the cable named"
+else not_ok "two leaf-spine clusters a stray cable joins: two pods, and the cable named"; diag "$(sed -n '2p;6p' "$work/two2.show")" "$(cat "$work/two2.check")"; fi
