@@ -388,15 +388,48 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         for (const HostPort &p : h.ports)
             if (h.compute && t.sw(p.sw).tier == 0)
                 compute_leaf[static_cast<std::size_t>(p.sw)] = 1;
+    // A compute leaf's cables to spines, to switches above them, and to
+    // other compute leaves: one to a core besides its spines, or to a leaf,
+    // is a stray cable; it does not count against missing uplinks (it
+    // would hide one that is missing)
+    std::vector<int> leaf_up(t.switches.size(), 0);
+    for (std::size_t i = 0; i < t.switches.size(); ++i) {
+        if (!compute_leaf[i] || t.max_tier == 0)
+            continue;
+        int to_spine = 0, above = 0;
+        std::string core, leaf;
+        auto oe = boost::out_edges(static_cast<SwitchId>(i), t.graph);
+        for (auto it = oe.first; it != oe.second; ++it) {
+            const std::size_t o = boost::target(*it, t.graph);
+            const int tier = t.switches[o].tier, n = t.graph[*it].multiplicity;
+            if (tier == 1)
+                to_spine += n;
+            else if (tier >= 2) {
+                above += n;
+                if (core.empty())
+                    core = t.switches[o].name + " (tier " + std::to_string(tier) + ")";
+            } else if (tier == 0 && compute_leaf[o] && o > i && leaf.empty())  // named once, at the first
+                leaf = t.switches[o].name;
+        }
+        leaf_up[i] = to_spine > 0 ? to_spine : t.switches[i].uplinks;
+        if (to_spine > 0 && above > 0)
+            add("uplink-skips-tier", Severity::Warning, t.switches[i].name,
+                "leaf is cabled to " + core + (above > 1 ? " and " + std::to_string(above - 1) + " more above its spines" : "") +
+                    " as well as to its " + std::to_string(to_spine) +
+                    " spine cables: a stray cable? It is not counted as an uplink");
+        if (!leaf.empty() && t.switches[i].uplinks > 0)
+            add("leaf-to-leaf-cable", Severity::Warning, t.switches[i].name,
+                "leaf is cabled to leaf " + leaf + ": a stray cable? A Clos fabric cables leaves to spines only");
+    }
     std::map<int, int> up;
     for (std::size_t i = 0; i < t.switches.size(); ++i)
         if (compute_leaf[i] && t.max_tier > 0)
-            up[t.switches[i].uplinks]++;
+            up[leaf_up[i]]++;
     int usual_up = most_common(up, 0);
     for (std::size_t i = 0; i < t.switches.size(); ++i)
-        if (compute_leaf[i] && t.max_tier > 0 && t.switches[i].uplinks < usual_up)
+        if (compute_leaf[i] && t.max_tier > 0 && leaf_up[i] < usual_up)
             add("missing-uplinks", Severity::Warning, t.switches[i].name,
-                "leaf has " + std::to_string(t.switches[i].uplinks) + " uplinks where its peers have " +
+                "leaf has " + std::to_string(leaf_up[i]) + " uplinks where its peers have " +
                     std::to_string(usual_up));
     // a leaf's cable to a spine of another pod (analyse.cpp): it joins no pods
     for (const auto &su : t.stray_uplinks)

@@ -29,7 +29,7 @@
 # clusters (the generated pods without their cores) that one stray cable
 # joins were one pod, as every two-tier subnet was.
 . "$(dirname "$0")/../lib.sh"
-plan 22
+plan 24
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -316,3 +316,15 @@ if grep -q '^switches: *8 (leaf 4, spine 4)' "$work/two2.show" && grep -q '^isla
    grep -q '^warning: cross-pod-uplink: ib-leaf01: leaf is cabled to ib-spine03' "$work/two2.check"; then
     ok "two leaf-spine clusters a stray cable joins: two pods, and the cable named"
 else not_ok "two leaf-spine clusters a stray cable joins: two pods, and the cable named"; diag "$(sed -n '2p;6p' "$work/two2.show")" "$(cat "$work/two2.check")"; fi
+
+# a leaf's stray cable to a core, and one leaf cabled to another: named by check
+add_cables "ib-leaf01:ib-core01" >"$work/odd.txt"
+"$TOPO" check "$work/odd.txt" >"$work/odd.check" 2>&1
+if grep -q '^warning: uplink-skips-tier: ib-leaf01: leaf is cabled to ib-core01 (tier 2) as well as to its 2 spine cables' "$work/odd.check" &&
+   ! grep -q 'missing-uplinks' "$work/odd.check"; then ok "check names a leaf's cable to a core (uplink-skips-tier)"
+else not_ok "check names a leaf's cable to a core (uplink-skips-tier)"; diag "$(cat "$work/odd.check")"; fi
+add_cables "ib-leaf02:ib-leaf03" >"$work/l2l.txt"
+"$TOPO" check "$work/l2l.txt" >"$work/l2l.check" 2>&1
+if [ "$(grep -c 'leaf-to-leaf-cable' "$work/l2l.check")" = 1 ] && grep -q '^warning: leaf-to-leaf-cable: ib-leaf02: leaf is cabled to leaf ib-leaf03' "$work/l2l.check"; then
+    ok "check names a cable between two leaves, once (leaf-to-leaf-cable)"
+else not_ok "check names a cable between two leaves, once (leaf-to-leaf-cable)"; diag "$(cat "$work/l2l.check")"; fi
