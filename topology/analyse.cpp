@@ -519,14 +519,12 @@ namespace {
 
 // Pods from the spines that rail groups share (S[g]: group g's spines,
 // sorted; w[g]: its cables to each). Two groups are one pod when each has
-// more than half of its spines among the other's; then a group left alone
-// (a leaf with uplinks missing, a lone spine's) joins the pod of the group
-// that holds more than half of its spines, the one it shares most with
-// (none on a tie). A few cables to another pod's spines (a stray, a swapped
-// pair, a ring of them) share too few spines to join pods, as does a leaf
-// cabled alike to two pods. Candidates are each group's neighbours in each
-// spine's list of groups, so the cost grows with the cables, not with the
-// pairs of groups. Returns each group's pod (a group index) and, sorted,
+// more than half of its spines among the other's; then a pod whose spines
+// are mostly another's, with at least as many groups and spines, joins it
+// (leaves with uplinks missing, racks cabled to part of the spines by
+// design). A few cables to another pod's spines (a stray, a swapped pair, a
+// ring of them) share too few spines to join pods, as does a leaf cabled
+// alike to two pods. Returns each group's pod (a group index) and, sorted,
 // the (group, spine) cables to a spine most of whose cables come from
 // another pod.
 struct SpinePods {
@@ -556,51 +554,82 @@ SpinePods pods_by_spines(const std::vector<std::vector<int>> &S, const std::vect
             }
         return n;
     };
-    constexpr std::size_t K = 2;  // neighbours each side in a spine's list
-    auto candidates = [&](int g, const auto &fn) {
-        for (int sp : S[static_cast<std::size_t>(g)]) {
-            const auto &L = gs[static_cast<std::size_t>(sp)];
-            const std::size_t at = static_cast<std::size_t>(std::lower_bound(L.begin(), L.end(), g) - L.begin());
-            for (std::size_t d = 1; d <= K; ++d) {
-                if (at >= d)
-                    fn(L[at - d]);
-                if (at + d < L.size())
-                    fn(L[at + d]);
-            }
-        }
+    auto near = [&](int g, int h) {  // each has more than half of its spines among the other's
+        const std::size_t most = std::max(S[static_cast<std::size_t>(g)].size(), S[static_cast<std::size_t>(h)].size());
+        return 2 * static_cast<std::size_t>(shared(g, h)) > most;
     };
+    // Groups alike: along each spine's list of groups, each is compared
+    // with the last group seen of each of the last 4 pods seen (so a few
+    // groups of other pods, or a pair cabled to two pods, between two of a
+    // pod's groups do not cut the pod).
     UnionFind uf(G);
+    constexpr std::size_t kAnchors = 4;
+    for (std::size_t sp = 0; sp < nspines; ++sp) {
+        std::vector<int> anchors;  // a member of each of the last pods seen, latest first
+        for (int g : gs[sp]) {
+            for (int m : anchors)
+                if (uf.find(m) != uf.find(g) && near(g, m))
+                    uf.unite(g, m);
+            std::vector<int> next = {g};
+            for (int m : anchors)
+                if (next.size() < kAnchors && uf.find(m) != uf.find(g) &&
+                    std::none_of(next.begin(), next.end(), [&](int x) { return uf.find(x) == uf.find(m); }))
+                    next.push_back(m);
+            anchors = std::move(next);
+        }
+    }
+    // Then a pod whose spines are mostly another's, with at least as many
+    // groups and spines (leaves with uplinks missing, a rack cabled to half
+    // the spines by design), joins it: the one it shares most with, none on
+    // a tie. A pod's spines: those cabled to more than half of its groups
+    // (a few strays do not count).
+    std::map<int, std::vector<int>> members;
     for (std::size_t g = 0; g < G; ++g)
-        candidates(static_cast<int>(g), [&](int h) {
-            const std::size_t most = std::max(S[g].size(), S[static_cast<std::size_t>(h)].size());
-            if (2 * static_cast<std::size_t>(shared(static_cast<int>(g), h)) > most)
-                uf.unite(static_cast<int>(g), h);
-        });
-    std::vector<int> size(G, 0);
-    for (std::size_t g = 0; g < G; ++g)
-        size[static_cast<std::size_t>(uf.find(static_cast<int>(g)))]++;
-    for (std::size_t g = 0; g < G; ++g) {
-        if (size[static_cast<std::size_t>(uf.find(static_cast<int>(g)))] != 1)
-            continue;
-        int best = 0, pod = -1;
+        members[uf.find(static_cast<int>(g))].push_back(static_cast<int>(g));
+    std::map<int, std::vector<int>> pod_spines;  // pod -> its spines, sorted
+    std::vector<std::vector<int>> spine_pods(nspines);
+    for (const auto &kv : members) {
+        std::map<int, int> n;
+        for (int g : kv.second)
+            for (int sp : S[static_cast<std::size_t>(g)])
+                n[sp]++;
+        const int need = static_cast<int>(kv.second.size()) / 2 + 1;
+        for (const auto &c : n)
+            if (c.second >= need) {
+                pod_spines[kv.first].push_back(c.first);
+                spine_pods[static_cast<std::size_t>(c.first)].push_back(kv.first);
+            }
+    }
+    std::vector<int> order;
+    for (const auto &kv : members)
+        order.push_back(kv.first);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+        return pod_spines[x].size() != pod_spines[y].size() ? pod_spines[x].size() < pod_spines[y].size()
+                                                             : members[x].size() < members[y].size();
+    });
+    for (int c : order) {
+        const auto &sc = pod_spines[c];
+        std::map<int, int> common;
+        for (int sp : sc)
+            for (int d : spine_pods[static_cast<std::size_t>(sp)])
+                if (d != c)
+                    common[d]++;
+        int best = 0, into = -1;
         bool tie = false;
-        candidates(static_cast<int>(g), [&](int h) {
-            const int c = uf.find(h), n = shared(static_cast<int>(g), h);
-            if (c == uf.find(static_cast<int>(g)))
-                return;
-            if (n > best) {
-                best = n;
-                pod = c;
+        for (const auto &kv : common) {
+            const int d = kv.first;
+            if (pod_spines[d].size() < sc.size() || members[d].size() < members[c].size())
+                continue;
+            if (kv.second > best) {
+                best = kv.second;
+                into = d;
                 tie = false;
-            } else if (n == best && c != pod) {
+            } else if (kv.second == best) {
                 tie = true;
             }
-        });
-        if (pod >= 0 && !tie && 2 * static_cast<std::size_t>(best) > S[g].size()) {
-            const int into = uf.find(pod);
-            uf.unite(static_cast<int>(g), into);
-            size[static_cast<std::size_t>(uf.find(into))] = 2;
         }
+        if (into >= 0 && !tie && 2 * static_cast<std::size_t>(best) > sc.size())
+            uf.unite(c, into);
     }
     SpinePods out;
     out.pod.resize(G);

@@ -29,7 +29,7 @@
 # clusters (the generated pods without their cores) that one stray cable
 # joins were one pod, as every two-tier subnet was.
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 26
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -328,3 +328,26 @@ add_cables "ib-leaf02:ib-leaf03" >"$work/l2l.txt"
 if [ "$(grep -c 'leaf-to-leaf-cable' "$work/l2l.check")" = 1 ] && grep -q '^warning: leaf-to-leaf-cable: ib-leaf02: leaf is cabled to leaf ib-leaf03' "$work/l2l.check"; then
     ok "check names a cable between two leaves, once (leaf-to-leaf-cable)"
 else not_ok "check names a cable between two leaves, once (leaf-to-leaf-cable)"; diag "$(cat "$work/l2l.check")"; fi
+
+# a pod of 4 rail groups and 4 spines whose ib-leaf01 and ib-leaf02 lost
+# their cables to ib-spine03 and ib-spine04 (maintenance, a cut trunk): the
+# two degraded groups share each other's spines, and the pod was split in two
+# with false cross-pod-uplink warnings (a helper's attack)
+"$TOPO" generate --pods 2 --groups 4 --rails 1 --hosts 2 --spines 4 --cores 2 -o "$work/four.txt"
+awk 'BEGIN { RS = ""; ORS = "\n\n" }
+     { sw = ""; if (match($0, /"MF0;[^:]*:[^"]*" enhanced/)) { sw = substr($0, RSTART + 5, RLENGTH - 5); sub(/:.*/, "", sw) }
+       n = split($0, l, "\n"); out = ""
+       for (i = 1; i <= n; i++) {
+           if ((sw == "ib-leaf01" || sw == "ib-leaf02") && l[i] ~ /ib-spine0[34]:/) continue
+           if ((sw == "ib-spine03" || sw == "ib-spine04") && l[i] ~ /ib-leaf0[12]:/) continue
+           out = out l[i] "\n"
+       }
+       printf "%s\n", out }' "$work/four.txt" >"$work/deg.txt"
+"$TOPO" show "$work/deg.txt" >"$work/deg.show" 2>&1
+"$TOPO" check "$work/deg.txt" >"$work/deg.check" 2>&1
+if grep -q '^links: *76 ' "$work/deg.show" && grep -q '^islands: .*pod 2 (largest 8)' "$work/deg.show"; then
+    ok "two leaves with the same uplinks missing: their pod stays one"
+else not_ok "two leaves with the same uplinks missing: their pod stays one"; diag "$(sed -n '4p;6p' "$work/deg.show")"; fi
+if [ "$(grep -c 'missing-uplinks: ib-leaf0[12]: leaf has 2 uplinks where its peers have 4' "$work/deg.check")" = 2 ] &&
+   ! grep -q 'cross-pod-uplink' "$work/deg.check"; then ok "check: missing-uplinks on both, no cross-pod-uplink"
+else not_ok "check: missing-uplinks on both, no cross-pod-uplink"; diag "$(cat "$work/deg.check")"; fi
