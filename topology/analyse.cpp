@@ -1142,10 +1142,16 @@ Topology analyse(Fabric fabric)
         return false;
     };
     // Two leaves join when the hosts they share are more than half of the
-    // hosts of either: a host's cable moved to another group's leaf (or a
+    // hosts of each: a host's cable moved to another group's leaf (or a
     // name two nodes' descriptions give their adapters) shares one host
-    // and joins nothing. Counted from each host's first such leaf to its
-    // others, so the cost is the ports, not their pairs.
+    // and joins nothing, nor does a leaf every rack shares (a storage rail).
+    // Counted between each host's leaves next in port order and from its
+    // first leaf to the others (from the first alone, a storage leaf every
+    // host's first port is on would count no pair of the others; next in
+    // order alone, one moved port of a one-host rack would cut its leaves
+    // in two), so the cost is the ports, not their pairs. Then a leaf still alone joins the group
+    // that holds more than half of its hosts, when that group has at least
+    // as many (a leaf some of whose host cables are out).
     auto group_ports = [&](const Host &h) {
         std::vector<int> sw;
         const bool leafed = on_leaf(h);
@@ -1161,20 +1167,61 @@ Topology analyse(Fabric fabric)
         return sw;
     };
     std::vector<int> hosts_on(t.switches.size(), 0);
+    std::vector<std::vector<int>> leaf_hosts(t.switches.size());  // hosts with a port on it
+    std::vector<std::vector<int>> host_sw(t.hosts.size());
     std::map<std::pair<int, int>, int> shared_hosts;
-    for (const Host &h : t.hosts) {
-        const std::vector<int> sw = group_ports(h);
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const std::vector<int> sw = group_ports(t.hosts[hi]);
         for (std::size_t k = 0; k < sw.size(); ++k) {
             hosts_on[static_cast<std::size_t>(sw[k])]++;
+            leaf_hosts[static_cast<std::size_t>(sw[k])].push_back(static_cast<int>(hi));
             if (k > 0)
+                shared_hosts[{std::min(sw[k - 1], sw[k]), std::max(sw[k - 1], sw[k])}]++;
+            if (k > 1)
                 shared_hosts[{std::min(sw[0], sw[k]), std::max(sw[0], sw[k])}]++;
         }
+        host_sw[hi] = sw;
     }
     UnionFind uf(t.switches.size());
     for (const auto &kv : shared_hosts)
-        if (2 * kv.second > std::min(hosts_on[static_cast<std::size_t>(kv.first.first)],
+        if (2 * kv.second > std::max(hosts_on[static_cast<std::size_t>(kv.first.first)],
                                      hosts_on[static_cast<std::size_t>(kv.first.second)]))
             uf.unite(kv.first.first, kv.first.second);
+    {
+        std::vector<int> members(t.switches.size(), 0), hosts_in(t.switches.size(), 0);
+        for (std::size_t i = 0; i < t.switches.size(); ++i)
+            if (hosts_on[i] > 0) {
+                const std::size_t r = static_cast<std::size_t>(uf.find(static_cast<int>(i)));
+                members[r]++;
+                hosts_in[r] = std::max(hosts_in[r], hosts_on[i]);  // its fullest leaf's hosts
+            }
+        std::vector<std::pair<int, int>> joins;  // decided on the groups as they stand
+        for (std::size_t i = 0; i < t.switches.size(); ++i) {
+            if (hosts_on[i] == 0 || members[static_cast<std::size_t>(uf.find(static_cast<int>(i)))] != 1)
+                continue;
+            std::map<int, int> in;  // group -> this leaf's hosts with a port there
+            for (int hi : leaf_hosts[i]) {
+                std::set<int> counted;
+                for (int sw : host_sw[static_cast<std::size_t>(hi)])
+                    if (sw != static_cast<int>(i) && counted.insert(uf.find(sw)).second)
+                        in[uf.find(sw)]++;
+            }
+            int best = 0, into = -1;
+            bool tie = false;
+            for (const auto &kv : in)
+                if (kv.second > best) {
+                    best = kv.second;
+                    into = kv.first;
+                    tie = false;
+                } else if (kv.second == best) {
+                    tie = true;
+                }
+            if (into >= 0 && !tie && 2 * best > hosts_on[i] && hosts_in[static_cast<std::size_t>(into)] >= hosts_on[i])
+                joins.push_back({static_cast<int>(i), into});
+        }
+        for (const auto &j : joins)
+            uf.unite(j.first, j.second);
+    }
     // A spine that carries service hosts (tiers, above) is their leaf here:
     // a group of its own, so they keep an island and a line in topology.conf
     std::map<int, std::vector<int>> group_leaves;  // root -> leaves

@@ -454,38 +454,59 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                     "): a stray cable, or another node's description naming this host; that port joins no island");
     }
     // a host with its ports on the leaves of one rail group and one on
-    // another group's leaf (on its own rail: a wrong rail is miswired-rail):
-    // a moved cable, or a description naming this host (analyse.cpp keeps
-    // the host in the group of most of its ports)
-    for (const Host &h : t.hosts) {
-        std::map<int, int> per_group;
-        for (const HostPort &p : h.ports) {
-            const Switch &s = t.sw(p.sw);
-            if (s.tier == 0 && s.group >= 0 && !(t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail))
-                per_group[s.group]++;
+    // another group's leaf (on its own rail: a wrong rail is miswired-rail),
+    // a leaf most of whose hosts are at home in that group: a moved cable,
+    // or a description naming this host (analyse.cpp keeps the host in the
+    // group of most of its ports). A leaf every rack shares (a storage
+    // rail) is no one's home and is not reported.
+    {
+        auto counted = [&](const Switch &s, const HostPort &p) {
+            return s.tier == 0 && s.group >= 0 && !(t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail);
+        };
+        std::vector<int> home(t.hosts.size(), -1), home_ports(t.hosts.size(), 0);
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            std::map<int, int> per_group;
+            for (const HostPort &p : t.hosts[hi].ports)
+                if (counted(t.sw(p.sw), p))
+                    per_group[t.sw(p.sw).group]++;
+            for (const auto &kv : per_group)
+                if (kv.second > home_ports[hi]) {
+                    home_ports[hi] = kv.second;
+                    home[hi] = kv.first;
+                }
         }
-        if (per_group.size() < 2)
-            continue;
-        int home = -1, most = 0;
-        for (const auto &kv : per_group)
-            if (kv.second > most) {
-                most = kv.second;
-                home = kv.first;
+        std::vector<int> on(t.switches.size(), 0), at_home(t.switches.size(), 0);
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            std::set<int> leaves;
+            for (const HostPort &p : t.hosts[hi].ports)
+                if (counted(t.sw(p.sw), p))
+                    leaves.insert(p.sw);
+            for (int l : leaves) {
+                on[static_cast<std::size_t>(l)]++;
+                if (t.sw(l).group == home[hi])
+                    at_home[static_cast<std::size_t>(l)]++;
             }
-        std::string home_leaf, off;
-        for (const HostPort &p : h.ports) {
-            const Switch &s = t.sw(p.sw);
-            if (s.tier != 0 || s.group < 0 || (t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail))
-                continue;
-            if (s.group == home && home_leaf.empty())
-                home_leaf = s.name;
-            else if (s.group != home && off.empty())
-                off = (p.hca.empty() ? std::string("an adapter") : "adapter " + p.hca) + " on " + s.name;
         }
-        add("host-port-other-group", Severity::Warning, h.name,
-            off + ", a leaf of another rail group than its other " + std::to_string(most) + " (" + home_leaf +
-                "): a moved cable, or another node's description naming this host; the host stays in the group of "
-                "most of its ports");
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            const Host &h = t.hosts[hi];
+            std::string home_leaf, off;
+            for (const HostPort &p : h.ports) {
+                const Switch &s = t.sw(p.sw);
+                if (!counted(s, p))
+                    continue;
+                if (s.group == home[hi] && home_leaf.empty())
+                    home_leaf = s.name;
+                else if (s.group != home[hi] && off.empty() &&
+                         2 * at_home[static_cast<std::size_t>(p.sw)] > on[static_cast<std::size_t>(p.sw)])
+                    off = (p.hca.empty() ? std::string("an adapter") : "adapter " + p.hca) + " on " + s.name;
+            }
+            if (!off.empty())
+                add("host-port-other-group", Severity::Warning, h.name,
+                    off + ", a leaf of another rail group than its other " + std::to_string(home_ports[hi]) + " (" +
+                        home_leaf +
+                        "): a moved cable, or another node's description naming this host; the host stays in the "
+                        "group of most of its ports");
+        }
     }
     for (const Host &h : t.hosts) {
         if (h.compute)
