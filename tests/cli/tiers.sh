@@ -29,7 +29,7 @@
 # clusters (the generated pods without their cores) that one stray cable
 # joins were one pod, as every two-tier subnet was.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -351,3 +351,35 @@ else not_ok "two leaves with the same uplinks missing: their pod stays one"; dia
 if [ "$(grep -c 'missing-uplinks: ib-leaf0[12]: leaf has 2 uplinks where its peers have 4' "$work/deg.check")" = 2 ] &&
    ! grep -q 'cross-pod-uplink' "$work/deg.check"; then ok "check: missing-uplinks on both, no cross-pod-uplink"
 else not_ok "check: missing-uplinks on both, no cross-pod-uplink"; diag "$(cat "$work/deg.check")"; fi
+
+# a storage rail: every host's mlx5_0 on one leaf (ib-leaf01's ports 5 up
+# take the hosts of the other rail-0 leaves). Each rack's other leaves still
+# serve the same hosts: four rail groups, two pods, and no finding (a helper's
+# attack: the shared leaf made all 8 hosts one group)
+awk '
+FNR == NR {
+    if ($0 ~ /^Switch\t/) { cur = $0; sub(/^.*"MF0;/, "", cur); sub(/:.*/, "", cur) }
+    if ($0 ~ /^$/) cur = ""
+    if ((cur == "ib-leaf05" || cur == "ib-leaf09" || cur == "ib-leaf13") && $0 ~ /^\[[0-9]+\]\t"H-/) {
+        line = $0; sub(/^\[[0-9]+\]/, "", line)
+        g = $0; sub(/^[^"]*"H-/, "", g); sub(/".*/, "", g)
+        n++; moved[g] = 4 + n; rest[n] = line
+    }
+    next
+}
+/^Switch\t/ { cur = $0; sub(/^.*"MF0;/, "", cur); sub(/:.*/, "", cur); if (cur == "ib-leaf01") sub(/^Switch\t4/, "Switch\t" 4 + n) }
+/^Ca\t/ { ca = $3; gsub(/"|H-/, "", ca) }
+/^$/ { if (cur == "ib-leaf01") for (i = 1; i <= n; i++) printf "[%d]%s\n", 4 + i, rest[i]; cur = ""; ca = "" }
+(cur == "ib-leaf05" || cur == "ib-leaf09" || cur == "ib-leaf13") && /^\[[0-9]+\]\t"H-/ { next }
+ca != "" && (ca in moved) && /^\[1\]\(/ {
+    sub(/"S-[0-9a-f]*"\[[0-9]+\]/, "\"S-b8599f0300b00000\"[" moved[ca] "]")
+    sub(/"MF0;ib-leaf(05|09|13):/, "\"MF0;ib-leaf01:")
+}
+{ print }' "$work/base.txt" "$work/base.txt" >"$work/stor8.txt"
+"$TOPO" show "$work/stor8.txt" >"$work/stor8.show" 2>&1
+"$TOPO" check "$work/stor8.txt" >"$work/stor8.check" 2>&1
+if grep -q '^Switch	10 "S-b8599f0300b00000"' "$work/stor8.txt" && grep -q '^links: *96 ' "$work/stor8.show" &&
+   grep -q '^islands: .*group 4 (largest 2), pod 2 (largest 4)' "$work/stor8.show" &&
+   ! grep -q 'host-port-other-group' "$work/stor8.check"; then
+    ok "a storage rail on one leaf: four rail groups, two pods, no finding"
+else not_ok "a storage rail on one leaf: four rail groups, two pods, no finding"; diag "$(sed -n '4p;6p' "$work/stor8.show")" "$(cat "$work/stor8.check")"; fi
