@@ -517,6 +517,23 @@ void add_domain_islands(Topology &t)
 
 namespace {
 
+// The key with the most counted, when no other has as many; -1 otherwise.
+int unique_most(const std::map<int, int> &counts, int &most)
+{
+    int key = -1;
+    most = 0;
+    bool tie = false;
+    for (const auto &kv : counts)
+        if (kv.second > most) {
+            most = kv.second;
+            key = kv.first;
+            tie = false;
+        } else if (kv.second == most) {
+            tie = true;
+        }
+    return tie ? -1 : key;
+}
+
 // Pods from the spines that rail groups share (S[g]: group g's spines,
 // sorted; w[g]: its cables to each). Two groups are one pod when each has
 // more than half of its spines among the other's; then a pod whose spines
@@ -609,26 +626,14 @@ SpinePods pods_by_spines(const std::vector<std::vector<int>> &S, const std::vect
     });
     for (int c : order) {
         const auto &sc = pod_spines[c];
-        std::map<int, int> common;
+        std::map<int, int> common;  // pods with as many groups and spines -> spines shared
         for (int sp : sc)
             for (int d : spine_pods[static_cast<std::size_t>(sp)])
-                if (d != c)
+                if (d != c && pod_spines[d].size() >= sc.size() && members[d].size() >= members[c].size())
                     common[d]++;
-        int best = 0, into = -1;
-        bool tie = false;
-        for (const auto &kv : common) {
-            const int d = kv.first;
-            if (pod_spines[d].size() < sc.size() || members[d].size() < members[c].size())
-                continue;
-            if (kv.second > best) {
-                best = kv.second;
-                into = d;
-                tie = false;
-            } else if (kv.second == best) {
-                tie = true;
-            }
-        }
-        if (into >= 0 && !tie && 2 * static_cast<std::size_t>(best) > sc.size())
+        int best = 0;
+        const int into = unique_most(common, best);
+        if (into >= 0 && 2 * static_cast<std::size_t>(best) > sc.size())
             uf.unite(c, into);
     }
     SpinePods out;
@@ -645,13 +650,7 @@ SpinePods pods_by_spines(const std::vector<std::vector<int>> &S, const std::vect
             by_pod[out.pod[static_cast<std::size_t>(g)]] += w[static_cast<std::size_t>(g)][k];
         }
         int top = 0;
-        for (const auto &kv : by_pod)
-            if (kv.second > top) {
-                top = kv.second;
-                spine_pod[sp] = kv.first;
-            } else if (kv.second == top) {
-                spine_pod[sp] = -1;
-            }
+        spine_pod[sp] = unique_most(by_pod, top);
     }
     for (std::size_t g = 0; g < G; ++g)
         for (int sp : S[g])
@@ -1149,9 +1148,10 @@ Topology analyse(Fabric fabric)
     // first leaf to the others (from the first alone, a storage leaf every
     // host's first port is on would count no pair of the others; next in
     // order alone, one moved port of a one-host rack would cut its leaves
-    // in two), so the cost is the ports, not their pairs. Then a leaf still alone joins the group
-    // that holds more than half of its hosts, when that group has at least
-    // as many (a leaf some of whose host cables are out).
+    // in two), so the cost is the ports, not their pairs. Then a leaf still
+    // alone joins the group that holds more than half of its hosts, when
+    // that group's fullest leaf has as many (a leaf some of whose host
+    // cables are out).
     auto group_ports = [&](const Host &h) {
         std::vector<int> sw;
         const bool leafed = on_leaf(h);
@@ -1206,17 +1206,9 @@ Topology analyse(Fabric fabric)
                     if (sw != static_cast<int>(i) && counted.insert(uf.find(sw)).second)
                         in[uf.find(sw)]++;
             }
-            int best = 0, into = -1;
-            bool tie = false;
-            for (const auto &kv : in)
-                if (kv.second > best) {
-                    best = kv.second;
-                    into = kv.first;
-                    tie = false;
-                } else if (kv.second == best) {
-                    tie = true;
-                }
-            if (into >= 0 && !tie && 2 * best > hosts_on[i] && hosts_in[static_cast<std::size_t>(into)] >= hosts_on[i])
+            int best = 0;
+            const int into = unique_most(in, best);
+            if (into >= 0 && 2 * best > hosts_on[i] && hosts_in[static_cast<std::size_t>(into)] >= hosts_on[i])
                 joins.push_back({static_cast<int>(i), into});
         }
         for (const auto &j : joins)
@@ -1249,7 +1241,7 @@ Topology analyse(Fabric fabric)
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         std::vector<std::pair<int, int>> count;  // (group, ports), in port order
-        for (int sw : group_ports(h)) {
+        for (int sw : host_sw[hi]) {
             const int g = t.switches[static_cast<std::size_t>(sw)].group;
             auto it = std::find_if(count.begin(), count.end(), [&](const auto &c) { return c.first == g; });
             if (it == count.end())

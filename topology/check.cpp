@@ -456,24 +456,22 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     // a host with its ports on the leaves of one rail group and one on
     // another group's leaf (on its own rail: a wrong rail is miswired-rail),
     // a leaf most of whose hosts are at home in that group: a moved cable,
-    // or a description naming this host (analyse.cpp keeps the host in the
-    // group of most of its ports). A leaf every rack shares (a storage
-    // rail) is no one's home and is not reported.
+    // or a description naming this host. Its home is analyse()'s: the
+    // group of most of its ports (Host::group). A leaf every rack shares (a
+    // storage rail) is no one's home and is not reported.
     {
         auto counted = [&](const Switch &s, const HostPort &p) {
             return s.tier == 0 && s.group >= 0 && !(t.rail_optimised && s.rail >= 0 && p.rail >= 0 && s.rail != p.rail);
         };
         std::vector<int> home(t.hosts.size(), -1), home_ports(t.hosts.size(), 0);
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
-            std::map<int, int> per_group;
-            for (const HostPort &p : t.hosts[hi].ports)
-                if (counted(t.sw(p.sw), p))
-                    per_group[t.sw(p.sw).group]++;
-            for (const auto &kv : per_group)
-                if (kv.second > home_ports[hi]) {
-                    home_ports[hi] = kv.second;
-                    home[hi] = kv.first;
-                }
+            const Host &h = t.hosts[hi];
+            if (h.group < 0 || t.islands[static_cast<std::size_t>(h.group)].leaves.empty())
+                continue;
+            home[hi] = t.sw(t.islands[static_cast<std::size_t>(h.group)].leaves[0]).group;  // a group island's leaves are its group's
+            for (const HostPort &p : h.ports)
+                if (counted(t.sw(p.sw), p) && t.sw(p.sw).group == home[hi])
+                    home_ports[hi]++;
         }
         std::vector<int> on(t.switches.size(), 0), at_home(t.switches.size(), 0);
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
