@@ -29,7 +29,7 @@
 # clusters (the generated pods without their cores) that one stray cable
 # joins were one pod, as every two-tier subnet was.
 . "$(dirname "$0")/../lib.sh"
-plan 27
+plan 29
 work=$(tmpdir)
 # the fabric could not be built: every test fails (the plan is not met)
 die() { diag "$1"; exit 1; }
@@ -383,3 +383,35 @@ if grep -q '^Switch	10 "S-b8599f0300b00000"' "$work/stor8.txt" && grep -q '^link
    ! grep -q 'host-port-other-group' "$work/stor8.check"; then
     ok "a storage rail on one leaf: four rail groups, two pods, no finding"
 else not_ok "a storage rail on one leaf: four rail groups, two pods, no finding"; diag "$(sed -n '4p;6p' "$work/stor8.show")" "$(cat "$work/stor8.check")"; fi
+
+# a rack of one host with one cable moved: node008 gone from the last rail
+# group, and node007's mlx5_3 cabled to ib-leaf04 (the first group's rail-4
+# leaf) instead of ib-leaf16. The lone host's three other ports keep its rack a
+# group of its own (a helper's attack on a partial rack: it joined the first
+# group, 3 groups), and check names the moved port
+"$TOPO" generate --groups 4 --rails 4 --hosts 2 --spines 2 -o "$work/two.txt"
+awk 'BEGIN { RS = ""; ORS = "\n\n" }
+/Ca\t1 "H-98039b03000001c[048c]"/ { next }
+{
+    n = split($0, l, "\n"); out = ""
+    for (i = 1; i <= n; i++) {
+        if (l[i] ~ /^\[[0-9]+\]\t"H-98039b03000001c[048c]"/) continue
+        if (l[i] ~ /^\[1\]\t"H-98039b030000018c"/) continue
+        if (l[i] ~ /ib-leaf04:MQM8700\/U1" enhanced/) sub(/^Switch\t4/, "Switch\t5", l[i])
+        if (l[i] ~ /^\[1\]\(98039b030000018d\)/)
+            l[i] = "[1](98039b030000018d) \t\"S-b8599f0300b00003\"[5]\t\t# lid 46 lmc 0 \"MF0;ib-leaf04:MQM8700/U1\" lid 4 4xHDR"
+        out = out (out == "" ? "" : "\n") l[i]
+        if (l[i] ~ /^\[4\]\t"S-b8599f0300a00001"\[4\]/)
+            out = out "\n[5]\t\"H-98039b030000018c\"[1](98039b030000018d) \t\t# \"node007 mlx5_3\" lid 46 4xHDR"
+    }
+    print out
+}' "$work/two.txt" >"$work/lone.txt"
+"$TOPO" show "$work/lone.txt" >"$work/lone.show" 2>&1
+"$TOPO" check "$work/lone.txt" >"$work/lone.check" 2>&1
+if grep -q '^hosts: *7 ' "$work/lone.show" && grep -q '^links: *60 ' "$work/lone.show" &&
+   grep -q '^islands: .*group 4 (largest 2), pod 1 (largest 7)' "$work/lone.show"; then
+    ok "a one-host rack with a moved cable stays a rail group of its own"
+else not_ok "a one-host rack with a moved cable stays a rail group of its own"; diag "$(sed -n '3,6p' "$work/lone.show")"; fi
+if grep -q '^warning: host-port-other-group: node007: adapter mlx5_3 on ib-leaf04' "$work/lone.check"; then
+    ok "check names the lone host's moved port (host-port-other-group)"
+else not_ok "check names the lone host's moved port (host-port-other-group)"; diag "$(cat "$work/lone.check")"; fi
