@@ -135,28 +135,52 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             islands_[static_cast<std::size_t>(i)].healthy = false;
 
     // Bandwidth: a host's links, each leaf's uplinks, the spines' uplinks.
+    // A ratio is of bandwidth when every cable it counts has a known speed
+    // and width, else of cables: a fabric that does not say its speeds still
+    // says how many uplinks a leaf has
     std::vector<double> host_bw(H, 0), leaf_down(t.switches.size(), 0), up(t.switches.size(), 0),
         down(t.switches.size(), 0);
+    std::vector<int> leaf_down_n(t.switches.size(), 0), up_n(t.switches.size(), 0), down_n(t.switches.size(), 0);
+    std::vector<char> unknown(t.switches.size(), 0);
     for (std::size_t h = 0; h < H; ++h)
         for (const HostPort &p : t.hosts[h].ports) {
             double g = t.fabric.links[p.link].gbps();
             host_bw[h] += g;
             leaf_down[static_cast<std::size_t>(p.sw)] += g;
+            ++leaf_down_n[static_cast<std::size_t>(p.sw)];
+            if (!(g > 0))
+                unknown[static_cast<std::size_t>(p.sw)] = 1;
         }
+    for (std::size_t h = 0; h < H; ++h)  // a host with a link of unknown speed: unknown
+        for (const HostPort &p : t.hosts[h].ports)
+            if (!(t.fabric.links[p.link].gbps() > 0))
+                host_bw[h] = 0;
     auto edges = boost::edges(t.graph);
     for (auto it = edges.first; it != edges.second; ++it) {
         auto a = boost::source(*it, t.graph), b = boost::target(*it, t.graph);
         if (t.switches[a].tier > t.switches[b].tier)
             std::swap(a, b);
         if (t.switches[a].tier < t.switches[b].tier) {
-            up[a] += t.graph[*it].gbps;
-            down[b] += t.graph[*it].gbps;
+            const SwitchEdge &e = t.graph[*it];
+            up[a] += e.gbps;
+            down[b] += e.gbps;
+            up_n[a] += e.multiplicity;
+            down_n[b] += e.multiplicity;
+            if (!(e.gbps > 0) || e.gbps * 0 != 0) {
+                unknown[a] = 1;
+                unknown[b] = 1;
+            }
         }
     }
+    auto ratio = [](double d, double u, int dn, int un, bool by_count) {
+        if (by_count)
+            return un > 0 && dn > un ? static_cast<double>(dn) / un : 1.0;
+        return u > 0 && d > u ? d / u : 1.0;
+    };
     double spine_os = 1;
     for (std::size_t s = 0; s < t.switches.size(); ++s)
-        if (t.switches[s].tier == 1 && up[s] > 0 && down[s] > up[s])
-            spine_os = std::max(spine_os, down[s] / up[s]);
+        if (t.switches[s].tier == 1 && (up[s] > 0 || up_n[s] > 0))
+            spine_os = std::max(spine_os, ratio(down[s], up[s], down_n[s], up_n[s], unknown[s] != 0));
     for (int l : leaf_level) {
         PlaceIsland &is = islands_[static_cast<std::size_t>(l)];
         std::vector<double> bws;
@@ -164,22 +188,33 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             bws.push_back(host_bw[static_cast<std::size_t>(h)]);
         is.host_gbps = most_common(bws, 0.0);
         double d = 0, u = 0;
+        int dn = 0, un = 0;
+        bool by_count = false;
         for (int s : t.islands[static_cast<std::size_t>(l)].leaves) {
             d += leaf_down[static_cast<std::size_t>(s)];
             u += up[static_cast<std::size_t>(s)];
+            dn += leaf_down_n[static_cast<std::size_t>(s)];
+            un += up_n[static_cast<std::size_t>(s)];
+            by_count = by_count || unknown[static_cast<std::size_t>(s)] != 0;
         }
         is.oversub = 1;  // traffic inside a leaf island crosses no uplink
-        if (u > 0 && d > u)
+        double os = ratio(d, u, dn, un, by_count);
+        if (os > 1)
             for (int i = is.parent; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent)
                 islands_[static_cast<std::size_t>(i)].oversub =
-                    std::max(islands_[static_cast<std::size_t>(i)].oversub, d / u);
+                    std::max(islands_[static_cast<std::size_t>(i)].oversub, os);
         for (int i = is.parent; i >= 0; i = islands_[static_cast<std::size_t>(i)].parent) {
             PlaceIsland &up_is = islands_[static_cast<std::size_t>(i)];
             up_is.host_gbps = up_is.host_gbps == 0 ? is.host_gbps : std::min(up_is.host_gbps, is.host_gbps);
         }
     }
-    if (root_ >= 0 && by_level_[static_cast<std::size_t>(Level::Pod)].size() > 1)
+    if (root_ >= 0 && by_level_[static_cast<std::size_t>(Level::Pod)].size() > 1) {
         islands_[static_cast<std::size_t>(root_)].oversub *= spine_os;
+        spine_os_ = spine_os;
+    }
+    host_bw_.assign(host_count(), 0);
+    for (std::size_t h = 0; h < H && h < host_bw_.size(); ++h)
+        host_bw_[h] = host_bw[h];
 
     // Hops between leaf islands over the switch graph.
     std::vector<std::vector<int>> adj(t.switches.size());

@@ -88,12 +88,19 @@ public:
     FabricKind kind() const { return kind_; }
     const std::string &source() const { return source_; }
     int rails() const { return rails_; }
+    // a host's bandwidth into the fabric (the sum of its links; 0: unknown)
+    double host_gbps(int h) const { return host_bw_[static_cast<std::size_t>(h)]; }
+    // the spines' uplinks against their downlinks (>= 1; 1 with one pod):
+    // what a job crossing pods meets on top of its leaves' ratio
+    double spine_oversub() const { return spine_os_; }
 
 private:
     const PlaceIsland &island_(int i) const { return islands_[static_cast<std::size_t>(i)]; }
 
     std::vector<std::string> names_;
     std::vector<int> leaf_of_;
+    std::vector<double> host_bw_;
+    double spine_os_ = 1;
     std::vector<std::array<int, 5>> island_of_;  // by Level
     std::vector<PlaceIsland> islands_;
     std::array<std::vector<int>, 5> by_level_;

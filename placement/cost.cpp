@@ -50,10 +50,11 @@ namespace {
 // Everything the collectives need from a placement, whatever made it.
 struct Shape {
     int nodes = 0;
-    std::vector<int> per_leaf;   // job hosts per leaf spanned
-    std::vector<double> up_GBps; // per leaf: uplink bandwidth left for this job's flows
-    int switches = 0;            // on the longest path
-    double host_GBps = 0;        // a host's NIC bandwidth, busBW
+    std::vector<int> per_leaf;      // job hosts per leaf spanned
+    std::vector<double> up_cap;     // per leaf: its uplinks' bandwidth for this job's traffic (GB/s)
+    std::vector<double> up_others;  // per leaf: what the others send across them (GB/s)
+    int switches = 0;               // on the longest path
+    double host_GBps = 0;           // the slowest host's NIC bandwidth (all its rails), busBW
     bool assumed = false;
 };
 
@@ -63,6 +64,14 @@ int log2i(int n)
     while (n >>= 1)
         ++l;
     return l;
+}
+
+// What a flow asking `want` GB/s across a leaf's uplinks gets, beside the
+// others' demand: all of it while they fit, else its fair share
+double share(double want, double cap, double others)
+{
+    double demand = want + std::max(0.0, others);
+    return demand <= cap ? want : want * cap / demand;
 }
 
 StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
@@ -77,18 +86,22 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
     if (n < 2) {
         e.comm_s = 0;
     } else {
-        // per-GPU bandwidth of each tier; a ring runs at its slowest link
+        // busBW of each tier; a ring runs at its slowest link. NCCL's is the
+        // node's: busBw = nChannels x bwInter (tuning.cc), its channels
+        // spread over the node's NICs, so a ring edge between two nodes
+        // carries 2(n-1)/n of the bytes over all of a host's rails
+        // together, whatever its GPU count
         double bw = g > 1 ? m.nvlink_GBps : 1e30;
         if (N > 1) {
-            e.inter_GBps = s.host_GBps / g;
+            e.inter_GBps = s.host_GBps;
             bw = std::min(bw, e.inter_GBps);
         }
         if (e.leaves > 1) {
-            // each rail's ring enters and leaves every leaf once: g flows per
-            // leaf share what the leaf's uplinks leave this job
+            // the rings enter and leave every leaf once: one host's worth of
+            // traffic across its uplinks, beside the others'
             double up = 1e30;
-            for (double u : s.up_GBps)
-                up = std::min(up, u / g);
+            for (std::size_t i = 0; i < s.per_leaf.size(); ++i)
+                up = std::min(up, share(s.host_GBps, s.up_cap[i], s.up_others[i]));
             e.uplink_GBps = std::min(up, e.inter_GBps);
             bw = std::min(bw, e.uplink_GBps);
         }
@@ -106,13 +119,18 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
         if (job.all_to_all) {
             // every rank sends B/n to each other rank: (N-1)/N of a node's
             // g x B over its NICs, and out of a leaf of k job hosts
-            // k(N-k)/N hosts' worth over its uplinks
+            // k(N-k)/N hosts' worth over its uplinks, every one of those k
+            // hosts sending at once
             double t = g > 1 ? B * (g - 1) / n / (m.nvlink_GBps * 1e9) : 0;
             if (N > 1)
                 t = std::max(t, g * B * (N - 1) / N / (s.host_GBps * 1e9));
             for (std::size_t i = 0; i < s.per_leaf.size() && e.leaves > 1; ++i) {
                 double k = s.per_leaf[i];
-                t = std::max(t, g * B * k * (N - k) / N / (s.up_GBps[i] * 1e9));
+                // each host sends (N-k)/(N-1) of its remote traffic out of the leaf
+                double want = k * s.host_GBps * (N - k) / (N - 1);
+                double got = share(want, s.up_cap[i], s.up_others[i]);
+                if (got > 0)
+                    t = std::max(t, g * B * k * (N - k) / N / (got * 1e9));
             }
             e.a2a_s = (n - 1) * inter_lat * 1e-6 / std::max(1, g) + t;
             e.comm_s = e.a2a_s;
@@ -123,35 +141,149 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
     return e;
 }
 
+// The pod a leaf island lies in (itself when the fabric has no pods).
+int pod_of(const Cluster &c, int leaf)
+{
+    for (int i = leaf; i >= 0; i = c.island(i).parent)
+        if (c.island(i).level == Level::Pod)
+            return i;
+    return -1;
+}
+
+// hosts: the job's hosts (their own links: the slowest sets the ring's
+// pace); null: each leaf's usual host (the best placement, an empty fabric)
 Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_leaf, int switches,
-               const StepModel &m, const UplinkLoad *load)
+               const StepModel &m, const UplinkLoad *load, const std::vector<int> *hosts = nullptr)
 {
     Shape s;
     double gbps = 0;
+    bool crosses_pods = false;
+    int first_pod = -2;
     for (const auto &pl : per_leaf) {
         s.nodes += pl.second;
         s.per_leaf.push_back(pl.second);
         const PlaceIsland &l = c.island(pl.first);
         gbps = gbps > 0 ? std::min(gbps, l.host_gbps) : l.host_gbps;
+        int pod = pod_of(c, pl.first);
+        crosses_pods = crosses_pods || (first_pod != -2 && pod != first_pod);
+        if (first_pod == -2)
+            first_pod = pod;
     }
-    if (gbps <= 0) {
+    if (hosts && !hosts->empty()) {
+        // the hosts' own links when every one is known, else their leaves' usual
+        double own = 0;
+        for (int h : *hosts) {
+            double hb = h >= 0 && static_cast<std::size_t>(h) < c.host_count() ? c.host_gbps(h) : 0;
+            if (!(hb > 0)) {
+                own = 0;
+                break;
+            }
+            own = own > 0 ? std::min(own, hb) : hb;
+        }
+        if (own > 0)
+            gbps = own;
+    }
+    if (!(gbps > 0)) {
         gbps = m.assumed_gbps;
         s.assumed = true;
     }
     s.host_GBps = gbps / 8 * m.net_efficiency;
+    // across pods the spines' uplinks are shared on top of the leaves'
+    const double pod_os = crosses_pods ? std::max(1.0, c.spine_oversub()) : 1.0;
     for (const auto &pl : per_leaf) {
         const PlaceIsland &l = c.island(pl.first);
         // the leaf's uplink ratio is kept on the islands above it
-        double os = l.parent >= 0 ? c.island(l.parent).oversub : 1;
-        double up = c.capacity(pl.first) * s.host_GBps / std::max(1.0, os);
-        // the job's own g flows against the others': without a load, every
-        // other host of the leaf sends one host's worth across too
+        double os = (l.parent >= 0 ? std::max(1.0, c.island(l.parent).oversub) : 1.0) * pod_os;
+        s.up_cap.push_back(c.capacity(pl.first) * s.host_GBps / os);
+        // without a load, every other host of the leaf sends one host's
+        // worth across too; with one, each running job that spans the leaf
         int others = load ? (*load)[static_cast<std::size_t>(pl.first)] : c.capacity(pl.first) - pl.second;
-        double demand = std::max(0, others) * s.host_GBps + s.host_GBps;
-        s.up_GBps.push_back(std::min(s.host_GBps, up * s.host_GBps / std::max(demand, up)));
+        s.up_others.push_back(std::max(0, others) * s.host_GBps);
     }
     s.switches = switches;
     return s;
+}
+
+// The best placement of `nodes` hosts: the fewest leaves, an empty fabric,
+// the fastest that has them. Two orders are tried (the largest leaves
+// first, the fastest first) and the quicker kept; ties keep fabric order.
+Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape &job)
+{
+    UplinkLoad none(c.islands().size(), 0);
+    std::vector<int> leaves = c.at(Level::Leaf);
+    auto os_of = [&](int l) { return c.island(l).parent >= 0 ? c.island(c.island(l).parent).oversub : 1.0; };
+    auto fill = [&](const std::vector<int> &order) {
+        std::vector<std::pair<int, int>> per_leaf;
+        int rem = nodes;
+        for (int l : order) {
+            if (rem <= 0)
+                break;
+            int k = std::min(rem, c.capacity(l));
+            if (k > 0)
+                per_leaf.push_back({l, k});
+            rem -= k;
+        }
+        int switches = per_leaf.size() > 1 ? 3 : nodes > 1 ? 1 : 0;
+        return shape_of(c, per_leaf, switches, m, &none);
+    };
+    // one leaf when one holds the job: the fastest that does
+    std::vector<int> by_size = leaves, by_speed = leaves;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
+        bool fa = c.capacity(a) >= nodes, fb = c.capacity(b) >= nodes;
+        if (fa != fb)
+            return fa;
+        if (fa && c.island(a).host_gbps != c.island(b).host_gbps)
+            return c.island(a).host_gbps > c.island(b).host_gbps;
+        if (c.capacity(a) != c.capacity(b))
+            return c.capacity(a) > c.capacity(b);
+        if (c.island(a).host_gbps != c.island(b).host_gbps)
+            return c.island(a).host_gbps > c.island(b).host_gbps;
+        return os_of(a) < os_of(b);
+    });
+    Shape best = fill(by_size);
+    if (!by_size.empty() && c.capacity(by_size.front()) >= nodes)
+        return best;
+    std::stable_sort(by_speed.begin(), by_speed.end(), [&](int a, int b) {
+        if (c.island(a).host_gbps != c.island(b).host_gbps)
+            return c.island(a).host_gbps > c.island(b).host_gbps;
+        if (os_of(a) != os_of(b))
+            return os_of(a) < os_of(b);
+        return c.capacity(a) > c.capacity(b);
+    });
+    Shape fast = fill(by_speed);
+    JobShape j = job;
+    j.compute_s = 0;
+    if (estimate(fast, j, m).comm_s < estimate(best, j, m).comm_s)
+        best = fast;
+    return best;
+}
+
+// The best placement on hosts no faster than `host_GBps`: what the same
+// hosts would do in one island (spanning's cost, not the hosts' speed)
+Shape capped(Shape best, double host_GBps)
+{
+    if (host_GBps > 0 && best.host_GBps > host_GBps) {
+        double f = host_GBps / best.host_GBps;
+        best.host_GBps = host_GBps;
+        for (double &u : best.up_cap)
+            u *= f;
+        for (double &u : best.up_others)
+            u *= f;
+    }
+    return best;
+}
+
+// step time of `s` with the job's compute worked out from the best's
+// communication when the job gives a share
+StepEstimate on(const Shape &s, const Shape &best, JobShape job, const StepModel &m)
+{
+    if (job.compute_s < 0) {
+        JobShape j = job;
+        j.compute_s = 0;
+        double comm = estimate(best, j, m).comm_s;
+        job.compute_s = comm * (1 - job.comm_share) / std::max(1e-9, job.comm_share);
+    }
+    return estimate(s, job, m);
 }
 
 }  // namespace
@@ -159,45 +291,33 @@ Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_lea
 StepEstimate step_time(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
                        const UplinkLoad *load)
 {
-    StepEstimate best = best_step_time(c, static_cast<int>(p.hosts.size()), job, m);
-    JobShape j = job;
-    if (j.compute_s < 0)
-        j.compute_s = best.comm_s * (1 - job.comm_share) / std::max(1e-9, job.comm_share);
-    return estimate(shape_of(c, p.per_leaf, p.hops > 0 ? p.hops - 1 : 0, m, load), j, m);
+    Shape best = best_shape(c, static_cast<int>(p.hosts.size()), m, job);
+    return on(shape_of(c, p.per_leaf, p.hops > 0 ? p.hops - 1 : 0, m, load, &p.hosts), best, job, m);
 }
 
 StepEstimate best_step_time(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
-    // the fewest leaves, largest first, each full, nobody else on the uplinks
-    std::vector<std::pair<int, int>> caps;
-    for (int l : c.at(Level::Leaf))
-        caps.push_back({c.capacity(l), l});
-    std::sort(caps.begin(), caps.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-    std::vector<std::pair<int, int>> per_leaf;
-    int rem = nodes;
-    for (const auto &cl : caps) {
-        if (rem <= 0)
-            break;
-        int k = std::min(rem, cl.first);
-        per_leaf.push_back({cl.second, k});
-        rem -= k;
-    }
-    UplinkLoad none(c.islands().size(), 0);
-    int switches = per_leaf.size() > 1 ? 3 : nodes > 1 ? 1 : 0;
-    JobShape j = job;
-    Shape s = shape_of(c, per_leaf, switches, m, &none);
-    if (j.compute_s < 0) {
-        StepEstimate comm = estimate(s, j, m);
-        j.compute_s = comm.comm_s * (1 - job.comm_share) / std::max(1e-9, job.comm_share);
-    }
-    return estimate(s, j, m);
+    Shape best = best_shape(c, nodes, m, job);
+    return on(best, best, job, m);
 }
 
 double slowdown(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m, const UplinkLoad *load)
 {
-    double best = best_step_time(c, static_cast<int>(p.hosts.size()), job, m).step_s;
-    double here = step_time(c, p, job, m, load).step_s;
-    return best > 0 ? here / best : 1;
+    Shape best = best_shape(c, static_cast<int>(p.hosts.size()), m, job);
+    double b = on(best, best, job, m).step_s;
+    double here = on(shape_of(c, p.per_leaf, p.hops > 0 ? p.hops - 1 : 0, m, load, &p.hosts), best, job, m).step_s;
+    // the best is the fewest leaves of the fastest; a placement no slower
+    // than it loses nothing
+    return b > 0 && here > b ? here / b : 1;
+}
+
+double span_slowdown_of(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
+                        const UplinkLoad *load)
+{
+    Shape here = shape_of(c, p.per_leaf, p.hops > 0 ? p.hops - 1 : 0, m, load, &p.hosts);
+    Shape best = capped(best_shape(c, static_cast<int>(p.hosts.size()), m, job), here.host_GBps);
+    double b = on(best, best, job, m).step_s, h = on(here, best, job, m).step_s;
+    return b > 0 && h > b ? h / b : 1;
 }
 
 UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &running)
@@ -225,19 +345,50 @@ double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const Ste
     if (nodes < 2 || k < 2 || static_cast<std::size_t>(k) > leaves.size())
         return 1;
     std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) { return c.capacity(a) > c.capacity(b); });
-    Placement p;
-    int rem = nodes;
-    for (int i = 0; i < k; ++i) {
-        int give = std::min(c.capacity(leaves[static_cast<std::size_t>(i)]), (rem + (k - i) - 1) / (k - i));
-        p.per_leaf.push_back({leaves[static_cast<std::size_t>(i)], give});
-        rem -= give;
-        for (int h = 0; h < give; ++h)
-            p.hosts.push_back(0);  // only the count matters to step_time
+    const Shape best = best_shape(c, nodes, m, job);
+    // Slurm may take any leaves: the slowest of one leaf of each kind
+    // (capacity, host speed, uplink ratio) with the largest others, inside
+    // its pod and, on a fabric of pods, across them
+    auto os_of = [&](int l) { return c.island(l).parent >= 0 ? c.island(c.island(l).parent).oversub : 1.0; };
+    std::vector<std::tuple<int, double, double>> seen;
+    double worst = 1;
+    for (int first : leaves) {
+        auto kind = std::make_tuple(c.capacity(first), c.island(first).host_gbps, os_of(first));
+        if (std::find(seen.begin(), seen.end(), kind) != seen.end())
+            continue;
+        seen.push_back(kind);
+        for (int across = 0; across < 2; ++across) {
+            const int pod = pod_of(c, first);
+            // its own pod's leaves first (or the other pods' first), then the rest
+            std::vector<int> pick{first};
+            for (int pass = 0; pass < 2; ++pass)
+                for (int l : leaves) {
+                    if (static_cast<int>(pick.size()) == k)
+                        break;
+                    bool same = pod_of(c, l) == pod;
+                    if (l != first && (pass == 0) == (across ? !same : same))
+                        pick.push_back(l);
+                }
+            if (static_cast<int>(pick.size()) < k)
+                continue;
+            std::vector<std::pair<int, int>> per_leaf;
+            int rem = nodes;
+            for (int i = 0; i < k; ++i) {
+                int give = std::min(c.capacity(pick[static_cast<std::size_t>(i)]), (rem + (k - i) - 1) / (k - i));
+                per_leaf.push_back({pick[static_cast<std::size_t>(i)], give});
+                rem -= give;
+            }
+            if (rem > 0)
+                continue;
+            int hops = c.hops(per_leaf.front().first, per_leaf.back().first);
+            Shape s = shape_of(c, per_leaf, hops > 0 ? hops - 1 : 0, m, nullptr);
+            Shape ref = capped(best, s.host_GBps);  // the cost of spanning, not of slower hosts
+            double rb = on(ref, ref, job, m).step_s;
+            if (rb > 0)
+                worst = std::max(worst, on(s, ref, job, m).step_s / rb);
+        }
     }
-    if (rem > 0)
-        return 1;
-    p.hops = c.hops(p.per_leaf.front().first, p.per_leaf.back().first);
-    return slowdown(c, p, job, m);
+    return worst;
 }
 
 }  // namespace atl

@@ -87,11 +87,18 @@ struct StepEstimate {
 StepEstimate step_time(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
                        const UplinkLoad *load = nullptr);
 // The same number of hosts on the best placement the fabric has (the fewest
-// leaves, an empty fabric).
+// leaves of the fastest hosts, an empty fabric).
 StepEstimate best_step_time(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);
-// step_time(p) / best_step_time(p's size): 1 when nothing is lost.
+// step_time(p) / best_step_time(p's size): 1 when nothing is lost (never
+// under 1: a placement as fast as the best loses nothing).
 double slowdown(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
                 const UplinkLoad *load = nullptr);
+
+// What spanning costs these hosts: their step against the best placement of
+// the same size on hosts no faster than theirs (slower hosts are no reason
+// to wait for an island of the same hosts). What auto weighs.
+double span_slowdown_of(const Cluster &c, const Placement &p, const JobShape &job, const StepModel &m,
+                        const UplinkLoad *load = nullptr);
 
 // The slowdown of `nodes` hosts spread over one leaf more than the fewest
 // (the largest leaves, as even as they allow), the leaves' other hosts

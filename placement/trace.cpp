@@ -75,6 +75,8 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
             throw InputError(source, lineno, std::string("found ") + what + " \"" + field + "\", expected a number");
         if (v < 0)
             throw InputError(source, lineno, std::string("found ") + what + " " + field + ", expected >= 0");
+        if (v > 1e10)  // seconds: 300 years
+            throw InputError(source, lineno, std::string("found ") + what + " " + field + ", expected at most 1e10");
         return v;
     };
     while (std::getline(in, line)) {
@@ -90,9 +92,14 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
         j.id = col.count("id") ? f[col["id"]] : std::to_string(jobs.size() + 1);
         j.submit = number(f[col["submit"]], "submit time");
         j.duration = number(f[col["duration"]], "duration");
-        double n = number(f[col["nodes"]], "node count");
-        if (n < 1 || n != std::floor(n) || n > 1e7)
-            throw InputError(source, lineno, "found node count " + f[col["nodes"]] + ", expected a whole number >= 1");
+        const std::string &nf = f[col["nodes"]];
+        if (!nf.empty() && nf[0] == '-')
+            throw InputError(source, lineno, "found node count " + nf + ", expected a whole number >= 1");
+        double n = number(nf, "node count");
+        if (n < 1 || n != std::floor(n))
+            throw InputError(source, lineno, "found node count " + nf + ", expected a whole number >= 1");
+        if (n > 1e7)
+            throw InputError(source, lineno, "found node count " + nf + ", expected at most 10000000");
         j.nodes = static_cast<int>(n);
         if (col.count("limit")) {
             // -1: not known (the Standard Workload Format's convention, as

@@ -285,9 +285,9 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
         Placement q = slurm->place(rest, req);
         if (!q.ok)
             return span_slowdown(c, n, job, m) - 1;
-        return q.leaves <= 1 ? 0 : slowdown(c, q, job, m, load) - 1;
+        return q.leaves <= 1 ? 0 : span_slowdown_of(c, q, job, m, load) - 1;
     }
-    return slowdown(c, p, job, m, load) - 1;
+    return span_slowdown_of(c, p, job, m, load) - 1;
 }
 
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,

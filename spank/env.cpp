@@ -601,7 +601,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
         } else if (tc >= 0) {
             add("NCCL_IB_TC", std::to_string(tc), why);
-            add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
+            if (cfg.roce_tc < 0 && user_has("UCX_NET_DEVICES"))
+                // the class read from atoll's ports says nothing of the devices
+                // the user's UCX_NET_DEVICES names (rc_mlx5 sends it as given)
+                skip("UCX_IB_TRAFFIC_CLASS", "UCX_NET_DEVICES is the job's own: the traffic class of the devices it "
+                                             "names was not checked; set roce_tc= for a site-wide class");
+            else
+                add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
         } else {
             skip("NCCL_IB_TC", tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
                                               : "no roce_tc= and no class configured on the ports: NCCL would use 0, "

@@ -77,7 +77,7 @@ Cluster load_cluster(const Args &a, const std::string &path, std::unique_ptr<Top
     return Cluster(*keep, kind);
 }
 
-double parse_size(const std::string &s)
+double parse_size(const std::string &s, const std::string &flag = "--message-size")
 {
     char *end = nullptr;
     double v = std::strtod(s.c_str(), &end);
@@ -92,9 +92,10 @@ double parse_size(const std::string &s)
     else if (unit == "G" || unit == "GiB")
         mult = 1024.0 * 1024 * 1024;
     else
-        throw Usage("--message-size: \"" + s + "\", expected bytes with an optional K, M or G");
-    if (s.empty() || !(v > 0) || !std::isfinite(v))
-        throw Usage("--message-size: \"" + s + "\", expected a size above zero");
+        throw Usage(flag + ": \"" + s + "\", expected bytes with an optional K, M or G");
+    // a step moves whole bytes, and no step moves a petabyte
+    if (s.empty() || !(v > 0) || !std::isfinite(v) || !(v * mult >= 1) || v * mult > 1e15)
+        throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes");
     return v * mult;
 }
 
@@ -631,7 +632,7 @@ int cmd_ranks(int argc, char **argv)
         throw Usage("ranks: give a FABRIC and a HOSTLIST");
     double bytes = 0;
     try {
-        bytes = parse_size(a.get("bytes", "1G"));
+        bytes = parse_size(a.get("bytes", "1G"), "--bytes");
     } catch (const Usage &) {
         throw Usage("--bytes: \"" + a.get("bytes") + "\", expected a size above zero with an optional K, M or G");
     }
@@ -1035,6 +1036,8 @@ int cmd_cost(int argc, char **argv)
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
     std::vector<std::string> names = hostlist_operand(a.operands[1], "HOSTLIST: ");
+    if (names.empty())
+        throw InputError("HOSTLIST: \"" + a.operands[1] + "\" names no host, expected the job's hosts");
     Placement p;
     for (const auto &n : names) {
         int h = c.find_host(n);
@@ -1047,7 +1050,7 @@ int cmd_cost(int argc, char **argv)
     describe(c, p);
     JobShape job;
     job.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));
-    job.bytes = parse_size(a.get("bytes", "1G"));
+    job.bytes = parse_size(a.get("bytes", "1G"), "--bytes");
     if (a.flag("compute-ms"))
         job.compute_s = a.get_double("compute-ms", 0, 0, 1e9) / 1000;
     job.comm_share = a.get_double("comm-share", 0.3, 0.001, 1);
@@ -1070,6 +1073,11 @@ int cmd_cost(int argc, char **argv)
     const UplinkLoad *shared = a.flag("running") ? &load : nullptr;
     StepEstimate here = step_time(c, p, job, m, shared);
     StepEstimate best = best_step_time(c, static_cast<int>(p.hosts.size()), job, m);
+    if (here.step_s < best.step_s)  // as fast as the best: it is the best
+        best = here;
+    if (!std::isfinite(here.step_s) || !std::isfinite(best.step_s))
+        throw InputError("the step model's figures for " + std::to_string(p.hosts.size()) +
+                         " hosts overflow: give a smaller --bytes or --compute-ms");
     std::cout << std::fixed << std::setprecision(3) << "step_ms=" << here.step_s * 1e3 << "\n"
               << "best_ms=" << best.step_s * 1e3 << "\n"
               << "slowdown=" << (best.step_s > 0 ? here.step_s / best.step_s : 1.0) << "\n";

@@ -10,7 +10,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 11
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -67,6 +67,17 @@ if grep -q "^  NCCL_IB_TC not set: NCCL_IB_HCA is not atoll's" "$work/userhca" &
     ok "a user's NCCL_IB_HCA: no traffic class read from atoll's ports; the site's roce_tc= still set"
 else
     not_ok "a user's NCCL_IB_HCA: no traffic class read from atoll's ports"; diag "$(cat "$work/userhca" "$work/userhca2")"
+fi
+# the user's UCX_NET_DEVICES: the same for UCX's class (a helper's attack:
+# UCX_IB_TRAFFIC_CLASS=106 was set from the compute ports for the user's storage NIC)
+node v4
+env_of --set UCX_NET_DEVICES=mlx5_2:1 >"$work/userucx"
+env_of --set UCX_NET_DEVICES=mlx5_2:1 --plugstack roce_tc=106 >"$work/userucx2"
+if grep -q "^  UCX_IB_TRAFFIC_CLASS not set: UCX_NET_DEVICES is the job's own" "$work/userucx" &&
+   ! grep -q "^  UCX_IB_TRAFFIC_CLASS=" "$work/userucx" && grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/userucx2"; then
+    ok "a user's UCX_NET_DEVICES: no UCX traffic class read from atoll's ports; the site's roce_tc= still set"
+else
+    not_ok "a user's UCX_NET_DEVICES: no UCX traffic class read from atoll's ports"; diag "$(cat "$work/userucx" "$work/userucx2")"
 fi
 # a soft-RoCE device whose GIDs name the NIC's netdev: the device whose PCI
 # function holds the netdev is the adapter; when neither does, neither is

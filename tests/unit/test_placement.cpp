@@ -447,14 +447,16 @@ TEST_CASE("a training step follows NCCL's ring and tree formulas", "[placement][
     JobShape job;
     job.compute_s = 0.5;
     StepEstimate e = step_time(c, p, job, m);
-    // NIC busBW: 200 Gb/s (4x HDR) / 8 x 0.94 = 23.5 GB/s, per GPU 2.9375
-    CHECK(e.inter_GBps == Approx(23.5 / 8));
+    // NIC busBW: 200 Gb/s (4x HDR) / 8 x 0.94 = 23.5 GB/s, the node's: NCCL's
+    // busBw = nChannels x bwInter (src/graph/tuning.cc), the ring's channels
+    // spread over the node's NICs, whatever its GPU count
+    CHECK(e.inter_GBps == Approx(23.5));
     // NCCL ring: n = 32 ranks, algBW = busBW x n / 2(n-1); latency 8.4 base
     // + (62 - 6) NVLink steps x 3.4 + 6 network steps x (14 + 1 switch x 1)
-    double ring = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    double ring = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (23.5e9 * 32 / 62);
     CHECK(e.ring_s == Approx(ring));
     // tree: half the busBW, latency 8.4 + 2 (7 x 3.4 + log2(4) x 15)
-    CHECK(e.tree_s == Approx((8.4 + 2 * (7 * 3.4 + 2 * 15.0)) * 1e-6 + 1e9 / (2.9375e9 * 0.5)));
+    CHECK(e.tree_s == Approx((8.4 + 2 * (7 * 3.4 + 2 * 15.0)) * 1e-6 + 1e9 / (23.5e9 * 0.5)));
     CHECK(e.algo == std::string("ring"));
     CHECK(e.step_s == Approx(0.5 + ring));
     // one leaf is the best placement of 4: nothing lost
@@ -479,15 +481,15 @@ TEST_CASE("a job across oversubscribed leaves shares their uplinks", "[placement
     StepEstimate e = step_time(c, p, job, m);
     // a leaf's uplinks: 4 hosts x 23.5 / 2 = 47 GB/s, asked for by the ring's
     // host-worth (23.5) and the two other hosts' (47): 47 x 23.5 / 70.5 each
-    double up = 47 * 23.5 / 70.5 / 8;
+    double up = 47 * 23.5 / 70.5;
     CHECK(e.uplink_GBps == Approx(up));
     double ring = (8.4 + 56 * 3.4 + 6 * (14 + 3 * 1.0)) * 1e-6 + 1e9 / (up * 1e9 * 32 / 62);
     CHECK(e.ring_s == Approx(ring));
-    double best = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (2.9375e9 * 32 / 62);
+    double best = (8.4 + 56 * 3.4 + 6 * 15.0) * 1e-6 + 1e9 / (23.5e9 * 32 / 62);
     CHECK(slowdown(c, p, job, m) == Approx(ring / best));
     // with the uplinks to itself the job loses only the latency of two more switches
     UplinkLoad idle(c.islands().size(), 0);
-    CHECK(step_time(c, p, job, m, &idle).uplink_GBps == Approx(2.9375));
+    CHECK(step_time(c, p, job, m, &idle).uplink_GBps == Approx(23.5));
 }
 
 TEST_CASE("the simulator on a tiny trace (metrics worked by hand)", "[placement][simulate]")

@@ -1,0 +1,101 @@
+#!/bin/sh
+# atoll-place cost and auto's decision against what NCCL does (a helper's
+# attack on the step model, 2026-12-04). Expected values come from NCCL's
+# src/graph/tuning.cc (NVIDIA/nccl 5067397c): a ring's bus bandwidth is the
+# node's, busBw = nChannels x bwInter, its channels spread over the node's
+# NICs, so GPUs per node do not divide it; every edge of a ring carries
+# 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
+# synthetic: atoll-topo generate, edited by awk/sed here.
+. "$(dirname "$0")/../lib.sh"
+plan 11
+work=$(tmpdir)
+"$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
+"$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
+# field NAME FILE: the value of NAME= in cost's output
+field() { sed -n "s/^$1=//p" "$2"; }
+# a host's links at another width or speed: both ends of each of its cables
+slow() {  # slow HOSTREGEX FROM TO IN OUT
+    awk -v h="$1" -v from="$2" -v to="$3" 'BEGIN { RS = ""; ORS = "\n\n" }
+        { n = split($0, l, "\n"); out = ""; ca = ($0 ~ ("Ca\t[0-9]+ \"H-[0-9a-f]*\"\t\t# \"" h " "))
+          for (i = 1; i <= n; i++) { if (ca || l[i] ~ ("# \"" h " ")) sub(from "$", to, l[i]); out = out (i > 1 ? "\n" : "") l[i] }
+          print out }' "$4" >"$5"
+}
+
+# 8 hosts of one 4x HDR NIC and 8 GPUs: the ring's bus bandwidth is the NIC's
+# 200 Gb/s x 0.94 = 23.5 GB/s, not an eighth of it
+"$PLACE" cost "$work/ft.txt" 'node[001-008]' --explain >"$work/nic.out" 2>&1
+if grep -q '^here: 8 nodes x 8 GPUs on 1 leaves; ring .*per GPU 23.5 GB/s across nodes' "$work/nic.out"; then
+    ok "a ring's bus bandwidth is the node's NIC, whatever its GPUs"
+else not_ok "a ring's bus bandwidth is the node's NIC, whatever its GPUs"; diag "$(cat "$work/nic.out")"; fi
+
+# node003 at 1x: the whole ring runs at its 50 Gb/s (x 0.94 = 5.875 GB/s)
+slow node003 4xHDR 1xHDR "$work/ft.txt" "$work/x1.txt"
+"$PLACE" cost "$work/x1.txt" 'node[001-008]' --explain >"$work/x1.out" 2>&1
+if grep -q '^here: .*per GPU 5.875 GB/s across nodes' "$work/x1.out"; then
+    ok "a host's own degraded link sets the ring's pace"
+else not_ok "a host's own degraded link sets the ring's pace"; diag "$(cat "$work/x1.out")"; fi
+
+# 2:1, the first leaf's 16 hosts EDR: the best placement of 8 is an HDR leaf
+slow 'node0(0[1-9]|1[0-6])' 4xHDR 4xEDR "$work/o2.txt" "$work/edr.txt"
+"$PLACE" cost "$work/edr.txt" 'node[017-024]' >"$work/edr.out" 2>&1
+"$PLACE" cost "$work/edr.txt" 'node[001-008]' >"$work/edr1.out" 2>&1
+if [ "$(field slowdown "$work/edr.out")" = 1.000 ] && [ "$(field best_ms "$work/edr.out")" = "$(field step_ms "$work/edr.out")" ]; then
+    ok "the best placement is the fastest leaf, not the first"
+else not_ok "the best placement is the fastest leaf, not the first"; diag "$(cat "$work/edr.out")"; fi
+if awk -v s="$(field slowdown "$work/edr1.out")" 'BEGIN { exit !(s > 1.2) }'; then
+    ok "EDR hosts are slower than the best (HDR) placement"
+else not_ok "EDR hosts are slower than the best (HDR) placement"; diag "$(cat "$work/edr1.out")"; fi
+# auto on the free hosts of three leaves: spanning costs what it costs on
+# the plain 2:1 fabric, whichever leaf is EDR
+free='node[017-022,033-038,049-054]'
+for f in o2 edr; do
+    "$PLACE" place "$work/$f.txt" --nodes 8 --island auto --slurm --time-limit 4:00:00 --comm-share 0.5 \
+        --free "$free" >"$work/$f.auto" 2>&1
+done
+if grep -q '^switches=1@' "$work/edr.auto" && cmp -s "$work/o2.auto" "$work/edr.auto"; then
+    ok "auto waits for a leaf on 2:1 whichever leaf is slower"
+else not_ok "auto waits for a leaf on 2:1 whichever leaf is slower"; diag "$(cat "$work/o2.auto" "$work/edr.auto")"; fi
+
+# 2 pods whose spines keep 2 of their 8 core cables (4:1 between pods):
+# within a pod spanning is free, across pods it is not, and auto asks a pod
+"$TOPO" generate --pods 2 --groups 2 --hosts 8 --spines 2 --cores 1 -o "$work/p.txt"
+awk '!/^\[1[1-6]\]\t"S-b8599f0300a80000"/ && !/"S-b8599f0300a0000[0-3]"\[1[1-6]\]/' "$work/p.txt" >"$work/p4.txt"
+"$PLACE" cost "$work/p4.txt" 'node[001-004,009-012]' >"$work/in.out" 2>&1
+"$PLACE" cost "$work/p4.txt" 'node[001-004,017-020]' >"$work/across.out" 2>&1
+if [ "$(field slowdown "$work/in.out")" = 1.000 ] &&
+   awk -v s="$(field slowdown "$work/across.out")" 'BEGIN { exit !(s > 1.3) }'; then
+    ok "the spines' uplink ratio prices a job across pods"
+else not_ok "the spines' uplink ratio prices a job across pods"; diag "$(cat "$work/in.out" "$work/across.out")"; fi
+"$PLACE" place "$work/p4.txt" --nodes 12 --island auto --slurm >"$work/p4.auto" 2>&1
+if grep -q '^switches=2@' "$work/p4.auto" && grep -q '^constraint=\[pod-' "$work/p4.auto"; then
+    ok "auto asks for a pod when pods are oversubscribed above the spines"
+else not_ok "auto asks for a pod when pods are oversubscribed above the spines"; diag "$(cat "$work/p4.auto")"; fi
+
+# speeds unknown (fabric.json "unknown"): the ratio is of cables, not lost
+"$TOPO" generate --groups 4 --hosts 16 --oversub 4 --format json -o "$work/o4.json"
+sed 's/"speed": "HDR"/"speed": "unknown"/' "$work/o4.json" >"$work/unk.json"
+"$PLACE" cost "$work/o4.json" 'node[001-004,017-020]' >"$work/o4.out" 2>&1
+"$PLACE" cost "$work/unk.json" 'node[001-004,017-020]' >"$work/unk.out" 2>&1
+if grep -q '"speed": "unknown"' "$work/unk.json" &&
+   awk -v a="$(field slowdown "$work/o4.out")" -v b="$(field slowdown "$work/unk.out")" 'BEGIN { exit !(a > 1.3 && b > a - 0.01 && b < a + 0.01) }'; then
+    ok "links of unknown speed keep the leaves' uplink ratio"
+else not_ok "links of unknown speed keep the leaves' uplink ratio"; diag "$(cat "$work/o4.out" "$work/unk.out")"; fi
+
+# all-to-all on a non-blocking fat tree: each host's NIC is the limit, split or not
+"$PLACE" cost "$work/ft.txt" 'node[001-004,017-020]' --all-to-all >"$work/a2a.out" 2>&1
+if [ "$(field slowdown "$work/a2a.out")" = 1.000 ]; then
+    ok "all-to-all split over two 1:1 leaves loses nothing"
+else not_ok "all-to-all split over two 1:1 leaves loses nothing"; diag "$(cat "$work/a2a.out")"; fi
+
+# figures that would overflow are refused, not printed as inf or nan
+"$PLACE" cost "$work/ft.txt" 'node[001-008]' --bytes 1e308G >"$work/inf.out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- '--bytes: "1e308G", expected a size from 1 byte' "$work/inf.out" && ! grep -qi 'inf\|nan' "$work/inf.out"; then
+    ok "--bytes beyond a petabyte: usage error naming the flag"
+else not_ok "--bytes beyond a petabyte: usage error naming the flag"; diag "rc $rc" "$(cat "$work/inf.out")"; fi
+printf 'job_id,submit_s,duration_s,nodes\n1,0,1e308,2\n' >"$work/huge.csv"
+"$PLACE" simulate "$work/ft.txt" "$work/huge.csv" >"$work/huge.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q 'huge.csv:2: found duration 1e308, expected at most 1e10' "$work/huge.out"; then
+    ok "a trace duration of 1e308 s: FILE:LINE error"
+else not_ok "a trace duration of 1e308 s: FILE:LINE error"; diag "rc $rc" "$(cat "$work/huge.out")"; fi
