@@ -208,6 +208,20 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
             }
             np.own_net = list_dir(base + "/" + dev + "/device/net");
             {
+                // the kernel writes four groups of four hex digits
+                std::string g = read_line(base + "/" + dev + "/node_guid"), hex;
+                bool ok = g.size() == 19;
+                for (std::size_t i = 0; ok && i < g.size(); ++i)
+                    if (i % 5 == 4)
+                        ok = g[i] == ':';
+                    else if (std::isxdigit(static_cast<unsigned char>(g[i])))
+                        hex += g[i];
+                    else
+                        ok = false;
+                if (ok && hex.size() == 16)
+                    np.node_guid = std::stoull(hex, nullptr, 16);
+            }
+            {
                 char link[4096];
                 ssize_t n = ::readlink((base + "/" + dev + "/device").c_str(), link, sizeof link - 1);
                 if (n > 0) {

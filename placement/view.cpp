@@ -88,6 +88,9 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         if (d.host.find('.') != std::string::npos)
             dom.emplace(d.host.substr(0, d.host.find('.')), &d);
     }
+    // InfiniBand adapters' GUIDs are their identity (a RoCE fabric's come
+    // from LLDP, where atoll makes them up)
+    const bool ib = t.fabric.kind.empty() || t.fabric.kind == "ib";
     std::set<std::string> bad;
     for (const Finding &f : check(t))
         if (f.code == "miswired-rail" || f.code == "missing-rail")
@@ -103,6 +106,7 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         for (const HostPort &p : t.hosts[h].ports)
             if (p.rail >= 0 && !p.hca.empty() && seen.insert({p.hca, p.port}).second) {
                 vh.hcas.push_back({p.hca, p.port});
+                vh.guids.push_back(ib ? p.ca_guid : 0);
                 vh.per_leaf = std::max(vh.per_leaf, ++on_leaf[p.sw]);
             }
         vh.domain = c.island_of(static_cast<int>(h), Level::Domain);
@@ -174,13 +178,20 @@ void write_summary(std::ostream &out, const FabricSummary &s)
     for (const ViewIsland &i : s.islands)
         out << "island " << to_string(i.level) << " " << i.name << " " << i.parent << " " << i.hops << " "
             << (i.sharp ? 1 : 0) << "\n";
-    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT,... PORTS-ON-ONE-LEAF DOMAIN-ISLAND DOMAIN SUBDOMAIN\n";
+    out << "# host NAME LEAF-ISLAND RAILS-OK HCA:PORT[@GUID],... PORTS-ON-ONE-LEAF DOMAIN-ISLAND DOMAIN SUBDOMAIN\n";
     for (const auto &kv : s.hosts) {
         out << "host " << kv.first << " " << kv.second.leaf << " " << (kv.second.rails_ok ? 1 : 0) << " ";
         if (kv.second.hcas.empty())
             out << "-";
         for (std::size_t k = 0; k < kv.second.hcas.size(); ++k)
+        {
             out << (k ? "," : "") << kv.second.hcas[k].first << ":" << kv.second.hcas[k].second;
+            if (k < kv.second.guids.size() && kv.second.guids[k] != 0) {
+                char g[24];
+                std::snprintf(g, sizeof g, "@%016llx", static_cast<unsigned long long>(kv.second.guids[k]));
+                out << g;
+            }
+        }
         out << " " << kv.second.per_leaf << " " << kv.second.domain << " "
             << (kv.second.domain < 0 || kv.second.domain_id.empty() ? "-" : kv.second.domain_id) << " "
             << (kv.second.domain < 0 || kv.second.subdomain.empty() ? "-" : kv.second.subdomain) << "\n";
@@ -200,10 +211,11 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
     FabricSummary s;
     std::string line;
     std::size_t lineno = 0;
-    if (!std::getline(in, line) || (line != summary_magic && line != summary_magic_v2 && line != summary_magic_v1))
-        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\" (or 2 or 1)");
-    bool v1 = line == summary_magic_v1, v3 = line == summary_magic;
-    s.version = v1 ? 1 : v3 ? 3 : 2;
+    if (!std::getline(in, line) ||
+        (line != summary_magic && line != summary_magic_v3 && line != summary_magic_v2 && line != summary_magic_v1))
+        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\" (or 3, 2 or 1)");
+    bool v1 = line == summary_magic_v1, v4 = line == summary_magic, v3 = v4 || line == summary_magic_v3;
+    s.version = v1 ? 1 : v4 ? 4 : v3 ? 3 : 2;
     ++lineno;
     auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
@@ -299,9 +311,23 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
                     std::size_t colon = item.rfind(':');
                     if (colon == std::string::npos || colon == 0 || h.hcas.size() >= max_hcas)
                         fail("at most " + std::to_string(max_hcas) + " HCA:PORT items");
+                    // view 4: HCA:PORT@GUID, the adapter's node GUID in 16 hex digits
+                    std::uint64_t guid = 0;
+                    std::size_t at = item.find('@');
+                    if (at != std::string::npos) {
+                        std::string g = item.substr(at + 1);
+                        if (!v4 || g.size() != 16 || g.find_first_not_of("0123456789abcdef") != std::string::npos)
+                            fail(v4 ? "HCA:PORT@GUID with a GUID of 16 lowercase hex digits" : "HCA:PORT items (GUIDs from view 4)");
+                        guid = std::stoull(g, nullptr, 16);
+                        item.resize(at);
+                        colon = item.rfind(':');
+                        if (colon == std::string::npos || colon == 0)
+                            fail("HCA:PORT@GUID items");
+                    }
                     std::string hca = item.substr(0, colon);
                     name(hca, hca_name_problem(hca), "an adapter name");
                     h.hcas.push_back({hca, number(item.substr(colon + 1), 1, 255, "a port number")});
+                    h.guids.push_back(guid);
                 }
             }
             if (!s.hosts.emplace(nm, std::move(h)).second)

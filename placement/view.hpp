@@ -5,6 +5,8 @@
 // fabric.json per step (`atoll-topo slurm --format view`).
 #pragma once
 
+#include <cstdint>
+
 #include <array>
 #include <iosfwd>
 #include <map>
@@ -32,6 +34,10 @@ struct ViewHost {
     int leaf = -1;                                 // index into islands
     bool rails_ok = true;                          // no miswired or missing rail
     std::vector<std::pair<std::string, int>> hcas; // compute-rail HCAs and ports, rail order
+    // each of those adapters' node GUID as the fabric saw it (view 4,
+    // InfiniBand; 0 unknown): the identity the node's sysfs is matched by,
+    // since a device's name is the order the kernel probed it in
+    std::vector<std::uint64_t> guids;
     int per_leaf = 1;                              // most compute ports on one leaf switch (0: unknown, view 1)
     // its NVLink domain (view 3; -1 none or unknown): the domain island's
     // index, the domain ID as its source names it (nvidia-smi's
@@ -71,7 +77,8 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
 void write_summary(std::ostream &out, const FabricSummary &s);
 // Throws InputError (FILE:LINE) on anything but what write_summary writes.
 FabricSummary read_summary(std::istream &in, const std::string &source);
-constexpr const char *summary_magic = "atoll-view 3";
+constexpr const char *summary_magic = "atoll-view 4";
+constexpr const char *summary_magic_v3 = "atoll-view 3";  // still read (no adapter GUIDs)
 constexpr const char *summary_magic_v2 = "atoll-view 2";  // still read (no domains)
 constexpr const char *summary_magic_v1 = "atoll-view 1";  // still read
 

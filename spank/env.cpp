@@ -550,7 +550,9 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         hcas += (hcas.empty() ? "=" : ",") + hp.first + ":" + std::to_string(hp.second);
     if (dev.usable)
         add("NCCL_IB_HCA", hcas,
-            (dev.source.empty() ? std::string("this node's compute-rail adapters, checked in sysfs")
+            (dev.source.empty() ? std::string("this node's compute-rail adapters, checked in sysfs") +
+                                      (dev.renamed.empty() ? std::string()
+                                                           : " by GUID (" + dev.renamed[0] + (dev.renamed.size() > 1 ? ", ..." : "") + ")")
                                 : "the fabric names no adapter of this node; from sysfs by the cloud's rule (" + dev.source + ")") +
                 (dev.problems.empty() ? std::string() : "; " + dev.problems[0] +
                                                             (dev.problems.size() > 1 ? " (and more)" : "")));

@@ -77,11 +77,46 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     auto has = [](const std::vector<std::string> &v, const std::string &x) {
         return std::find(v.begin(), v.end(), x) != v.end();
     };
-    for (const auto &hp : named) {
+    // the adapters' GUIDs as the fabric saw them (InfiniBand, view 4): the
+    // identity; a device's name is only the order the kernel probed it in
+    std::vector<std::uint64_t> guids;
+    if (!d.from_node)
+        guids = me->second.guids;
+    for (std::size_t k = 0; k < named.size(); ++k) {
+        const auto &hp = named[k];
         const NodePort *hit = nullptr;
         for (const NodePort &p : ports)
             if (p.hca == hp.first && p.port == hp.second)
                 hit = &p;
+        const std::uint64_t guid = !roce && k < guids.size() ? guids[k] : 0;
+        if (guid != 0) {
+            const NodePort *by_guid = nullptr;
+            int found = 0;
+            for (const NodePort &p : ports)
+                if (p.node_guid == guid && p.port == hp.second) {
+                    by_guid = &p;
+                    ++found;
+                }
+            char want_g[24], have_g[24];
+            std::snprintf(want_g, sizeof want_g, "%016llx", static_cast<unsigned long long>(guid));
+            if (found > 1) {
+                d.problems.push_back(hp.first + " port " + std::to_string(hp.second) + ": two RDMA devices here have its GUID " +
+                                     want_g + ": which is the fabric's is not known");
+                continue;
+            }
+            if (found == 1) {
+                if (by_guid->hca != hp.first)
+                    d.renamed.push_back(hp.first + " is " + by_guid->hca + " here");
+                hit = by_guid;
+            } else if (hit && hit->node_guid != 0) {
+                std::snprintf(have_g, sizeof have_g, "%016llx", static_cast<unsigned long long>(hit->node_guid));
+                d.problems.push_back(hp.first + " here is another adapter (node GUID " + have_g + ", the fabric's " +
+                                     hp.first + " is " + want_g + "), and no device here has that GUID: the card was "
+                                     "replaced or the devices renumbered; rediscover the fabric");
+                continue;
+            }
+            // else: the node's sysfs gives no GUID for that name; by name, as before view 4
+        }
         // LLDP names the netdev: the RDMA port behind it; for a RoCE LAG, the
         // bond's members. Two devices may claim one netdev (a soft-RoCE rxe
         // over the NIC's own): the one whose PCI function holds the netdev

@@ -99,7 +99,10 @@ NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const st
                             const ReadAs *as = nullptr);
 
 // The fabric's compute-rail adapters of this node as the node names them:
-// each (name, port) of the view matched in sysfs by device name or, on RoCE,
+// each (name, port) of the view matched in sysfs by its node GUID when the
+// view has one (InfiniBand, view 4: a device renumbered since discovery is
+// found under its new name; a name whose GUID is another adapter's, with no
+// device of the fabric's GUID, is a problem, not a match), else by device name or, on RoCE,
 // by the netdev behind a port (or, for a RoCE LAG, a member of the bond behind
 // it); the hca= selector applied to the device name. A device whose name is
 // not one the kernel gives (letters, digits, '_', '-', '.') is refused.
@@ -109,6 +112,7 @@ struct NodeDevices {
     std::vector<std::pair<std::string, int>> ports;  // ibverbs device and port, rail order
     std::vector<std::pair<std::string, int>> active; // those of them ACTIVE: the only ones "nearest" a GPU
     std::vector<std::string> problems;                // what did not match, or is not ACTIVE
+    std::vector<std::string> renamed;                 // adapters found by GUID under another name ("mlx5_5 is mlx5_4 here")
     bool usable = false;                               // at least one port ACTIVE
 };
 // On azure and gcp, a host the fabric names no adapter of (none of its

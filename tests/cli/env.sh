@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 18
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -49,6 +49,37 @@ check "a variable the user set is kept" grep -q "^  NCCL_IB_HCA=mlx5_0 (set by t
 # the node's sysfs without the rails (another machine's names): nothing
 env_of --sysfs-root "$work/nothing" >"$work/none"
 check "no RDMA device: NCCL_IB_HCA not set, and why" grep -q "^  NCCL_IB_HCA not set: no RDMA device in sysfs ($work/nothing/class/infiniband)" "$work/none"
+
+# InfiniBand adapters are matched by the node GUID the fabric saw (view 4),
+# not by name: the kernel names mlx5_N in probe order, so a card that fails
+# to probe (or one added) renumbers the rest (a helper's attack: the storage
+# HCA took a rail's name and NCCL_IB_HCA named it). node001 again: a storage
+# card now first (mlx5_0, a GUID the fabric never saw) and the eight rails
+# one name later, each with its own GUID (the kernel's node_guid format)
+guid_of() {  # the view's GUID of node001's mlx5_K, as the kernel writes it
+    awk '$1 == "host" && $2 == "node001" { print $5 }' "$work/dgx.view" | tr ',' '\n' | sed -n "s/^mlx5_$1:1@//p" |
+        sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/'
+}
+for k in 0 1 2 3 4 5 6 7 8; do
+    d="$work/ren/node001/class/infiniband/mlx5_$k"
+    mkdir -p "$d/ports/1"; echo InfiniBand >"$d/ports/1/link_layer"; echo "4: ACTIVE" >"$d/ports/1/state"
+    if [ $k = 0 ]; then echo "0c42:a103:00ff:0001" >"$d/node_guid"; else guid_of $((k - 1)) >"$d/node_guid"; fi
+done
+env_of --nodes node001 --sysfs-root "$work/ren/%n" >"$work/ren.out"
+if grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1,mlx5_8:1 (this node's compute-rail adapters, checked in sysfs by GUID (mlx5_0 is mlx5_1 here, ...))" "$work/ren.out"; then
+    ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID, not the storage card that took mlx5_0"
+else not_ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID"; diag "$(guid_of 0)" "$(cat "$work/ren.out")"; fi
+# a rail's card replaced: mlx5_3 is another adapter and no device has the
+# fabric's GUID: it is left out and named, and rails no longer line up
+for k in 0 1 2 3 4 5 6 7; do
+    d="$work/rep/node001/class/infiniband/mlx5_$k"
+    mkdir -p "$d/ports/1"; echo InfiniBand >"$d/ports/1/link_layer"; echo "4: ACTIVE" >"$d/ports/1/state"
+    if [ $k = 3 ]; then echo "0c42:a103:00ff:0003" >"$d/node_guid"; else guid_of $k >"$d/node_guid"; fi
+done
+env_of --nodes node001 --sysfs-root "$work/rep/%n" >"$work/rep.out"
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 (.*; mlx5_3 here is another adapter (node GUID 0c42a10300ff0003, the fabric's mlx5_3 is $(guid_of 3 | tr -d :))" "$work/rep.out"; then
+    ok "a replaced card: its name is not taken for the fabric's adapter, and the reason says so"
+else not_ok "a replaced card: its name is not taken for the fabric's adapter"; diag "$(cat "$work/rep.out")"; fi
 
 # RoCE, named by netdevs in the LLDP tables: the RDMA devices behind them
 "$TOPO" slurm --format view "$DATA/lldp/2_three_interfaces.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"

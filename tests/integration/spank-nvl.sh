@@ -31,8 +31,8 @@ done >"$work/smi.txt"
 "$TOPO" slurm --format view "$work/fabric.net" --nvlink "$work/smi.txt" -o "$work/full.view"
 grep -v '^host node008 ' "$work/full.view" >"$work/fabric.view"
 chmod 644 "$work/fabric.net" "$work/fabric.view"
-check "the view (version 3) carries each host's domain" \
-    sh -c "head -1 '$work/fabric.view' | grep -qx 'atoll-view 3' && grep -q '^host node003 .* $U.1 -\$' '$work/fabric.view'"
+check "the view (version 4) carries each host's domain" \
+    sh -c "head -1 '$work/fabric.view' | grep -qx 'atoll-view 4' && grep -q '^host node003 .* $U.1 -\$' '$work/fabric.view'"
 mkdir -p "$work/c"
 # each node's /proc/devices, in the kernel's format (fs/proc/devices.c), with
 # the region the NVIDIA driver registers for IMEX channels (major 508 here;

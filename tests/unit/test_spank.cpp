@@ -537,10 +537,10 @@ TEST_CASE("view 3 carries each host's NVLink domain and rack sub-domain, and rou
     FabricSummary s = summarise(t, Cluster(t));
     std::ostringstream out;
     write_summary(out, s);
-    CHECK(out.str().rfind("atoll-view 3\n", 0) == 0);
+    CHECK(out.str().rfind("atoll-view 4\n", 0) == 0);
     std::istringstream in(out.str());
     FabricSummary back = read_summary(in, "rt.view");
-    CHECK(back.version == 3);
+    CHECK(back.version == 4);
     REQUIRE(back.hosts.size() == s.hosts.size());
     for (const auto &kv : s.hosts) {
         const ViewHost &b = back.hosts.at(kv.first);
@@ -548,7 +548,14 @@ TEST_CASE("view 3 carries each host's NVLink domain and rack sub-domain, and rou
         CHECK(b.domain_id == kv.second.domain_id);
         CHECK(b.subdomain == kv.second.subdomain);
         CHECK(b.leaf == kv.second.leaf);
+        CHECK(b.guids == kv.second.guids);  // view 4: each adapter's node GUID
     }
+    // an InfiniBand fabric's adapters carry the GUIDs the fabric saw
+    const ViewHost &g1 = back.hosts.at("node001");
+    REQUIRE(!g1.guids.empty());
+    CHECK(g1.guids.size() == g1.hcas.size());
+    CHECK(g1.guids[0] == t.hosts[t.host_index.at("node001")].ports[0].ca_guid);
+    CHECK(g1.guids[0] != 0);
     // the IDs are the fabric's own, the islands atoll's
     const ViewHost &h1 = back.hosts.at("node001"), &h2 = back.hosts.at("node002"), &h5 = back.hosts.at("node005");
     CHECK(h1.domain_id == f.domains[0].domain);
