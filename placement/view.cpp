@@ -51,6 +51,11 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
     s.rails_meet = false;
     for (const auto &kv : rails_in)
         s.rails_meet = s.rails_meet || kv.second.size() > 1;
+    // LLDP taken on the hosts alone shows no switch above the leaves: whether
+    // the rail planes meet up there is not known, so they are not said apart
+    // (NCCL_CROSS_NIC=0 stays unset; a helper's attack)
+    if (!t.fabric.kind.empty() && t.fabric.kind != "ib" && t.max_tier == 0 && t.switches.size() > 1)
+        s.rails_meet = true;
 
     for (std::size_t i = 0; i < c.islands().size(); ++i) {
         const PlaceIsland &pi = c.island(static_cast<int>(i));

@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -98,6 +98,12 @@ if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/roce" && grep -q
 else
     not_ok "RoCE: device names behind the LLDP netdevs, class 106, the IPv4 RoCE v2 GID 3 (never the link-local 1); UCX left to choose"; diag "$(cat "$work/roce")"
 fi
+# LLDP taken on the hosts alone shows no switch above the leaves: whether the
+# rail planes meet there is not known, so no NCCL_CROSS_NIC=0 (a helper's
+# attack: it was set "on rail planes that do not meet above the leaves")
+if grep -q '^rails 1 1$' "$work/roce.view" && ! grep -q "NCCL_CROSS_NIC=" "$work/roce"; then
+    ok "host-side LLDP only: the rails may meet above the leaves, no NCCL_CROSS_NIC"
+else not_ok "host-side LLDP only: the rails may meet above the leaves, no NCCL_CROSS_NIC"; diag "$(grep '^rails' "$work/roce.view")" "$(cat "$work/roce")"; fi
 # real GID tables (show_gids pasted in NVIDIA/nccl#1131 and #1573), their
 # netdevs renamed to the LLDP fixture's; expected indexes worked from
 # ncclIbGetGidIndex (NCCL 2.21+) and uct_ib_device_select_gid
