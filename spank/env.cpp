@@ -534,7 +534,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     if (s.undecided.count(step.node)) {
         skip("NCCL_IB_HCA", "the fabric could not tell this node's compute NICs from its front-end ones (LLDP without "
-                            "speeds): which adapters are rails is not known; name them (atoll-topo discover --compute or "
+                            "speeds, or all of one speed): which adapters are rails is not known; name them (atoll-topo discover --compute or "
                             "--frontend, or HOST.node.json) and NCCL's own choice is left until then");
         return record();
     }

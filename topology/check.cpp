@@ -558,9 +558,10 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     }
     if (!f.undecided.empty())
         add("undecided-nics", Severity::Warning, compress_hostlist(f.undecided),
-            "host interfaces could not be told apart (link speeds unknown, no HOST.node.json): a front-end NIC "
-            "would be taken as a compute rail; give --frontend or --compute, or HOST.node.json files "
-            "(atoll-topo node --json)");
+            "host interfaces could not be told apart (link speeds unknown and no HOST.node.json, or all of one "
+            "speed with none slower): a front-end NIC would be taken as a compute rail, so the plugin sets no "
+            "device variable there; give --frontend or --compute (HOST.node.json files, atoll-topo node --json, "
+            "tell RDMA ports from others and give speeds LLDP lacks)");
 
     auto subnets = leaf_subnets(t);
     if (subnets.size() > 1) {

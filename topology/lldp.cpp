@@ -423,12 +423,21 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
             fastest = std::max(fastest, n->gbps);
             unknown = unknown || n->gbps <= 0;
         }
+        int slower = 0, kept = 0;
         for (const LldpNeighbor *n : left)
-            if (n->gbps > 0 && n->gbps < fastest && sw_fastest[n->chassis] < fastest)
+            if (n->gbps > 0 && n->gbps < fastest && sw_fastest[n->chassis] < fastest) {
                 front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) + ", to a switch with no host port that fast");
-            else
+                ++slower;
+            } else {
                 out.compute.push_back(*n);
-        if (!by_rdma && unknown && left.size() > 1)
+                ++kept;
+            }
+        // Several interfaces left that speed does not tell apart: all the
+        // same speed proves nothing (a storage or front-end ConnectX as fast
+        // as the rails, with RDMA, is as likely as one more rail), nor does
+        // an unknown one. Only a host whose front-end NIC showed itself by
+        // being slower has its fast interfaces taken as its rails.
+        if (kept > 1 && ((unknown && !by_rdma) || slower == 0))
             out.undecided.push_back(host);
     }
     return out;

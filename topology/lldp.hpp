@@ -72,8 +72,11 @@ struct NicSplit {
 //  3. link speeds known (MAU type, or the NIC's rate): an interface slower
 //     than the host's fastest, to a switch that carries no host port as fast
 //     as that, is front-end (a degraded rail lands on a leaf of fast ports);
-//  4. otherwise a host with several interfaces, some of unknown speed, is
-//     undecided: its interfaces are all taken as compute, and check says so.
+//  4. otherwise a host with several interfaces left is undecided when some
+//     are of unknown speed (and no node.json), or when none was slower (the
+//     same speed tells a rail from a front-end NIC of that speed no better
+//     than no speed): its interfaces are all taken as compute, and check
+//     says so.
 // `hosts` holds the host-to-switch neighbours only.
 NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
                     const std::map<std::string, HostNics> &nics);

@@ -173,7 +173,7 @@ std::string joined(const std::vector<std::string> &v)
 }
 
 // what an admin expects of the 8-rail fabric once eno1 is out of it
-void expect_compute_fabric_only(const Topology &t)
+void expect_compute_fabric_only(const Topology &t, bool undecided = false)
 {
     CHECK(joined(t.rails) == rails8_names);
     CHECK(t.rail_optimised);
@@ -196,7 +196,7 @@ void expect_compute_fabric_only(const Topology &t)
         CHECK(t.fabric.frontend[i].iface == "eno1");
         CHECK(t.fabric.frontend[i].sw == "mgmt01");
     }
-    CHECK(t.fabric.undecided.empty());
+    CHECK(t.fabric.undecided.empty() != undecided);
 }
 
 }  // namespace
@@ -215,8 +215,12 @@ TEST_CASE("a GPU host's front-end NIC is no rail: slower than the rails, to a sw
 TEST_CASE("HOST.node.json tells the RoCE netdevs apart where LLDP carries no speed", "[lldp][frontend]")
 {
     Topology t = rails8("nospeed");
-    expect_compute_fabric_only(t);
+    expect_compute_fabric_only(t, true);
     CHECK_THAT(t.fabric.frontend[0].why, Catch::Contains("no Ethernet RDMA port"));
+    // but eight RDMA ports of one speed: a storage ConnectX as fast as the
+    // rails would be one of them, so the hosts stay undecided (a helper's
+    // attack: node.json made a 400G front-end ConnectX a rail, no warning)
+    CHECK(joined(t.fabric.undecided) == "gpu01 gpu02 gpu03 gpu04");
     int at400 = 0;
     for (const Host &h : t.hosts)
         for (const HostPort &p : h.ports)
@@ -284,6 +288,40 @@ TEST_CASE("split_nics: a degraded rail stays a rail, a storage NIC does not", "[
     // and stor1 now carries a 400G host port: h2's 100G NIC there is no longer
     // told apart by speed (the rule needs a switch of slow ports)
     CHECK(r.compute.size() == 5);
+}
+
+TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC", "[lldp][frontend]")
+{
+    auto nb = [](const std::string &host, const std::string &iface, const std::string &sw, double g) {
+        LldpNeighbor n;
+        n.local = host;
+        n.iface = iface;
+        n.chassis = sw;
+        n.gbps = g;
+        n.bridge = true;
+        return n;
+    };
+    // two rails and a front-end ConnectX, all 400G (a DGX H100's storage and
+    // management cards run at 400G too): nothing tells them apart
+    std::vector<LldpNeighbor> ns = {nb("h1", "ens1np0", "leaf01", 400), nb("h1", "ens2np0", "leaf02", 400),
+                                    nb("h1", "ens3f0np0", "fe-sw1", 400), nb("h2", "ens1np0", "leaf01", 400),
+                                    nb("h2", "ens2np0", "leaf02", 400), nb("h2", "ens3f0np0", "fe-sw1", 400)};
+    NicSplit s = split_nics(ns, {}, {});
+    CHECK(s.frontend.empty());
+    CHECK(joined(s.undecided) == "h1 h2");
+    // node.json saying all three are RDMA ports decides nothing more
+    std::map<std::string, HostNics> nics;
+    for (const char *h : {"h1", "h2"})
+        nics[h].roce = {"ens1np0", "ens2np0", "ens3f0np0"};
+    CHECK(joined(split_nics(ns, {}, nics).undecided) == "h1 h2");
+    // a front-end NIC that shows itself by being slower: the fast ones are rails
+    ns[2].gbps = ns[5].gbps = 100;
+    NicSplit d = split_nics(ns, {}, {});
+    CHECK(d.frontend.size() == 2);
+    CHECK(d.undecided.empty());
+    // one interface left is no choice at all
+    std::vector<LldpNeighbor> one = {nb("h3", "ens1np0", "leaf01", 400)};
+    CHECK(split_nics(one, {}, {}).undecided.empty());
 }
 
 TEST_CASE("check names the front-end NICs, and the hosts it could not tell apart", "[lldp][frontend][check]")
