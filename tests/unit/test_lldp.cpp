@@ -251,17 +251,22 @@ TEST_CASE("no speed, no node.json: the NICs are undecided and every one is taken
     REQUIRE(system(rm.c_str()) == 0);
 }
 
+namespace {
+// a host's LLDP neighbour: its interface to a bridge, at a speed
+LldpNeighbor nb(const std::string &host, const std::string &iface, const std::string &sw, double g)
+{
+    LldpNeighbor n;
+    n.local = host;
+    n.iface = iface;
+    n.chassis = sw;
+    n.gbps = g;
+    n.bridge = true;
+    return n;
+}
+}  // namespace
+
 TEST_CASE("split_nics: a degraded rail stays a rail, a storage NIC does not", "[lldp][frontend]")
 {
-    auto nb = [](const std::string &host, const std::string &iface, const std::string &sw, double g) {
-        LldpNeighbor n;
-        n.local = host;
-        n.iface = iface;
-        n.chassis = sw;
-        n.gbps = g;
-        n.bridge = true;
-        return n;
-    };
     // h1's rail 2 came up at 200G on leaf2, where h2's rail 2 runs at 400G;
     // both have a 100G storage NIC on stor1
     std::vector<LldpNeighbor> ns = {nb("h1", "ens1np0", "leaf1", 400), nb("h1", "ens2np0", "leaf2", 200),
@@ -292,15 +297,6 @@ TEST_CASE("split_nics: a degraded rail stays a rail, a storage NIC does not", "[
 
 TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC", "[lldp][frontend]")
 {
-    auto nb = [](const std::string &host, const std::string &iface, const std::string &sw, double g) {
-        LldpNeighbor n;
-        n.local = host;
-        n.iface = iface;
-        n.chassis = sw;
-        n.gbps = g;
-        n.bridge = true;
-        return n;
-    };
     // two rails and a front-end ConnectX, all 400G (a DGX H100's storage and
     // management cards run at 400G too): nothing tells them apart
     std::vector<LldpNeighbor> ns = {nb("h1", "ens1np0", "leaf01", 400), nb("h1", "ens2np0", "leaf02", 400),
