@@ -556,6 +556,8 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                 : "the fabric names no adapter of this node; from sysfs by the cloud's rule (" + dev.source + ")") +
                 (dev.problems.empty() ? std::string() : "; " + dev.problems[0] +
                                                             (dev.problems.size() > 1 ? " (and more)" : "")));
+    else if (!dev.refused.empty())
+        skip("NCCL_IB_HCA", dev.refused + ": NCCL's own choice is left");
     else if (facts.ports.empty())
         skip("NCCL_IB_HCA", "no RDMA device in sysfs (" + (cfg.sysfs_root.empty() ? std::string("/sys") : per_node_path(cfg.sysfs_root, step.node)) +
                                 "/class/infiniband): NCCL's own choice is left");

@@ -82,6 +82,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     std::vector<std::uint64_t> guids;
     if (!d.from_node)
         guids = me->second.guids;
+    std::vector<const NodePort *> hits;  // RoCE: the ports taken, for their addresses
     for (std::size_t k = 0; k < named.size(); ++k) {
         const auto &hp = named[k];
         const NodePort *hit = nullptr;
@@ -180,6 +181,27 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         if (roce && hit->active() && routable_gids(*hit).empty())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
                                  " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN");
+        if (roce)
+            hits.push_back(hit);
+    }
+    // One address on two RDMA devices: a bond across two adapters without
+    // RoCE LAG (the kernel gives each member's device the bond's GIDs; only a
+    // LAG, one device, can carry it), where replies hashed to the other card
+    // reach a device that does not own the QP. Nothing is set.
+    for (std::size_t a = 0; a < hits.size() && d.refused.empty(); ++a)
+        for (std::size_t b = a + 1; b < hits.size() && d.refused.empty(); ++b) {
+            if (hits[a]->hca == hits[b]->hca)
+                continue;
+            for (const GidEntry *ga : routable_gids(*hits[a]))
+                for (const GidEntry *gb : routable_gids(*hits[b]))
+                    if (d.refused.empty() && ga->gid == gb->gid)
+                        d.refused = hits[a]->hca + " and " + hits[b]->hca + " carry the same RoCE address (" + ga->gid +
+                                    (ga->ndev.empty() ? std::string() : ", " + ga->ndev) +
+                                    "): a bond across two adapters without RoCE LAG, one IP for two rails";
+        }
+    if (!d.refused.empty()) {
+        d.usable = false;
+        d.active.clear();
     }
     return d;
 }

@@ -30,6 +30,7 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
     std::istringstream in(data);
     std::size_t first = data.find_first_not_of(" \t\r\n");
     if (data.compare(0, std::strlen(summary_magic), summary_magic) == 0 ||
+        data.compare(0, std::strlen(summary_magic_v3), summary_magic_v3) == 0 ||
         data.compare(0, std::strlen(summary_magic_v2), summary_magic_v2) == 0 ||
         data.compare(0, std::strlen(summary_magic_v1), summary_magic_v1) == 0) {
         v->summary = read_summary(in, path);

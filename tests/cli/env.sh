@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -69,6 +69,13 @@ env_of --nodes node001 --sysfs-root "$work/ren/%n" >"$work/ren.out"
 if grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1,mlx5_8:1 (this node's compute-rail adapters, checked in sysfs by GUID (mlx5_0 is mlx5_1 here, ...))" "$work/ren.out"; then
     ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID, not the storage card that took mlx5_0"
 else not_ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID"; diag "$(guid_of 0)" "$(cat "$work/ren.out")"; fi
+# a view 3 (before GUIDs, an older atoll-topo's) is still read: by name
+sed -e '1s/^atoll-view 4$/atoll-view 3/' -e 's/@[0-9a-f]\{16\}//g' "$work/dgx.view" >"$work/dgx3.view"
+"$TOPO" env "$work/dgx3.view" --node node001 --nodes node001 --sysfs-root "$work/sys/%n" >"$work/v3.out" 2>&1
+if head -1 "$work/dgx3.view" | grep -qx 'atoll-view 3' && ! grep -q ':1@' "$work/dgx3.view" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 (this node's compute-rail adapters, checked in sysfs)$" "$work/v3.out"; then
+    ok "a view 3 without GUIDs is still read, adapters by name"
+else not_ok "a view 3 without GUIDs is still read, adapters by name"; diag "$(cat "$work/v3.out")"; fi
 # a rail's card replaced: mlx5_3 is another adapter and no device has the
 # fabric's GUID: it is left out and named, and rails no longer line up
 for k in 0 1 2 3 4 5 6 7; do

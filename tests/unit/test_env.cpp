@@ -771,11 +771,24 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
     // two IPv4 addresses on one port (a VLAN device beside it): which is the
     // compute network is not known
     facts.ports = {nccl769("mlx5_0", "ens1f0np0"), nccl769("mlx5_1", "ens1f1np1"), nccl769("mlx5_2", "ens2f0np0")};
+    for (std::size_t i = 1; i < 3; ++i)  // each port its own address (one on two devices is refused, below)
+        for (GidEntry &g : facts.ports[i].gids)
+            if (g.ipv4())
+                g.gid.back() = static_cast<char>('6' + i);
     facts.ports[0].gids.push_back(gid(4, "0000:0000:0000:0000:0000:ffff:0a00:0005", 1, "ens1f0np0.100"));
     facts.ports[0].gids.push_back(gid(5, "0000:0000:0000:0000:0000:ffff:0a00:0005", 2, "ens1f0np0.100"));
     auto vlan = node_env(v, cfg, opt, step, facts, no_user);
     CHECK(table(vlan).find("NCCL_IB_GID_INDEX-\n") != std::string::npos);
     CHECK_THAT(why_of(vlan, "NCCL_IB_GID_INDEX"), Catch::Contains("3 on ens1f0np0, 5 on ens1f0np0.100"));
+    // one address on two devices: a bond across two adapters without RoCE
+    // LAG (the kernel gives each member's device the bond's GIDs): no device
+    // variable at all (a helper's attack: both were rails, the GID pinned)
+    facts.ports = {nccl769("mlx5_0", "ens1f0np0"), nccl769("mlx5_1", "ens1f1np1"), nccl769("mlx5_2", "ens2f0np0")};
+    auto shared = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(shared).find("NCCL_IB_HCA-\n") != std::string::npos);
+    CHECK_THAT(why_of(shared, "NCCL_IB_HCA"), Catch::Contains("mlx5_0 and mlx5_1 carry the same RoCE address"));
+    CHECK(table(shared).find("NCCL_IB_GID_INDEX=") == std::string::npos);
+    CHECK(table(shared).find("NCCL_IB_TC=") == std::string::npos);
 }
 
 TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", "[env]")
