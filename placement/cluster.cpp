@@ -172,9 +172,13 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             }
         }
     }
-    auto ratio = [](double d, double u, int dn, int un, bool by_count) {
+    // cables are counted only where they are real: an InfiniBand or LLDP
+    // fabric; a CSV's or a cloud API's links are made up (one per leaf and
+    // level), so their ratio is of nothing (a helper's attack: AWS read 8:1)
+    const bool real_cables = t.fabric.kind.empty() || t.fabric.kind == "ib" || t.fabric.kind == "roce";
+    auto ratio = [real_cables](double d, double u, int dn, int un, bool by_count) {
         if (by_count)
-            return un > 0 && dn > un ? static_cast<double>(dn) / un : 1.0;
+            return real_cables && un > 0 && dn > un ? static_cast<double>(dn) / un : 1.0;
         return u > 0 && d > u ? d / u : 1.0;
     };
     double spine_os = 1;

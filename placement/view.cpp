@@ -335,6 +335,12 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
                     h.guids.push_back(guid);
                 }
             }
+            // a GUID is one adapter's: on two adapters, or two on one, cannot be true
+            for (std::size_t a = 0; a < h.guids.size(); ++a)
+                for (std::size_t b = a + 1; b < h.guids.size(); ++b)
+                    if (h.guids[a] != 0 && h.guids[b] != 0 &&
+                        ((h.guids[a] == h.guids[b]) != (h.hcas[a].first == h.hcas[b].first)))
+                        fail("each adapter with one GUID of its own (" + h.hcas[a].first + " and " + h.hcas[b].first + ")");
             if (!s.hosts.emplace(nm, std::move(h)).second)
                 fail("each host once");
         } else if (kind == "undecided" && v3) {

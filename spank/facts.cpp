@@ -188,16 +188,25 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     // RoCE LAG (the kernel gives each member's device the bond's GIDs; only a
     // LAG, one device, can carry it), where replies hashed to the other card
     // reach a device that does not own the QP. Nothing is set.
+    // (the other device may be no rail: a bond of a rail and a storage port)
     for (std::size_t a = 0; a < hits.size() && d.refused.empty(); ++a)
-        for (std::size_t b = a + 1; b < hits.size() && d.refused.empty(); ++b) {
-            if (hits[a]->hca == hits[b]->hca)
+        for (const NodePort &other : ports) {
+            if (!d.refused.empty())
+                break;
+            // a soft-RoCE device (rxe) over the NIC's own netdev shares its
+            // address and has no PCI function or netdev of its own: not a second adapter
+            bool rail = std::find(hits.begin(), hits.end(), &other) != hits.end();
+            // (nor is a device on the same PCI function as the rail's)
+            if (other.hca == hits[a]->hca || other.link_layer != "Ethernet" ||
+                (!rail && other.pci.empty() && other.own_net.empty()) ||
+                (!other.pci.empty() && other.pci == hits[a]->pci))
                 continue;
             for (const GidEntry *ga : routable_gids(*hits[a]))
-                for (const GidEntry *gb : routable_gids(*hits[b]))
+                for (const GidEntry *gb : routable_gids(other))
                     if (d.refused.empty() && ga->gid == gb->gid)
-                        d.refused = hits[a]->hca + " and " + hits[b]->hca + " carry the same RoCE address (" + ga->gid +
+                        d.refused = hits[a]->hca + " and " + other.hca + " carry the same RoCE address (" + ga->gid +
                                     (ga->ndev.empty() ? std::string() : ", " + ga->ndev) +
-                                    "): a bond across two adapters without RoCE LAG, one IP for two rails";
+                                    "): a bond across two adapters without RoCE LAG, one IP on two devices";
         }
     if (!d.refused.empty()) {
         d.usable = false;

@@ -423,7 +423,16 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
             fastest = std::max(fastest, n->gbps);
             unknown = unknown || n->gbps <= 0;
         }
+        // a front-end NIC that shows itself by being slower, whichever rule
+        // took it out (node.json's, or the one below)
+        double fastest_all = 0;
+        for (const LldpNeighbor *n : kv.second)
+            fastest_all = std::max(fastest_all, n->gbps);
         int slower = 0, kept = 0;
+        for (const LldpNeighbor *n : kv.second)
+            if (n->gbps > 0 && n->gbps < fastest_all &&
+                std::find(left.begin(), left.end(), n) == left.end())
+                ++slower;
         for (const LldpNeighbor *n : left)
             if (n->gbps > 0 && n->gbps < fastest && sw_fastest[n->chassis] < fastest) {
                 front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) + ", to a switch with no host port that fast");

@@ -789,6 +789,16 @@ TEST_CASE("expert table: RoCE LAG, IPv6-only ports, a user's address family, a b
     CHECK_THAT(why_of(shared, "NCCL_IB_HCA"), Catch::Contains("mlx5_0 and mlx5_1 carry the same RoCE address"));
     CHECK(table(shared).find("NCCL_IB_GID_INDEX=") == std::string::npos);
     CHECK(table(shared).find("NCCL_IB_TC=") == std::string::npos);
+    // the same with the bond's other member on a device that is no rail
+    facts.ports = {nccl769("mlx5_0", "ens1f0np0"), nccl769("mlx5_1", "ens1f1np1"), nccl769("mlx5_2", "ens2f0np0"),
+                   nccl769("mlx5_9", "ens9f0np0")};
+    facts.ports[3].pci = "0000:9a:00.0";  // a card of its own (a soft-RoCE rxe has none)
+    for (std::size_t i = 1; i < 3; ++i)
+        for (GidEntry &g : facts.ports[i].gids)
+            if (g.ipv4())
+                g.gid.back() = static_cast<char>('6' + i);
+    auto partner = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK_THAT(why_of(partner, "NCCL_IB_HCA"), Catch::Contains("mlx5_0 and mlx5_9 carry the same RoCE address"));
 }
 
 TEST_CASE("a device name no kernel gives is refused, never put in NCCL_IB_HCA", "[env]")

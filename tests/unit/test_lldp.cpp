@@ -315,6 +315,15 @@ TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC"
     NicSplit d = split_nics(ns, {}, {});
     CHECK(d.frontend.size() == 2);
     CHECK(d.undecided.empty());
+    // node.json taking out a slower eno1 (no RDMA port) is that evidence too
+    // (a helper's attack: adding the node.json check recommends undecided it)
+    std::vector<LldpNeighbor> mg = {nb("h4", "ens1np0", "leaf01", 400), nb("h4", "ens2np0", "leaf02", 400),
+                                    nb("h4", "eno1", "mgmt1", 1)};
+    std::map<std::string, HostNics> h4;
+    h4["h4"].roce = {"ens1np0", "ens2np0"};
+    NicSplit m = split_nics(mg, {}, h4);
+    CHECK(m.frontend.size() == 1);
+    CHECK(m.undecided.empty());
     // one interface left is no choice at all
     std::vector<LldpNeighbor> one = {nb("h3", "ens1np0", "leaf01", 400)};
     CHECK(split_nics(one, {}, {}).undecided.empty());

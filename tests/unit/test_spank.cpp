@@ -339,6 +339,20 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:0\n"), Catch::Contains("expected a port number from 1 to 255"));
     CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:1 extra\n"), Catch::Contains("expected host NAME LEAF-ISLAND"));
     CHECK_THROWS_WITH(read(ok + "host n1 0 1 -\n"), Catch::Contains("expected each host once"));
+    // view 4: a GUID is one adapter's; GUID text only in view 4, 16 lowercase hex digits
+    auto read4 = [](const std::string &body) {
+        std::istringstream in(std::string("atoll-view 4\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n") + body);
+        return read_summary(in, "v4");
+    };
+    const std::string g0 = "98039b0300000000", g1 = "98039b0300000004";
+    CHECK(read4("host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_1:1@" + g1 + " 1 -1 - -\n").hosts.at("n1").guids.at(1) == 0x98039b0300000004ULL);
+    CHECK(read4("host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_0:2@" + g0 + " 1 -1 - -\n").hosts.at("n1").hcas.size() == 2);
+    CHECK_THROWS_WITH(read4("host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_1:1@" + g0 + " 1 -1 - -\n"),
+                      Catch::Contains("expected each adapter with one GUID of its own (mlx5_0 and mlx5_1)"));
+    CHECK_THROWS_WITH(read4("host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_0:2@" + g1 + " 1 -1 - -\n"),
+                      Catch::Contains("expected each adapter with one GUID of its own"));
+    CHECK_THROWS_WITH(read4("host n1 0 1 mlx5_0:1@98039B0300000000 1 -1 - -\n"), Catch::Contains("16 lowercase hex digits"));
+    CHECK_THROWS_WITH(read(ok + "host n2 0 1 mlx5_0:1@" + g0 + "\n"), Catch::Contains("GUIDs from view 4"));
     CHECK_THROWS_WITH(read("source a\x1b[2Jb\n"), Catch::Contains("expected a printable source name"));
     std::string many;
     for (int k = 0; k < 65; ++k)
