@@ -142,19 +142,21 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         down(t.switches.size(), 0);
     std::vector<int> leaf_down_n(t.switches.size(), 0), up_n(t.switches.size(), 0), down_n(t.switches.size(), 0);
     std::vector<char> unknown(t.switches.size(), 0);
-    for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t h = 0; h < H; ++h) {
+        bool known = true;  // a host with a link of unknown speed: unknown
         for (const HostPort &p : t.hosts[h].ports) {
             double g = t.fabric.links[p.link].gbps();
             host_bw[h] += g;
             leaf_down[static_cast<std::size_t>(p.sw)] += g;
             ++leaf_down_n[static_cast<std::size_t>(p.sw)];
-            if (!(g > 0))
+            if (!(g > 0)) {
                 unknown[static_cast<std::size_t>(p.sw)] = 1;
+                known = false;
+            }
         }
-    for (std::size_t h = 0; h < H; ++h)  // a host with a link of unknown speed: unknown
-        for (const HostPort &p : t.hosts[h].ports)
-            if (!(t.fabric.links[p.link].gbps() > 0))
-                host_bw[h] = 0;
+        if (!known)
+            host_bw[h] = 0;
+    }
     auto edges = boost::edges(t.graph);
     for (auto it = edges.first; it != edges.second; ++it) {
         auto a = boost::source(*it, t.graph), b = boost::target(*it, t.graph);
@@ -166,7 +168,7 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             down[b] += e.gbps;
             up_n[a] += e.multiplicity;
             down_n[b] += e.multiplicity;
-            if (!(e.gbps > 0) || e.gbps * 0 != 0) {
+            if (!(e.gbps > 0)) {
                 unknown[a] = 1;
                 unknown[b] = 1;
             }
@@ -216,9 +218,7 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         islands_[static_cast<std::size_t>(root_)].oversub *= spine_os;
         spine_os_ = spine_os;
     }
-    host_bw_.assign(host_count(), 0);
-    for (std::size_t h = 0; h < H && h < host_bw_.size(); ++h)
-        host_bw_[h] = host_bw[h];
+    host_bw_ = std::move(host_bw);  // one per host of the Topology, as names_
 
     // Hops between leaf islands over the switch graph.
     std::vector<std::vector<int>> adj(t.switches.size());

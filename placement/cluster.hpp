@@ -4,6 +4,7 @@
 // can run jobs: compute hosts in a leaf island ("the pool").
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <iosfwd>
@@ -90,6 +91,13 @@ public:
     int rails() const { return rails_; }
     // a host's bandwidth into the fabric (the sum of its links; 0: unknown)
     double host_gbps(int h) const { return host_bw_[static_cast<std::size_t>(h)]; }
+    // a leaf island's uplinks against its host ports (>= 1), kept on the
+    // island above it
+    double leaf_oversub(int leaf) const
+    {
+        int up = island_(leaf).parent;
+        return up >= 0 ? std::max(1.0, island_(up).oversub) : 1.0;
+    }
     // the spines' uplinks against their downlinks (>= 1; 1 with one pod):
     // what a job crossing pods meets on top of its leaves' ratio
     double spine_oversub() const { return spine_os_; }

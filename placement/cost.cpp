@@ -191,9 +191,7 @@ Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_lea
     // across pods the spines' uplinks are shared on top of the leaves'
     const double pod_os = crosses_pods ? std::max(1.0, c.spine_oversub()) : 1.0;
     for (const auto &pl : per_leaf) {
-        const PlaceIsland &l = c.island(pl.first);
-        // the leaf's uplink ratio is kept on the islands above it
-        double os = (l.parent >= 0 ? std::max(1.0, c.island(l.parent).oversub) : 1.0) * pod_os;
+        double os = c.leaf_oversub(pl.first) * pod_os;
         s.up_cap.push_back(c.capacity(pl.first) * s.host_GBps / os);
         // without a load, every other host of the leaf sends one host's
         // worth across too; with one, each running job that spans the leaf
@@ -211,7 +209,6 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
 {
     UplinkLoad none(c.islands().size(), 0);
     std::vector<int> leaves = c.at(Level::Leaf);
-    auto os_of = [&](int l) { return c.island(l).parent >= 0 ? c.island(c.island(l).parent).oversub : 1.0; };
     auto fill = [&](const std::vector<int> &order) {
         std::vector<std::pair<int, int>> per_leaf;
         int rem = nodes;
@@ -238,7 +235,7 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
             return c.capacity(a) > c.capacity(b);
         if (c.island(a).host_gbps != c.island(b).host_gbps)
             return c.island(a).host_gbps > c.island(b).host_gbps;
-        return os_of(a) < os_of(b);
+        return c.leaf_oversub(a) < c.leaf_oversub(b);
     });
     Shape best = fill(by_size);
     if (!by_size.empty() && c.capacity(by_size.front()) >= nodes)
@@ -246,8 +243,8 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
     std::stable_sort(by_speed.begin(), by_speed.end(), [&](int a, int b) {
         if (c.island(a).host_gbps != c.island(b).host_gbps)
             return c.island(a).host_gbps > c.island(b).host_gbps;
-        if (os_of(a) != os_of(b))
-            return os_of(a) < os_of(b);
+        if (c.leaf_oversub(a) != c.leaf_oversub(b))
+            return c.leaf_oversub(a) < c.leaf_oversub(b);
         return c.capacity(a) > c.capacity(b);
     });
     Shape fast = fill(by_speed);
@@ -349,11 +346,10 @@ double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const Ste
     // Slurm may take any leaves: the slowest of one leaf of each kind
     // (capacity, host speed, uplink ratio) with the largest others, inside
     // its pod and, on a fabric of pods, across them
-    auto os_of = [&](int l) { return c.island(l).parent >= 0 ? c.island(c.island(l).parent).oversub : 1.0; };
     std::vector<std::tuple<int, double, double>> seen;
     double worst = 1;
     for (int first : leaves) {
-        auto kind = std::make_tuple(c.capacity(first), c.island(first).host_gbps, os_of(first));
+        auto kind = std::make_tuple(c.capacity(first), c.island(first).host_gbps, c.leaf_oversub(first));
         if (std::find(seen.begin(), seen.end(), kind) != seen.end())
             continue;
         seen.push_back(kind);

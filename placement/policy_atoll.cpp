@@ -154,7 +154,7 @@ void Atoll::link_speeds(const Cluster &c)
         double one = -1, across = -1;
         for (int l : c.island(static_cast<int>(i)).leaf_islands) {
             const PlaceIsland &leaf = c.island(l);
-            double os = leaf.parent >= 0 ? std::max(1.0, c.island(leaf.parent).oversub) : 1;
+            double os = c.leaf_oversub(l);
             one = one < 0 ? leaf.host_gbps : std::min(one, leaf.host_gbps);
             across = across < 0 ? leaf.host_gbps / os : std::min(across, leaf.host_gbps / os);
         }

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "topology/check.hpp"
+#include "topology/fabric.hpp"
 
 namespace atl {
 
@@ -188,14 +189,10 @@ void write_summary(std::ostream &out, const FabricSummary &s)
         out << "host " << kv.first << " " << kv.second.leaf << " " << (kv.second.rails_ok ? 1 : 0) << " ";
         if (kv.second.hcas.empty())
             out << "-";
-        for (std::size_t k = 0; k < kv.second.hcas.size(); ++k)
-        {
+        for (std::size_t k = 0; k < kv.second.hcas.size(); ++k) {
             out << (k ? "," : "") << kv.second.hcas[k].first << ":" << kv.second.hcas[k].second;
-            if (k < kv.second.guids.size() && kv.second.guids[k] != 0) {
-                char g[24];
-                std::snprintf(g, sizeof g, "@%016llx", static_cast<unsigned long long>(kv.second.guids[k]));
-                out << g;
-            }
+            if (k < kv.second.guids.size() && kv.second.guids[k] != 0)
+                out << "@" << guid_str(kv.second.guids[k]).substr(2);  // without its "0x"
         }
         out << " " << kv.second.per_leaf << " " << kv.second.domain << " "
             << (kv.second.domain < 0 || kv.second.domain_id.empty() ? "-" : kv.second.domain_id) << " "

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "node/ncclconf.hpp"
+#include "topology/fabric.hpp"
 #include "spank/trusted.hpp"
 #include "spank/userfile.hpp"
 
@@ -98,8 +99,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                     by_guid = &p;
                     ++found;
                 }
-            char want_g[24], have_g[24];
-            std::snprintf(want_g, sizeof want_g, "%016llx", static_cast<unsigned long long>(guid));
+            const std::string want_g = guid_str(guid).substr(2);  // 16 hex digits, as the view has it
             if (found > 1) {
                 d.problems.push_back(hp.first + " port " + std::to_string(hp.second) + ": two RDMA devices here have its GUID " +
                                      want_g + ": which is the fabric's is not known");
@@ -110,8 +110,8 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                     d.renamed.push_back(hp.first + " is " + by_guid->hca + " here");
                 hit = by_guid;
             } else if (hit && hit->node_guid != 0) {
-                std::snprintf(have_g, sizeof have_g, "%016llx", static_cast<unsigned long long>(hit->node_guid));
-                d.problems.push_back(hp.first + " here is another adapter (node GUID " + have_g + ", the fabric's " +
+                d.problems.push_back(hp.first + " here is another adapter (node GUID " + guid_str(hit->node_guid).substr(2) +
+                                     ", the fabric's " +
                                      hp.first + " is " + want_g + "), and no device here has that GUID: the card was "
                                      "replaced or the devices renumbered; rediscover the fabric");
                 continue;
