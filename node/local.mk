@@ -13,5 +13,6 @@ node_libatoll_health_la_SOURCES = node/qos.hpp node/qos.cpp node/ethtool.hpp nod
 # each cloud's own NCCL environment (what its plugin or image sets, what a
 # node shows of it) and the compute adapters by a cloud's rules: pure, for
 # the tools now and the plugin later
-node_libatoll_nodesys_la_SOURCES += node/cloudenv.hpp node/cloudenv.cpp node/ncclconf.hpp node/ncclconf.cpp
+node_libatoll_nodesys_la_SOURCES += node/cloudenv.hpp node/cloudenv.cpp node/ncclconf.hpp node/ncclconf.cpp \
+	node/ucxconf.hpp node/ucxconf.cpp
 EXTRA_DIST += docs/cloud-profiles.md

@@ -16,6 +16,16 @@ namespace atl {
 
 namespace {
 
+// why a UCX variable is left to the ucx.conf files, or "": one names it (the
+// environment would override it), or what they set is not known
+std::string ucx_conf_says(const NodeFacts &facts, const std::string &name)
+{
+    auto it = facts.ucx_conf.find(name);
+    if (it != facts.ucx_conf.end())
+        return "set in " + escaped(it->second, 1100) + ", which UCX reads (the environment would override it): left to it";
+    return facts.ucx_conf_unknown;
+}
+
 const char *profile_note(const std::string &p)
 {
     if (p == "aws")
@@ -488,6 +498,14 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             v.set = false;
             v.value.clear();
             v.why = facts.nccl_conf_unknown;
+        } else if (name.rfind("UCX_", 0) == 0) {
+            // UCX's files too give way to the environment (ucs_config_apply_config_vars)
+            std::string why = ucx_conf_says(facts, name);
+            if (!why.empty()) {
+                v.set = false;
+                v.value.clear();
+                v.why = why;
+            }
         }
         out.push_back(v);
     };
@@ -716,6 +734,36 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
     return out;
 }
 
+std::vector<std::string> leave_to_cwd_ucx_conf(std::vector<EnvVar> &vars, const std::map<std::string, std::string> &cwd_vars,
+                                               const std::string &cwd_unknown)
+{
+    std::vector<std::string> out;
+    for (EnvVar &v : vars) {
+        if (!v.set || v.kept || v.name.rfind("UCX_", 0) != 0)
+            continue;
+        if (cwd_vars.count(v.name))
+            v.why = "set in ucx.conf of the task's working directory, which UCX reads (the environment would override "
+                    "it): left to it";
+        else if (!cwd_unknown.empty())
+            v.why = cwd_unknown;
+        else
+            continue;
+        v.set = false;
+        v.value.clear();
+        out.push_back(v.name);
+    }
+    // the record names what atoll set, and these no longer are
+    auto rec = std::find_if(vars.begin(), vars.end(), [](const EnvVar &v) { return v.name == "ATOLL_ENV_SET" && v.set; });
+    if (!out.empty() && rec != vars.end()) {
+        std::vector<EnvVar> rest;
+        for (const EnvVar &v : vars)
+            if (v.name != "ATOLL_ENV_SET")
+                rest.push_back(v);
+        rec->value = env_set_record(rest);
+    }
+    return out;
+}
+
 std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
                              const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
                              const std::function<bool(const std::string &)> &user_has)
@@ -739,6 +787,8 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
         return skip("set in " + escaped(conf->second, 1100) + ", which NCCL reads: left to it");
     if (!facts.nccl_conf_unknown.empty())
         return skip(facts.nccl_conf_unknown);
+    if (!ucx_conf_says(facts, name).empty())
+        return skip(ucx_conf_says(facts, name));
     if (cfg.hwloc_xml.empty())
         return skip("no hwloc_xml= for GPU-to-HCA affinity");
     if (facts.gpu_hcas.empty())

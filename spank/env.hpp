@@ -94,6 +94,14 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
 std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
                              const StepInfo &step, const std::string &cuda_visible, const std::string &step_gpus,
                              const std::function<bool(const std::string &)> &user_has);
+// ./ucx.conf in the task's working directory (UCX reads it last of its
+// files, and the environment overrides it): every UCX variable atoll set in
+// `vars` that it names, or all of them when what it sets is not known
+// (`cwd.unknown`), is turned into "not set" with the reason; their names are
+// returned, for the caller to remove from the task's environment, and
+// ATOLL_ENV_SET's value in `vars` no longer names them.
+std::vector<std::string> leave_to_cwd_ucx_conf(std::vector<EnvVar> &vars, const std::map<std::string, std::string> &cwd_vars,
+                                               const std::string &cwd_unknown);
 // Lines for --fabric-env=show and atoll-topo env: "NAME=VALUE (why)",
 // "NAME=VALUE (set by the user, kept)" or "NAME not set: why".
 std::string describe(const EnvVar &v);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "node/ncclconf.hpp"
+#include "node/ucxconf.hpp"
 #include "topology/fabric.hpp"
 #include "spank/trusted.hpp"
 #include "spank/userfile.hpp"
@@ -91,6 +92,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             if (p.hca == hp.first && p.port == hp.second)
                 hit = &p;
         const std::uint64_t guid = !roce && k < guids.size() ? guids[k] : 0;
+        bool by_fabric_name = false;  // found by the fabric's GUID: hca= applies to the fabric's name
         if (guid != 0) {
             const NodePort *by_guid = nullptr;
             int found = 0;
@@ -109,6 +111,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                 if (by_guid->hca != hp.first)
                     d.renamed.push_back(hp.first + " is " + by_guid->hca + " here");
                 hit = by_guid;
+                by_fabric_name = true;
             } else if (hit && hit->node_guid != 0) {
                 d.problems.push_back(hp.first + " here is another adapter (node GUID " + guid_str(hit->node_guid).substr(2) +
                                      ", the fabric's " +
@@ -161,7 +164,10 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             d.problems.push_back("RDMA device " + shown(hit->hca) + " behind " + name + " refused: a name " + bad);
             continue;
         }
-        if (!hca_selected(cfg.hca, hit->hca))
+        // hca= names adapters as a healthy node names them, which is the
+        // fabric's name: on a node whose devices were renumbered, the kernel's
+        // new name may be another adapter's (the storage card's)
+        if (!hca_selected(cfg.hca, by_fabric_name ? hp.first : hit->hca))
             continue;
         if (hit->link_layer != want) {
             d.problems.push_back(name + " (" + hit->hca + ") is " + (hit->link_layer.empty() ? "of no link layer" : hit->link_layer) +
@@ -216,7 +222,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
 }
 
 NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                          const NcclUserFiles &user_conf, NodeDevices &dev)
+                          const NcclUserFiles &user_conf, NodeDevices &dev, const UcxUserFiles &ucx_conf)
 {
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
@@ -231,6 +237,16 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
                                            user_conf.read_as ? &*user_conf.read_as : nullptr);
         facts.nccl_conf = std::move(conf.vars);
         facts.nccl_conf_unknown = conf.unknown;
+    }
+    // as UCX reads them: root's ucx.conf, then the user's (HOME, UCX_CONFIG_DIR)
+    if (!ucx_conf.unknown.empty()) {
+        facts.ucx_conf_unknown = ucx_conf.unknown;
+        facts.problems.push_back(ucx_conf.unknown);
+    } else {
+        NcclConfVars conf = ucx_conf_vars({system_ucx_conf}, ucx_conf.paths, facts.problems, user_file_bound,
+                                          user_conf.read_as ? &*user_conf.read_as : nullptr);
+        facts.ucx_conf = std::move(conf.vars);
+        facts.ucx_conf_unknown = conf.unknown;
     }
     facts.constrained = devices_constrained(cfg);
     std::string machine_type = cfg.machine_type;
@@ -401,6 +417,26 @@ NcclUserFiles nccl_user_files(const std::optional<std::string> &nccl_conf_file, 
     return out;
 }
 
+UcxUserFiles ucx_user_files(const std::optional<std::string> &home, const std::optional<std::string> &ucx_config_dir)
+{
+    UcxUserFiles out;
+    for (const auto &dir : {std::make_pair("HOME", home), std::make_pair("UCX_CONFIG_DIR", ucx_config_dir)}) {
+        if (!dir.second)
+            continue;
+        std::string path = *dir.second + "/ucx.conf";  // "%s/%s"
+        if (path[0] != '/') {
+            out.paths.clear();
+            out.unknown = std::string(dir.first) + "/ucx.conf " + shown(path, 200) +
+                          " is a relative path: UCX opens it from the task's working directory, which atoll does not "
+                          "read here: atoll does not know which UCX variables it sets, so it sets none";
+            return out;
+        }
+        if (std::find(out.paths.begin(), out.paths.end(), path) == out.paths.end())
+            out.paths.push_back(path);
+    }
+    return out;
+}
+
 namespace {
 
 // uid's passwd entry (getpwuid_r, its buffer grown to 1 MiB), or null
@@ -476,24 +512,25 @@ std::optional<ReadAs> user_ids_bounded(uid_t uid, std::string &problem, std::chr
     return std::nullopt;
 }
 
-NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
-                            std::vector<std::string> &problems, std::chrono::milliseconds bound, const ReadAs *as)
+namespace {
+
+// The config files a library reads (nccl.conf, ucx.conf), each through the
+// reader child within one deadline: path and text of those read; the first
+// whose variables are not known ends the reading (`unknown` says why).
+std::vector<std::pair<std::string, std::string>> read_conf_files(const std::vector<std::string> &root_files,
+                                                                 const std::vector<std::string> &user_files,
+                                                                 const std::string &file, const std::string &lib,
+                                                                 std::vector<std::string> &problems, std::string &unknown_why,
+                                                                 std::chrono::milliseconds bound, const ReadAs *as)
 {
     constexpr std::size_t max = 65536;
-    NcclConfVars out;
-    // as NCCL's initEnvFunc (misc/param.cc): the user's file first, then
-    // /etc/nccl.conf; its setenv does not overwrite, so the first file and
-    // line that names a variable is the one NCCL uses
+    const std::string none = ": atoll does not know which " + lib + " variables it sets, so it sets none";
     std::vector<std::pair<std::string, std::string>> texts;  // path, text
     auto deadline = std::chrono::steady_clock::now() + bound;
     auto unknown = [&](const std::string &why) {
         problems.push_back(why);
-        if (out.unknown.empty())
-            out.unknown = why;
-    };
-    auto too_long = [&](const std::string &whose, const std::string &path) {
-        unknown(whose + " " + shown(path, 200) + " is longer than " + std::to_string(max / 1024) +
-                " KiB, all of which NCCL reads: atoll does not know which NCCL variables it sets, so it sets none");
+        if (unknown_why.empty())
+            unknown_why = why;
     };
     // every file through the reader child, within the one deadline: the
     // user's, and root's too (/etc/nccl.conf may link to a shared file
@@ -506,41 +543,70 @@ NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const st
         files.emplace_back(path, false);
     for (const auto &pf : files) {
         const std::string &path = pf.first;
-        if (path.empty() || !out.unknown.empty())
+        if (path.empty() || !unknown_why.empty())
             continue;
-        std::string whose = pf.second ? "the user's nccl.conf " : "nccl.conf ";
+        std::string whose = pf.second ? "the user's " + file + " " : file + " ";
         std::string why = process_relative(path);
         if (!why.empty()) {
-            unknown(whose + shown(path, 200) + " " + why +
-                    ": atoll does not know which NCCL variables it sets, so it sets none");
+            unknown(whose + shown(path, 200) + " " + why + none);
             continue;
         }
         // one byte past the limit tells a longer file
         UserFile u = read_user_file(path, max + 1, deadline, as);
         if (u.status == UserFile::Status::NotAsUser)
             unknown(whose + shown(path, 200) + " was not read: the reader could not take uid " +
-                    std::to_string(as ? as->uid : geteuid()) +
-                    "'s ids: atoll does not know which NCCL variables it sets, so it sets none");
+                    std::to_string(as ? as->uid : geteuid()) + "'s ids" + none);
         else if (u.status == UserFile::Status::TimedOut)
             unknown(whose + shown(path, 200) + " was not read within " +
                     (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
                                           : std::to_string(bound.count() / 1000) + " s") +
-                    " (a stalled file system?): atoll does not know which NCCL variables it sets, so it sets none");
+                    " (a stalled file system?)" + none);
         else if (u.status == UserFile::Status::Unreadable && u.error == 0 && squeezed(path) != "/dev/null")
-            unknown(whose + shown(path, 200) +
-                    " is not a regular file: atoll does not read it, NCCL reads whatever it gives (a device such as "
-                    "/dev/zero never ends): atoll does not know which NCCL variables it sets, so it sets none");
+            unknown(whose + shown(path, 200) + " is not a regular file: atoll does not read it, " + lib +
+                    " reads whatever it gives (a device such as /dev/zero never ends)" + none);
         else if (u.text.size() > max)
-            too_long(pf.second ? "the user's nccl.conf" : "nccl.conf", path);
+            unknown(whose + shown(path, 200) + " is longer than " +
+                    std::to_string(max / 1024) + " KiB, all of which " + lib + " reads" + none);
         else
             texts.emplace_back(path, u.text);
     }
-    for (const auto &pt : texts) {
+    return texts;
+}
+
+}  // namespace
+
+NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
+                            std::vector<std::string> &problems, std::chrono::milliseconds bound, const ReadAs *as)
+{
+    // as NCCL's initEnvFunc (misc/param.cc): the user's file first, then
+    // /etc/nccl.conf; its setenv does not overwrite, so the first file and
+    // line that names a variable is the one NCCL uses
+    NcclConfVars out;
+    for (const auto &pt : read_conf_files(root_files, user_files, "nccl.conf", "NCCL", problems, out.unknown, bound, as)) {
         for (const NcclConfLine &l : nccl_conf_lines(pt.second))
             out.vars.emplace(l.name, pt.first);
         for (const NcclConfLine &l : nccl_conf_lines_before_2_30(pt.second))
             out.vars.emplace(l.name, pt.first);
     }
+    return out;
+}
+
+NcclConfVars ucx_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
+                           std::vector<std::string> &problems, std::chrono::milliseconds bound, const ReadAs *as)
+{
+    // UCX reads every file and a later one overrides (ucs_config_parse_config_files):
+    // the variable is the last file's; a line in a section counts whatever
+    // the section's CPU or machine filter says
+    NcclConfVars out;
+    auto texts = read_conf_files(root_files, user_files, "ucx.conf", "UCX", problems, out.unknown, bound, as);
+    // read in UCX's order: root's, then the user's; the last naming one wins
+    std::stable_partition(texts.begin(), texts.end(), [&](const std::pair<std::string, std::string> &pt) {
+        return std::find(user_files.begin(), user_files.end(), pt.first) == user_files.end();
+    });
+    for (const auto &pt : texts)
+        for (const UcxConfLine &l : ucx_conf_lines(pt.second))
+            if (l.name.rfind("UCX_", 0) == 0)
+                out.vars[l.name] = pt.first;
     return out;
 }
 

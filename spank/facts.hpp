@@ -26,6 +26,8 @@ struct NodeFacts {
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
     std::string nccl_conf_unknown;            // why what the nccl.conf files set is not known: then no NCCL variable is set
+    std::map<std::string, std::string> ucx_conf;  // UCX variable -> the ucx.conf file UCX takes it from
+    std::string ucx_conf_unknown;             // why what the ucx.conf files set is not known: then no UCX variable is set
     int constrained = -1;                     // ConstrainDevices in cgroup.conf: 1, 0, -1 unknown
     std::vector<std::string> problems;        // files not read in time (the user's nccl.conf)
     // a cloud profile (aws, azure, gcp, oci, nebius): the cloud stack's files
@@ -97,6 +99,27 @@ struct NcclConfVars {
 NcclConfVars nccl_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
                             std::vector<std::string> &problems, std::chrono::milliseconds bound = user_file_bound,
                             const ReadAs *as = nullptr);
+// The ucx.conf files UCX reads, the same way (64 KiB each, through
+// read_user_file(), within `bound` together): which UCX_* variables they
+// name, in any section whatever its CPU or machine filter, and the file UCX
+// takes each from (ucs_config_parse_config_files(): root's first, then the
+// user's in order, a later file overriding; the environment wins over all).
+NcclConfVars ucx_conf_vars(const std::vector<std::string> &root_files, const std::vector<std::string> &user_files,
+                           std::vector<std::string> &problems, std::chrono::milliseconds bound = user_file_bound,
+                           const ReadAs *as = nullptr);
+// The system's ucx.conf: UCX_CONFIG_DIR as Debian's UCX is built (sysconfdir
+// /etc); a UCX installed elsewhere (HPC-X) reads its own prefix's etc/ucx
+constexpr const char *system_ucx_conf = "/etc/ucx/ucx.conf";
+// The user's ucx.conf files UCX reads (ucs_config_parse_config_files()):
+// getenv("HOME")/ucx.conf and getenv("UCX_CONFIG_DIR")/ucx.conf, each when
+// set; a relative one is opened from the task's working directory, which
+// atoll does not read here: `unknown` says so and no UCX variable is set.
+// (./ucx.conf, the task's working directory's, is cwd_ucx_conf()'s.)
+struct UcxUserFiles {
+    std::vector<std::string> paths;
+    std::string unknown;
+};
+UcxUserFiles ucx_user_files(const std::optional<std::string> &home, const std::optional<std::string> &ucx_config_dir);
 
 // The fabric's compute-rail adapters of this node as the node names them:
 // each (name, port) of the view matched in sysfs by its node GUID when the
@@ -126,10 +149,12 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
 
 // Everything the node says of itself for a step but hwloc's map (the caller
 // adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf
-// files (/etc and the user's, nccl_user_files()), ConstrainDevices; and the
-// devices. The plugin and atoll-topo env both read a node through this.
+// files (/etc and the user's, nccl_user_files()), the ucx.conf files
+// (system_ucx_conf and the user's, ucx_user_files(), read as user_conf's
+// read_as), ConstrainDevices; and the devices. The plugin and atoll-topo env
+// both read a node through this.
 NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                          const NcclUserFiles &user_conf, NodeDevices &dev);
+                          const NcclUserFiles &user_conf, NodeDevices &dev, const UcxUserFiles &ucx_conf = {});
 // ConstrainDevices: constrain_devices= when set, else the cgroup.conf beside
 // slurm.conf: 1, 0, or -1 when it cannot be read.
 int devices_constrained(const PluginConfig &cfg);

@@ -365,7 +365,9 @@ extern "C" int atl_node(spank_t sp)
         if (!(env_of("NCCL_CONF_FILE").value_or("").size()) && spank_get_item(sp, S_JOB_UID, &job_uid) == ESPANK_SUCCESS)
             pw_home = passwd_home_bounded(job_uid, pw_problem);
         NcclUserFiles conf = nccl_user_files(env_of("NCCL_CONF_FILE"), env_of("HOME"), pw_home, pw_problem);
-        g_facts = read_node_facts(*f, g_cfg, g_step.node, conf, g_dev);
+        // and its ucx.conf files (HOME, UCX_CONFIG_DIR; ./ucx.conf is the task's)
+        UcxUserFiles ucx = ucx_user_files(env_of("HOME"), env_of("UCX_CONFIG_DIR"));
+        g_facts = read_node_facts(*f, g_cfg, g_step.node, conf, g_dev, ucx);
         if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_step.node);
             try {
@@ -495,18 +497,41 @@ extern "C" int atl_task(spank_t sp)
             spank_setenv(sp, rank.name.c_str(), rank.value.c_str(), 1);
         if (own)
             rank.why += rank.set ? "; the job's own value replaced" : "; the job's own value removed";
+        // ./ucx.conf: UCX reads it from the task's working directory, the
+        // step's here (slurmstepd changes to it before forking the task), and
+        // atoll's variables in the environment would override it
+        std::vector<EnvVar> node_vars = g_node_env;
+        std::string record = g_env_record;
+        auto ucx_ours = [](const std::vector<EnvVar> &vs) {
+            return std::any_of(vs.begin(), vs.end(), [](const EnvVar &v) { return v.set && !v.kept && v.name.rfind("UCX_", 0) == 0; });
+        };
+        if (ucx_ours(node_vars) || ucx_ours(mine)) {
+            std::vector<std::string> problems;
+            NcclConfVars cwd = ucx_conf_vars({}, {"ucx.conf"}, problems);  // relative: the reader child's working directory
+            std::vector<std::string> gone = leave_to_cwd_ucx_conf(node_vars, cwd.vars, cwd.unknown);
+            leave_to_cwd_ucx_conf(mine, cwd.vars, cwd.unknown);
+            for (const std::string &n : gone)
+                spank_unsetenv(sp, n.c_str());
+            for (const EnvVar &v : node_vars)
+                if (!gone.empty() && v.name == "ATOLL_ENV_SET" && v.set) {
+                    record = v.value;
+                    spank_setenv(sp, "ATOLL_ENV_SET", record.c_str(), 1);
+                }
+            if (!cwd.unknown.empty() && local == 0)
+                std::fprintf(stderr, "atoll: warning: %s: %s\n", g_step.node.c_str(), cwd.unknown.c_str());
+        }
         for (EnvVar &v : mine) {
             if (v.kept)
                 v.value = get(sp, v.name.c_str());
             if (v.set && !v.kept) {
                 spank_setenv(sp, v.name.c_str(), v.value.c_str(), 1);
-                spank_setenv(sp, "ATOLL_ENV_SET", env_set_add(g_env_record, v).c_str(), 1);
+                spank_setenv(sp, "ATOLL_ENV_SET", env_set_add(record, v).c_str(), 1);
             } else if (!v.set && g_step.atoll_set.count(v.name)) {
                 spank_unsetenv(sp, v.name.c_str());
             }
         }
         if (g_opt.env == EnvMode::Show) {
-            std::vector<EnvVar> all = g_node_env;
+            std::vector<EnvVar> all = node_vars;
             all.insert(all.end(), mine.begin(), mine.end());
             all.push_back(rank);
             for (const EnvVar &v : all)

@@ -70,7 +70,7 @@ const char *usage_text =
     "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
     "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE] [--user NAME]\n"
-    "            [--tasks-per-node N [--local-id K]] [--fabric-ranks SPEC]\n"
+    "            [--tasks-per-node N [--local-id K]] [--fabric-ranks SPEC] [--workdir DIR]\n"
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
     "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS]\n"
@@ -627,7 +627,7 @@ int cmd_env(int argc, char **argv)
     Args a = parse_args(argc, argv, 2,
                         {"node", "nodes", "plugstack", "sysfs-root", "proc-root", "hwloc-xml", "cuda-visible-devices",
                          "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type", "user",
-                         "tasks-per-node", "local-id", "fabric-ranks"},
+                         "tasks-per-node", "local-id", "fabric-ranks", "workdir"},
                         {"batch"});
     if (a.operands.size() != 1)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
@@ -743,12 +743,22 @@ int cmd_env(int argc, char **argv)
                 conf.unknown = problem + also;
         }
     }
-    NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev);
+    UcxUserFiles ucx = ucx_user_files(value_of("HOME"), value_of("UCX_CONFIG_DIR"));
+    NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev, ucx);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
         facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas2, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner);
     std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);
     std::vector<EnvVar> task = task_env(cfg, facts, dev, step, value_of("CUDA_VISIBLE_DEVICES").value_or(""),
                                         value_of("SLURM_STEP_GPUS").value_or(""), user_has);
+    // the task's working directory's ucx.conf (--workdir), as the task reads it
+    if (a.flag("workdir")) {
+        std::vector<std::string> problems;
+        NcclConfVars cwd = ucx_conf_vars({}, {a.get("workdir") + "/ucx.conf"}, problems, user_file_bound,
+                                         conf.read_as ? &*conf.read_as : nullptr);
+        leave_to_cwd_ucx_conf(node, cwd.vars, cwd.unknown);
+        leave_to_cwd_ucx_conf(task, cwd.vars, cwd.unknown);
+        facts.problems.insert(facts.problems.end(), problems.begin(), problems.end());
+    }
     std::cout << "node " << step.node << (step.batch ? ", the batch step" : "") << ", " << step.nodes.size()
               << " node(s) in the step; fabric " << f->summary.source << " (" << f->profile << ")\n";
     for (const auto *ws : {&facts.problems, &dev.problems})

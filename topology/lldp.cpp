@@ -321,6 +321,11 @@ double mau_gbps(const std::string &mau)
     if (i == 0)
         return 0;
     double v = std::atof(mau.substr(0, i).c_str());
+    // lldpd writes a decimal point as "p": "2p5GigT", "2p5GbaseX" (2.5G)
+    if (i + 1 < mau.size() && mau[i] == 'p' && std::isdigit(static_cast<unsigned char>(mau[i + 1]))) {
+        v += (mau[i + 1] - '0') / 10.0;
+        i += 2;
+    }
     std::string unit = mau.substr(i, 5);
     std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (unit.compare(0, 1, "g") == 0)
@@ -378,12 +383,30 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                     const std::map<std::string, HostNics> &nics)
 {
     NicSplit out;
-    std::map<std::string, double> sw_fastest;  // switch -> its fastest host port
-    std::map<std::string, std::vector<const LldpNeighbor *>> by_host;
+    std::map<std::string, std::vector<const LldpNeighbor *>> by_host, by_iface, by_switch;
     for (const auto &n : hosts) {
-        sw_fastest[n.chassis] = std::max(sw_fastest[n.chassis], n.gbps);
         by_host[n.local].push_back(&n);
+        by_iface[n.iface].push_back(&n);
+        by_switch[n.chassis].push_back(&n);
     }
+    // A slower interface is a rail that came up slow when the same port on
+    // the other hosts runs at this host's fastest: the interface of that name
+    // (slot-named NICs are the same port on every host of a model), or, where
+    // no other host has one of that name, the other hosts' ports on its
+    // switch. Mostly, not once: one fast storage server on the front-end
+    // switch, or converged storage ports on the rail leaves, are not rails.
+    auto degraded = [&](const LldpNeighbor &n, double fastest) {
+        auto count = [&](const std::vector<const LldpNeighbor *> &ps, int &fast, int &slow) {
+            for (const LldpNeighbor *p : ps)
+                if (p->local != n.local && p->gbps > 0)
+                    (p->gbps >= fastest ? fast : slow) += 1;
+        };
+        int fast = 0, slow = 0;
+        count(by_iface[n.iface], fast, slow);
+        if (fast + slow == 0)
+            count(by_switch[n.chassis], fast, slow);
+        return fast > slow;
+    };
     auto matches = [](const std::string &patterns, const LldpNeighbor &n) {
         return !patterns.empty() && (hca_selected(patterns, n.iface) || hca_selected(patterns, n.chassis));
     };
@@ -434,8 +457,9 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                 std::find(left.begin(), left.end(), n) == left.end())
                 ++slower;
         for (const LldpNeighbor *n : left)
-            if (n->gbps > 0 && n->gbps < fastest && sw_fastest[n->chassis] < fastest) {
-                front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) + ", to a switch with no host port that fast");
+            if (n->gbps > 0 && n->gbps < fastest && !degraded(*n, fastest)) {
+                front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) +
+                              ", as the same port runs on most other hosts");
                 ++slower;
             } else {
                 out.compute.push_back(*n);

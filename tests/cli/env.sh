@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 22
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -69,6 +69,15 @@ env_of --nodes node001 --sysfs-root "$work/ren/%n" >"$work/ren.out"
 if grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1,mlx5_8:1 (this node's compute-rail adapters, checked in sysfs by GUID (mlx5_0 is mlx5_1 here, ...))" "$work/ren.out"; then
     ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID, not the storage card that took mlx5_0"
 else not_ok "renumbered InfiniBand devices: NCCL_IB_HCA names the fabric's adapters by GUID"; diag "$(guid_of 0)" "$(cat "$work/ren.out")"; fi
+# hca= names adapters as a healthy node does: on the renumbered node, the
+# pattern keeping the storage card out by the fabric's names ('!mlx5_8' is
+# none of the fabric's: it excludes nothing; 'mlx5_[0-7]') keeps the eight
+# rails; matched against the kernel's new names it dropped mlx5_7 (mlx5_8 here)
+# with no warning (a helper's attack)
+env_of --nodes node001 --sysfs-root "$work/ren/%n" --hca 'mlx5_[0-7]' >"$work/ren-hca.out"
+if grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1,mlx5_8:1 " "$work/ren-hca.out"; then
+    ok "hca= on a renumbered node selects by the fabric's adapter names: all eight rails kept"
+else not_ok "hca= on a renumbered node selects by the fabric's adapter names"; diag "$(cat "$work/ren-hca.out")"; fi
 # a view 3 (before GUIDs, an older atoll-topo's) is still read: by name
 sed -e '1s/^atoll-view 4$/atoll-view 3/' -e 's/@[0-9a-f]\{16\}//g' "$work/dgx.view" >"$work/dgx3.view"
 "$TOPO" env "$work/dgx3.view" --node node001 --nodes node001 --sysfs-root "$work/sys/%n" >"$work/v3.out" 2>&1
@@ -105,6 +114,25 @@ if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/roce" && grep -q
 else
     not_ok "RoCE: device names behind the LLDP netdevs, class 106, the IPv4 RoCE v2 GID 3 (never the link-local 1); UCX left to choose"; diag "$(cat "$work/roce")"
 fi
+# ucx.conf: HOME's (as --set gives HOME) and the task's working directory's
+# (--workdir) name UCX variables: atoll sets none of those (the environment
+# would override the file), and a FIFO there, which UCX's read would block
+# on, leaves every UCX variable unset within the bound
+mkdir -p "$work/uhome" "$work/uwd" "$work/ufifo"
+printf 'UCX_IB_TRAFFIC_CLASS = 96 ; mine\n' >"$work/uhome/ucx.conf"
+printf '[x]\nCPU vendor = *\nUCX_IB_GID_INDEX=1\n' >"$work/uwd/ucx.conf"
+mkfifo "$work/ufifo/ucx.conf"
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --plugstack gid_index=3 --set HOME="$work/uhome" \
+    --workdir "$work/uwd" >"$work/ucx-files" 2>&1
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --plugstack gid_index=3 --workdir "$work/ufifo" >"$work/ucx-fifo" 2>&1
+if grep -q "^  UCX_IB_TRAFFIC_CLASS not set: set in $work/uhome/ucx.conf, which UCX reads" "$work/ucx-files" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: set in ucx.conf of the task's working directory" "$work/ucx-files" &&
+   grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/ucx-files" && grep -q "^  NCCL_IB_TC=106 " "$work/ucx-files" &&
+   ! grep -q "ATOLL_ENV_SET=.*UCX_" "$work/ucx-files" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: the user's ucx.conf '$work/ufifo/ucx.conf' was not read within 2 s" "$work/ucx-fifo" &&
+   grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/ucx-fifo"; then
+    ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it; a FIFO there: no UCX variable"
+else not_ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it"; diag "$(cat "$work/ucx-files" "$work/ucx-fifo")"; fi
 # LLDP taken on the hosts alone shows no switch above the leaves: whether the
 # rail planes meet there is not known, so no NCCL_CROSS_NIC=0 (a helper's
 # attack: it was set "on rail planes that do not meet above the leaves")

@@ -15,7 +15,7 @@
 # mlx5_1) whose mlx5_0 is DOWN: UCX refuses a port that is not ACTIVE.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=9
+N=12
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -136,3 +136,29 @@ fi
 "$TOPO" env "$work/fabric.view" --node node001 --nodes node001,gpu-x9 --sysfs-root "$work/sys/%n" >"$work/unmapped" 2>&1
 check "a step with a node the fabric does not place gets no ATOLL_ISLAND or ATOLL_HOPS" \
     sh -c "grep -q '^  ATOLL_HOPS not set: 1 step node(s) absent from the fabric file (gpu-x9)' \"$work/unmapped\" && ! grep -q '^  ATOLL_ISLAND=' \"$work/unmapped\""
+# ucx.conf: UCX reads the system's, HOME's, UCX_CONFIG_DIR's and the task's
+# working directory's, and the environment overrides them all
+# (ucs_config_parse_config_files, ucs_config_apply_config_vars): atoll sets
+# none of the UCX variables they name (a helper's finding: atoll's
+# UCX_IB_TRAFFIC_CLASS overrode the user's ~/ucx.conf)
+mkdir -p "$work/home" "$work/wd"
+printf '# mine\n[any]\nUCX_IB_TRAFFIC_CLASS = 96 ; lossless on my VLAN\n' >"$work/home/ucx.conf"
+printf 'UCX_NET_DEVICES=mlx5_0:1\n' >"$work/wd/ucx.conf"
+chmod -R a+rX "$work/home" "$work/wd"
+timeout 30 srun -N1 -w node001 --chdir=/ sh -c 'echo "${UCX_IB_TRAFFIC_CLASS:-unset} ${NCCL_IB_TC:-unset}"' >"$work/uc0" 2>&1
+HOME="$work/home" timeout 30 srun -N1 -w node001 --chdir=/ sh -c 'echo "${UCX_IB_TRAFFIC_CLASS:-unset} ${NCCL_IB_TC:-unset} $ATOLL_ENV_SET"' >"$work/uc1" 2>&1
+if [ "$(cat "$work/uc0")" = "106 106" ] && [ "$(cut -d' ' -f1-2 "$work/uc1")" = "unset 106" ] && ! grep -q UCX_IB_TRAFFIC_CLASS "$work/uc1"; then
+    ok "HOME's ucx.conf names UCX_IB_TRAFFIC_CLASS: atoll leaves it to UCX (NCCL_IB_TC still set)"
+else not_ok "HOME's ucx.conf names UCX_IB_TRAFFIC_CLASS: atoll leaves it to UCX"; diag "$(cat "$work/uc0" "$work/uc1")"; fi
+# the task's working directory's: UCX_NET_DEVICES (a task variable) and,
+# through UCX_CONFIG_DIR, a node variable; ATOLL_ENV_SET no longer names them
+mkdir -p "$work/cfgdir"; cp "$work/home/ucx.conf" "$work/cfgdir/ucx.conf"; chmod -R a+rX "$work/cfgdir"
+timeout 30 srun -N1 -n2 -w node002 --gpus-per-task=1 --chdir="$work/wd" -l sh -c 'echo "${UCX_NET_DEVICES:-unset} ${UCX_IB_TRAFFIC_CLASS:-unset}"' \
+    2>"$work/uc2.err" | sort | tr '\n' ' ' >"$work/uc2"
+UCX_CONFIG_DIR="$work/cfgdir" timeout 30 srun -N1 -w node001 --chdir=/ sh -c 'echo "${UCX_IB_TRAFFIC_CLASS:-unset}"' >"$work/uc3" 2>&1
+if [ "$(cat "$work/uc2")" = "0: unset 106 1: unset 106 " ] && [ "$(cat "$work/uc3")" = "unset" ]; then
+    ok "the working directory's ucx.conf keeps atoll's UCX_NET_DEVICES out; UCX_CONFIG_DIR's its UCX_IB_TRAFFIC_CLASS"
+else not_ok "the working directory's ucx.conf and UCX_CONFIG_DIR's"; diag "$(cat "$work/uc2" "$work/uc2.err" "$work/uc3")"; fi
+timeout 30 srun -N1 -w node002 --gpus=1 --chdir="$work/wd" --fabric-env=show true 2>"$work/uc4.err"
+check "show: UCX_NET_DEVICES not set, left to the working directory's ucx.conf" \
+    grep -q "atoll: node002 task 0: UCX_NET_DEVICES not set: set in ucx.conf of the task's working directory, which UCX reads" "$work/uc4.err"

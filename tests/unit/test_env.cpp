@@ -21,7 +21,9 @@
 
 #include "placement/view.hpp"
 #include "spank/core.hpp"
+#include "spank/record.hpp"
 #include "spank/userfile.hpp"
+#include "node/ucxconf.hpp"
 #include "testdata.hpp"
 #include "topology/generate.hpp"
 #include "topology/io.hpp"
@@ -457,6 +459,86 @@ TEST_CASE("nccl.conf files: which variables they set", "[env]")
     CHECK(problems.empty());
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
+}
+
+TEST_CASE("ucx.conf as UCX's inih reads it: names, sections, continuations, 200-byte reads", "[env]")
+{
+    auto names = [](const std::string &text) {
+        std::string s;
+        for (const UcxConfLine &l : ucx_conf_lines(text))
+            s += l.name + "@" + std::to_string(l.line) + (l.section.empty() ? "" : "[" + l.section + "]") + " ";
+        return s;
+    };
+    // src/ucs/config/ini.c: whitespace stripped, ';' or '#' first a comment,
+    // '=' or ':' the separator, an inline ';' after whitespace a comment
+    CHECK(names("UCX_TLS=rc\nUCX_IB_GID_INDEX = 3  \n# UCX_NET_DEVICES=x\n; UCX_A=1\nUCX_RNDV_THRESH : 8k\n") ==
+          "UCX_TLS@1 UCX_IB_GID_INDEX@2 UCX_RNDV_THRESH@5 ");
+    // an indented line after a name continues that name's value, whatever it
+    // says: "  UCX_IB_GID_INDEX = 3" sets UCX_TLS again, not UCX_IB_GID_INDEX
+    CHECK(names("UCX_TLS=rc\n  UCX_IB_GID_INDEX = 3\n") == "UCX_TLS@1 UCX_TLS@2 ");
+    CHECK(names("  UCX_IB_GID_INDEX = 3\n") == "UCX_IB_GID_INDEX@1 ");  // no name before: a pair
+    // a section names its filter (CPU model = ...); its lines still count
+    CHECK(names("[Grace]\nCPU model = Grace*\nUCX_IB_TRAFFIC_CLASS=96\n") ==
+          "CPU model@2[Grace] UCX_IB_TRAFFIC_CLASS@3[Grace] ");
+    // a line that begins with whitespace after a name continues its value:
+    // the handler sets that name again (Python configparser's rule)
+    CHECK(names("UCX_TLS=rc\n    UCX_NET_DEVICES=mlx5_0:1\n") == "UCX_TLS@1 UCX_TLS@2 ");
+    // a ';' after whitespace before any separator: no name at all
+    CHECK(names("UCX_A ;=1\nUCX_B;=1\n") == "UCX_B;@2 ");
+    // fgets into 200 bytes: a longer line's tail is read as a line of its own
+    std::string longer = "UCX_X=" + std::string(193, 'a') + "UCX_NET_DEVICES=mlx5_1:1\n";
+    CHECK(names(longer) == "UCX_X@1 UCX_NET_DEVICES@2 ");
+    // a NUL ends the read's string; a BOM first is skipped
+    CHECK(names(std::string("UCX_A=1\0UCX_B=2\n", 16) + "\xEF\xBB\xBFUCX_C=3\n") == "UCX_A@1 \xEF\xBB\xBFUCX_C@2 ");
+    CHECK(names("\xEF\xBB\xBFUCX_C=3\n") == "UCX_C@1 ");
+    // files in UCX's order: root's, then the user's; the last naming one wins
+    char dir[] = "/tmp/atoll-ucxconf-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string root = std::string(dir) + "/root.conf", home = std::string(dir) + "/home.conf", cfgd = std::string(dir) + "/cfg.conf";
+    std::ofstream(root) << "UCX_IB_TRAFFIC_CLASS=106\nUCX_TLS=rc\nNCCL_IB_HCA=mlx5_0\n";
+    std::ofstream(home) << "UCX_IB_TRAFFIC_CLASS=96\n";
+    std::ofstream(cfgd) << "UCX_TLS=dc\n";
+    std::vector<std::string> problems;
+    NcclConfVars u = ucx_conf_vars({root}, {home, cfgd}, problems);
+    CHECK(u.unknown.empty());
+    CHECK(u.vars == std::map<std::string, std::string>{{"UCX_IB_TRAFFIC_CLASS", home}, {"UCX_TLS", cfgd}});
+    CHECK_THAT(ucx_conf_vars({}, {"/dev/zero"}, problems).unknown,
+               Catch::StartsWith("the user's ucx.conf '/dev/zero' is not a regular file: atoll does not read it, UCX reads"));
+    std::string rm = std::string("rm -rf '") + dir + "'";
+    REQUIRE(system(rm.c_str()) == 0);
+    // where UCX looks: getenv("HOME") and getenv("UCX_CONFIG_DIR"), "%s/%s"
+    using S = std::optional<std::string>;
+    CHECK(ucx_user_files(S("/home/u"), S("/opt/ucx")).paths == std::vector<std::string>{"/home/u/ucx.conf", "/opt/ucx/ucx.conf"});
+    CHECK(ucx_user_files(S(""), std::nullopt).paths == std::vector<std::string>{"/ucx.conf"});
+    CHECK(ucx_user_files(std::nullopt, std::nullopt).paths.empty());
+    UcxUserFiles rel = ucx_user_files(S("/home/u"), S("cfg"));
+    CHECK(rel.paths.empty());
+    CHECK_THAT(rel.unknown, Catch::StartsWith("UCX_CONFIG_DIR/ucx.conf 'cfg/ucx.conf' is a relative path"));
+}
+
+TEST_CASE("a UCX variable a ucx.conf names is left to it; unknown files leave every UCX variable", "[env]")
+{
+    NodeFacts facts;
+    std::vector<EnvVar> vars = {{"NCCL_IB_TC", "106", "w", false, true},
+                                {"UCX_IB_TRAFFIC_CLASS", "106", "w", false, true},
+                                {"UCX_IB_GID_INDEX", "3", "w", false, true},
+                                {"UCX_TLS", "rc", "", true, true},
+                                {"ATOLL_ENV_SET", "", "r", false, true}};
+    vars.back().value = env_set_record({vars[0], vars[1], vars[2]});
+    std::vector<EnvVar> a = vars;
+    CHECK(leave_to_cwd_ucx_conf(a, {{"UCX_IB_GID_INDEX", "ucx.conf"}}, "") == std::vector<std::string>{"UCX_IB_GID_INDEX"});
+    CHECK_FALSE(a[2].set);
+    CHECK_THAT(a[2].why, Catch::StartsWith("set in ucx.conf of the task's working directory"));
+    CHECK(a[1].set);
+    CHECK(a[3].kept);  // the user's own is the user's
+    CHECK(a[4].value == env_set_record({vars[0], vars[1]}));
+    std::vector<EnvVar> b = vars;
+    CHECK(leave_to_cwd_ucx_conf(b, {}, "not read in time").size() == 2);
+    CHECK(b[0].set);
+    CHECK(b[1].why == "not read in time");
+    std::vector<EnvVar> c = vars;
+    CHECK(leave_to_cwd_ucx_conf(c, {{"UCX_TLS", "x"}}, "").empty());
+    CHECK(c[4].value == vars[4].value);
 }
 
 TEST_CASE("where NCCL looks for the user's nccl.conf, by release", "[env]")

@@ -74,6 +74,11 @@ TEST_CASE("MAU types give link speeds", "[lldp]")
     CHECK(mau_gbps("100GbaseCR4 - 100GBASE-R PCS/PMA over 4 lane shielded copper") == 100);
     CHECK(mau_gbps("1000BaseTFD - Four-pair Category 5 UTP, full duplex mode") == 1);
     CHECK(mau_gbps("unknown") == 0);
+    // lldpd's names for 2.5G and 5G (src/lib/atoms/port.c): "p" is the decimal point
+    CHECK(mau_gbps("2p5GigT - 2.5GBASE-T Four-pair twisted-pair balanced copper cabling PHY") == 2.5);
+    CHECK(mau_gbps("2p5GbaseX - 2.5GBASE-X PCS/PMA over undefined PMD") == 2.5);
+    CHECK(mau_gbps("5GigT - 5GBASE-T Four-pair twisted-pair balanced copper cabling PHY") == 5);
+    CHECK(mau_gbps("400GbaseDR4 - 400GBASE-R PCS/PMA over 4-lane single-mode fiber PMD") == 400);
 }
 
 TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
@@ -295,6 +300,51 @@ TEST_CASE("split_nics: a degraded rail stays a rail, a storage NIC does not", "[
     CHECK(r.compute.size() == 5);
 }
 
+TEST_CASE("split_nics: slower ports beside fast ones on a switch are rails only where the same port is fast elsewhere", "[lldp][frontend]")
+{
+    // converged storage: each host's 200G storage port ens9np0 is cabled to
+    // rail leaf (host i -> leaf i), beside 400G rails; a helper's attack took
+    // them as rails that came up slow (degraded-link errors, storage in NCCL_IB_HCA)
+    std::vector<LldpNeighbor> ns;
+    for (int h = 1; h <= 4; ++h) {
+        std::string host = "h" + std::to_string(h);
+        for (int r = 1; r <= 4; ++r)
+            ns.push_back(nb(host, "ens" + std::to_string(r) + "np0", "leaf" + std::to_string(r), 400));
+        ns.push_back(nb(host, "ens9np0", "leaf" + std::to_string(h), 200));
+        ns.push_back(nb(host, "eno1", "fe1", 100));
+    }
+    NicSplit s = split_nics(ns, {}, {});
+    CHECK(s.frontend.size() == 8);
+    CHECK(s.compute.size() == 16);
+    for (const auto &f : s.frontend)
+        CHECK((f.iface == "ens9np0" || f.iface == "eno1"));
+    CHECK(s.undecided.empty());
+    // one 400G storage server on the front-end switch makes no host's 100G
+    // eno1 a rail that came up slow
+    ns.push_back(nb("stor1", "ens1np0", "fe1", 400));
+    s = split_nics(ns, {}, {});
+    CHECK(s.compute.size() == 17);
+    CHECK(s.undecided.empty());
+    // h2's rail 3 came up at 200G while every other host's ens3np0 runs at
+    // 400G: still a rail (its leaf also carries h3's 200G storage port)
+    ns[8].gbps = 200;
+    REQUIRE(ns[8].local == "h2");
+    REQUIRE(ns[8].iface == "ens3np0");
+    s = split_nics(ns, {}, {});
+    CHECK(s.compute.size() == 17);
+    CHECK(s.frontend.size() == 8);
+    // no other host has an interface of that name: its switch's other host
+    // ports decide, by most of them
+    std::vector<LldpNeighbor> odd = {nb("a1", "p1", "leaf1", 400), nb("a1", "x7", "leaf2", 200),
+                                     nb("a2", "q1", "leaf1", 400), nb("a2", "q2", "leaf2", 400),
+                                     nb("a3", "q1", "leaf1", 400), nb("a3", "q2", "leaf2", 400)};
+    CHECK(split_nics(odd, {}, {}).frontend.empty());
+    odd[4].gbps = odd[5].gbps = 100;  // a3: q1 and q2 at 100 -> leaf2 has one 400 and one 100 besides a1
+    odd.push_back(nb("a4", "q2", "leaf2", 100));
+    REQUIRE(split_nics(odd, {}, {}).frontend.size() == 1);
+    CHECK(split_nics(odd, {}, {}).frontend[0].iface == "x7");
+}
+
 TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC", "[lldp][frontend]")
 {
     // two rails and a front-end ConnectX, all 400G (a DGX H100's storage and
@@ -340,7 +390,7 @@ TEST_CASE("check names the front-end NICs, and the hosts it could not tell apart
     std::vector<Finding> fs = check(rails8("json"));
     CHECK(codes(fs) == "frontend-nic gpu[01-04]\n");
     CHECK(fs[0].message == "front-end NIC eno1 (10 Gb/s, to mgmt01): 10 Gb/s where the host's fastest run at 400 Gb/s, "
-                           "to a switch with no host port that fast; kept out of rails, islands and the plugin's view");
+                           "as the same port runs on most other hosts; kept out of rails, islands and the plugin's view");
     // fabric.json keeps them, so check on it says the same
     Topology t = rails8("keyvalue");
     std::stringstream js;
