@@ -23,6 +23,8 @@
 #include "node/cloudenv.hpp"
 #include "node/health.hpp"
 #include "node/imex.hpp"
+#include "node/ncclconf.hpp"
+#include "node/ucxconf.hpp"
 #include "placement/cluster.hpp"
 #include "placement/policy.hpp"
 #include "slurm/ask.hpp"
@@ -180,7 +182,7 @@ Fabric fabric_json_both_ways(const std::string &bytes)
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", "userconf", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -250,7 +252,12 @@ int fuzz_one(const std::string &target, const std::string &bytes)
             parse_health_policy(in, "fuzz.policy");
         else if (target == "healthresults")
             parse_health_results(in, "fuzz.txt");
-        else if (target == "ncclconf") {
+        else if (target == "userconf") {
+            // a user's nccl.conf and ucx.conf, as NCCL (both releases' rules) and UCX's inih read them
+            nccl_conf_lines(bytes);
+            nccl_conf_lines_before_2_30(bytes);
+            ucx_conf_lines(bytes);
+        } else if (target == "ncclconf") {
             // an image's /etc/nccl.conf, then the checks that read it
             CloudNode n;
             n.nccl_conf_present = true;

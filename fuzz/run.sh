@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -94,6 +94,7 @@ one() {
     squeue) seeds="$here/fuzz/seeds/squeue/*" ;;
     procdevices) seeds="$here/fuzz/seeds/procdevices/*" ;;
     plugstack) seeds="$here/fuzz/seeds/plugstack/*" ;;
+    userconf) seeds="$here/tests/data/ucx/ucx.conf $here/tests/data/cloudenv/*.nccl.conf" ;;
     esac
     for s in $seeds $here/fuzz/regress/$t/*; do [ -f "$s" ] && cp "$s" "$corpus/" 2>/dev/null; done
     start=$(cut -d' ' -f14,15 /proc/self/stat 2>/dev/null)

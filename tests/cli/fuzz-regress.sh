@@ -5,7 +5,7 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack"
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf"
 plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in
@@ -17,6 +17,7 @@ for t in $targets; do
     ethtool) files=$(ls "$DATA"/health/*.ethtool) ;;
     nvlink) files=$(ls "$DATA"/nvlink/*) ;;
     ncclconf) files=$(ls "$DATA"/cloudenv/*.nccl.conf) ;;
+    userconf) files=$(ls "$DATA"/ucx/ucx.conf "$DATA"/cloudenv/*.nccl.conf) ;;
     report) files=$(ls "$DATA"/ibnetdiscover/*.topo "$DATA"/ibnetdiscover/director_mcs8500_hand.txt "$ATOLL_SRCDIR"/fuzz/seeds/report/*) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac

@@ -491,6 +491,29 @@ TEST_CASE("ucx.conf as UCX's inih reads it: names, sections, continuations, 200-
     // a NUL ends the read's string; a BOM first is skipped
     CHECK(names(std::string("UCX_A=1\0UCX_B=2\n", 16) + "\xEF\xBB\xBFUCX_C=3\n") == "UCX_A@1 \xEF\xBB\xBFUCX_C@2 ");
     CHECK(names("\xEF\xBB\xBFUCX_C=3\n") == "UCX_C@1 ");
+    // the ucx.conf UCX ships (config/ucx.conf, Debian's /etc/ucx/ucx.conf):
+    // per-CPU sections of tuning, none of atoll's variables; 12 names in
+    // [Grace Hopper], its filter "CPU model" one of them
+    std::vector<std::string> shipped;
+    std::string grace;
+    int in_grace = 0;
+    {
+        std::ifstream f(test_data("ucx/ucx.conf"));
+        std::stringstream ss;
+        ss << f.rdbuf();
+        for (const UcxConfLine &l : ucx_conf_lines(ss.str())) {
+            shipped.push_back(l.name);
+            if (l.section == "Grace Hopper") {
+                grace += l.name + " ";
+                ++in_grace;
+            }
+        }
+    }
+    CHECK(grace.rfind("CPU model UCX_REG_NONBLOCK_MEM_TYPES ", 0) == 0);
+    CHECK(in_grace == 12);
+    CHECK(std::count(shipped.begin(), shipped.end(), "UCX_DISTANCE_BW") == 2);  // [Grace Hopper] and [AMD]
+    for (const char *ours : {"UCX_NET_DEVICES", "UCX_IB_GID_INDEX", "UCX_IB_TRAFFIC_CLASS"})
+        CHECK(std::count(shipped.begin(), shipped.end(), ours) == 0);
     // files in UCX's order: root's, then the user's; the last naming one wins
     char dir[] = "/tmp/atoll-ucxconf-XXXXXX";
     REQUIRE(mkdtemp(dir));
