@@ -92,10 +92,10 @@ double parse_size(const std::string &s, const std::string &flag = "--message-siz
     else if (unit == "G" || unit == "GiB")
         mult = 1024.0 * 1024 * 1024;
     else
-        throw Usage(flag + ": \"" + s + "\", expected bytes with an optional K, M or G");
+        throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes, with an optional K, M or G");
     // a step moves whole bytes, and no step moves a petabyte
     if (s.empty() || !(v > 0) || !std::isfinite(v) || !(v * mult >= 1) || v * mult > 1e15)
-        throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes");
+        throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes, with an optional K, M or G");
     return v * mult;
 }
 
@@ -630,12 +630,7 @@ int cmd_ranks(int argc, char **argv)
                         {"json"});
     if (a.operands.size() != 2)
         throw Usage("ranks: give a FABRIC and a HOSTLIST");
-    double bytes = 0;
-    try {
-        bytes = parse_size(a.get("bytes", "1G"), "--bytes");
-    } catch (const Usage &) {
-        throw Usage("--bytes: \"" + a.get("bytes") + "\", expected a size above zero with an optional K, M or G");
-    }
+    double bytes = parse_size(a.get("bytes", "1G"), "--bytes");
     if (!a.flag("gpus-per-node"))
         throw Usage("--gpus-per-node: required (the GPUs, and so the ranks, of each host)");
     Parallelism par;
