@@ -111,9 +111,11 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
         double ring_lat = m.base_lat_us + (steps - inter_steps) * m.nvlink_lat_us + inter_steps * inter_lat;
         double ring_alg = bw * n / (2.0 * (n - 1));  // algBW = busBW x n / 2(n-1)
         e.ring_s = ring_lat * 1e-6 + B / (ring_alg * 1e9);
-        // tree: half the bus bandwidth, log latency (NCCL's ratio .5)
+        // tree: half the bus bandwidth (NCCL's ratio .5), and all-reduce's
+        // 0.92 refinement (busBw * .92; its per-channel cap, nChannels x 24 to
+        // 41 GB/s, is above every NIC's bandwidth here), log latency
         double tree_lat = m.base_lat_us + 2 * ((g - 1) * m.nvlink_lat_us + log2i(N) * inter_lat);
-        e.tree_s = tree_lat * 1e-6 + B / (bw * 0.5 * 1e9);
+        e.tree_s = tree_lat * 1e-6 + B / (bw * 0.92 * 0.5 * 1e9);
         e.comm_s = std::min(e.ring_s, e.tree_s);
         e.algo = e.ring_s <= e.tree_s ? "ring" : "tree";
         if (job.all_to_all) {
