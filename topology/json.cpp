@@ -77,10 +77,13 @@ NodeType type_from(const std::string &s, const std::string &where)
     throw InputError(where + ": node type \"" + s + "\", expected switch, ca or router");
 }
 
-Speed speed_from(const json &j, const char *key, const std::string &where)
+Speed speed_from(const json &j, const char *key, const std::string &where, bool required = false)
 {
-    if (!j.contains(key))
+    if (!j.contains(key)) {
+        if (required)  // as "width" is: a link of no stated speed is a file cut or edited by hand
+            throw InputError(where + ": found no \"" + key + "\", expected SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR or unknown");
         return Speed::Unknown;
+    }
     std::string s = string_at(j, key, where);
     Speed sp = speed_from_string(s);
     if (sp == Speed::Unknown && s != "unknown")
@@ -210,7 +213,7 @@ Link link_from(const json &l, const std::string &where)
     link.a = end_from(l.at("a"), where);
     link.b = end_from(l.at("b"), where);
     link.width = static_cast<int>(int_at(l, "width", where, 0, 32));
-    link.speed = speed_from(l, "speed", where);
+    link.speed = speed_from(l, "speed", where, true);
     link.supported_width = static_cast<int>(int_at(l, "supported_width", where, 0, 32, &zero));
     link.supported_speed = speed_from(l, "supported_speed", where);
     return link;

@@ -115,6 +115,15 @@ TEST_CASE("fabric.json streamed reads as the whole document does", "[json]")
           std::string::npos);
     CHECK(both_ways("{\"links\":[{\"a\":{\"guid\":\"0x1\",\"port\":1}}],\"nodes\":[]," + hdr + "}").find("links[0]: \"b\" is missing, expected a cable end") !=
           std::string::npos);
+    // "speed" is required as "width" is (atoll-fabric(5)): a link without it
+    // was read as of unknown speed, and its leaf's ratio then counted in cables
+    {
+        nlohmann::json cut = j;
+        cut["links"][3].erase("speed");
+        CHECK(both_ways(cut.dump()).find("links[3]: found no \"speed\", expected SDR, DDR") != std::string::npos);
+        cut["links"][3]["speed"] = "unknown";
+        CHECK(both_ways(cut.dump()) == "ok");
+    }
     // a syntax error after a wrong element is still the message
     CHECK(both_ways("{\"nodes\":[{\"guid\":\"zz\"}],\"links\":[]," + hdr + ",\"x\":[1,}").find("parse error") != std::string::npos);
     CHECK(both_ways("{" + hdr + ",\"nodes\":[{\"guid\":\"0x1\",\"type\":\"switch\",\"ports\":2,\"desc\":\"x\",\"extra\":[[{\"q\":[1,{\"r\":null}]}],true,1.5e300]}],\"links\":[]}") == "ok");
