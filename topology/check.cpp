@@ -558,8 +558,9 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     }
     if (!f.undecided.empty())
         add("undecided-nics", Severity::Warning, compress_hostlist(f.undecided),
-            "host interfaces could not be told apart (link speeds unknown and no HOST.node.json, or all of one "
-            "speed with none slower): a front-end NIC would be taken as a compute rail, so the plugin sets no "
+            "host interfaces could not be told apart (link speeds unknown and no HOST.node.json, all of one "
+            "speed with none slower, or a slower one that runs at full speed on some other hosts and slower on as "
+            "many: a rail that came up slow, or another port): a front-end NIC would be taken as a compute rail, so the plugin sets no "
             "device variable there; give --frontend or --compute (HOST.node.json files, atoll-topo node --json, "
             "tell RDMA ports from others and give speeds LLDP lacks)");
 

@@ -389,23 +389,62 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         by_iface[n.iface].push_back(&n);
         by_switch[n.chassis].push_back(&n);
     }
-    // A slower interface is a rail that came up slow when the same port on
-    // the other hosts runs at this host's fastest: the interface of that name
-    // (slot-named NICs are the same port on every host of a model), or, where
-    // no other host has one of that name, the other hosts' ports on its
-    // switch. Mostly, not once: one fast storage server on the front-end
-    // switch, or converged storage ports on the rail leaves, are not rails.
-    auto degraded = [&](const LldpNeighbor &n, double fastest) {
-        auto count = [&](const std::vector<const LldpNeighbor *> &ps, int &fast, int &slow) {
-            for (const LldpNeighbor *p : ps)
-                if (p->local != n.local && p->gbps > 0)
+    // A slower interface: a rail that came up slow, or a port of another use
+    // (front-end, storage)? The same port on the other hosts tells: a fault
+    // is one host's, a design every host's. The evidence, the first that
+    // has any: (1) the other hosts' interfaces of that name on that switch
+    // (the same rail); (2) their interfaces of that name anywhere (the same
+    // port of a host model; converged storage ports spread over the rail
+    // leaves); (3) the other hosts on that switch, whether each has a port
+    // there as slow (a front-end switch every host reaches at 10G, beside
+    // one fast storage server). From (1) and (2): the same port at this
+    // host's fastest on every other host, or on most, is a rail that came
+    // up slow; on none, another use; on some but not most, not known (the
+    // host is undecided). From (3): a rail unless most other hosts on the
+    // switch have a port there as slow. Before all: an interface beside a
+    // faster one of its host on its switch, where the other hosts there
+    // have fewer ports, is one more port, not a rail.
+    enum class Slow { Rail, Other, Unknown };
+    auto judge = [&](const LldpNeighbor &n, double fastest) -> std::pair<Slow, std::string> {
+        std::map<std::string, int> on_switch;  // host -> its ports on n's switch
+        for (const LldpNeighbor *p : by_switch[n.chassis])
+            on_switch[p->local]++;
+        std::vector<int> counts;
+        for (const auto &kv : on_switch)
+            if (kv.first != n.local)
+                counts.push_back(kv.second);
+        std::sort(counts.begin(), counts.end());
+        bool faster_here = std::any_of(by_switch[n.chassis].begin(), by_switch[n.chassis].end(), [&](const LldpNeighbor *p) {
+            return p->local == n.local && p != &n && p->gbps >= fastest;
+        });
+        if (faster_here && !counts.empty() && on_switch[n.local] > counts[counts.size() / 2])
+            return {Slow::Other, "beside a faster port of the host on " + n.chassis + ", where the other hosts have fewer ports: one more port, no rail"};
+        for (int level = 1; level <= 2; ++level) {
+            int fast = 0, slow = 0;
+            for (const LldpNeighbor *p : by_iface[n.iface])
+                if (p->local != n.local && p->gbps > 0 && (level == 2 || p->chassis == n.chassis))
                     (p->gbps >= fastest ? fast : slow) += 1;
-        };
-        int fast = 0, slow = 0;
-        count(by_iface[n.iface], fast, slow);
-        if (fast + slow == 0)
-            count(by_switch[n.chassis], fast, slow);
-        return fast > slow;
+            if (fast + slow == 0)
+                continue;
+            std::string where = level == 1 ? " on " + n.chassis : "";
+            std::string tally = " (" + std::to_string(fast) + " of " + std::to_string(fast + slow) + ")";
+            if (slow == 0 || fast > slow)
+                return {Slow::Rail, ""};
+            if (fast == 0)
+                return {Slow::Other, "and no other host's " + n.iface + where + " runs at " + gbps_name(fastest) + tally};
+            return {Slow::Unknown, ""};
+        }
+        std::set<std::string> others, slow_hosts;
+        for (const LldpNeighbor *p : by_switch[n.chassis])
+            if (p->local != n.local && p->gbps > 0) {
+                others.insert(p->local);
+                if (p->gbps < fastest)
+                    slow_hosts.insert(p->local);
+            }
+        if (2 * slow_hosts.size() >= others.size() && !others.empty())
+            return {Slow::Other, "and " + std::to_string(slow_hosts.size()) + " of the " + std::to_string(others.size()) +
+                                     " other hosts on " + n.chassis + " have a port there slower than that too"};
+        return {Slow::Rail, ""};
     };
     auto matches = [](const std::string &patterns, const LldpNeighbor &n) {
         return !patterns.empty() && (hca_selected(patterns, n.iface) || hca_selected(patterns, n.chassis));
@@ -452,19 +491,29 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         for (const LldpNeighbor *n : kv.second)
             fastest_all = std::max(fastest_all, n->gbps);
         int slower = 0, kept = 0;
+        bool unsure = false;
         for (const LldpNeighbor *n : kv.second)
             if (n->gbps > 0 && n->gbps < fastest_all &&
                 std::find(left.begin(), left.end(), n) == left.end())
                 ++slower;
-        for (const LldpNeighbor *n : left)
-            if (n->gbps > 0 && n->gbps < fastest && !degraded(*n, fastest)) {
-                front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) +
-                              ", as the same port runs on most other hosts");
+        for (const LldpNeighbor *n : left) {
+            std::pair<Slow, std::string> j{Slow::Rail, ""};
+            if (n->gbps > 0 && n->gbps < fastest)
+                j = judge(*n, fastest);
+            if (j.first == Slow::Other) {
+                front(*n, gbps_name(n->gbps) + " where the host's fastest run at " + gbps_name(fastest) + ", " + j.second);
                 ++slower;
             } else {
+                // a rail, or not known: kept, so the host's other rails keep their numbers
+                unsure = unsure || j.first == Slow::Unknown;
                 out.compute.push_back(*n);
                 ++kept;
             }
+        }
+        if (unsure) {
+            out.undecided.push_back(host);
+            continue;
+        }
         // Several interfaces left that speed does not tell apart: all the
         // same speed proves nothing (a storage or front-end ConnectX as fast
         // as the rails, with RDMA, is as likely as one more rail), nor does

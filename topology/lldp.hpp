@@ -70,8 +70,10 @@ struct NicSplit {
 //  2. HOST.node.json present: an interface that is no netdev of an Ethernet
 //     RDMA port cannot carry RoCE, so it is front-end;
 //  3. link speeds known (MAU type, or the NIC's rate): an interface slower
-//     than the host's fastest, to a switch that carries no host port as fast
-//     as that, is front-end (a degraded rail lands on a leaf of fast ports);
+//     than the host's fastest is judged by the same port on the other hosts
+//     (its name on its switch, its name anywhere, else the other hosts on
+//     its switch): at full speed on most, a rail that came up slow (kept);
+//     on none, front-end; on some but not most, the host is undecided;
 //  4. otherwise a host with several interfaces left is undecided when some
 //     are of unknown speed (and no node.json), or when none was slower (the
 //     same speed tells a rail from a front-end NIC of that speed no better

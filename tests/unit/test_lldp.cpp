@@ -345,6 +345,71 @@ TEST_CASE("split_nics: slower ports beside fast ones on a switch are rails only 
     CHECK(split_nics(odd, {}, {}).frontend[0].iface == "x7");
 }
 
+TEST_CASE("split_nics: the same port on the other hosts says rail or not, and when it cannot say, the host is undecided", "[lldp][frontend]")
+{
+    // four 400G rails and a 10G eno1 (the slower NIC that shows the rest are rails)
+    auto rails4 = [](const std::string &host, std::vector<LldpNeighbor> &ns, double g3 = 400) {
+        for (int r = 1; r <= 4; ++r)
+            ns.push_back(nb(host, "ens" + std::to_string(r) + "np0", "leaf-r" + std::to_string(r), r == 3 ? g3 : 400));
+        ns.push_back(nb(host, "eno1", "mgmt1", 10));
+    };
+    // a helper's attack: ens3np0 came up at 200G on 3 of 4 hosts (one rail
+    // leaf's optics?): gpu01's runs at 400G on the same leaf, so the port is
+    // a rail; a majority of it slow is no proof either way: undecided, and
+    // kept, so gpu01's rails keep their numbers (it lost ens4np0 before)
+    std::vector<LldpNeighbor> b;
+    rails4("gpu01", b);
+    for (const char *h : {"gpu02", "gpu03", "gpu04"})
+        rails4(h, b, 200);
+    NicSplit sb = split_nics(b, {}, {});
+    CHECK(sb.frontend.size() == 4);  // the eno1s
+    CHECK(sb.compute.size() == 16);
+    CHECK(joined(sb.undecided) == "gpu02 gpu03 gpu04");
+    // two generations: ens5np0 is generation B's fifth 400G rail and
+    // generation A's 200G storage NIC on its own switch: A's is no rail
+    std::vector<LldpNeighbor> g;
+    for (const char *h : {"a1", "a2"}) {
+        rails4(h, g);
+        g.push_back(nb(h, "ens5np0", "stor01", 200));
+    }
+    for (const char *h : {"b1", "b2", "b3"}) {
+        rails4(h, g);
+        g.push_back(nb(h, "ens5np0", "leaf-r5", 400));
+    }
+    NicSplit sg = split_nics(g, {}, {});
+    REQUIRE(sg.frontend.size() == 7);
+    CHECK(sg.frontend[1].iface == "ens5np0");
+    CHECK_THAT(sg.frontend[1].why, Catch::Contains("no other host's ens5np0 on stor01 runs at 400 Gb/s (0 of 1)"));
+    CHECK(sg.undecided.empty());
+    // one host's extra 100G port on a rail leaf beside its own 400G rail
+    // there (unique name): one more port, not a rail that came up slow
+    std::vector<LldpNeighbor> x;
+    for (const char *h : {"gpu01", "gpu02", "gpu03"})
+        rails4(h, x);
+    x.push_back(nb("gpu02", "ens9f0", "leaf-r1", 100));
+    NicSplit sx = split_nics(x, {}, {});
+    REQUIRE(sx.frontend.size() == 4);
+    auto extra = std::find_if(sx.frontend.begin(), sx.frontend.end(), [](const FrontEndNic &f) { return f.iface == "ens9f0"; });
+    REQUIRE(extra != sx.frontend.end());
+    CHECK_THAT(extra->why, Catch::Contains("beside a faster port of the host on leaf-r1"));
+    // one switch for everything, management ports named per host: every
+    // other host has a 10G port there too, so it is no rail
+    std::vector<LldpNeighbor> one;
+    for (const char *h : {"n1", "n2", "n3"}) {
+        for (int r = 1; r <= 4; ++r)
+            one.push_back(nb(h, "ens" + std::to_string(r) + "np0", "sw1", 400));
+        one.push_back(nb(h, std::string("mgmt-") + h, "sw1", 10));
+    }
+    NicSplit so = split_nics(one, {}, {});
+    CHECK(so.frontend.size() == 3);
+    CHECK(so.undecided.empty());
+    // there a rail of one host at 200G stays a rail
+    one[1].gbps = 200;
+    so = split_nics(one, {}, {});
+    CHECK(so.frontend.size() == 3);
+    CHECK(so.compute.size() == 12);
+}
+
 TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC", "[lldp][frontend]")
 {
     // two rails and a front-end ConnectX, all 400G (a DGX H100's storage and
@@ -390,7 +455,7 @@ TEST_CASE("check names the front-end NICs, and the hosts it could not tell apart
     std::vector<Finding> fs = check(rails8("json"));
     CHECK(codes(fs) == "frontend-nic gpu[01-04]\n");
     CHECK(fs[0].message == "front-end NIC eno1 (10 Gb/s, to mgmt01): 10 Gb/s where the host's fastest run at 400 Gb/s, "
-                           "as the same port runs on most other hosts; kept out of rails, islands and the plugin's view");
+                           "and no other host's eno1 on mgmt01 runs at 400 Gb/s (0 of 3); kept out of rails, islands and the plugin's view");
     // fabric.json keeps them, so check on it says the same
     Topology t = rails8("keyvalue");
     std::stringstream js;
