@@ -209,7 +209,8 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
             np.own_net = list_dir(base + "/" + dev + "/device/net");
             {
                 // the kernel writes four groups of four hex digits
-                std::string g = read_line(base + "/" + dev + "/node_guid"), hex;
+                std::optional<std::string> text = read_small_file(base + "/" + dev + "/node_guid", 4096);
+                std::string g = text ? text->substr(0, text->find('\n')) : std::string(), hex;
                 bool ok = g.size() == 19;
                 for (std::size_t i = 0; ok && i < g.size(); ++i)
                     if (i % 5 == 4)
@@ -220,6 +221,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
                         ok = false;
                 if (ok && hex.size() == 16)
                     np.node_guid = std::stoull(hex, nullptr, 16);
+                np.node_guid_bad = text && np.node_guid == 0;
             }
             {
                 char link[4096];

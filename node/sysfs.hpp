@@ -41,6 +41,7 @@ struct NodePort {
     std::vector<std::string> own_net;   // device/net: the netdevs of the device's own PCI function
     std::string pci;                    // where its device link points ("0000:3b:00.0"); "" none
     std::uint64_t node_guid = 0;        // <hca>/node_guid ("9803:9b03:0000:0000"); 0 none or unreadable
+    bool node_guid_bad = false;         // node_guid read, but all zero or not the kernel's format (no adapter the fabric saw)
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)
     std::vector<GidEntry> gids;         // Ethernet: the GID table's entries with an address, by index
     int gid_table_len = 0;              // how many slots the table has

@@ -579,7 +579,15 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     else if (facts.ports.empty())
         skip("NCCL_IB_HCA", "no RDMA device in sysfs (" + (cfg.sysfs_root.empty() ? std::string("/sys") : per_node_path(cfg.sysfs_root, step.node)) +
                                 "/class/infiniband): NCCL's own choice is left");
-    else if (from_node)
+    else if (dev.ports.empty() && !dev.deselected.empty()) {
+        // every adapter found left out by the site's selector: say so, not "not ACTIVE"
+        std::string names;
+        for (std::size_t i = 0; i < dev.deselected.size() && i < 8; ++i)
+            names += (i ? "," : "") + dev.deselected[i];
+        skip("NCCL_IB_HCA", "hca=" + shown(cfg.hca, 200) + " selects none of this node's compute-rail adapters (" + names +
+                                (dev.deselected.size() > 8 ? ",..." : "") +
+                                "; patterns are fnmatch(3) of device names, without NCCL's :port): NCCL's own choice is left");
+    } else if (from_node)
         skip("NCCL_IB_HCA", (dev.problems.empty() ? std::string("no compute adapter from the node") : dev.problems[0]) +
                                 ": NCCL's own choice is left");
     else
@@ -623,10 +631,18 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
         } else if (tc >= 0) {
             add("NCCL_IB_TC", std::to_string(tc), why);
-            if (cfg.roce_tc < 0 && user_has("UCX_NET_DEVICES"))
+            // the user's UCX_NET_DEVICES, in the environment or a file UCX
+            // or NCCL reads (both give it the environment's weight)
+            std::string user_devs = user_has("UCX_NET_DEVICES") ? std::string("the job's own")
+                                    : facts.nccl_conf.count("UCX_NET_DEVICES")
+                                        ? "set in " + escaped(facts.nccl_conf.at("UCX_NET_DEVICES"), 1100)
+                                    : facts.ucx_conf.count("UCX_NET_DEVICES")
+                                        ? "set in " + escaped(facts.ucx_conf.at("UCX_NET_DEVICES"), 1100)
+                                        : "";
+            if (cfg.roce_tc < 0 && !user_devs.empty())
                 // the class read from atoll's ports says nothing of the devices
                 // the user's UCX_NET_DEVICES names (rc_mlx5 sends it as given)
-                skip("UCX_IB_TRAFFIC_CLASS", "UCX_NET_DEVICES is the job's own: the traffic class of the devices it "
+                skip("UCX_IB_TRAFFIC_CLASS", "UCX_NET_DEVICES is " + user_devs + ": the traffic class of the devices it "
                                              "names was not checked; set roce_tc= for a site-wide class");
             else
                 add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
@@ -735,13 +751,17 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
 }
 
 std::vector<std::string> leave_to_cwd_ucx_conf(std::vector<EnvVar> &vars, const std::map<std::string, std::string> &cwd_vars,
-                                               const std::string &cwd_unknown)
+                                               const std::string &cwd_unknown, bool site_tc)
 {
     std::vector<std::string> out;
     for (EnvVar &v : vars) {
         if (!v.set || v.kept || v.name.rfind("UCX_", 0) != 0)
             continue;
-        if (cwd_vars.count(v.name))
+        if (v.name == "UCX_IB_TRAFFIC_CLASS" && cwd_vars.count("UCX_NET_DEVICES") && !site_tc)
+            // the devices that file names were not checked (as for a job's own UCX_NET_DEVICES)
+            v.why = "UCX_NET_DEVICES is set in ucx.conf of the task's working directory: the traffic class of the "
+                    "devices it names was not checked; set roce_tc= for a site-wide class";
+        else if (cwd_vars.count(v.name))
             v.why = "set in ucx.conf of the task's working directory, which UCX reads (the environment would override "
                     "it): left to it";
         else if (!cwd_unknown.empty())

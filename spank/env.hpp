@@ -100,8 +100,10 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
 // (`cwd.unknown`), is turned into "not set" with the reason; their names are
 // returned, for the caller to remove from the task's environment, and
 // ATOLL_ENV_SET's value in `vars` no longer names them.
+// UCX_NET_DEVICES named there also takes UCX_IB_TRAFFIC_CLASS, unless that
+// is the site's (`site_tc`: roce_tc= given).
 std::vector<std::string> leave_to_cwd_ucx_conf(std::vector<EnvVar> &vars, const std::map<std::string, std::string> &cwd_vars,
-                                               const std::string &cwd_unknown);
+                                               const std::string &cwd_unknown, bool site_tc = false);
 // Lines for --fabric-env=show and atoll-topo env: "NAME=VALUE (why)",
 // "NAME=VALUE (set by the user, kept)" or "NAME not set: why".
 std::string describe(const EnvVar &v);

@@ -112,8 +112,11 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                     d.renamed.push_back(hp.first + " is " + by_guid->hca + " here");
                 hit = by_guid;
                 by_fabric_name = true;
-            } else if (hit && hit->node_guid != 0) {
-                d.problems.push_back(hp.first + " here is another adapter (node GUID " + guid_str(hit->node_guid).substr(2) +
+            } else if (hit && (hit->node_guid != 0 || hit->node_guid_bad)) {
+                // a GUID read that is not the fabric's: all zero (a VF no one
+                // gave one) or not as the kernel writes it is not it either
+                d.problems.push_back(hp.first + " here is another adapter (node GUID " +
+                                     (hit->node_guid ? guid_str(hit->node_guid).substr(2) : std::string("none: its node_guid is all zero or malformed")) +
                                      ", the fabric's " +
                                      hp.first + " is " + want_g + "), and no device here has that GUID: the card was "
                                      "replaced or the devices renumbered; rediscover the fabric");
@@ -167,8 +170,10 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         // hca= names adapters as a healthy node names them, which is the
         // fabric's name: on a node whose devices were renumbered, the kernel's
         // new name may be another adapter's (the storage card's)
-        if (!hca_selected(cfg.hca, by_fabric_name ? hp.first : hit->hca))
+        if (!hca_selected(cfg.hca, by_fabric_name ? hp.first : hit->hca)) {
+            d.deselected.push_back(by_fabric_name ? hp.first : hit->hca);  // the name the patterns were matched against
             continue;
+        }
         if (hit->link_layer != want) {
             d.problems.push_back(name + " (" + hit->hca + ") is " + (hit->link_layer.empty() ? "of no link layer" : hit->link_layer) +
                                  ", expected " + want);
@@ -227,6 +232,7 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
+    const auto started = std::chrono::steady_clock::now();  // the user's files share one bound
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
     // HOME/.nccl.conf, then /etc/nccl.conf
     if (!user_conf.unknown.empty()) {
@@ -238,12 +244,21 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
         facts.nccl_conf = std::move(conf.vars);
         facts.nccl_conf_unknown = conf.unknown;
     }
-    // as UCX reads them: root's ucx.conf, then the user's (HOME, UCX_CONFIG_DIR)
-    if (!ucx_conf.unknown.empty()) {
+    // as UCX reads them: root's ucx.conf, then the user's (HOME, UCX_CONFIG_DIR),
+    // in what is left of the one bound for the user's files
+    auto left = user_file_bound - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    if (!facts.nccl_conf_unknown.empty()) {
+        // no NCCL or UCX variable is set: the ucx.conf files need not be read
+    } else if (!ucx_conf.unknown.empty()) {
         facts.ucx_conf_unknown = ucx_conf.unknown;
         facts.problems.push_back(ucx_conf.unknown);
+    } else if (left.count() <= 0) {
+        facts.ucx_conf_unknown = "the ucx.conf files were not read: the " + std::to_string(user_file_bound.count() / 1000) +
+                                 " s for the user's files went to nccl.conf: atoll does not know which UCX variables "
+                                 "they set, so it sets none";
+        facts.problems.push_back(facts.ucx_conf_unknown);
     } else {
-        NcclConfVars conf = ucx_conf_vars({system_ucx_conf}, ucx_conf.paths, facts.problems, user_file_bound,
+        NcclConfVars conf = ucx_conf_vars({system_ucx_conf}, ucx_conf.paths, facts.problems, left,
                                           user_conf.read_as ? &*user_conf.read_as : nullptr);
         facts.ucx_conf = std::move(conf.vars);
         facts.ucx_conf_unknown = conf.unknown;

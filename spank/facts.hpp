@@ -137,6 +137,7 @@ struct NodeDevices {
     std::vector<std::string> problems;                // what did not match, or is not ACTIVE
     std::vector<std::string> renamed;                 // adapters found by GUID under another name ("mlx5_5 is mlx5_4 here")
     std::string refused;                              // why none is taken though some matched (two devices, one address)
+    std::vector<std::string> deselected;              // adapters found but left out by hca=
     bool usable = false;                               // at least one port ACTIVE
 };
 // On azure and gcp, a host the fabric names no adapter of (none of its

@@ -508,8 +508,8 @@ extern "C" int atl_task(spank_t sp)
         if (ucx_ours(node_vars) || ucx_ours(mine)) {
             std::vector<std::string> problems;
             NcclConfVars cwd = ucx_conf_vars({}, {"ucx.conf"}, problems);  // relative: the reader child's working directory
-            std::vector<std::string> gone = leave_to_cwd_ucx_conf(node_vars, cwd.vars, cwd.unknown);
-            leave_to_cwd_ucx_conf(mine, cwd.vars, cwd.unknown);
+            std::vector<std::string> gone = leave_to_cwd_ucx_conf(node_vars, cwd.vars, cwd.unknown, g_cfg.roce_tc >= 0);
+            leave_to_cwd_ucx_conf(mine, cwd.vars, cwd.unknown, g_cfg.roce_tc >= 0);
             for (const std::string &n : gone)
                 spank_unsetenv(sp, n.c_str());
             for (const EnvVar &v : node_vars)

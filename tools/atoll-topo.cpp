@@ -755,8 +755,8 @@ int cmd_env(int argc, char **argv)
         std::vector<std::string> problems;
         NcclConfVars cwd = ucx_conf_vars({}, {a.get("workdir") + "/ucx.conf"}, problems, user_file_bound,
                                          conf.read_as ? &*conf.read_as : nullptr);
-        leave_to_cwd_ucx_conf(node, cwd.vars, cwd.unknown);
-        leave_to_cwd_ucx_conf(task, cwd.vars, cwd.unknown);
+        leave_to_cwd_ucx_conf(node, cwd.vars, cwd.unknown, cfg.roce_tc >= 0);
+        leave_to_cwd_ucx_conf(task, cwd.vars, cwd.unknown, cfg.roce_tc >= 0);
         facts.problems.insert(facts.problems.end(), problems.begin(), problems.end());
     }
     std::cout << "node " << step.node << (step.batch ? ", the batch step" : "") << ", " << step.nodes.size()

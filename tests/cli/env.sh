@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 22
+plan 25
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -78,6 +78,20 @@ env_of --nodes node001 --sysfs-root "$work/ren/%n" --hca 'mlx5_[0-7]' >"$work/re
 if grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1,mlx5_8:1 " "$work/ren-hca.out"; then
     ok "hca= on a renumbered node selects by the fabric's adapter names: all eight rails kept"
 else not_ok "hca= on a renumbered node selects by the fabric's adapter names"; diag "$(cat "$work/ren-hca.out")"; fi
+# hca= patterns that select none of the rails (NCCL's ":port" syntax, a
+# stray space): said so, not "not ACTIVE" (a helper's attack)
+env_of --nodes node001 --sysfs-root "$work/ren/%n" --hca 'mlx5_0:1' >"$work/ren-none.out"
+check "hca= selecting none of the rails says so, naming the patterns" \
+    grep -q "^  NCCL_IB_HCA not set: hca='mlx5_0:1' selects none of this node's compute-rail adapters (mlx5_0,mlx5_1,.*without NCCL's :port)" "$work/ren-none.out"
+# a device whose node_guid is all zero (a VF no one gave a GUID) under a
+# rail's name is not the fabric's adapter: left out with the reason, not
+# taken by name (a helper's attack)
+cp -r "$work/sys" "$work/zero"
+for k in 0 1 2 3 4 5 6 7; do guid_of $k >"$work/zero/node001/class/infiniband/mlx5_$k/node_guid"; done
+echo "0000:0000:0000:0000" >"$work/zero/node001/class/infiniband/mlx5_2/node_guid"
+env_of --nodes node001 --sysfs-root "$work/zero/%n" >"$work/zero.out"
+check "an all-zero node GUID under a rail's name is another adapter: left out, and why" \
+    grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 (.*mlx5_2 here is another adapter (node GUID none: its node_guid is all zero or malformed" "$work/zero.out"
 # a view 3 (before GUIDs, an older atoll-topo's) is still read: by name
 sed -e '1s/^atoll-view 4$/atoll-view 3/' -e 's/@[0-9a-f]\{16\}//g' "$work/dgx.view" >"$work/dgx3.view"
 "$TOPO" env "$work/dgx3.view" --node node001 --nodes node001 --sysfs-root "$work/sys/%n" >"$work/v3.out" 2>&1
@@ -133,6 +147,17 @@ if grep -q "^  UCX_IB_TRAFFIC_CLASS not set: set in $work/uhome/ucx.conf, which 
    grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/ucx-fifo"; then
     ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it; a FIFO there: no UCX variable"
 else not_ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it"; diag "$(cat "$work/ucx-files" "$work/ucx-fifo")"; fi
+# a ucx.conf naming UCX_NET_DEVICES is the job's choice of devices, as the
+# environment's is: their class was not checked, so no UCX_IB_TRAFFIC_CLASS
+# but the site's roce_tc= (a helper's attack)
+mkdir -p "$work/undev"
+printf 'UCX_NET_DEVICES=mlx5_2:1\n' >"$work/undev/ucx.conf"
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --set HOME="$work/undev" >"$work/undev.out" 2>&1
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --workdir "$work/undev" --plugstack roce_tc=106 >"$work/undev-tc.out" 2>&1
+if grep -q "^  UCX_IB_TRAFFIC_CLASS not set: UCX_NET_DEVICES is set in $work/undev/ucx.conf: the traffic class" "$work/undev.out" &&
+   grep -q "^  NCCL_IB_TC=106 " "$work/undev.out" && grep -q "^  UCX_IB_TRAFFIC_CLASS=106 (site RoCE traffic class (roce_tc)" "$work/undev-tc.out"; then
+    ok "UCX_NET_DEVICES in a ucx.conf: no UCX_IB_TRAFFIC_CLASS from the ports, the site's roce_tc= still"
+else not_ok "UCX_NET_DEVICES in a ucx.conf: no UCX_IB_TRAFFIC_CLASS from the ports"; diag "$(cat "$work/undev.out" "$work/undev-tc.out")"; fi
 # LLDP taken on the hosts alone shows no switch above the leaves: whether the
 # rail planes meet there is not known, so no NCCL_CROSS_NIC=0 (a helper's
 # attack: it was set "on rail planes that do not meet above the leaves")
