@@ -379,6 +379,69 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
     return out;
 }
 
+namespace {
+
+// Hosts of the storage or front-end network whose tables were given too (a
+// storage server's two ports on the switches where the GPU hosts have their
+// storage NICs): a switch that carries front-end NICs of a host with R
+// compute interfaces, and compute ports only of hosts with at most R/2, is a
+// front-end switch; a host with a compute interface on such a switch, and
+// none on a switch of hosts with more than R/2, is no compute host: all its
+// interfaces go to the front end.
+// (A GPU host with most rails down keeps its rail leaves, which carry
+// other GPU hosts' rails.)
+void drop_service_hosts(NicSplit &out)
+{
+    std::map<std::string, int> rails;  // host -> compute interfaces
+    for (const LldpNeighbor &n : out.compute)
+        rails[n.local]++;
+    std::map<std::string, int> front_of;  // switch -> the most rails of a host with a front-end NIC on it
+    for (const FrontEndNic &f : out.frontend)
+        front_of[f.sw] = std::max(front_of[f.sw], rails.count(f.host) ? rails[f.host] : 0);
+    std::map<std::string, bool> fe_switch;
+    for (const auto &kv : front_of)
+        fe_switch[kv.first] = kv.second > 0;
+    for (const LldpNeighbor &n : out.compute)
+        if (fe_switch.count(n.chassis) && 2 * rails[n.local] > front_of[n.chassis])
+            fe_switch[n.chassis] = false;
+    // the most rails of a host with a compute port on each switch
+    std::map<std::string, int> biggest;
+    for (const LldpNeighbor &n : out.compute)
+        biggest[n.chassis] = std::max(biggest[n.chassis], rails[n.local]);
+    std::set<std::string> service;
+    for (const auto &kv : rails) {
+        // on a front-end switch, and on no switch of the hosts of that many rails
+        int r = 0;
+        for (const LldpNeighbor &n : out.compute)
+            if (n.local == kv.first && fe_switch.count(n.chassis) && fe_switch[n.chassis])
+                r = std::max(r, front_of[n.chassis]);
+        bool apart = r > 0;
+        for (const LldpNeighbor &n : out.compute)
+            if (n.local == kv.first)
+                apart = apart && 2 * biggest[n.chassis] <= r;
+        if (apart)
+            service.insert(kv.first);
+    }
+    if (service.empty())
+        return;
+    std::vector<LldpNeighbor> kept;
+    for (const LldpNeighbor &n : out.compute)
+        if (service.count(n.local))
+            out.frontend.push_back({n.local, n.iface, n.chassis, n.gbps,
+                                    "the host shares its switches with no compute host's rails, and hosts with more rails have "
+                                    "front-end NICs on them: a storage or service host, not a compute host"});
+        else
+            kept.push_back(n);
+    out.compute = std::move(kept);
+    std::vector<std::string> und;
+    for (const std::string &h : out.undecided)
+        if (!service.count(h))
+            und.push_back(h);
+    out.undecided = std::move(und);
+}
+
+}  // namespace
+
 NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
                     const std::map<std::string, HostNics> &nics)
 {
@@ -434,9 +497,12 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                 return {Slow::Other, "and no other host's " + n.iface + where + " runs at " + gbps_name(fastest) + tally};
             return {Slow::Unknown, ""};
         }
+        // (hosts of at least half as many interfaces: a storage server's
+        // one fast port on the front-end switch says nothing of the rails)
         std::set<std::string> others, slow_hosts;
+        const std::size_t mine = by_host[n.local].size();
         for (const LldpNeighbor *p : by_switch[n.chassis])
-            if (p->local != n.local && p->gbps > 0) {
+            if (p->local != n.local && p->gbps > 0 && 2 * by_host[p->local].size() >= mine) {
                 others.insert(p->local);
                 if (p->gbps < fastest)
                     slow_hosts.insert(p->local);
@@ -522,6 +588,8 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         if (kept > 1 && ((unknown && !by_rdma) || slower == 0))
             out.undecided.push_back(host);
     }
+    if (!roles.given())
+        drop_service_hosts(out);
     return out;
 }
 

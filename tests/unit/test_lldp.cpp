@@ -320,10 +320,11 @@ TEST_CASE("split_nics: slower ports beside fast ones on a switch are rails only 
         CHECK((f.iface == "ens9np0" || f.iface == "eno1"));
     CHECK(s.undecided.empty());
     // one 400G storage server on the front-end switch makes no host's 100G
-    // eno1 a rail that came up slow
+    // eno1 a rail that came up slow; and is itself no compute host
     ns.push_back(nb("stor1", "ens1np0", "fe1", 400));
     s = split_nics(ns, {}, {});
-    CHECK(s.compute.size() == 17);
+    CHECK(s.compute.size() == 16);
+    CHECK(s.frontend.size() == 9);
     CHECK(s.undecided.empty());
     // h2's rail 3 came up at 200G while every other host's ens3np0 runs at
     // 400G: still a rail (its leaf also carries h3's 200G storage port)
@@ -331,8 +332,8 @@ TEST_CASE("split_nics: slower ports beside fast ones on a switch are rails only 
     REQUIRE(ns[8].local == "h2");
     REQUIRE(ns[8].iface == "ens3np0");
     s = split_nics(ns, {}, {});
-    CHECK(s.compute.size() == 17);
-    CHECK(s.frontend.size() == 8);
+    CHECK(s.compute.size() == 16);
+    CHECK(s.frontend.size() == 9);
     // no other host has an interface of that name: its switch's other host
     // ports decide, by most of them
     std::vector<LldpNeighbor> odd = {nb("a1", "p1", "leaf1", 400), nb("a1", "x7", "leaf2", 200),
@@ -408,6 +409,47 @@ TEST_CASE("split_nics: the same port on the other hosts says rail or not, and wh
     so = split_nics(one, {}, {});
     CHECK(so.frontend.size() == 3);
     CHECK(so.compute.size() == 12);
+}
+
+TEST_CASE("split_nics: storage servers whose tables were given are no compute hosts", "[lldp][frontend]")
+{
+    // a helper's attack: 3 GPU hosts (4 x 400G rails, a 200G storage NIC on
+    // stor-a, a 10G eno1) and 5 storage servers (2 x 200G on stor-a and
+    // stor-b): the servers outnumbered the GPU hosts, so their two ports set
+    // the rails and six of the GPU hosts' rails went
+    std::vector<LldpNeighbor> ns;
+    for (const char *h : {"gpu01", "gpu02", "gpu03"}) {
+        for (int r = 1; r <= 4; ++r)
+            ns.push_back(nb(h, "ens" + std::to_string(r) + "np0", "leaf-r" + std::to_string(r), 400));
+        ns.push_back(nb(h, "ens9np0", "stor-a", 200));
+        ns.push_back(nb(h, "eno1", "mgmt01", 10));
+    }
+    for (int k = 1; k <= 5; ++k) {
+        std::string h = "stor0" + std::to_string(k);
+        ns.push_back(nb(h, "ens1f0np0", "stor-a", 200));
+        ns.push_back(nb(h, "ens1f1np0", "stor-b", 200));
+    }
+    // and one server on the front-end switch, at 400G
+    ns.push_back(nb("nfs01", "ens1np0", "mgmt01", 400));
+    NicSplit s = split_nics(ns, {}, {});
+    CHECK(s.compute.size() == 12);
+    for (const LldpNeighbor &n : s.compute)
+        CHECK(n.local.rfind("gpu", 0) == 0);
+    CHECK(s.undecided.empty());
+    auto stor = std::find_if(s.frontend.begin(), s.frontend.end(), [](const FrontEndNic &f) { return f.host == "stor03"; });
+    REQUIRE(stor != s.frontend.end());
+    CHECK_THAT(stor->why, Catch::Contains("a storage or service host"));
+    // a GPU host with three rails down keeps its last one: its leaf carries
+    // the other GPU hosts' rails
+    ns[0].gbps = 400;
+    for (int i : {1, 2, 3})
+        ns[static_cast<std::size_t>(i)].chassis = "gone";
+    std::vector<LldpNeighbor> cut;
+    for (std::size_t i = 0; i < ns.size(); ++i)
+        if (ns[i].chassis != "gone")
+            cut.push_back(ns[i]);
+    NicSplit c = split_nics(cut, {}, {});
+    CHECK(std::count_if(c.compute.begin(), c.compute.end(), [](const LldpNeighbor &n) { return n.local == "gpu01"; }) == 1);
 }
 
 TEST_CASE("split_nics: the same speed does not tell a rail from a front-end NIC", "[lldp][frontend]")
