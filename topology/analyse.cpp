@@ -797,6 +797,31 @@ Topology analyse(Fabric fabric)
         }
         }
     }
+    // A trailing number that is the host's own, not an adapter's (names
+    // made per host: rdma0_gpu01, gpu01-net2): read as adapter numbers they
+    // give no two hosts an adapter in common, and all of a host's ports one.
+    // Then every adapter is numbered by its place, as below.
+    {
+        std::map<RailKey, std::set<std::string>> holders;
+        int multi = 0, one_key = 0;
+        for (const auto &kv : hosts) {
+            std::set<RailKey> keys;
+            for (const HostPort &p : kv.second.ports)
+                if (p.dev_index >= 0) {
+                    keys.insert({p.dev_index, p.port});
+                    holders[{p.dev_index, p.port}].insert(kv.first);
+                }
+            if (kv.second.ports.size() > 1) {
+                ++multi;
+                one_key += keys.size() == 1;
+            }
+        }
+        bool shared = std::any_of(holders.begin(), holders.end(), [](const auto &kv) { return kv.second.size() > 1; });
+        if (multi >= 2 && !holders.empty() && (!shared || one_key == multi))
+            for (auto &kv : hosts)
+                for (HostPort &p : kv.second.ports)
+                    p.dev_index = -1;
+    }
     for (auto &kv : hosts) {
         Host &h = kv.second;
         // Adapters without an adapter number in their name (ibp11s0f0, or

@@ -256,6 +256,29 @@ TEST_CASE("no speed, no node.json: the NICs are undecided and every one is taken
     REQUIRE(system(rm.c_str()) == 0);
 }
 
+TEST_CASE("interfaces named per host (rdma0_gpu01): rails by their place, not by the host's number", "[lldp][topology]")
+{
+    // a helper's attack: the trailing number of rdma0_gpu01 was read as an
+    // adapter number, every host's four ports one adapter of its own, and
+    // no rail at all came out (NCCL_IB_HCA "not ACTIVE" on every host)
+    std::string tables;
+    for (int h = 1; h <= 4; ++h)
+        for (int r = 0; r < 4; ++r) {
+            std::string host = "gpu0" + std::to_string(h), i = "rdma" + std::to_string(r) + "_" + host;
+            tables += host + ": lldp." + i + ".chassis.name=leaf-r" + std::to_string(r) + "\n" + host + ": lldp." + i +
+                      ".chassis.Bridge.enabled=on\n" + host + ": lldp." + i + ".port.ifname=swp" + std::to_string(h) + "\n";
+        }
+    std::istringstream in(tables);
+    Topology t = analyse(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", NicRoles{"", "rdma*", ""}));
+    REQUIRE(t.rails.size() == 4);
+    CHECK(t.rail_optimised);
+    for (const Host &h : t.hosts)
+        for (const HostPort &p : h.ports)
+            CHECK(p.hca.substr(0, 5) == "rdma" + std::to_string(p.rail));
+    // names that are adapter numbers (eth2, mlx5_3) are still read so
+    CHECK(hca_dev_index("eth2") == 2);
+}
+
 namespace {
 // a host's LLDP neighbour: its interface to a bridge, at a speed
 LldpNeighbor nb(const std::string &host, const std::string &iface, const std::string &sw, double g)
