@@ -229,6 +229,24 @@ std::vector<std::string> degraded_reasons(const Topology &t)
     std::vector<Rate> norm;
     for (const auto &rates : class_rates)
         norm.push_back(most_common(rates, Rate{0, Speed::Unknown}));
+    // a host link is below its peers only where its own host has a faster
+    // one: a host of several links that all run alike is of a slower generation
+    // (200G beside 400G hosts on the same rail leaves), not degraded
+    // (slower_hosts() names it)
+    std::vector<bool> host_alike(f.links.size(), false);
+    for (const Host &h : t.hosts) {
+        if (!h.compute || h.ports.size() < 2)  // one link alone says nothing of its host's kind
+            continue;
+        const Link &first = f.links[static_cast<std::size_t>(h.ports[0].link)];
+        bool alike = true;
+        for (const HostPort &p : h.ports) {
+            const Link &l = f.links[static_cast<std::size_t>(p.link)];
+            alike = alike && l.width == first.width && l.speed == first.speed;
+        }
+        if (alike)
+            for (const HostPort &p : h.ports)
+                host_alike[static_cast<std::size_t>(p.link)] = true;
+    }
     for (std::size_t i = 0; i < f.links.size(); ++i) {
         const Link &l = f.links[i];
         std::string why;
@@ -238,7 +256,7 @@ std::vector<std::string> degraded_reasons(const Topology &t)
         else if (l.supported_width && l.width && l.width < std::min(4, l.supported_width))
             why = "runs at " + rate_name(l.width, l.speed) + " where both ends support " +
                   std::to_string(l.supported_width) + "x";
-        else if (link_class[i] >= 0) {
+        else if (link_class[i] >= 0 && !(link_class[i] == host_class && host_alike[i])) {
             const Rate &r = norm[static_cast<std::size_t>(link_class[i])];
             if ((l.width && l.width < r.width) || (l.speed != Speed::Unknown && l.speed < r.speed))
                 why = "runs at " + rate_name(l.width, l.speed) + ", below the " +
@@ -262,6 +280,33 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     for (std::size_t i = 0; i < f.links.size(); ++i)
         if (!reasons[i].empty())
             add("degraded-link", Severity::Error, link_name(t, f.links[i]), "link " + reasons[i]);
+    {
+        // hosts whose links all run alike, below most hosts' (a slower
+        // generation, or a host whose every link trained down): said once
+        std::map<Rate, int> rates;
+        for (const Host &h : t.hosts)
+            if (h.compute)
+                for (const HostPort &p : h.ports)
+                    rates[{f.links[static_cast<std::size_t>(p.link)].width, f.links[static_cast<std::size_t>(p.link)].speed}]++;
+        Rate usual = most_common(rates, Rate{0, Speed::Unknown});
+        std::map<Rate, std::vector<std::string>> slower;
+        for (const Host &h : t.hosts) {
+            if (!h.compute || h.ports.size() < 2)
+                continue;
+            const Link &l0 = f.links[static_cast<std::size_t>(h.ports[0].link)];
+            bool alike = std::all_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
+                const Link &l = f.links[static_cast<std::size_t>(p.link)];
+                return l.width == l0.width && l.speed == l0.speed;
+            });
+            if (alike && ((l0.width && l0.width < usual.width) || (l0.speed != Speed::Unknown && l0.speed < usual.speed)))
+                slower[{l0.width, l0.speed}].push_back(h.name);
+        }
+        for (const auto &kv : slower)
+            add("slower-host", Severity::Warning, compress_hostlist(kv.second),
+                "every compute link of the host runs at " + rate_name(kv.first.width, kv.first.speed) + ", below the " +
+                    rate_name(usual.width, usual.speed) + " of most hosts: a slower generation, or every link trained "
+                    "down (no one link is slower than its host's others, so none is called degraded)");
+    }
 
     // --- descriptions
     std::map<std::string, std::vector<std::uint64_t>> by_desc;
