@@ -215,8 +215,8 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
                 for (std::size_t i = 0; ok && i < g.size(); ++i)
                     if (i % 5 == 4)
                         ok = g[i] == ':';
-                    else if (std::isxdigit(static_cast<unsigned char>(g[i])))
-                        hex += g[i];
+                    else if (std::isdigit(static_cast<unsigned char>(g[i])) || (g[i] >= 'a' && g[i] <= 'f'))
+                        hex += g[i];  // %04x: lower case
                     else
                         ok = false;
                 if (ok && hex.size() == 16)

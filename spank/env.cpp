@@ -622,11 +622,17 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             tc = *tcs.begin();
             why = "the traffic class configured on this node's RoCE ports";
         }
-        if (cfg.roce_tc < 0 && !hca_ours) {
+        if (!facts.nccl_conf_unknown.empty()) {
+            // what the nccl.conf files set is not known: no NCCL or UCX variable
+            skip("NCCL_IB_TC", facts.nccl_conf_unknown);
+            skip("UCX_IB_TRAFFIC_CLASS", facts.nccl_conf_unknown);
+        } else if (cfg.roce_tc < 0 && !hca_ours) {
             // the class read from atoll's ports says nothing of the devices
             // the user's (or an nccl.conf's) NCCL_IB_HCA names
             skip("NCCL_IB_TC", "NCCL_IB_HCA is not atoll's: the traffic class of the devices it names was not checked; "
                                "set roce_tc= for a site-wide class");
+            skip("UCX_IB_TRAFFIC_CLASS", "NCCL_IB_HCA is not atoll's, so no class was read from its ports; set roce_tc= for a "
+                                         "site-wide class");
         } else if (tc >= 0 && (tc & 3) == 3) {
             skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
         } else if (tc >= 0) {

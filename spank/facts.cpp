@@ -115,11 +115,14 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             } else if (hit && (hit->node_guid != 0 || hit->node_guid_bad)) {
                 // a GUID read that is not the fabric's: all zero (a VF no one
                 // gave one) or not as the kernel writes it is not it either
-                d.problems.push_back(hp.first + " here is another adapter (node GUID " +
-                                     (hit->node_guid ? guid_str(hit->node_guid).substr(2) : std::string("none: its node_guid is all zero or malformed")) +
-                                     ", the fabric's " +
-                                     hp.first + " is " + want_g + "), and no device here has that GUID: the card was "
-                                     "replaced or the devices renumbered; rediscover the fabric");
+                d.problems.push_back(hit->node_guid
+                                         ? hp.first + " here is another adapter (node GUID " + guid_str(hit->node_guid).substr(2) +
+                                               ", the fabric's " + hp.first + " is " + want_g +
+                                               "), and no device here has that GUID: the card was replaced or the devices "
+                                               "renumbered; rediscover the fabric"
+                                         : hp.first + " here has no node GUID the fabric could have seen (its node_guid is all "
+                                               "zero, as a virtual function's no one gave one, or not as the kernel writes "
+                                               "it), and no device here has the fabric's " + want_g + ": left out");
                 continue;
             }
             // else: the node's sysfs gives no GUID for that name; by name, as before view 4
@@ -573,8 +576,8 @@ std::vector<std::pair<std::string, std::string>> read_conf_files(const std::vect
                     std::to_string(as ? as->uid : geteuid()) + "'s ids" + none);
         else if (u.status == UserFile::Status::TimedOut)
             unknown(whose + shown(path, 200) + " was not read within " +
-                    (bound.count() % 1000 ? std::to_string(bound.count()) + " ms"
-                                          : std::to_string(bound.count() / 1000) + " s") +
+                    (bound.count() < 1000 ? std::to_string(bound.count()) + " ms"
+                                          : std::to_string((bound.count() + 999) / 1000) + " s") +
                     " (a stalled file system?)" + none);
         else if (u.status == UserFile::Status::Unreadable && u.error == 0 && squeezed(path) != "/dev/null")
             unknown(whose + shown(path, 200) + " is not a regular file: atoll does not read it, " + lib +

@@ -862,12 +862,18 @@ Topology analyse(Fabric fabric)
     for (Host &h : t.hosts)
         h.compute = usual <= 1 ? !h.ports.empty() : 2 * static_cast<int>(h.ports.size()) >= usual;
 
-    // Rails: port keys carried by at least half of the compute hosts.
+    // Rails: port keys carried by at least half of the compute hosts. The
+    // hosts LLDP could not decide (their interfaces may be a storage
+    // server's) have no vote while any host is decided: ten storage servers
+    // of two ports must not make two rails of eight-rail GPU hosts.
+    std::set<std::string> no_vote(t.fabric.undecided.begin(), t.fabric.undecided.end());
+    if (std::all_of(t.hosts.begin(), t.hosts.end(), [&](const Host &h) { return !h.compute || no_vote.count(h.name); }))
+        no_vote.clear();
     std::map<RailKey, int> key_hosts;
     std::map<RailKey, std::map<std::string, int>> key_names;
     int ncompute = 0;
     for (const Host &h : t.hosts) {
-        if (!h.compute)
+        if (!h.compute || no_vote.count(h.name))
             continue;
         ++ncompute;
         std::set<RailKey> seen;

@@ -304,7 +304,7 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         for (const auto &kv : slower)
             add("slower-host", Severity::Warning, compress_hostlist(kv.second),
                 "every compute link of the host runs at " + rate_name(kv.first.width, kv.first.speed) + ", below the " +
-                    rate_name(usual.width, usual.speed) + " of most hosts: a slower generation, or every link trained "
+                    rate_name(usual.width, usual.speed) + " most common among hosts: a slower generation, or every link trained "
                     "down (no one link is slower than its host's others, so none is called degraded)");
     }
 

@@ -381,16 +381,19 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
 
 namespace {
 
-// Hosts of the storage or front-end network whose tables were given too (a
-// storage server's two ports on the switches where the GPU hosts have their
-// storage NICs): a switch that carries front-end NICs of a host with R
-// compute interfaces, and compute ports only of hosts with at most R/2, is a
-// front-end switch; a host with a compute interface on such a switch, and
-// none on a switch of hosts with more than R/2, is no compute host: all its
-// interfaces go to the front end.
+// Hosts that may be of the storage or front-end network, whose tables were
+// given too (a storage server's two ports on the switches where the GPU
+// hosts have their storage NICs): a switch that carries front-end NICs of a
+// host with R compute interfaces, and compute ports only of hosts with at
+// most R/2, may be a front-end switch; a host with a compute interface on
+// such a switch, and none on a switch of hosts with more than R/2, may be a
+// storage server, or a small partition on a converged switch. Which is not
+// known: the host is undecided (no device variable; its interfaces kept, so
+// it stays in Slurm's topology), and analyse() leaves undecided hosts out
+// of the vote on rails, so such servers cannot set the GPU hosts' rails.
 // (A GPU host with most rails down keeps its rail leaves, which carry
 // other GPU hosts' rails.)
-void drop_service_hosts(NicSplit &out)
+void undecide_service_hosts(NicSplit &out)
 {
     std::map<std::string, int> rails;  // host -> compute interfaces
     for (const LldpNeighbor &n : out.compute)
@@ -408,7 +411,7 @@ void drop_service_hosts(NicSplit &out)
     std::map<std::string, int> biggest;
     for (const LldpNeighbor &n : out.compute)
         biggest[n.chassis] = std::max(biggest[n.chassis], rails[n.local]);
-    std::set<std::string> service;
+    std::set<std::string> und(out.undecided.begin(), out.undecided.end());
     for (const auto &kv : rails) {
         // on a front-end switch, and on no switch of the hosts of that many rails
         int r = 0;
@@ -419,25 +422,9 @@ void drop_service_hosts(NicSplit &out)
         for (const LldpNeighbor &n : out.compute)
             if (n.local == kv.first)
                 apart = apart && 2 * biggest[n.chassis] <= r;
-        if (apart)
-            service.insert(kv.first);
+        if (apart && und.insert(kv.first).second)
+            out.undecided.push_back(kv.first);
     }
-    if (service.empty())
-        return;
-    std::vector<LldpNeighbor> kept;
-    for (const LldpNeighbor &n : out.compute)
-        if (service.count(n.local))
-            out.frontend.push_back({n.local, n.iface, n.chassis, n.gbps,
-                                    "the host shares its switches with no compute host's rails, and hosts with more rails have "
-                                    "front-end NICs on them: a storage or service host, not a compute host"});
-        else
-            kept.push_back(n);
-    out.compute = std::move(kept);
-    std::vector<std::string> und;
-    for (const std::string &h : out.undecided)
-        if (!service.count(h))
-            und.push_back(h);
-    out.undecided = std::move(und);
 }
 
 }  // namespace
@@ -495,6 +482,12 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                 return {Slow::Rail, ""};
             if (fast == 0)
                 return {Slow::Other, "and no other host's " + n.iface + where + " runs at " + gbps_name(fastest) + tally};
+            // some fast, as many slow or more: on a leaf that carries this
+            // one port of every host and nothing else (a rail leaf), it is
+            // that rail, some of whose links came up slow
+            if (level == 1 && std::all_of(by_switch[n.chassis].begin(), by_switch[n.chassis].end(),
+                                          [&](const LldpNeighbor *p) { return p->iface == n.iface; }))
+                return {Slow::Rail, ""};
             return {Slow::Unknown, ""};
         }
         // (hosts of at least half as many interfaces: a storage server's
@@ -515,6 +508,8 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
     auto matches = [](const std::string &patterns, const LldpNeighbor &n) {
         return !patterns.empty() && (hca_selected(patterns, n.iface) || hca_selected(patterns, n.chassis));
     };
+    std::set<std::string> decided_rails;  // hosts whose interfaces were told apart, and several kept
+    std::set<std::string> one_speed;      // hosts undecided for all their interfaces running alike
     for (const auto &kv : by_host) {
         const std::string &host = kv.first;
         auto front = [&](const LldpNeighbor &n, const std::string &why) {
@@ -585,11 +580,32 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         // as the rails, with RDMA, is as likely as one more rail), nor does
         // an unknown one. Only a host whose front-end NIC showed itself by
         // being slower has its fast interfaces taken as its rails.
-        if (kept > 1 && ((unknown && !by_rdma) || slower == 0))
+        if (kept > 1 && ((unknown && !by_rdma) || slower == 0)) {
             out.undecided.push_back(host);
+            if (!unknown && slower == 0)
+                one_speed.insert(host);
+        } else if (kept > 1)
+            decided_rails.insert(host);
     }
+    // A host undecided for want of a slower NIC (its front-end switch runs
+    // no LLDP) whose every interface has the name and the switch of a rail
+    // of a decided host is decided too: those are that rail.
+    std::set<std::pair<std::string, std::string>> rail_at;  // (interface, switch) of decided hosts' rails
+    for (const LldpNeighbor &n : out.compute)
+        if (decided_rails.count(n.local))
+            rail_at.insert({n.iface, n.chassis});
+    std::vector<std::string> still;
+    for (const std::string &h : out.undecided) {
+        bool known = one_speed.count(h) && !rail_at.empty() &&
+                     std::all_of(out.compute.begin(), out.compute.end(), [&](const LldpNeighbor &n) {
+                         return n.local != h || rail_at.count({n.iface, n.chassis});
+                     });
+        if (!known)
+            still.push_back(h);
+    }
+    out.undecided = std::move(still);
     if (!roles.given())
-        drop_service_hosts(out);
+        undecide_service_hosts(out);
     return out;
 }
 

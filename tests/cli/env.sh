@@ -3,7 +3,7 @@
 # sysfs and procfs trees built here, against tables worked out by hand (the
 # same cases as tests/unit/test_env.cpp, through the command an admin runs).
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 27
 work=$(tmpdir)
 "$TOPO" generate --pods 1 --groups 2 --rails 8 --hosts 2 --sharp --format json -o "$work/dgx.json"
 "$TOPO" slurm --format view "$work/dgx.json" -o "$work/dgx.view"
@@ -91,7 +91,13 @@ for k in 0 1 2 3 4 5 6 7; do guid_of $k >"$work/zero/node001/class/infiniband/ml
 echo "0000:0000:0000:0000" >"$work/zero/node001/class/infiniband/mlx5_2/node_guid"
 env_of --nodes node001 --sysfs-root "$work/zero/%n" >"$work/zero.out"
 check "an all-zero node GUID under a rail's name is another adapter: left out, and why" \
-    grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 (.*mlx5_2 here is another adapter (node GUID none: its node_guid is all zero or malformed" "$work/zero.out"
+    grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 (.*mlx5_2 here has no node GUID the fabric could have seen (its node_guid is all zero" "$work/zero.out"
+# the kernel writes node_guid with %04x: an upper-case one is no kernel's
+sed 's/[a-f]/\U&/g' "$work/zero/node001/class/infiniband/mlx5_3/node_guid" >"$work/upper"
+cp "$work/upper" "$work/zero/node001/class/infiniband/mlx5_3/node_guid"
+env_of --nodes node001 --sysfs-root "$work/zero/%n" >"$work/upper.out"
+check "an upper-case node_guid is not as the kernel writes it: left out" \
+    grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 " "$work/upper.out"
 # a view 3 (before GUIDs, an older atoll-topo's) is still read: by name
 sed -e '1s/^atoll-view 4$/atoll-view 3/' -e 's/@[0-9a-f]\{16\}//g' "$work/dgx.view" >"$work/dgx3.view"
 "$TOPO" env "$work/dgx3.view" --node node001 --nodes node001 --sysfs-root "$work/sys/%n" >"$work/v3.out" 2>&1
@@ -147,6 +153,14 @@ if grep -q "^  UCX_IB_TRAFFIC_CLASS not set: set in $work/uhome/ucx.conf, which 
    grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/ucx-fifo"; then
     ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it; a FIFO there: no UCX variable"
 else not_ok "ucx.conf (HOME's, the working directory's) names a UCX variable: atoll leaves it"; diag "$(cat "$work/ucx-files" "$work/ucx-fifo")"; fi
+# an nccl.conf not read in time: the RoCE classes say so (NCCL_IB_TC said
+# "NCCL_IB_HCA is not atoll's", UCX_IB_TRAFFIC_CLASS nothing: a helper's attack)
+mkdir -p "$work/stall"; mkfifo "$work/stall/.nccl.conf"
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" --set HOME="$work/stall" >"$work/stall.out" 2>&1
+if grep -q "^  NCCL_IB_TC not set: the user's nccl.conf '$work/stall/.nccl.conf' was not read within 2 s" "$work/stall.out" &&
+   grep -q "^  UCX_IB_TRAFFIC_CLASS not set: the user's nccl.conf '$work/stall/.nccl.conf' was not read within 2 s" "$work/stall.out"; then
+    ok "a stalled nccl.conf: NCCL_IB_TC and UCX_IB_TRAFFIC_CLASS not set, and that is the reason given"
+else not_ok "a stalled nccl.conf: NCCL_IB_TC and UCX_IB_TRAFFIC_CLASS not set, and that is the reason given"; diag "$(cat "$work/stall.out")"; fi
 # a ucx.conf naming UCX_NET_DEVICES is the job's choice of devices, as the
 # environment's is: their class was not checked, so no UCX_IB_TRAFFIC_CLASS
 # but the site's roce_tc= (a helper's attack)
