@@ -500,11 +500,11 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             v.why = facts.nccl_conf_unknown;
         } else if (name.rfind("UCX_", 0) == 0) {
             // UCX's files too give way to the environment (ucs_config_apply_config_vars)
-            std::string why = ucx_conf_says(facts, name);
-            if (!why.empty()) {
+            std::string files = ucx_conf_says(facts, name);
+            if (!files.empty()) {
                 v.set = false;
                 v.value.clear();
-                v.why = why;
+                v.why = files;
             }
         }
         out.push_back(v);

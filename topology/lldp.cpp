@@ -396,8 +396,11 @@ namespace {
 void undecide_service_hosts(NicSplit &out)
 {
     std::map<std::string, int> rails;  // host -> compute interfaces
-    for (const LldpNeighbor &n : out.compute)
+    std::map<std::string, std::vector<const LldpNeighbor *>> compute_of;
+    for (const LldpNeighbor &n : out.compute) {
         rails[n.local]++;
+        compute_of[n.local].push_back(&n);
+    }
     std::map<std::string, int> front_of;  // switch -> the most rails of a host with a front-end NIC on it
     for (const FrontEndNic &f : out.frontend)
         front_of[f.sw] = std::max(front_of[f.sw], rails.count(f.host) ? rails[f.host] : 0);
@@ -415,13 +418,12 @@ void undecide_service_hosts(NicSplit &out)
     for (const auto &kv : rails) {
         // on a front-end switch, and on no switch of the hosts of that many rails
         int r = 0;
-        for (const LldpNeighbor &n : out.compute)
-            if (n.local == kv.first && fe_switch.count(n.chassis) && fe_switch[n.chassis])
-                r = std::max(r, front_of[n.chassis]);
+        for (const LldpNeighbor *n : compute_of[kv.first])
+            if (fe_switch.count(n->chassis) && fe_switch[n->chassis])
+                r = std::max(r, front_of[n->chassis]);
         bool apart = r > 0;
-        for (const LldpNeighbor &n : out.compute)
-            if (n.local == kv.first)
-                apart = apart && 2 * biggest[n.chassis] <= r;
+        for (const LldpNeighbor *n : compute_of[kv.first])
+            apart = apart && 2 * biggest[n->chassis] <= r;
         if (apart && und.insert(kv.first).second)
             out.undecided.push_back(kv.first);
     }
@@ -591,15 +593,17 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
     // no LLDP) whose every interface has the name and the switch of a rail
     // of a decided host is decided too: those are that rail.
     std::set<std::pair<std::string, std::string>> rail_at;  // (interface, switch) of decided hosts' rails
-    for (const LldpNeighbor &n : out.compute)
+    std::map<std::string, std::vector<const LldpNeighbor *>> kept_of;
+    for (const LldpNeighbor &n : out.compute) {
         if (decided_rails.count(n.local))
             rail_at.insert({n.iface, n.chassis});
+        kept_of[n.local].push_back(&n);
+    }
     std::vector<std::string> still;
     for (const std::string &h : out.undecided) {
         bool known = one_speed.count(h) && !rail_at.empty() &&
-                     std::all_of(out.compute.begin(), out.compute.end(), [&](const LldpNeighbor &n) {
-                         return n.local != h || rail_at.count({n.iface, n.chassis});
-                     });
+                     std::all_of(kept_of[h].begin(), kept_of[h].end(),
+                                 [&](const LldpNeighbor *n) { return rail_at.count({n->iface, n->chassis}) > 0; });
         if (!known)
             still.push_back(h);
     }
