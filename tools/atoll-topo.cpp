@@ -69,7 +69,7 @@ const char *usage_text =
     "            VIEW --node NAME [--nodes HOSTLIST] [--batch] [--plugstack 'KEY=VALUE ...']\n"
     "            [--sysfs-root DIR] [--proc-root DIR] [--hwloc-xml FILE] [--fabric-sharp MODE]\n"
     "            [--cuda-visible-devices LIST] [--step-gpus LIST] [--set NAME=VALUE]...\n"
-    "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE] [--user NAME]\n"
+    "            [--cloud PROFILE] [--root DIR] [--machine-type TYPE] [--user NAME|UID]\n"
     "            [--tasks-per-node N [--local-id K]] [--fabric-ranks SPEC] [--workdir DIR]\n"
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
