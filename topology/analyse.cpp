@@ -1149,22 +1149,6 @@ Topology analyse(Fabric fabric)
                 t.switches[i].rail = best;
         }
 
-    // A host with fewer than half the usual ports, each named as a rail and
-    // on a leaf of that rail (ens2np0 on the ens2np0 leaf), is a compute host
-    // with rails down, not a service node: check then says which are missing.
-    if (t.rail_optimised)
-        for (Host &h : t.hosts) {
-            if (h.compute || h.ports.empty())
-                continue;
-            bool rails_down = true;
-            for (const HostPort &p : h.ports) {
-                int r = t.switches[static_cast<std::size_t>(p.sw)].rail;
-                rails_down = rails_down && placed.count(p.ca_guid) && r >= 0 &&
-                             t.rails[static_cast<std::size_t>(r)] == p.hca;
-            }
-            h.compute = rails_down;
-        }
-
     // A place among a host's adapters is no identity: on a host with fewer
     // ports than usual (a NIC whose cable is out shows no LLDP neighbour) the
     // places after the gap shift by one. There a placed port's rail is the
