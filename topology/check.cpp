@@ -200,6 +200,23 @@ std::vector<int> degraded_leaf_islands(const Topology &t)
     return out;
 }
 
+namespace {
+
+// A compute host of several links that all run at one width and speed (one
+// link alone says nothing of its host's kind)
+bool links_alike(const Fabric &f, const Host &h)
+{
+    if (!h.compute || h.ports.size() < 2)
+        return false;
+    const Link &l0 = f.links[static_cast<std::size_t>(h.ports[0].link)];
+    return std::all_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
+        const Link &l = f.links[static_cast<std::size_t>(p.link)];
+        return l.width == l0.width && l.speed == l0.speed;
+    });
+}
+
+}  // namespace
+
 std::vector<std::string> degraded_reasons(const Topology &t)
 {
     const Fabric &f = t.fabric;
@@ -234,19 +251,10 @@ std::vector<std::string> degraded_reasons(const Topology &t)
     // (200G beside 400G hosts on the same rail leaves), not degraded
     // (slower_hosts() names it)
     std::vector<bool> host_alike(f.links.size(), false);
-    for (const Host &h : t.hosts) {
-        if (!h.compute || h.ports.size() < 2)  // one link alone says nothing of its host's kind
-            continue;
-        const Link &first = f.links[static_cast<std::size_t>(h.ports[0].link)];
-        bool alike = true;
-        for (const HostPort &p : h.ports) {
-            const Link &l = f.links[static_cast<std::size_t>(p.link)];
-            alike = alike && l.width == first.width && l.speed == first.speed;
-        }
-        if (alike)
+    for (const Host &h : t.hosts)
+        if (links_alike(f, h))
             for (const HostPort &p : h.ports)
                 host_alike[static_cast<std::size_t>(p.link)] = true;
-    }
     for (std::size_t i = 0; i < f.links.size(); ++i) {
         const Link &l = f.links[i];
         std::string why;
@@ -291,14 +299,10 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         Rate usual = most_common(rates, Rate{0, Speed::Unknown});
         std::map<Rate, std::vector<std::string>> slower;
         for (const Host &h : t.hosts) {
-            if (!h.compute || h.ports.size() < 2)
+            if (!links_alike(f, h))
                 continue;
             const Link &l0 = f.links[static_cast<std::size_t>(h.ports[0].link)];
-            bool alike = std::all_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
-                const Link &l = f.links[static_cast<std::size_t>(p.link)];
-                return l.width == l0.width && l.speed == l0.speed;
-            });
-            if (alike && ((l0.width && l0.width < usual.width) || (l0.speed != Speed::Unknown && l0.speed < usual.speed)))
+            if ((l0.width && l0.width < usual.width) || (l0.speed != Speed::Unknown && l0.speed < usual.speed))
                 slower[{l0.width, l0.speed}].push_back(h.name);
         }
         for (const auto &kv : slower)
