@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fnmatch.h>
+#include <limits>
 #include <cctype>
 #include <deque>
 #include <numeric>
@@ -862,55 +863,120 @@ Topology analyse(Fabric fabric)
     for (Host &h : t.hosts)
         h.compute = usual <= 1 ? !h.ports.empty() : 2 * static_cast<int>(h.ports.size()) >= usual;
 
-    // Rails: port keys carried by at least half of the compute hosts. The
-    // hosts LLDP could not decide (their interfaces may be a storage
-    // server's) have no vote while any host is decided: ten storage servers
-    // of two ports must not make two rails of eight-rail GPU hosts.
+    // Rails: port keys carried by at least half of the compute hosts of
+    // their class. The hosts LLDP could not decide (their interfaces may be
+    // a storage server's) have no vote while any host is decided: ten
+    // storage servers of two ports must not make two rails of eight-rail GPU
+    // hosts.
+    //
+    // Classes: a fabric may join hosts of several port counts (a partition
+    // of one-port CPU nodes beside eight-rail GPU nodes, on one InfiniBand
+    // or RoCE fabric). Voted all together, the more numerous one-port hosts
+    // would leave the GPU hosts one rail of their eight, and the plugin
+    // would give their jobs one NIC. So the compute hosts are cut at twice
+    // the usual count: those below vote as one class; those above are taken
+    // in turn around their most common count (from half to twice it), each
+    // such group of at least two hosts a class that votes among itself (one
+    // odd host of many ports makes no rails). A host's
+    // rails are its class's: dual-port storage servers beside one-port
+    // nodes are a class too, and their second port, a rail of theirs, names
+    // nothing on the nodes (check judges cabling within a class).
     std::set<std::string> no_vote(t.fabric.undecided.begin(), t.fabric.undecided.end());
     if (std::all_of(t.hosts.begin(), t.hosts.end(), [&](const Host &h) { return !h.compute || no_vote.count(h.name); }))
         no_vote.clear();
-    std::map<RailKey, int> key_hosts;
+    // class 0: the compute hosts below twice the usual count; class c > 0:
+    // those of bounds[c].first <= ports < bounds[c].second (and not below)
+    std::vector<std::pair<int, int>> bounds{{0, 2 * usual}};
+    {
+        std::vector<int> above;
+        for (const Host &h : t.hosts)
+            if (h.compute && !no_vote.count(h.name) && static_cast<int>(h.ports.size()) >= 2 * usual)
+                above.push_back(static_cast<int>(h.ports.size()));
+        while (!above.empty()) {
+            const int u = most_common(above, 0);
+            std::vector<int> in, rest;
+            for (int n : above)
+                (2 * n >= u && n < 2 * u ? in : rest).push_back(n);
+            if (in.size() < 2)
+                break;  // the most common count is one host's: so is every other
+            bounds.push_back({(u + 1) / 2, 2 * u});
+            above.swap(rest);
+        }
+    }
+    auto class_of = [&](const Host &h) {
+        const int n = static_cast<int>(h.ports.size());
+        if (n >= 2 * usual)
+            for (std::size_t c = 1; c < bounds.size(); ++c)
+                if (n >= bounds[c].first && n < bounds[c].second)
+                    return static_cast<int>(c);
+        return 0;
+    };
+    std::vector<std::map<RailKey, int>> key_hosts(bounds.size());
     std::map<RailKey, std::map<std::string, int>> key_names;
+    std::vector<int> nclass(bounds.size(), 0);
     int ncompute = 0;
     for (const Host &h : t.hosts) {
         if (!h.compute || no_vote.count(h.name))
             continue;
         ++ncompute;
+        const int c = class_of(h);
+        ++nclass[static_cast<std::size_t>(c)];
         std::set<RailKey> seen;
         for (const HostPort &p : h.ports) {
             RailKey k{p.dev_index, p.port};
             if (seen.insert(k).second)
-                key_hosts[k]++;
+                key_hosts[static_cast<std::size_t>(c)][k]++;
             key_names[k][p.hca]++;
         }
     }
+    std::vector<std::set<RailKey>> class_rails(bounds.size());
+    std::set<RailKey> all_rails;
+    for (std::size_t c = 0; c < bounds.size(); ++c)
+        for (const auto &kv : key_hosts[c])
+            if (2 * kv.second >= nclass[c]) {
+                class_rails[c].insert(kv.first);
+                all_rails.insert(kv.first);
+            }
     std::map<RailKey, int> rail_of;
     std::map<int, int> dev_ports;  // ports per adapter among rails, to name them
-    for (const auto &kv : key_hosts)
-        if (2 * kv.second >= ncompute)
-            dev_ports[kv.first.dev]++;
-    for (const auto &kv : key_hosts) {
-        if (2 * kv.second < ncompute)
-            continue;
-        rail_of[kv.first] = static_cast<int>(t.rails.size());
+    for (const RailKey &k : all_rails)
+        dev_ports[k.dev]++;
+    for (const RailKey &k : all_rails) {
+        rail_of[k] = static_cast<int>(t.rails.size());
         std::string name;
         int best = -1;
-        for (const auto &nm : key_names[kv.first])
+        for (const auto &nm : key_names[k])
             if (nm.second > best) {
                 best = nm.second;
                 name = nm.first;
             }
         if (name.empty())
-            name = "hca" + std::to_string(kv.first.dev);
-        if (dev_ports[kv.first.dev] > 1)
-            name += "/" + std::to_string(kv.first.port);
+            name = "hca" + std::to_string(k.dev);
+        if (dev_ports[k.dev] > 1)
+            name += "/" + std::to_string(k.port);
         t.rails.push_back(name);
     }
-    for (Host &h : t.hosts)
-        for (HostPort &p : h.ports) {
-            auto it = rail_of.find({p.dev_index, p.port});
-            p.rail = (h.compute && it != rail_of.end()) ? it->second : -1;
+    std::vector<int> class_usual(bounds.size(), usual);  // the usual port count of each class
+    {
+        std::vector<std::vector<int>> counts_of(bounds.size());
+        for (const Host &h : t.hosts)
+            if (h.compute && !no_vote.count(h.name))
+                counts_of[static_cast<std::size_t>(class_of(h))].push_back(static_cast<int>(h.ports.size()));
+        for (std::size_t c = 1; c < bounds.size(); ++c)
+            class_usual[c] = most_common(counts_of[c], usual);
+    }
+    std::vector<int> host_usual(t.hosts.size(), usual);
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        Host &h = t.hosts[hi];
+        const auto c = static_cast<std::size_t>(class_of(h));
+        if (h.compute) {
+            host_usual[hi] = class_usual[c];
+            for (const RailKey &k : class_rails[c])
+                h.rails.push_back(rail_of[k]);
         }
+        for (HostPort &p : h.ports)
+            p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;
+    }
 
     // Tiers: hop distance from the nearest leaf. A leaf is a switch with
     // compute hosts; a switch with other hosts only (a UFM server, the
@@ -1118,7 +1184,9 @@ Topology analyse(Fabric fabric)
 
     // Leaf rails: the rail most of a leaf's compute host ports carry.
     std::vector<std::map<int, int>> leaf_rails(t.switches.size());
-    std::size_t multi_leaf_hosts = 0;
+    // Rail-optimised: most hosts of several rails have them on several
+    // leaves (one-rail hosts beside them, a CPU partition, tell nothing).
+    std::size_t multi_leaf_hosts = 0, multi_rail_hosts = 0;
     for (const Host &h : t.hosts) {
         std::set<int> leaves;
         for (const HostPort &p : h.ports) {
@@ -1126,14 +1194,16 @@ Topology analyse(Fabric fabric)
             if (p.rail >= 0)
                 leaf_rails[static_cast<std::size_t>(p.sw)][p.rail]++;
         }
-        if (h.compute && leaves.size() > 1)
-            ++multi_leaf_hosts;
+        if (h.compute && h.rails.size() > 1 && !no_vote.count(h.name)) {
+            ++multi_rail_hosts;
+            if (leaves.size() > 1)
+                ++multi_leaf_hosts;
+        }
     }
-    t.rail_optimised = t.rails.size() > 1 && ncompute > 0 &&
-                       2 * multi_leaf_hosts > static_cast<std::size_t>(ncompute);
+    t.rail_optimised = t.rails.size() > 1 && multi_rail_hosts > 0 && 2 * multi_leaf_hosts > multi_rail_hosts;
     if (t.rails.size() > 1 && !t.rail_optimised)
-        t.not_rail_optimised = std::to_string(static_cast<std::size_t>(ncompute) - multi_leaf_hosts) + " of " +
-                               std::to_string(ncompute) + " compute hosts have all their " +
+        t.not_rail_optimised = std::to_string(multi_rail_hosts - multi_leaf_hosts) + " of " +
+                               std::to_string(multi_rail_hosts) + " compute hosts have all their " +
                                std::to_string(t.rails.size()) + " rail adapters on one leaf switch";
     if (t.rail_optimised)
         for (std::size_t i = 0; i < t.switches.size(); ++i) {
@@ -1154,8 +1224,8 @@ Topology analyse(Fabric fabric)
     // places after the gap shift by one. There a placed port's rail is the
     // rail of the leaf it lands on.
     if (t.rail_optimised)
-        for (Host &h : t.hosts)
-            if (h.compute && static_cast<int>(h.ports.size()) < usual)
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+            if (Host &h = t.hosts[hi]; h.compute && static_cast<int>(h.ports.size()) < host_usual[hi])
                 for (HostPort &p : h.ports)
                     if (placed.count(p.ca_guid) && t.switches[static_cast<std::size_t>(p.sw)].rail >= 0)
                         p.rail = t.switches[static_cast<std::size_t>(p.sw)].rail;

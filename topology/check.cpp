@@ -234,12 +234,18 @@ std::vector<std::string> degraded_reasons(const Topology &t)
             link_class[i] = class_ids.emplace(key, static_cast<int>(class_ids.size())).first->second;
         }
     }
-    int host_class = static_cast<int>(class_ids.size());
+    // compute host links by the hosts' class (as many rails: a partition
+    // of one-port CPU nodes at 100G beside eight-rail GPU nodes at 400G is
+    // another generation, not 100G links degraded)
+    const int host_class = static_cast<int>(class_ids.size());
+    std::map<std::size_t, int> host_classes;  // rails of the host's class -> class
     for (const Host &h : t.hosts)
-        if (h.compute)
+        if (h.compute) {
+            int c = host_classes.emplace(h.rails.size(), host_class + static_cast<int>(host_classes.size())).first->second;
             for (const HostPort &p : h.ports)
-                link_class[p.link] = host_class;
-    std::vector<std::map<Rate, int>> class_rates(static_cast<std::size_t>(host_class) + 1);
+                link_class[p.link] = c;
+        }
+    std::vector<std::map<Rate, int>> class_rates(static_cast<std::size_t>(host_class) + host_classes.size());
     for (std::size_t i = 0; i < f.links.size(); ++i)
         if (link_class[i] >= 0)
             class_rates[static_cast<std::size_t>(link_class[i])][{f.links[i].width, f.links[i].speed}]++;
@@ -264,7 +270,7 @@ std::vector<std::string> degraded_reasons(const Topology &t)
         else if (l.supported_width && l.width && l.width < std::min(4, l.supported_width))
             why = "runs at " + rate_name(l.width, l.speed) + " where both ends support " +
                   std::to_string(l.supported_width) + "x";
-        else if (link_class[i] >= 0 && !(link_class[i] == host_class && host_alike[i])) {
+        else if (link_class[i] >= 0 && !(link_class[i] >= host_class && host_alike[i])) {
             const Rate &r = norm[static_cast<std::size_t>(link_class[i])];
             if ((l.width && l.width < r.width) || (l.speed != Speed::Unknown && l.speed < r.speed))
                 why = "runs at " + rate_name(l.width, l.speed) + ", below the " +
@@ -330,6 +336,27 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     std::map<std::pair<int, int>, std::vector<int>> group_missing;  // (group island, rail) -> hosts
     std::map<int, std::set<int>> missing_of_host;
     std::size_t nrails = t.rails.size();
+    // A leaf's rail for the hosts of one class (as many rails): a dual-port
+    // storage server's second port on a leaf of one-port nodes is not on
+    // another rail's leaf, it is the only port of its class there.
+    std::map<std::pair<std::size_t, int>, std::map<int, int>> class_leaf_rails;  // (class, leaf) -> rail -> ports
+    for (const Host &h : t.hosts)
+        if (h.compute)
+            for (const HostPort &p : h.ports)
+                if (p.rail >= 0)
+                    class_leaf_rails[{h.rails.size(), p.sw}][p.rail]++;
+    auto class_leaf_rail = [&](const Host &h, int sw) {
+        const auto &m = class_leaf_rails[{h.rails.size(), sw}];
+        int best = -1, n = 0, total = 0;
+        for (const auto &kv : m) {
+            total += kv.second;
+            if (kv.second > n) {
+                n = kv.second;
+                best = kv.first;
+            }
+        }
+        return 2 * n > total ? best : -1;
+    };
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         if (!h.compute || nrails == 0)
@@ -340,47 +367,53 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 continue;
             have[static_cast<std::size_t>(p.rail)]++;
             const Switch &s = t.sw(p.sw);
-            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail)
+            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_leaf_rail(h, p.sw) != p.rail)
                 add("miswired-rail", Severity::Error, h.name + " " + p.hca,
                     "rail " + t.rails[static_cast<std::size_t>(p.rail)] + " adapter is cabled to " +
                         s.name + "[" + std::to_string(f.links[p.link].a.guid == s.guid ? f.links[p.link].a.port : f.links[p.link].b.port) +
                         "], a leaf of rail " + t.rails[static_cast<std::size_t>(s.rail)]);
         }
-        for (std::size_t r = 0; r < nrails; ++r)
-            if (!have[r]) {
-                group_missing[{h.group, static_cast<int>(r)}].push_back(static_cast<int>(hi));
-                missing_of_host[static_cast<int>(hi)].insert(static_cast<int>(r));
+        for (int r : h.rails)
+            if (!have[static_cast<std::size_t>(r)]) {
+                group_missing[{h.group, r}].push_back(static_cast<int>(hi));
+                missing_of_host[static_cast<int>(hi)].insert(r);
             }
     }
 
     // --- rail groups with fewer leaves than their peers (a missing leaf)
     std::set<std::pair<int, int>> explained;  // (group island, rail) explained by a missing leaf
     if (t.rail_optimised) {
-        std::vector<int> sizes;
+        // compared with the groups of hosts of as many rails (a CPU
+        // partition's one-rail leaves beside eight-rail GPU groups)
+        std::map<std::size_t, std::vector<int>> sizes;  // rails of its hosts -> leaves of each group
         auto groups = t.islands_at(Level::Group);
         std::map<int, std::set<int>> group_rails;
+        std::map<int, std::set<int>> group_wants;  // the rails its hosts' class carries
         for (int g : groups) {
             const Island &is = t.islands[static_cast<std::size_t>(g)];
             bool compute = false;
             for (int h : is.hosts)
-                compute |= t.hosts[static_cast<std::size_t>(h)].compute;
+                if (const Host &ho = t.hosts[static_cast<std::size_t>(h)]; ho.compute) {
+                    compute = true;
+                    group_wants[g].insert(ho.rails.begin(), ho.rails.end());
+                }
             if (!compute)
                 continue;
             for (int l : is.leaves)
                 if (t.sw(l).rail >= 0)
                     group_rails[g].insert(t.sw(l).rail);
-            sizes.push_back(static_cast<int>(is.leaves.size()));
+            sizes[group_wants[g].size()].push_back(static_cast<int>(is.leaves.size()));
         }
-        int usual = most_common(sizes, 0);
         for (auto &kv : group_rails) {
             const Island &is = t.islands[static_cast<std::size_t>(kv.first)];
+            const int usual = most_common(sizes[group_wants[kv.first].size()], 0);
             if (static_cast<int>(is.leaves.size()) >= usual)
                 continue;
             std::string missing;
-            for (std::size_t r = 0; r < nrails; ++r)
-                if (!kv.second.count(static_cast<int>(r))) {
-                    missing += (missing.empty() ? "" : ", ") + t.rails[r];
-                    explained.insert({kv.first, static_cast<int>(r)});
+            for (int r : group_wants[kv.first])
+                if (!kv.second.count(r)) {
+                    missing += (missing.empty() ? "" : ", ") + t.rails[static_cast<std::size_t>(r)];
+                    explained.insert({kv.first, r});
                 }
             add("small-rail-group", Severity::Error, is.name,
                 "rail group has " + std::to_string(is.leaves.size()) + " leaves where its peers have " +

@@ -63,6 +63,7 @@ struct Host {
     std::string name;
     std::vector<HostPort> ports;  // sorted by rail key
     bool compute = false;         // has the fabric's usual HCA count (see analyse())
+    std::vector<int> rails;       // the rails of its class of hosts (indices into Topology::rails), sorted
     int leaf_island = -1, group = -1, pod = -1;
     int domain = -1;              // its NVLink domain island (inside its leaf island), -1 none
 };

@@ -5,7 +5,7 @@
 # keyvalue, with speeds, with HOST.node.json instead, with neither, and the
 # admin's --frontend / --compute. Expected values are the fabric as cabled.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 19
 work=$(tmpdir)
 d="$DATA/lldp/rails8"
 view_hcas="ens1np0:1,ens2np0:1,ens3np0:1,ens4np0:1,ens5np0:1,ens6np0:1,ens7np0:1,ens8np0:1"
@@ -54,3 +54,18 @@ if cmp -s "$work/a" "$work/b"; then ok "fabric.json keeps the front-end NICs for
 "$TOPO" show --frontend eno1 "$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt" >/dev/null 2>"$work/err"
 if [ $? -eq 2 ] && grep -q "^atoll-topo: --frontend: only for LLDP tables" "$work/err"; then ok "--frontend on ibnetdiscover input is a usage error"
 else not_ok "--frontend on ibnetdiscover input is a usage error"; diag "$(cat "$work/err")"; fi
+# a CPU partition beside the GPU hosts (rails8/mixed: six one-NIC CPU hosts at
+# 100G on leaf-cpu, more than the four GPU hosts): the GPU hosts keep their
+# eight rails in the plugin's view, the CPU hosts their one, and 100G links of
+# another class of hosts are no degraded links
+m="$d/mixed"
+"$TOPO" show "$m" >"$work/show" 2>&1
+"$TOPO" slurm --format view "$m" >"$work/view" 2>&1
+"$TOPO" check "$m" >"$work/check" 2>&1
+if grep -q "^rails:     8 (ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0), rail-optimised$" "$work/show"; then ok "mixed: 8 rails, rail-optimised"
+else not_ok "mixed: 8 rails, rail-optimised"; diag "$(cat "$work/show")"; fi
+if [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1 -1 - -\$" "$work/view")" -eq 4 ] &&
+    [ "$(grep -c "^host cpu0[1-6] 1 1 ens1np0:1 1 -1 - -\$" "$work/view")" -eq 6 ]; then ok "mixed: the GPU hosts' view lines name 8 rails, the CPU hosts' one"
+else not_ok "mixed: the GPU hosts' view lines name 8 rails, the CPU hosts' one"; diag "$(cat "$work/view")"; fi
+if ! grep -q "^error" "$work/check" && grep -q "^2 findings: 0 errors, 2 warnings$" "$work/check"; then ok "mixed: check finds no error (two front-end warnings)"
+else not_ok "mixed: check finds no error (two front-end warnings)"; diag "$(cat "$work/check")"; fi

@@ -321,3 +321,194 @@ TEST_CASE("FQDNs that would clash when shortened stay whole, addresses are never
                    "a --node-name-map)\n"
                    "fqdn-host-names node2: host names given as FQDN (node2.a.example): shortened to match Slurm's node names\n");
 }
+
+namespace {
+// A fabric cabled as described, to test what analyse() makes of host
+// classes: `cpu` one-port hosts on their own leaves (cpu_per_leaf a leaf),
+// `gpu` hosts of `rails` adapters, adapter k of each on rail leaf k
+// (rail-optimised) or all on one leaf per host group (rails_on_one_leaf),
+// `storage` dual-port servers with one port on each of the first two CPU
+// leaves; every leaf cabled to two spines. GPU links run at NDR, CPU and
+// storage links at EDR (another generation).
+struct Mixed {
+    int cpu = 0, cpu_per_leaf = 8, gpu = 0, rails = 8, storage = 0;
+    bool rails_on_one_leaf = false;
+};
+Fabric mixed_fabric(const Mixed &m)
+{
+    Fabric f;
+    f.source = "hand";
+    std::uint64_t next = 0x10000;
+    std::vector<std::uint64_t> leaves;
+    std::vector<int> used;  // ports used on each leaf
+    auto add_switch = [&](const std::string &name) {
+        Node sw;
+        sw.type = NodeType::Switch;
+        sw.guid = next++;
+        sw.num_ports = 64;
+        sw.desc = "MF0;" + name + ":MQM9700/U1";
+        f.nodes.push_back(sw);
+        return sw.guid;
+    };
+    auto cable = [&](std::uint64_t a, int pa, std::uint64_t b, int pb, Speed sp) {
+        Link l;
+        l.a = LinkEnd{a, pa, 0, 0};
+        l.b = LinkEnd{b, pb, 0, 0};
+        l.width = 4;
+        l.speed = sp;
+        f.links.push_back(l);
+    };
+    auto host_port = [&](std::size_t leaf, const std::string &host, const std::string &hca, Speed sp) {
+        Node ca;
+        ca.type = NodeType::Ca;
+        ca.guid = next++;
+        ca.num_ports = 1;
+        ca.desc = host + " " + hca;
+        f.nodes.push_back(ca);
+        cable(leaves[leaf], ++used[leaf], ca.guid, 1, sp);
+    };
+    const int cpu_leaves = (m.cpu + m.cpu_per_leaf - 1) / m.cpu_per_leaf;
+    const int gpu_leaves = m.gpu == 0 ? 0 : m.rails_on_one_leaf ? (m.gpu + 7) / 8 : m.rails;
+    for (int i = 0; i < cpu_leaves + gpu_leaves; ++i) {
+        leaves.push_back(add_switch("leaf" + std::to_string(i + 1)));
+        used.push_back(0);
+    }
+    for (int s = 0; s < 2; ++s) {
+        std::uint64_t spine = add_switch("spine" + std::to_string(s + 1));
+        for (std::size_t i = 0; i < leaves.size(); ++i)
+            cable(leaves[i], 60 + s, spine, static_cast<int>(i) + 1, Speed::NDR);
+    }
+    char name[32];
+    for (int c = 0; c < m.cpu; ++c) {
+        std::snprintf(name, sizeof name, "cpu%03d", c + 1);
+        host_port(static_cast<std::size_t>(c / m.cpu_per_leaf), name, "mlx5_0", Speed::EDR);
+    }
+    for (int g = 0; g < m.gpu; ++g) {
+        std::snprintf(name, sizeof name, "gpu%03d", g + 1);
+        for (int k = 0; k < m.rails; ++k)
+            host_port(static_cast<std::size_t>(cpu_leaves + (m.rails_on_one_leaf ? g / 8 : k)), name,
+                      "mlx5_" + std::to_string(k), Speed::NDR);
+    }
+    for (int s = 0; s < m.storage; ++s) {
+        std::snprintf(name, sizeof name, "oss%02d", s + 1);
+        host_port(0, name, "mlx5_0", Speed::EDR);
+        host_port(cpu_leaves > 1 ? 1 : 0, name, "mlx5_1", Speed::EDR);
+    }
+    normalise(f);
+    return f;
+}
+
+std::vector<std::string> codes(const std::vector<Finding> &fs, Severity sev)
+{
+    std::vector<std::string> out;
+    for (const Finding &x : fs)
+        if (x.severity == sev)
+            out.push_back(x.code + " " + x.subject);
+    return out;
+}
+
+// the rail adapters of a host, as the plugin's view names them
+std::vector<std::string> rail_hcas(const Topology &t, const std::string &host)
+{
+    std::vector<std::string> out;
+    for (const HostPort &p : t.hosts[static_cast<std::size_t>(t.host_index.at(host))].ports)
+        if (p.rail >= 0)
+            out.push_back(p.hca);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("a CPU partition beside GPU hosts: the GPU hosts keep all their rails, whoever is more numerous", "[topology][rails]")
+{
+    const std::vector<std::string> eight{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"};
+    SECTION("200 one-port CPU nodes, 16 rail-optimised 8-rail GPU nodes, 4 dual-port storage servers on CPU leaves")
+    {
+        Topology t = analyse(mixed_fabric({200, 20, 16, 8, 4, false}));
+        CHECK(t.rails.size() == 8);
+        CHECK(t.rail_optimised);
+        CHECK(rail_hcas(t, "gpu001") == eight);
+        CHECK(rail_hcas(t, "gpu016") == eight);
+        CHECK(rail_hcas(t, "cpu001") == std::vector<std::string>{"mlx5_0"});
+        CHECK(rail_hcas(t, "oss01") == std::vector<std::string>{"mlx5_0", "mlx5_1"});
+        // each GPU rail leaf is that rail's; the CPU leaves carry rail 0
+        for (const Switch &s : t.switches)
+            if (s.tier == 0)
+                CHECK(s.rail >= 0);
+        // a generation and a class are not faults: no error, no missing or
+        // miswired rail on the CPU nodes or the storage servers
+        auto fs = check(t);
+        std::string all;
+        for (const Finding &x : fs)
+            all += x.code + " " + x.subject + ": " + x.message + "\n";
+        INFO(all);
+        CHECK(codes(fs, Severity::Error) == std::vector<std::string>{});
+        // the GPU hosts' rail group: 8 leaves, the 16 GPU hosts
+        bool found = false;
+        for (int g : t.islands_at(Level::Group)) {
+            const Island &is = t.islands[static_cast<std::size_t>(g)];
+            if (is.leaves.size() == 8) {
+                found = true;
+                CHECK(is.hosts.size() == 16);
+            }
+        }
+        CHECK(found);
+    }
+    SECTION("12 one-port CPU nodes, 4 GPU nodes of two adapters on one leaf (4 GPUs, 2 HCAs)")
+    {
+        Topology t = analyse(mixed_fabric({12, 12, 4, 2, 0, true}));
+        CHECK(t.rails == std::vector<std::string>{"mlx5_0", "mlx5_1"});
+        CHECK_FALSE(t.rail_optimised);
+        CHECK(rail_hcas(t, "gpu004") == std::vector<std::string>{"mlx5_0", "mlx5_1"});
+        CHECK(rail_hcas(t, "cpu012") == std::vector<std::string>{"mlx5_0"});
+        CHECK(codes(check(t), Severity::Error).empty());
+    }
+    SECTION("more GPU hosts than CPU nodes: the CPU nodes are not compute hosts of the GPU islands, as before")
+    {
+        Topology t = analyse(mixed_fabric({4, 4, 16, 8, 0, false}));
+        CHECK(t.rails.size() == 8);
+        CHECK(rail_hcas(t, "gpu001") == eight);
+        CHECK_FALSE(t.hosts[static_cast<std::size_t>(t.host_index.at("cpu001"))].compute);
+    }
+    SECTION("one GPU host of 9 ports among 8-port hosts: its 9th port is no rail")
+    {
+        Fabric f = mixed_fabric({0, 8, 8, 8, 0, false});
+        Node ca;
+        ca.type = NodeType::Ca;
+        ca.guid = 0x90000;
+        ca.num_ports = 1;
+        ca.desc = "gpu001 mlx5_8";
+        f.nodes.push_back(ca);
+        Link l;
+        l.a = LinkEnd{f.nodes[0].guid, 40, 0, 0};  // a port of the first rail leaf
+        l.b = LinkEnd{ca.guid, 1, 0, 0};
+        l.width = 4;
+        l.speed = Speed::NDR;
+        f.links.push_back(l);
+        normalise(f);
+        Topology t = analyse(f);
+        CHECK(t.rails.size() == 8);
+        CHECK(rail_hcas(t, "gpu001") == eight);
+    }
+    SECTION("a swapped cable among GPU hosts beside a CPU partition is still miswired")
+    {
+        Fabric f = mixed_fabric({40, 20, 8, 8, 0, false});
+        // gpu003's mlx5_2 and mlx5_5 cables swapped at the leaves
+        std::vector<LinkEnd *> sw_end;  // the leaf ends of gpu003's mlx5_2 and mlx5_5 cables
+        for (const char *want : {"gpu003 mlx5_2", "gpu003 mlx5_5"})
+            for (Link &l : f.links) {
+                const Node *na = f.find(l.a.guid), *nb = f.find(l.b.guid);
+                if (na && na->desc == want)
+                    sw_end.push_back(&l.b);
+                else if (nb && nb->desc == want)
+                    sw_end.push_back(&l.a);
+            }
+        REQUIRE(sw_end.size() == 2);
+        std::swap(*sw_end[0], *sw_end[1]);
+        normalise(f);
+        Topology t = analyse(f);
+        auto errs = codes(check(t), Severity::Error);
+        CHECK(std::count(errs.begin(), errs.end(), "miswired-rail gpu003 mlx5_2") == 1);
+        CHECK(std::count(errs.begin(), errs.end(), "miswired-rail gpu003 mlx5_5") == 1);
+        CHECK(errs.size() == 2);
+    }
+}

@@ -8,6 +8,9 @@
 #   keyvalue/  the same in -f keyvalue, eno1 at 25G
 #   nospeed/   keyvalue with no MAU type, plus HOST.node.json (atoll-topo node
 #              --json) naming the RDMA netdevs and their rates
+#   mixed/     keyvalue, with a CPU partition beside the GPU hosts: cpu01..06,
+#              each one 100G ens1np0 to leaf-cpu (cabled to both spines) and
+#              eno1 at 25G to mgmt01; more CPU hosts than GPU hosts
 # (nospeed/*.keyvalue alone is the case where nothing tells eno1 apart.)
 import json, os
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,6 +38,18 @@ def tables(frontend_mau):
         t["leaf-r%d" % r] = [("swp%d" % (48 + s), switch("spine%02d" % s, 0x20, s), "swp%d" % r, R400) for s in (1, 2)]
     for s in (1, 2):
         t["spine%02d" % s] = [("swp%d" % r, switch("leaf-r%d" % r, 0x10, r), "swp%d" % (48 + s), R400) for r in range(1, 9)]
+    return t
+
+R100 = "100GbaseCR4 - 100GBASE-R PCS/PMA over 4 lane shielded copper balanced cable PMD"
+
+def mixed_tables():
+    t = tables(R25)
+    for c in range(1, 7):
+        t["cpu%02d" % c] = [("eno1", dict(switch("mgmt01", 0x30, 1), name="mgmt01.oob.example.net"), "Gi1/0/%d" % (10 + c), R25),
+                            ("ens1np0", switch("leaf-cpu", 0x40, 1), "swp%d" % c, R100)]
+    t["leaf-cpu"] = [("swp%d" % (48 + s), switch("spine%02d" % s, 0x20, s), "swp9", R400) for s in (1, 2)]
+    for s in (1, 2):
+        t["spine%02d" % s].append(("swp9", switch("leaf-cpu", 0x40, 1), "swp%d" % (48 + s), R400))
     return t
 
 def as_json(rows):
@@ -88,3 +103,5 @@ for system, rows in tables(None).items():
     write("nospeed", system + ".keyvalue", as_keyvalue(rows))
     if system in HOSTS:
         write("nospeed", system + ".node.json", node_json())
+for system, rows in mixed_tables().items():
+    write("mixed", system + ".keyvalue", as_keyvalue(rows))
