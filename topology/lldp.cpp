@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -431,8 +432,75 @@ void undecide_service_hosts(NicSplit &out)
 
 }  // namespace
 
+// A host's ports on another network. Where switch tables show how the
+// switches are cabled, a switch that no cable joins to the switches of most
+// of a host's ports is on another network: a DGX's two storage ports on the
+// storage fabric's leaves, as fast as its eight rails. A port whose network
+// holds at most a third of its host's ports, while another holds more than
+// half, is no rail. Only networks known to be apart count, those of two
+// switches or more: a leaf whose cables to other switches no table shows
+// (its table not given) may be one of the rails' own.
+std::map<const LldpNeighbor *, std::string> on_other_networks(
+    const std::map<std::string, std::vector<const LldpNeighbor *>> &by_host,
+    const std::vector<std::pair<std::string, std::string>> &switch_links)
+{
+    std::map<const LldpNeighbor *, std::string> out;
+    if (switch_links.empty())
+        return out;
+    std::map<std::string, std::string> parent;
+    std::function<std::string(const std::string &)> root = [&](const std::string &x) {
+        std::string r = x;
+        while (parent.count(r) && parent[r] != r)
+            r = parent[r];
+        for (std::string y = x; parent.count(y) && parent[y] != r;) {  // path compression
+            std::string next = parent[y];
+            parent[y] = r;
+            y = next;
+        }
+        return r;
+    };
+    for (const auto &l : switch_links) {
+        std::string a = root(l.first), b = root(l.second);
+        parent.emplace(a, a);
+        parent.emplace(b, b);
+        if (a != b)
+            parent[std::max(a, b)] = std::min(a, b);
+    }
+    std::map<std::string, int> size;  // network -> switches
+    for (const auto &kv : parent)
+        size[root(kv.first)]++;
+    for (const auto &kv : by_host) {
+        std::map<std::string, int> ports;  // known network -> the host's ports on it
+        for (const LldpNeighbor *n : kv.second)
+            if (parent.count(n->chassis))
+                ports[root(n->chassis)]++;
+        if (ports.size() < 2)
+            continue;
+        const int total = static_cast<int>(kv.second.size());
+        auto main = std::max_element(ports.begin(), ports.end(),
+                                     [](const auto &x, const auto &y) { return x.second < y.second; });
+        if (2 * main->second <= total)
+            continue;
+        std::string main_sw;  // a switch of the main network the host is on, to name it
+        for (const LldpNeighbor *n : kv.second)
+            if (parent.count(n->chassis) && root(n->chassis) == main->first && main_sw.empty())
+                main_sw = n->chassis;
+        for (const LldpNeighbor *n : kv.second) {
+            if (!parent.count(n->chassis))
+                continue;
+            const std::string net = root(n->chassis);
+            if (net != main->first && size[net] >= 2 && 3 * ports[net] <= total)
+                out[n] = "on " + n->chassis + ", which no switch cable joins to " + main_sw + " (" +
+                         std::to_string(main->second) + " of the host's " + std::to_string(total) +
+                         " ports): another network, storage or front-end";
+        }
+    }
+    return out;
+}
+
 NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
-                    const std::map<std::string, HostNics> &nics)
+                    const std::map<std::string, HostNics> &nics,
+                    const std::vector<std::pair<std::string, std::string>> &switch_links)
 {
     NicSplit out;
     std::map<std::string, std::vector<const LldpNeighbor *>> by_host, by_iface, by_switch;
@@ -441,6 +509,7 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         by_iface[n.iface].push_back(&n);
         by_switch[n.chassis].push_back(&n);
     }
+    const auto apart = on_other_networks(by_host, switch_links);
     // A slower interface: a rail that came up slow, or a port of another use
     // (front-end, storage)? The same port on the other hosts tells: a fault
     // is one host's, a design every host's. The evidence, the first that
@@ -537,7 +606,9 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                                              [&](const LldpNeighbor *n) { return n->iface == nd; });
         std::vector<const LldpNeighbor *> left;
         for (const LldpNeighbor *n : kv.second)
-            if (by_rdma && !nic->second.roce.count(n->iface))
+            if (apart.count(n))
+                front(*n, apart.at(n));
+            else if (by_rdma && !nic->second.roce.count(n->iface))
                 front(*n, "the host's node.json (atoll-topo node --json) shows no Ethernet RDMA port behind it, and RoCE needs one");
             else
                 left.push_back(n);
@@ -708,7 +779,14 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : ns)
         if (switches.count(n.chassis) && !switches.count(n.local))
             host_links.push_back(n);
-    NicSplit split = split_nics(host_links, roles, nics);
+    // the switches' cables, as believed below (a link one switch's table
+    // claims and the other's, given, does not name is none)
+    std::vector<std::pair<std::string, std::string>> switch_links;
+    for (const auto &n : ns)
+        if (switches.count(n.local) && switches.count(n.chassis) && n.local != n.chassis &&
+            !(tables.count(n.chassis) && !said.count({n.chassis, n.local})))
+            switch_links.push_back({n.local, n.chassis});
+    NicSplit split = split_nics(host_links, roles, nics, switch_links);
     std::set<std::pair<std::string, std::string>> front_if;  // (host, interface)
     std::set<std::string> compute_sw, front_sw;
     for (const auto &n : split.compute)

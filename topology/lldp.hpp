@@ -67,6 +67,7 @@ struct NicSplit {
 
 // The rules, per host, in order; the first that applies decides:
 //  1. the admin's NicRoles, when given (then no automatic rule runs);
+//  1b. a port on another network (switch_links, below) is front-end;
 //  2. HOST.node.json present: an interface that is no netdev of an Ethernet
 //     RDMA port cannot carry RoCE, so it is front-end;
 //  3. link speeds known (MAU type, or the NIC's rate): an interface slower
@@ -79,9 +80,14 @@ struct NicSplit {
 //     same speed tells a rail from a front-end NIC of that speed no better
 //     than no speed): its interfaces are all taken as compute, and check
 //     says so.
+// Before all but 1: where switch tables show the switches' cables
+// (`switch_links`, pairs of switch names), a port on a network no cable
+// joins to the one most of its host's ports are on, with at most a third of
+// them, is front-end (another network: storage, management).
 // `hosts` holds the host-to-switch neighbours only.
 NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &roles,
-                    const std::map<std::string, HostNics> &nics);
+                    const std::map<std::string, HostNics> &nics,
+                    const std::vector<std::pair<std::string, std::string>> &switch_links = {});
 
 // Hosts, leaves and (from switch tables) the switches above them. A neighbour
 // with no table of its own is a switch; one with a table is a switch when some

@@ -5,7 +5,7 @@
 # keyvalue, with speeds, with HOST.node.json instead, with neither, and the
 # admin's --frontend / --compute. Expected values are the fabric as cabled.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 21
 work=$(tmpdir)
 d="$DATA/lldp/rails8"
 view_hcas="ens1np0:1,ens2np0:1,ens3np0:1,ens4np0:1,ens5np0:1,ens6np0:1,ens7np0:1,ens8np0:1"
@@ -69,3 +69,15 @@ if [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1 -1 - -\$" "$work/view")" -eq 4
 else not_ok "mixed: the GPU hosts' view lines name 8 rails, the CPU hosts' one"; diag "$(cat "$work/view")"; fi
 if ! grep -q "^error" "$work/check" && grep -q "^2 findings: 0 errors, 2 warnings$" "$work/check"; then ok "mixed: check finds no error (two front-end warnings)"
 else not_ok "mixed: check finds no error (two front-end warnings)"; diag "$(cat "$work/check")"; fi
+# two storage ports as fast as the rails, on a storage fabric whose switches'
+# tables show it joined to the rails' by no cable (rails8/storage): no rails
+s="$d/storage"
+"$TOPO" show "$s" >"$work/show" 2>&1
+"$TOPO" slurm --format view "$s" >"$work/view" 2>&1
+"$TOPO" check "$s" >"$work/check" 2>&1
+if grep -q "^rails:     8 (ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0), rail-optimised$" "$work/show" &&
+    [ "$(grep -c "^host gpu0[1-4] 0 1 $view_hcas 1 -1 - -\$" "$work/view")" -eq 4 ]; then ok "storage fabric apart: 8 rails, the view names the rails only"
+else not_ok "storage fabric apart: 8 rails, the view names the rails only"; diag "$(cat "$work/show" "$work/view")"; fi
+if grep -q "^warning: frontend-nic: gpu\[01-04\]: front-end NIC enp170s0f0np0 (400 Gb/s, to stor-leaf1): on stor-leaf1, which no switch cable joins to leaf-r1 " "$work/check" &&
+    grep -q "^3 findings: 0 errors, 3 warnings$" "$work/check"; then ok "storage fabric apart: check names the storage ports as another network"
+else not_ok "storage fabric apart: check names the storage ports as another network"; diag "$(cat "$work/check")"; fi

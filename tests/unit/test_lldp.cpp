@@ -729,3 +729,54 @@ TEST_CASE("LLDP: a switch's link that the other switch's own table does not name
         CHECK_FALSE(between);
     }
 }
+
+TEST_CASE("split_nics: ports on a network no switch cable joins to the rails' are no rails", "[lldp][frontend]")
+{
+    // 4 hosts: 8 rails (leaf-r1..8, joined by spine1) and two storage ports
+    // as fast (stor1, stor2, joined by sspine1 only), eno1 slower on mgmt
+    std::vector<LldpNeighbor> ns;
+    std::vector<std::pair<std::string, std::string>> links;
+    for (int h = 1; h <= 4; ++h) {
+        std::string host = "gpu0" + std::to_string(h);
+        for (int r = 1; r <= 8; ++r)
+            ns.push_back(nb(host, "ens" + std::to_string(r) + "np0", "leaf-r" + std::to_string(r), 400));
+        ns.push_back(nb(host, "enp170s0f0np0", "stor1", 400));
+        ns.push_back(nb(host, "enp170s0f1np1", "stor2", 400));
+        ns.push_back(nb(host, "eno1", "mgmt", 25));
+    }
+    for (int r = 1; r <= 8; ++r)
+        links.push_back({"leaf-r" + std::to_string(r), "spine1"});
+    links.push_back({"stor1", "sspine1"});
+    links.push_back({"stor2", "sspine1"});
+    NicSplit s = split_nics(ns, {}, {}, links);
+    std::set<std::string> front;
+    for (const FrontEndNic &f : s.frontend)
+        front.insert(f.host + " " + f.iface);
+    CHECK(front.size() == 12);
+    CHECK(front.count("gpu03 enp170s0f1np1"));
+    CHECK(front.count("gpu03 eno1"));
+    CHECK(s.compute.size() == 32);
+    CHECK(s.undecided.empty());
+    // without the switches' cables the storage ports are as the rails (left as documented)
+    CHECK(split_nics(ns, {}, {}).compute.size() == 40);
+    // a storage leaf whose cables no table shows is not known to be apart
+    links.pop_back();
+    CHECK(split_nics(ns, {}, {}, links).compute.size() == 36);
+    // rail planes that do not meet (each leaf its own spine): no network
+    // holds most of a host's ports, none is taken out
+    std::vector<std::pair<std::string, std::string>> planes;
+    for (int r = 1; r <= 8; ++r)
+        planes.push_back({"leaf-r" + std::to_string(r), "plane-spine" + std::to_string(r)});
+    planes.push_back({"stor1", "sspine1"});
+    planes.push_back({"stor2", "sspine1"});
+    CHECK(split_nics(ns, {}, {}, planes).compute.size() == 40);
+    // two planes of four rails each: neither holds more than half
+    std::vector<std::pair<std::string, std::string>> two;
+    for (int r = 1; r <= 8; ++r)
+        two.push_back({"leaf-r" + std::to_string(r), r <= 4 ? "spineA" : "spineB"});
+    CHECK(split_nics(ns, {}, {}, two).compute.size() == 40);
+    // the admin's word wins: --compute names the storage ports too
+    NicRoles roles;
+    roles.compute = "ens*np0,enp170s0f*";
+    CHECK(split_nics(ns, roles, {}, links).compute.size() == 40);
+}

@@ -11,6 +11,11 @@
 #   mixed/     keyvalue, with a CPU partition beside the GPU hosts: cpu01..06,
 #              each one 100G ens1np0 to leaf-cpu (cabled to both spines) and
 #              eno1 at 25G to mgmt01; more CPU hosts than GPU hosts
+#   storage/   keyvalue, each GPU host also with two 400G storage ports
+#              (enp170s0f0np0, enp170s0f1np1, as fast as its rails) to
+#              stor-leaf1 and stor-leaf2, which are cabled to stor-spine01
+#              and 02 only (a storage fabric apart from the rails'), with the
+#              storage switches' tables
 # (nospeed/*.keyvalue alone is the case where nothing tells eno1 apart.)
 import json, os
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,6 +55,17 @@ def mixed_tables():
     t["leaf-cpu"] = [("swp%d" % (48 + s), switch("spine%02d" % s, 0x20, s), "swp9", R400) for s in (1, 2)]
     for s in (1, 2):
         t["spine%02d" % s].append(("swp9", switch("leaf-cpu", 0x40, 1), "swp%d" % (48 + s), R400))
+    return t
+
+def storage_tables():
+    t = tables(R25)
+    for h, host in enumerate(HOSTS, 1):
+        for k in (1, 2):
+            t[host].append(("enp170s0f%dnp%d" % (k - 1, k - 1), switch("stor-leaf%d" % k, 0x50, k), "swp%d" % h, R400))
+    for k in (1, 2):
+        t["stor-leaf%d" % k] = [("swp%d" % (48 + s), switch("stor-spine%02d" % s, 0x60, s), "swp%d" % k, R400) for s in (1, 2)]
+    for s in (1, 2):
+        t["stor-spine%02d" % s] = [("swp%d" % k, switch("stor-leaf%d" % k, 0x50, k), "swp%d" % (48 + s), R400) for k in (1, 2)]
     return t
 
 def as_json(rows):
@@ -105,3 +121,5 @@ for system, rows in tables(None).items():
         write("nospeed", system + ".node.json", node_json())
 for system, rows in mixed_tables().items():
     write("mixed", system + ".keyvalue", as_keyvalue(rows))
+for system, rows in storage_tables().items():
+    write("storage", system + ".keyvalue", as_keyvalue(rows))
