@@ -551,9 +551,10 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         return record();
     }
     if (s.undecided.count(step.node)) {
-        skip("NCCL_IB_HCA", "the fabric could not tell this node's compute NICs from its front-end ones (LLDP without "
-                            "speeds, or all of one speed): which adapters are rails is not known; name them (atoll-topo discover --compute or "
-                            "--frontend, or HOST.node.json) and NCCL's own choice is left until then");
+        skip("NCCL_IB_HCA", "the fabric could not tell which of this node's adapters are its compute rails (LLDP "
+                            "without speeds or all of one speed, or a node like no class of the fabric's hosts: "
+                            "atoll-topo check's undecided-nics or odd-rails names it): NCCL's own choice is left; "
+                            "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json)");
         return record();
     }
     // devices as this node names them

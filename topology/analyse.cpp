@@ -931,9 +931,12 @@ Topology analyse(Fabric fabric)
     }
     std::vector<std::set<RailKey>> class_rails(bounds.size());
     std::set<RailKey> all_rails;
+    // at least half of class 0's hosts, as ever; more than half of a wider
+    // class's (in a class of two, one host's storage HCA or one root's
+    // made-up adapter is no rail)
     for (std::size_t c = 0; c < bounds.size(); ++c)
         for (const auto &kv : key_hosts[c])
-            if (2 * kv.second >= nclass[c]) {
+            if (c == 0 ? 2 * kv.second >= nclass[c] : 2 * kv.second > nclass[c]) {
                 class_rails[c].insert(kv.first);
                 all_rails.insert(kv.first);
             }
@@ -965,14 +968,36 @@ Topology analyse(Fabric fabric)
         for (std::size_t c = 1; c < bounds.size(); ++c)
             class_usual[c] = most_common(counts_of[c], usual);
     }
-    std::vector<int> host_usual(t.hosts.size(), usual);
+    // Each compute host's class: the one whose rails most of its ports are
+    // (a GPU host with cables out, fewer ports than its class's window,
+    // is still of the GPU class; ties stay with the class of its count).
+    // A host of two ports or more with no more than half of them on its
+    // class's rails is like no class (the first host of a new model, the one
+    // GPU host left beside a CPU partition): its rails are not known, and
+    // the plugin sets no device variable there (check: odd-rails).
+    std::vector<int> host_usual(t.hosts.size(), usual), host_class(t.hosts.size(), -1);
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         Host &h = t.hosts[hi];
-        const auto c = static_cast<std::size_t>(class_of(h));
+        std::size_t c = static_cast<std::size_t>(class_of(h));
         if (h.compute) {
+            auto on = [&](std::size_t k) {
+                std::set<RailKey> keys;
+                for (const HostPort &p : h.ports)
+                    if (class_rails[k].count({p.dev_index, p.port}))
+                        keys.insert({p.dev_index, p.port});
+                return keys.size();
+            };
+            std::size_t best = on(c);
+            for (std::size_t k = 0; k < bounds.size(); ++k)
+                if (on(k) > best) {
+                    best = on(k);
+                    c = k;
+                }
+            host_class[hi] = static_cast<int>(c);
             host_usual[hi] = class_usual[c];
             for (const RailKey &k : class_rails[c])
                 h.rails.push_back(rail_of[k]);
+            h.rails_unknown = h.ports.size() >= 2 && 2 * best <= h.ports.size();
         }
         for (HostPort &p : h.ports)
             p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;
@@ -1184,17 +1209,24 @@ Topology analyse(Fabric fabric)
 
     // Leaf rails: the rail most of a leaf's compute host ports carry.
     std::vector<std::map<int, int>> leaf_rails(t.switches.size());
-    // Rail-optimised: most hosts of several rails have them on several
-    // leaves (one-rail hosts beside them, a CPU partition, tell nothing).
+    // Rail-optimised: most hosts of the class of the most rails have them
+    // on several leaves (a CPU partition's one-rail hosts, or dual-port
+    // storage servers on one leaf, tell nothing of the GPU hosts' cabling).
+    std::size_t widest = 0;
+    for (std::size_t c = 1; c < bounds.size(); ++c)
+        if (std::make_pair(class_rails[c].size(), nclass[c]) > std::make_pair(class_rails[widest].size(), nclass[widest]))
+            widest = c;
     std::size_t multi_leaf_hosts = 0, multi_rail_hosts = 0;
-    for (const Host &h : t.hosts) {
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const Host &h = t.hosts[hi];
         std::set<int> leaves;
         for (const HostPort &p : h.ports) {
             leaves.insert(p.sw);
-            if (p.rail >= 0)
+            if (p.rail >= 0 && !h.rails_unknown)
                 leaf_rails[static_cast<std::size_t>(p.sw)][p.rail]++;
         }
-        if (h.compute && h.rails.size() > 1 && !no_vote.count(h.name)) {
+        if (h.compute && h.rails.size() > 1 && !no_vote.count(h.name) && !h.rails_unknown &&
+            host_class[hi] == static_cast<int>(widest)) {
             ++multi_rail_hosts;
             if (leaves.size() > 1)
                 ++multi_leaf_hosts;

@@ -240,10 +240,11 @@ std::vector<std::string> degraded_reasons(const Topology &t)
     const int host_class = static_cast<int>(class_ids.size());
     std::map<std::size_t, int> host_classes;  // rails of the host's class -> class
     for (const Host &h : t.hosts)
-        if (h.compute) {
+        if (h.compute && !h.rails_unknown) {  // a host like no class has no peers to be below
             int c = host_classes.emplace(h.rails.size(), host_class + static_cast<int>(host_classes.size())).first->second;
-            for (const HostPort &p : h.ports)
-                link_class[p.link] = c;
+            for (const HostPort &p : h.ports)  // its rails (a storage HCA beside them has no rails' norm)
+                if (p.rail >= 0 || h.rails.empty())
+                    link_class[p.link] = c;
         }
     std::vector<std::map<Rate, int>> class_rates(static_cast<std::size_t>(host_class) + host_classes.size());
     for (std::size_t i = 0; i < f.links.size(); ++i)
@@ -336,12 +337,13 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     std::map<std::pair<int, int>, std::vector<int>> group_missing;  // (group island, rail) -> hosts
     std::map<int, std::set<int>> missing_of_host;
     std::size_t nrails = t.rails.size();
+    std::vector<std::string> odd_rails;  // hosts like no class of hosts
     // A leaf's rail for the hosts of one class (as many rails): a dual-port
     // storage server's second port on a leaf of one-port nodes is not on
     // another rail's leaf, it is the only port of its class there.
     std::map<std::pair<std::size_t, int>, std::map<int, int>> class_leaf_rails;  // (class, leaf) -> rail -> ports
     for (const Host &h : t.hosts)
-        if (h.compute)
+        if (h.compute && !h.rails_unknown)
             for (const HostPort &p : h.ports)
                 if (p.rail >= 0)
                     class_leaf_rails[{h.rails.size(), p.sw}][p.rail]++;
@@ -361,6 +363,10 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         const Host &h = t.hosts[hi];
         if (!h.compute || nrails == 0)
             continue;
+        if (h.rails_unknown) {
+            odd_rails.push_back(h.name);
+            continue;
+        }
         std::vector<int> have(nrails, 0);
         for (const HostPort &p : h.ports) {
             if (p.rail < 0)
@@ -379,6 +385,13 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 missing_of_host[static_cast<int>(hi)].insert(r);
             }
     }
+
+    if (!odd_rails.empty())
+        add("odd-rails", Severity::Warning, compress_hostlist(odd_rails),
+            "no more than half of the host's ports are rails of any class of hosts like it (the first host of "
+            "another model, the one host of its model left, a host whose adapters are named apart): which adapters "
+            "are its rails is not known, its links are judged against no peers, and the plugin sets no device "
+            "variable there");
 
     // --- rail groups with fewer leaves than their peers (a missing leaf)
     std::set<std::pair<int, int>> explained;  // (group island, rail) explained by a missing leaf

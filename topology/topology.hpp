@@ -64,6 +64,7 @@ struct Host {
     std::vector<HostPort> ports;  // sorted by rail key
     bool compute = false;         // has the fabric's usual HCA count (see analyse())
     std::vector<int> rails;       // the rails of its class of hosts (indices into Topology::rails), sorted
+    bool rails_unknown = false;   // like no class: at most half its ports on its class's rails
     int leaf_island = -1, group = -1, pod = -1;
     int domain = -1;              // its NVLink domain island (inside its leaf island), -1 none
 };

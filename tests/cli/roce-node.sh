@@ -104,7 +104,7 @@ cp "$DATA"/lldp/rails8/nospeed/*.keyvalue "$work/nospeed/"
 "$TOPO" slurm --format view "$work/ns.json" -o "$work/ns.view"
 "$TOPO" env "$work/ns.view" --node gpu01 --nodes gpu01,gpu02 --sysfs-root "$work/sys/%n" >"$work/ns" 2>&1
 if grep -q "^undecided gpu01$" "$work/ns.view" &&
-   grep -q "^  NCCL_IB_HCA not set: the fabric could not tell this node's compute NICs from its front-end ones" "$work/ns" &&
+   grep -q "^  NCCL_IB_HCA not set: the fabric could not tell which of this node's adapters are its compute rails" "$work/ns" &&
    ! grep -q "^  NCCL_[A-Z_]*=" "$work/ns"; then
     ok "a host whose NICs LLDP could not tell apart: the view says so, no NCCL variable is set"
 else

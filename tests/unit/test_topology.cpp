@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "placement/cluster.hpp"
+#include "placement/view.hpp"
 #include "testdata.hpp"
 #include "topology/check.hpp"
 #include "topology/ibnetdiscover.hpp"
@@ -488,6 +490,62 @@ TEST_CASE("a CPU partition beside GPU hosts: the GPU hosts keep all their rails,
         Topology t = analyse(f);
         CHECK(t.rails.size() == 8);
         CHECK(rail_hcas(t, "gpu001") == eight);
+    }
+    SECTION("a GPU host with five of eight rails out, beside a CPU partition: missing rails, its three in the view")
+    {
+        // (helper 14: it fell into the CPU class and passed check with one rail)
+        Fabric f = mixed_fabric({10, 10, 4, 8, 0, false});
+        std::vector<Link> keep;
+        for (const Link &l : f.links) {
+            const Node *a = f.find(l.a.guid), *b = f.find(l.b.guid);
+            const std::string d = (a && a->type == NodeType::Ca ? a->desc : b && b->type == NodeType::Ca ? b->desc : "");
+            if (d.rfind("gpu004 mlx5_", 0) == 0 && d.back() >= '3')
+                continue;  // cables of gpu004's mlx5_3..7 out
+            keep.push_back(l);
+        }
+        f.links = keep;
+        normalise(f);
+        Topology t = analyse(f);
+        CHECK(rail_hcas(t, "gpu004") == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2"});
+        auto errs = codes(check(t), Severity::Error);
+        CHECK(errs.size() == 5);
+        CHECK(std::count(errs.begin(), errs.end(), "missing-rail gpu004") == 5);
+    }
+    SECTION("one GPU host left beside a CPU partition (its peer powered off): its rails are not known, not one")
+    {
+        Topology t = analyse(mixed_fabric({10, 10, 1, 8, 0, false}));
+        const Host &g = t.hosts[static_cast<std::size_t>(t.host_index.at("gpu001"))];
+        CHECK(g.rails_unknown);
+        auto fs = check(t);
+        CHECK(codes(fs, Severity::Error) == std::vector<std::string>{});  // no CPU link called degraded beside its NDR
+        CHECK(codes(fs, Severity::Warning) == std::vector<std::string>{"odd-rails gpu001"});
+        FabricSummary v = summarise(t, Cluster(t));
+        CHECK(v.undecided.count("gpu001") == 1);
+        CHECK(v.undecided.count("cpu001") == 0);
+    }
+    SECTION("a storage HCA on two of four GPU hosts is no rail; storage servers on one leaf leave the GPU fabric rail-optimised")
+    {
+        Fabric f = mixed_fabric({10, 10, 4, 4, 5, false});
+        for (const char *host : {"gpu001", "gpu002"}) {
+            Node ca;
+            ca.type = NodeType::Ca;
+            ca.guid = 0x90000 + static_cast<std::uint64_t>(host[5]);
+            ca.num_ports = 1;
+            ca.desc = std::string(host) + " mlx5_8";
+            f.nodes.push_back(ca);
+            Link l;
+            l.a = LinkEnd{f.nodes[0].guid, 40 + host[5] - '0', 0, 0};  // the first CPU leaf
+            l.b = LinkEnd{ca.guid, 1, 0, 0};
+            l.width = 4;
+            l.speed = Speed::NDR;
+            f.links.push_back(l);
+        }
+        normalise(f);
+        Topology t = analyse(f);
+        CHECK(rail_hcas(t, "gpu001") == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"});
+        CHECK(t.rail_optimised);
+        for (const std::string &e : codes(check(t), Severity::Error))
+            CHECK(e.rfind("missing-rail", 0) != 0);
     }
     SECTION("a swapped cable among GPU hosts beside a CPU partition is still miswired")
     {
