@@ -400,6 +400,23 @@ Fabric mixed_fabric(const Mixed &m)
     return f;
 }
 
+// one more adapter, on port `port` of the fabric's first switch, at NDR
+void add_adapter(Fabric &f, std::uint64_t guid, const std::string &desc, int port)
+{
+    Node ca;
+    ca.type = NodeType::Ca;
+    ca.guid = guid;
+    ca.num_ports = 1;
+    ca.desc = desc;
+    Link l;
+    l.a = LinkEnd{f.nodes[0].guid, port, 0, 0};
+    l.b = LinkEnd{guid, 1, 0, 0};
+    l.width = 4;
+    l.speed = Speed::NDR;
+    f.nodes.push_back(ca);
+    f.links.push_back(l);
+}
+
 std::vector<std::string> codes(const std::vector<Finding> &fs, Severity sev)
 {
     std::vector<std::string> out;
@@ -474,18 +491,7 @@ TEST_CASE("a CPU partition beside GPU hosts: the GPU hosts keep all their rails,
     SECTION("one GPU host of 9 ports among 8-port hosts: its 9th port is no rail")
     {
         Fabric f = mixed_fabric({0, 8, 8, 8, 0, false});
-        Node ca;
-        ca.type = NodeType::Ca;
-        ca.guid = 0x90000;
-        ca.num_ports = 1;
-        ca.desc = "gpu001 mlx5_8";
-        f.nodes.push_back(ca);
-        Link l;
-        l.a = LinkEnd{f.nodes[0].guid, 40, 0, 0};  // a port of the first rail leaf
-        l.b = LinkEnd{ca.guid, 1, 0, 0};
-        l.width = 4;
-        l.speed = Speed::NDR;
-        f.links.push_back(l);
+        add_adapter(f, 0x90000, "gpu001 mlx5_8", 40);  // on the first rail leaf
         normalise(f);
         Topology t = analyse(f);
         CHECK(t.rails.size() == 8);
@@ -526,20 +532,8 @@ TEST_CASE("a CPU partition beside GPU hosts: the GPU hosts keep all their rails,
     SECTION("a storage HCA on two of four GPU hosts is no rail; storage servers on one leaf leave the GPU fabric rail-optimised")
     {
         Fabric f = mixed_fabric({10, 10, 4, 4, 5, false});
-        for (const char *host : {"gpu001", "gpu002"}) {
-            Node ca;
-            ca.type = NodeType::Ca;
-            ca.guid = 0x90000 + static_cast<std::uint64_t>(host[5]);
-            ca.num_ports = 1;
-            ca.desc = std::string(host) + " mlx5_8";
-            f.nodes.push_back(ca);
-            Link l;
-            l.a = LinkEnd{f.nodes[0].guid, 40 + host[5] - '0', 0, 0};  // the first CPU leaf
-            l.b = LinkEnd{ca.guid, 1, 0, 0};
-            l.width = 4;
-            l.speed = Speed::NDR;
-            f.links.push_back(l);
-        }
+        for (const char *host : {"gpu001", "gpu002"})  // on the first CPU leaf
+            add_adapter(f, 0x90000 + static_cast<std::uint64_t>(host[5]), std::string(host) + " mlx5_8", 40 + host[5] - '0');
         normalise(f);
         Topology t = analyse(f);
         CHECK(rail_hcas(t, "gpu001") == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"});
