@@ -610,6 +610,9 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                 front(*n, apart.at(n));
             else if (by_rdma && !nic->second.roce.count(n->iface))
                 front(*n, "the host's node.json (atoll-topo node --json) shows no Ethernet RDMA port behind it, and RoCE needs one");
+            else if (nic != nics.end() && !nic->second.gpu_own.empty() && nic->second.no_gpu.count(n->iface))
+                front(*n, "the host's node.json shows every GPU with an adapter of its own under its PCIe switch, and this "
+                          "one no GPU's: storage or front-end, no rail");
             else
                 left.push_back(n);
         // Speeds: slower than the host's fastest, to a switch with no port that fast.
@@ -945,9 +948,21 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             if (!j.contains("ports") || !j["ports"].is_array())
                 throw InputError(file + ": found no \"ports\" array, expected atoll-topo node --json");
             HostNics &hn = nics[basename_system(file)];
+            // the adapters each GPU has to itself under its PCIe switch
+            // (every GPU one, PIX or PXB; else nothing is known of them)
+            std::set<std::string> own;
+            bool all_own = j.contains("gpus") && j["gpus"].is_array() && !j["gpus"].empty();
+            for (const auto &g : all_own ? j["gpus"] : json::array()) {
+                auto str = [&](const char *k) { return g.is_object() && g.contains(k) && g[k].is_string() ? g[k].get<std::string>() : ""; };
+                const bool alone = g.is_object() && g.contains("equally_near") && g["equally_near"] == 1;
+                const std::string d = str("distance"), hca = str("nearest_hca");
+                all_own = all_own && alone && !hca.empty() && (d == "PIX" || d == "PXB");
+                own.insert(hca);
+            }
             for (const auto &p : j["ports"]) {
                 double g = p.contains("rate") && p["rate"].is_string() ? std::atof(p["rate"].get<std::string>().c_str()) : 0;
                 bool ethernet = p.contains("link_layer") && p["link_layer"] == "Ethernet";
+                const bool gpus_own = all_own && p.contains("hca") && p["hca"].is_string() && own.count(p["hca"].get<std::string>());
                 if (p.contains("netdevs") && p["netdevs"].is_array())
                     for (const auto &nd : p["netdevs"])
                         if (nd.is_string()) {
@@ -955,6 +970,8 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
                                 hn.gbps[nd.get<std::string>()] = g;
                             if (ethernet)
                                 hn.roce.insert(nd.get<std::string>());
+                            if (all_own)
+                                (gpus_own ? hn.gpu_own : hn.no_gpu).insert(nd.get<std::string>());
                         }
             }
             continue;

@@ -56,6 +56,10 @@ struct NicRoles {
 struct HostNics {
     std::map<std::string, double> gbps;   // netdev -> rate of its RDMA port
     std::set<std::string> roce;           // netdevs behind an Ethernet RDMA port
+    // When every GPU of the host has an adapter of its own under its PCIe
+    // switch (PIX or PXB, no tie): the netdevs of those adapters, and of the
+    // others (a DGX's storage and front-end ConnectX, on the CPU's ports)
+    std::set<std::string> gpu_own, no_gpu;
 };
 
 // Host-to-switch neighbours split into compute rails and front-end NICs.
@@ -68,6 +72,8 @@ struct NicSplit {
 // The rules, per host, in order; the first that applies decides:
 //  1. the admin's NicRoles, when given (then no automatic rule runs);
 //  1b. a port on another network (switch_links, below) is front-end;
+//  2b. HOST.node.json showing each GPU an adapter of its own under its PCIe
+//     switch: an interface of an adapter no GPU has is front-end;
 //  2. HOST.node.json present: an interface that is no netdev of an Ethernet
 //     RDMA port cannot carry RoCE, so it is front-end;
 //  3. link speeds known (MAU type, or the NIC's rate): an interface slower
