@@ -988,8 +988,8 @@ Topology analyse(Fabric fabric)
                 return keys.size();
             };
             std::size_t best = on(c);
-            for (std::size_t k = 0; k < bounds.size(); ++k)
-                if (on(k) > best) {
+            for (std::size_t k = 0; k < bounds.size() && !no_vote.count(h.name); ++k)
+                if (on(k) > best) {  // (an undecided host, whose ports may be front-end ones, is not moved)
                     best = on(k);
                     c = k;
                 }
@@ -997,7 +997,7 @@ Topology analyse(Fabric fabric)
             host_usual[hi] = class_usual[c];
             for (const RailKey &k : class_rails[c])
                 h.rails.push_back(rail_of[k]);
-            h.rails_unknown = h.ports.size() >= 2 && 2 * best <= h.ports.size();
+            h.rails_unknown = h.ports.size() >= 2 && 2 * best <= h.ports.size() && !no_vote.count(h.name);
         }
         for (HostPort &p : h.ports)
             p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;

@@ -471,28 +471,50 @@ std::map<const LldpNeighbor *, std::string> on_other_networks(
         size[root(kv.first)]++;
     for (const auto &kv : by_host) {
         std::map<std::string, int> ports;  // known network -> the host's ports on it
+        std::set<std::string> slow;        // networks where a port of the host runs below its fastest
+        double fastest = 0;
         for (const LldpNeighbor *n : kv.second)
-            if (parent.count(n->chassis))
+            fastest = std::max(fastest, n->gbps);
+        for (const LldpNeighbor *n : kv.second)
+            if (parent.count(n->chassis)) {
                 ports[root(n->chassis)]++;
+                if (n->gbps > 0 && n->gbps < fastest)
+                    slow.insert(root(n->chassis));
+            }
         if (ports.size() < 2)
             continue;
         const int total = static_cast<int>(kv.second.size());
-        auto main = std::max_element(ports.begin(), ports.end(),
-                                     [](const auto &x, const auto &y) { return x.second < y.second; });
-        if (2 * main->second <= total)
-            continue;
-        std::string main_sw;  // a switch of the main network the host is on, to name it
-        for (const LldpNeighbor *n : kv.second)
-            if (parent.count(n->chassis) && root(n->chassis) == main->first && main_sw.empty())
-                main_sw = n->chassis;
         for (const LldpNeighbor *n : kv.second) {
             if (!parent.count(n->chassis))
                 continue;
             const std::string net = root(n->chassis);
-            if (net != main->first && size[net] >= 2 && 3 * ports[net] <= total)
-                out[n] = "on " + n->chassis + ", which no switch cable joins to " + main_sw + " (" +
-                         std::to_string(main->second) + " of the host's " + std::to_string(total) +
-                         " ports): another network, storage or front-end";
+            const int mine = ports[net];
+            if (size[net] < 2 || 3 * mine > total)
+                continue;
+            // the networks that hold more of the host's ports (the rails:
+            // one, or several planes that never meet) hold most of them, and
+            // none carries a slower port of the host (then it may be the
+            // front-end network: a CPU node's bond and eno1 beside its one
+            // RoCE port)
+            int more = 0;
+            bool front_like = false;
+            std::string main_sw;  // a switch of the biggest, to name it
+            int biggest = 0;
+            for (const auto &pn : ports)
+                if (pn.second > mine) {
+                    more += pn.second;
+                    front_like = front_like || slow.count(pn.first);
+                    if (pn.second > biggest)
+                        biggest = pn.second;
+                }
+            if (2 * more <= total || front_like)
+                continue;
+            for (const LldpNeighbor *m : kv.second)
+                if (main_sw.empty() && parent.count(m->chassis) && ports[root(m->chassis)] == biggest)
+                    main_sw = m->chassis;
+            out[n] = "on " + n->chassis + ", which no switch cable joins to " + main_sw + " or the other switches of " +
+                     std::to_string(more) + " of the host's " + std::to_string(total) +
+                     " ports: another network, storage or front-end";
         }
     }
     return out;

@@ -5,7 +5,7 @@
 # keyvalue, with speeds, with HOST.node.json instead, with neither, and the
 # admin's --frontend / --compute. Expected values are the fabric as cabled.
 . "$(dirname "$0")/../lib.sh"
-plan 21
+plan 23
 work=$(tmpdir)
 d="$DATA/lldp/rails8"
 view_hcas="ens1np0:1,ens2np0:1,ens3np0:1,ens4np0:1,ens5np0:1,ens6np0:1,ens7np0:1,ens8np0:1"
@@ -81,3 +81,22 @@ else not_ok "storage fabric apart: 8 rails, the view names the rails only"; diag
 if grep -q "^warning: frontend-nic: gpu\[01-04\]: front-end NIC enp170s0f0np0 (400 Gb/s, to stor-leaf1): on stor-leaf1, which no switch cable joins to leaf-r1 " "$work/check" &&
     grep -q "^3 findings: 0 errors, 3 warnings$" "$work/check"; then ok "storage fabric apart: check names the storage ports as another network"
 else not_ok "storage fabric apart: check names the storage ports as another network"; diag "$(cat "$work/check")"; fi
+# the same storage ports with no storage switch tables, and each host's
+# node.json (rails8/dgx): every GPU has a rail adapter of its own under its
+# PCIe switch and the storage adapters are no GPU's, as on a DGX H100
+x="$d/dgx"
+"$TOPO" show "$x" >"$work/show" 2>&1
+"$TOPO" check "$x" >"$work/check" 2>&1
+if grep -q "^rails:     8 (ens1np0 ens2np0 ens3np0 ens4np0 ens5np0 ens6np0 ens7np0 ens8np0), rail-optimised$" "$work/show" &&
+    grep -q "^warning: frontend-nic: gpu\[01-04\]: front-end NIC enp170s0f1np1 (400 Gb/s, to stor-leaf2): the host's node.json shows every GPU with an adapter of its own" "$work/check"; then ok "node.json GPU affinity: the storage adapters no GPU has are no rails"
+else not_ok "node.json GPU affinity: the storage adapters no GPU has are no rails"; diag "$(cat "$work/show" "$work/check")"; fi
+# a GPU of two equally near adapters (DGX A100's PCIe switches): which
+# adapters are the GPUs' is not known, the rule does not apply
+mkdir "$work/tie"
+cp "$x"/* "$work/tie/"
+for f in "$work"/tie/*.node.json; do
+    awk '/"equally_near": 1/ && !done { sub(/"equally_near": 1/, "\"equally_near\": 2"); done = 1 } { print }' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+"$TOPO" show "$work/tie" >"$work/show" 2>&1
+if grep -q "^rails:     10 " "$work/show"; then ok "node.json GPU affinity with a tie: not applied (10 rails, as without it)"
+else not_ok "node.json GPU affinity with a tie: not applied (10 rails, as without it)"; diag "$(cat "$work/show")"; fi

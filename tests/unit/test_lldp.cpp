@@ -775,8 +775,42 @@ TEST_CASE("split_nics: ports on a network no switch cable joins to the rails' ar
     for (int r = 1; r <= 8; ++r)
         two.push_back({"leaf-r" + std::to_string(r), r <= 4 ? "spineA" : "spineB"});
     CHECK(split_nics(ns, {}, {}, two).compute.size() == 40);
+    // two planes of four rails and the storage network: the planes, each
+    // with more of the host's ports, hold most of them together
+    two.push_back({"stor1", "sspine1"});
+    two.push_back({"stor2", "sspine1"});
+    CHECK(split_nics(ns, {}, {}, two).compute.size() == 32);
+    // four planes of two: the storage network is like a plane (left)
+    std::vector<std::pair<std::string, std::string>> four;
+    for (int r = 1; r <= 8; ++r)
+        four.push_back({"leaf-r" + std::to_string(r), "spine" + std::to_string((r + 1) / 2)});
+    four.push_back({"stor1", "sspine1"});
+    four.push_back({"stor2", "sspine1"});
+    CHECK(split_nics(ns, {}, {}, four).compute.size() == 40);
     // the admin's word wins: --compute names the storage ports too
     NicRoles roles;
     roles.compute = "ens*np0,enp170s0f*";
     CHECK(split_nics(ns, roles, {}, links).compute.size() == 40);
+}
+
+TEST_CASE("split_nics: a network of more ports that carries a slower port of the host is no rails' network", "[lldp][frontend]")
+{
+    // CPU nodes: one 100G RoCE port on leaf-cpu; a 100G bond's two members
+    // and eno1 at 25G on fe-leaf1/fe-leaf2 (joined): the front-end network
+    // holds 3 of 4 ports, and its slower eno1 shows what it is. The RoCE
+    // port is not put out as "another network" (helper 15).
+    std::vector<LldpNeighbor> ns;
+    for (int h = 1; h <= 6; ++h) {
+        std::string host = "cpu0" + std::to_string(h);
+        ns.push_back(nb(host, "ens1np0", "leaf-cpu", 100));
+        ns.push_back(nb(host, "ens2f0np0", "fe-leaf1", 100));
+        ns.push_back(nb(host, "ens2f1np1", "fe-leaf2", 100));
+        ns.push_back(nb(host, "eno1", "fe-leaf1", 25));
+    }
+    std::vector<std::pair<std::string, std::string>> links = {
+        {"leaf-cpu", "spine1"}, {"leaf-cpu", "spine2"}, {"fe-leaf1", "fe-spine"}, {"fe-leaf2", "fe-spine"}};
+    NicSplit s = split_nics(ns, {}, {}, links);
+    for (const FrontEndNic &f : s.frontend)
+        CHECK(f.iface == "eno1");
+    CHECK(std::count_if(s.compute.begin(), s.compute.end(), [](const LldpNeighbor &n) { return n.iface == "ens1np0"; }) == 6);
 }

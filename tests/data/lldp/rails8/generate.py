@@ -16,6 +16,10 @@
 #              stor-leaf1 and stor-leaf2, which are cabled to stor-spine01
 #              and 02 only (a storage fabric apart from the rails'), with the
 #              storage switches' tables
+#   dgx/       keyvalue as storage/ without the storage switches' tables, with
+#              HOST.node.json: 8 GPUs, each with its own rail adapter under its
+#              PCIe switch (PXB, as on a DGX H100), and the two storage
+#              adapters (mlx5_8, mlx5_9) no GPU's
 # (nospeed/*.keyvalue alone is the case where nothing tells eno1 apart.)
 import json, os
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -67,6 +71,17 @@ def storage_tables():
     for s in (1, 2):
         t["stor-spine%02d" % s] = [("swp%d" % k, switch("stor-leaf%d" % k, 0x50, k), "swp%d" % (48 + s), R400) for k in (1, 2)]
     return t
+
+def dgx_node_json():
+    ports = []
+    for r in range(10):
+        nd = "ens%dnp0" % (r + 1) if r < 8 else "enp170s0f%dnp%d" % (r - 8, r - 8)
+        ports.append({"hca": "mlx5_%d" % r, "port": 1, "link_layer": "Ethernet", "state": "4: ACTIVE",
+                      "rate": "400 Gb/sec (4X NDR)", "netdevs": [nd],
+                      "roce_v2_gid_index": 3, "roce_v2_gid": "0000:0000:0000:0000:0000:ffff:0a%02x:%02x01" % (r, r)})
+    gpus = [{"gpu": g, "pci": "0000:%02x:00.0" % (0x18 + 0x10 * g), "nearest_hca": "mlx5_%d" % g, "distance": "PXB",
+             "equally_near": 1} for g in range(8)]
+    return json.dumps({"gpus": gpus, "ports": ports}, indent=2) + "\n"
 
 def as_json(rows):
     out = []
@@ -123,3 +138,8 @@ for system, rows in mixed_tables().items():
     write("mixed", system + ".keyvalue", as_keyvalue(rows))
 for system, rows in storage_tables().items():
     write("storage", system + ".keyvalue", as_keyvalue(rows))
+for system, rows in storage_tables().items():
+    if not system.startswith("stor-"):
+        write("dgx", system + ".keyvalue", as_keyvalue(rows))
+    if system in HOSTS:
+        write("dgx", system + ".node.json", dgx_node_json())
