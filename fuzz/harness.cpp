@@ -182,7 +182,7 @@ Fabric fabric_json_both_ways(const std::string &bytes)
 
 }  // namespace
 
-const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", "userconf", nullptr};
+const char *const fuzz_targets[] = {"ibnetdiscover", "namemap", "fabricjson", "csv", "aws", "gcp", "oci", "nebius", "hostmap", "lldp", "view", "hostlist", "scontrol", "trace", "slurmconf", "mlnxqos", "ethtool", "healthpolicy", "healthresults", "ncclconf", "ofinccl", "report", "nvlink", "ranks", "squeue", "procdevices", "plugstack", "userconf", "nodejson", nullptr};
 
 // 0: consumed (maybe with a clear error); -1: unknown target
 int fuzz_one(const std::string &target, const std::string &bytes)
@@ -223,6 +223,22 @@ int fuzz_one(const std::string &target, const std::string &bytes)
         }
         else if (target == "lldp")
             downstream(lldp_fabric(parse_lldp(in, "fuzz.lldp", "host"), "fuzz.lldp"));
+        else if (target == "nodejson") {
+            // a host's node.json, then the split it steers on two hosts' tables
+            std::map<std::string, HostNics> nics{{"h1", read_node_json(in, "fuzz.node.json")}};
+            std::vector<LldpNeighbor> ns;
+            for (const char *h : {"h1", "h2"})
+                for (const char *i : {"ens1np0", "ens2np0", "enp170s0f0np0", "eno1"}) {
+                    LldpNeighbor n;
+                    n.local = h;
+                    n.iface = i;
+                    n.chassis = std::string("sw-") + i;
+                    n.bridge = true;
+                    n.gbps = i[2] == 'o' ? 25 : 400;
+                    ns.push_back(n);
+                }
+            split_nics(ns, {}, nics, {{"sw-ens1np0", "spine"}, {"sw-ens2np0", "spine"}, {"sw-enp170s0f0np0", "sspine"}, {"sw-eno1", "sspine"}});
+        }
         else if (target == "view") {
             FabricSummary s = read_summary(in, "fuzz.view");
             std::ostringstream o;

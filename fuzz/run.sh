@@ -10,7 +10,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf"}
+targets=${*:-"ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf nodejson"}
 out=${ATOLL_FUZZ_BUILD:-$here/fuzz-build}
 CXX=${FUZZ_CXX:-clang++}
 command -v "$CXX" >/dev/null || { echo "1..0 # SKIP $CXX not installed"; exit 0; }
@@ -77,6 +77,7 @@ one() {
     aws | gcp | oci | nebius) seeds="$here/tests/data/cloud/*" ;;
     hostmap) seeds="$here/fuzz/seeds/hostmap/*" ;;
     lldp) seeds="$here/tests/data/lldp/*" ;;
+    nodejson) seeds="$here/tests/data/lldp/rails8/nospeed/*.node.json $here/tests/data/lldp/rails8/dgx/*.node.json" ;;
     view) seeds="$here/fuzz/seeds/view/*" ;;
     hostlist) seeds="$here/fuzz/seeds/hostlist/*" ;;
     scontrol) seeds="$here/fuzz/seeds/scontrol/*" ;;

@@ -1222,7 +1222,9 @@ Topology analyse(Fabric fabric)
         std::set<int> leaves;
         for (const HostPort &p : h.ports) {
             leaves.insert(p.sw);
-            if (p.rail >= 0 && !h.rails_unknown)
+            // (a place is no rail on a host of another count than its class's)
+            if (p.rail >= 0 && !h.rails_unknown &&
+                !(placed.count(p.ca_guid) && static_cast<int>(h.ports.size()) != host_usual[hi]))
                 leaf_rails[static_cast<std::size_t>(p.sw)][p.rail]++;
         }
         if (h.compute && h.rails.size() > 1 && !no_vote.count(h.name) && !h.rails_unknown &&
@@ -1253,14 +1255,21 @@ Topology analyse(Fabric fabric)
 
     // A place among a host's adapters is no identity: on a host with fewer
     // ports than usual (a NIC whose cable is out shows no LLDP neighbour) the
-    // places after the gap shift by one. There a placed port's rail is the
-    // rail of the leaf it lands on.
+    // places after the gap shift by one, and on a host with more (a storage
+    // port the others' evidence put out, enp170s0f0np0 sorting before
+    // ens1np0) every place may. There a placed port's rail is the rail of
+    // the leaf it lands on; on a host with more, a placed port on a leaf of
+    // no rail is none.
     if (t.rail_optimised)
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
-            if (Host &h = t.hosts[hi]; h.compute && static_cast<int>(h.ports.size()) < host_usual[hi])
+            if (Host &h = t.hosts[hi]; h.compute && !h.rails_unknown && static_cast<int>(h.ports.size()) != host_usual[hi]) {
+                const bool more = static_cast<int>(h.ports.size()) > host_usual[hi];
                 for (HostPort &p : h.ports)
                     if (placed.count(p.ca_guid) && t.switches[static_cast<std::size_t>(p.sw)].rail >= 0)
                         p.rail = t.switches[static_cast<std::size_t>(p.sw)].rail;
+                    else if (placed.count(p.ca_guid) && more)
+                        p.rail = -1;
+            }
 
     // Rail groups: leaves joined by the hosts they share (ports on the wrong
     // rail's leaf do not join: a swapped cable must not merge two groups).

@@ -338,6 +338,9 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     std::map<int, std::set<int>> missing_of_host;
     std::size_t nrails = t.rails.size();
     std::vector<std::string> odd_rails;  // hosts like no class of hosts
+    std::set<std::pair<std::string, std::string>> front_ifaces;  // (host, interface) put out as front-end
+    for (const FrontEndNic &fe : f.frontend)
+        front_ifaces.insert({fe.host, fe.iface});
     // A leaf's rail for the hosts of one class (as many rails): a dual-port
     // storage server's second port on a leaf of one-port nodes is not on
     // another rail's leaf, it is the only port of its class there.
@@ -380,7 +383,9 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                         "], a leaf of rail " + t.rails[static_cast<std::size_t>(s.rail)]);
         }
         for (int r : h.rails)
-            if (!have[static_cast<std::size_t>(r)]) {
+            if (!have[static_cast<std::size_t>(r)] && !front_ifaces.count({h.name, t.rails[static_cast<std::size_t>(r)]})) {
+                // (an interface of that name the host has, put out as
+                // front-end by its own evidence, is not a missing rail)
                 group_missing[{h.group, r}].push_back(static_cast<int>(hi));
                 missing_of_host[static_cast<int>(hi)].insert(r);
             }

@@ -440,9 +440,12 @@ void undecide_service_hosts(NicSplit &out)
 // half, is no rail. Only networks known to be apart count, those of two
 // switches or more: a leaf whose cables to other switches no table shows
 // (its table not given) may be one of the rails' own.
+// `main` gets the ports on a network that holds more than half of their
+// host's ports and carries no slower one (the rails' network, as the
+// switches' tables show it): no other rule puts those out.
 std::map<const LldpNeighbor *, std::string> on_other_networks(
     const std::map<std::string, std::vector<const LldpNeighbor *>> &by_host,
-    const std::vector<std::pair<std::string, std::string>> &switch_links)
+    const std::vector<std::pair<std::string, std::string>> &switch_links, std::set<const LldpNeighbor *> &main)
 {
     std::map<const LldpNeighbor *, std::string> out;
     if (switch_links.empty())
@@ -481,9 +484,13 @@ std::map<const LldpNeighbor *, std::string> on_other_networks(
                 if (n->gbps > 0 && n->gbps < fastest)
                     slow.insert(root(n->chassis));
             }
+        const int total = static_cast<int>(kv.second.size());
+        for (const LldpNeighbor *n : kv.second)
+            if (parent.count(n->chassis) && size[root(n->chassis)] >= 2 && 2 * ports[root(n->chassis)] > total &&
+                !slow.count(root(n->chassis)))
+                main.insert(n);
         if (ports.size() < 2)
             continue;
-        const int total = static_cast<int>(kv.second.size());
         for (const LldpNeighbor *n : kv.second) {
             if (!parent.count(n->chassis))
                 continue;
@@ -531,7 +538,8 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
         by_iface[n.iface].push_back(&n);
         by_switch[n.chassis].push_back(&n);
     }
-    const auto apart = on_other_networks(by_host, switch_links);
+    std::set<const LldpNeighbor *> on_rails_net;
+    const auto apart = on_other_networks(by_host, switch_links, on_rails_net);
     // A slower interface: a rail that came up slow, or a port of another use
     // (front-end, storage)? The same port on the other hosts tells: a fault
     // is one host's, a design every host's. The evidence, the first that
@@ -632,7 +640,8 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                 front(*n, apart.at(n));
             else if (by_rdma && !nic->second.roce.count(n->iface))
                 front(*n, "the host's node.json (atoll-topo node --json) shows no Ethernet RDMA port behind it, and RoCE needs one");
-            else if (nic != nics.end() && !nic->second.gpu_own.empty() && nic->second.no_gpu.count(n->iface))
+            else if (nic != nics.end() && !nic->second.gpu_own.empty() && nic->second.no_gpu.count(n->iface) &&
+                     !on_rails_net.count(n))
                 front(*n, "the host's node.json shows every GPU with an adapter of its own under its PCIe switch, and this "
                           "one no GPU's: storage or front-end, no rail");
             else
@@ -935,6 +944,62 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     return f;
 }
 
+HostNics read_node_json(std::istream &in, const std::string &file)
+{
+    // `atoll-topo node --json` of that host: its NICs' own rates
+    json j;
+    try {
+        in >> j;
+    } catch (const json::parse_error &e) {
+        throw InputError(file + ": not valid JSON (" + std::string(e.what()) + "), expected atoll-topo node --json");
+    }
+    if (!j.is_object() || !j.contains("ports") || !j["ports"].is_array())
+        throw InputError(file + ": found no \"ports\" array, expected atoll-topo node --json");
+    HostNics hn;
+    // the adapters each GPU has to itself under its PCIe switch
+    // (every GPU one, PIX or PXB; else nothing is known of them)
+    // (each GPU its own adapter, no two GPUs one, and the adapters no GPU
+    // has at most half as many: a DGX H100's 8 and 2; not 8 GPUs on 4
+    // adapters, nor 4 GPUs with a second adapter each)
+    std::set<std::string> own, hcas;
+    bool all_own = j.contains("gpus") && j["gpus"].is_array() && !j["gpus"].empty();
+    std::size_t gpus = 0;
+    for (const auto &g : all_own ? j["gpus"] : json::array()) {
+        auto str = [&](const char *k) { return g.is_object() && g.contains(k) && g[k].is_string() ? g[k].get<std::string>() : ""; };
+        const bool alone = g.is_object() && g.contains("equally_near") && g["equally_near"] == 1;
+        const std::string d = str("distance"), hca = str("nearest_hca");
+        all_own = all_own && alone && !hca.empty() && (d == "PIX" || d == "PXB");
+        own.insert(hca);
+        ++gpus;
+    }
+    for (const auto &p : j["ports"])
+        if (p.is_object() && p.contains("hca") && p["hca"].is_string())
+            hcas.insert(p["hca"].get<std::string>());
+    all_own = all_own && own.size() == gpus && std::includes(hcas.begin(), hcas.end(), own.begin(), own.end()) &&
+              2 * (hcas.size() - own.size()) <= own.size();
+    for (const auto &p : j["ports"]) {
+        double g = p.contains("rate") && p["rate"].is_string() ? std::atof(p["rate"].get<std::string>().c_str()) : 0;
+        bool ethernet = p.contains("link_layer") && p["link_layer"] == "Ethernet";
+        const bool gpus_own = all_own && p.contains("hca") && p["hca"].is_string() && own.count(p["hca"].get<std::string>());
+        if (p.contains("netdevs") && p["netdevs"].is_array())
+            for (const auto &nd : p["netdevs"])
+                if (nd.is_string()) {
+                    if (g > 0)
+                        hn.gbps[nd.get<std::string>()] = g;
+                    if (ethernet)
+                        hn.roce.insert(nd.get<std::string>());
+                    if (all_own)
+                        (gpus_own ? hn.gpu_own : hn.no_gpu).insert(nd.get<std::string>());
+                }
+        // a RoCE LAG's members, which LLDP shows: of the bond's adapter
+        if (all_own && p.contains("bond_members") && p["bond_members"].is_array())
+            for (const auto &m : p["bond_members"])
+                if (m.is_string())
+                    (gpus_own ? hn.gpu_own : hn.no_gpu).insert(m.get<std::string>());
+    }
+    return hn;
+}
+
 Fabric load_lldp(const std::string &path, const NicRoles &roles)
 {
     struct stat st;
@@ -960,42 +1025,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         if (!in)
             throw InputError(file + ": cannot open: " + std::strerror(errno));
         if (file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0) {
-            // `atoll-topo node --json` of that host: its NICs' own rates
-            json j;
-            try {
-                in >> j;
-            } catch (const json::parse_error &e) {
-                throw InputError(file + ": not valid JSON (" + std::string(e.what()) + "), expected atoll-topo node --json");
-            }
-            if (!j.contains("ports") || !j["ports"].is_array())
-                throw InputError(file + ": found no \"ports\" array, expected atoll-topo node --json");
-            HostNics &hn = nics[basename_system(file)];
-            // the adapters each GPU has to itself under its PCIe switch
-            // (every GPU one, PIX or PXB; else nothing is known of them)
-            std::set<std::string> own;
-            bool all_own = j.contains("gpus") && j["gpus"].is_array() && !j["gpus"].empty();
-            for (const auto &g : all_own ? j["gpus"] : json::array()) {
-                auto str = [&](const char *k) { return g.is_object() && g.contains(k) && g[k].is_string() ? g[k].get<std::string>() : ""; };
-                const bool alone = g.is_object() && g.contains("equally_near") && g["equally_near"] == 1;
-                const std::string d = str("distance"), hca = str("nearest_hca");
-                all_own = all_own && alone && !hca.empty() && (d == "PIX" || d == "PXB");
-                own.insert(hca);
-            }
-            for (const auto &p : j["ports"]) {
-                double g = p.contains("rate") && p["rate"].is_string() ? std::atof(p["rate"].get<std::string>().c_str()) : 0;
-                bool ethernet = p.contains("link_layer") && p["link_layer"] == "Ethernet";
-                const bool gpus_own = all_own && p.contains("hca") && p["hca"].is_string() && own.count(p["hca"].get<std::string>());
-                if (p.contains("netdevs") && p["netdevs"].is_array())
-                    for (const auto &nd : p["netdevs"])
-                        if (nd.is_string()) {
-                            if (g > 0)
-                                hn.gbps[nd.get<std::string>()] = g;
-                            if (ethernet)
-                                hn.roce.insert(nd.get<std::string>());
-                            if (all_own)
-                                (gpus_own ? hn.gpu_own : hn.no_gpu).insert(nd.get<std::string>());
-                        }
-            }
+            nics[basename_system(file)] = read_node_json(in, file);
             continue;
         }
         auto part = parse_lldp(in, file, basename_system(file));

@@ -103,6 +103,11 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source, const NicRoles &roles = {},
                    const std::map<std::string, HostNics> &nics = {});
 
+// HOST.node.json (`atoll-topo node --json` of a host): its RDMA netdevs'
+// rates, which are RoCE ports, and which adapters are its GPUs' own. Throws
+// InputError naming `file` when it is not such JSON.
+HostNics read_node_json(std::istream &in, const std::string &file);
+
 // A directory of per-system files (system = file name up to the first '.'),
 // or one file. Files named HOST.node.json (`atoll-topo node --json` of that
 // host) give the NICs' own rates where LLDP carries no speed, and which

@@ -5,7 +5,7 @@
 # exception that is not an input error.
 . "$(dirname "$0")/../lib.sh"
 replay="$ATOLL_BUILDDIR/fuzz/atoll-fuzz-replay"
-targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf"
+targets="ibnetdiscover namemap fabricjson csv aws gcp oci nebius hostmap lldp view hostlist scontrol trace slurmconf mlnxqos ethtool healthpolicy healthresults ncclconf ofinccl report nvlink ranks squeue procdevices plugstack userconf nodejson"
 plan $(echo $targets | wc -w)
 for t in $targets; do
     case $t in
@@ -18,6 +18,7 @@ for t in $targets; do
     nvlink) files=$(ls "$DATA"/nvlink/*) ;;
     ncclconf) files=$(ls "$DATA"/cloudenv/*.nccl.conf) ;;
     userconf) files=$(ls "$DATA"/ucx/ucx.conf "$DATA"/cloudenv/*.nccl.conf) ;;
+    nodejson) files=$(ls "$DATA"/lldp/rails8/nospeed/*.node.json "$DATA"/lldp/rails8/dgx/*.node.json) ;;
     report) files=$(ls "$DATA"/ibnetdiscover/*.topo "$DATA"/ibnetdiscover/director_mcs8500_hand.txt "$ATOLL_SRCDIR"/fuzz/seeds/report/*) ;;
     *) files=$(ls "$ATOLL_SRCDIR/fuzz/seeds/$t"/*) ;;
     esac

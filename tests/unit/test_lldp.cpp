@@ -814,3 +814,62 @@ TEST_CASE("split_nics: a network of more ports that carries a slower port of the
         CHECK(f.iface == "eno1");
     CHECK(std::count_if(s.compute.begin(), s.compute.end(), [](const LldpNeighbor &n) { return n.iface == "ens1np0"; }) == 6);
 }
+
+TEST_CASE("read_node_json: which adapters are the GPUs' own, and when that is not known", "[lldp][frontend]")
+{
+    // as atoll-topo node --json writes it (node/nodeview.cpp): gpus with
+    // nearest_hca, distance and equally_near; ports with hca and netdevs
+    auto doc = [](int gpus, int per_nic, int nics, const char *dist, int ties, bool bond) {
+        std::string s = "{\"gpus\": [";
+        for (int g = 0; g < gpus; ++g)
+            s += std::string(g ? "," : "") + "{\"gpu\": " + std::to_string(g) + ", \"pci\": \"0000:00:00.0\", \"nearest_hca\": \"mlx5_" +
+                 std::to_string(g / per_nic) + "\", \"distance\": \"" + dist + "\", \"equally_near\": " + std::to_string(ties) + "}";
+        s += "], \"ports\": [";
+        for (int n = 0; n < nics; ++n)
+            s += std::string(n ? "," : "") + "{\"hca\": \"mlx5_" + std::to_string(n) + "\", \"port\": 1, \"link_layer\": \"Ethernet\", " +
+                 "\"rate\": \"400 Gb/sec (4X NDR)\", \"netdevs\": [\"ens" + std::to_string(n + 1) + "np0\"]}";
+        if (bond)
+            s += ", {\"hca\": \"mlx5_bond_0\", \"port\": 1, \"link_layer\": \"Ethernet\", \"rate\": \"400 Gb/sec (4X NDR)\", "
+                 "\"netdevs\": [\"bond0\"], \"bond_members\": [\"enp170s0f0np0\", \"enp170s0f1np1\"]}";
+        return s + "]}";
+    };
+    auto read = [](const std::string &s) {
+        std::istringstream in(s);
+        return read_node_json(in, "h.node.json");
+    };
+    // DGX H100: 8 GPUs, each its own adapter (PXB), 2 storage adapters
+    HostNics d = read(doc(8, 1, 10, "PXB", 1, false));
+    CHECK(d.gpu_own.size() == 8);
+    CHECK(d.no_gpu == std::set<std::string>{"ens9np0", "ens10np0"});
+    // the storage ports a RoCE LAG: its members are no GPU's
+    HostNics b = read(doc(8, 1, 8, "PIX", 1, true));
+    CHECK(b.no_gpu == std::set<std::string>{"bond0", "enp170s0f0np0", "enp170s0f1np1"});
+    // not known: two GPUs on one adapter, a tie (DGX A100), GPUs on the
+    // CPU's ports (NODE), 4 GPUs with as many adapters no GPU has
+    CHECK(read(doc(8, 2, 8, "PXB", 1, false)).gpu_own.empty());
+    CHECK(read(doc(8, 1, 10, "PXB", 2, false)).gpu_own.empty());
+    CHECK(read(doc(8, 1, 10, "NODE", 1, false)).gpu_own.empty());
+    CHECK(read(doc(4, 1, 8, "PIX", 1, false)).gpu_own.empty());
+    // not JSON, no ports: an error naming the file
+    CHECK_THROWS_WITH(read("[1,2]"), Catch::Contains("h.node.json: found no \"ports\" array"));
+    CHECK_THROWS_WITH(read("{\"ports\": ["), Catch::Contains("h.node.json: not valid JSON"));
+    // the rule does not put out a port on the rails' own network, as the
+    // switches' tables show it (helper 16: a storage NIC PIX to GPU0)
+    std::vector<LldpNeighbor> ns;
+    std::map<std::string, HostNics> nics;
+    std::vector<std::pair<std::string, std::string>> links;
+    for (int h = 1; h <= 2; ++h) {
+        std::string host = "gpu0" + std::to_string(h);
+        for (int r = 1; r <= 8; ++r)
+            ns.push_back(nb(host, "ens" + std::to_string(r) + "np0", "leaf-r" + std::to_string(r), 400));
+        ns.push_back(nb(host, "ens9np0", "stor1", 400));
+        ns.push_back(nb(host, "ens10np0", "stor2", 400));
+        nics[host] = d;
+        nics[host].no_gpu.insert("ens1np0");  // as if GPU0's nearest were a storage adapter
+    }
+    for (int r = 1; r <= 8; ++r)
+        links.push_back({"leaf-r" + std::to_string(r), "spine1"});
+    NicSplit s = split_nics(ns, {}, nics, links);
+    CHECK(std::count_if(s.compute.begin(), s.compute.end(), [](const LldpNeighbor &n) { return n.iface == "ens1np0"; }) == 2);
+    CHECK(std::none_of(s.compute.begin(), s.compute.end(), [](const LldpNeighbor &n) { return n.iface == "ens9np0"; }));
+}
