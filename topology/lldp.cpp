@@ -950,7 +950,7 @@ HostNics read_node_json(std::istream &in, const std::string &file)
     json j;
     try {
         in >> j;
-    } catch (const json::parse_error &e) {
+    } catch (const json::exception &e) {
         throw InputError(file + ": not valid JSON (" + std::string(e.what()) + "), expected atoll-topo node --json");
     }
     if (!j.is_object() || !j.contains("ports") || !j["ports"].is_array())
