@@ -914,11 +914,9 @@ Topology analyse(Fabric fabric)
     std::vector<std::map<RailKey, int>> key_hosts(bounds.size());
     std::map<RailKey, std::map<std::string, int>> key_names;
     std::vector<int> nclass(bounds.size(), 0);
-    int ncompute = 0;
     for (const Host &h : t.hosts) {
         if (!h.compute || no_vote.count(h.name))
             continue;
-        ++ncompute;
         const int c = class_of(h);
         ++nclass[static_cast<std::size_t>(c)];
         std::set<RailKey> seen;
@@ -989,8 +987,8 @@ Topology analyse(Fabric fabric)
             };
             std::size_t best = on(c);
             for (std::size_t k = 0; k < bounds.size() && !no_vote.count(h.name); ++k)
-                if (on(k) > best) {  // (an undecided host, whose ports may be front-end ones, is not moved)
-                    best = on(k);
+                if (const std::size_t n = on(k); n > best) {  // (an undecided host, whose ports may be front-end ones, is not moved)
+                    best = n;
                     c = k;
                 }
             host_class[hi] = static_cast<int>(c);
@@ -1240,18 +1238,9 @@ Topology analyse(Fabric fabric)
                                std::to_string(multi_rail_hosts) + " compute hosts have all their " +
                                std::to_string(t.rails.size()) + " rail adapters on one leaf switch";
     if (t.rail_optimised)
-        for (std::size_t i = 0; i < t.switches.size(); ++i) {
-            int best = -1, n = 0, total = 0;
-            for (const auto &kv : leaf_rails[i]) {
-                total += kv.second;
-                if (kv.second > n) {
-                    n = kv.second;
-                    best = kv.first;
-                }
-            }
-            if (total > 0 && 2 * n > total)
+        for (std::size_t i = 0; i < t.switches.size(); ++i)
+            if (int best = majority(leaf_rails[i], -1); best >= 0)
                 t.switches[i].rail = best;
-        }
 
     // A place among a host's adapters is no identity: on a host with fewer
     // ports than usual (a NIC whose cable is out shows no LLDP neighbour) the

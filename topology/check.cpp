@@ -350,18 +350,7 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             for (const HostPort &p : h.ports)
                 if (p.rail >= 0)
                     class_leaf_rails[{h.rails.size(), p.sw}][p.rail]++;
-    auto class_leaf_rail = [&](const Host &h, int sw) {
-        const auto &m = class_leaf_rails[{h.rails.size(), sw}];
-        int best = -1, n = 0, total = 0;
-        for (const auto &kv : m) {
-            total += kv.second;
-            if (kv.second > n) {
-                n = kv.second;
-                best = kv.first;
-            }
-        }
-        return 2 * n > total ? best : -1;
-    };
+    auto class_leaf_rail = [&](const Host &h, int sw) { return majority(class_leaf_rails[{h.rails.size(), sw}], -1); };
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         if (!h.compute || nrails == 0)

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
-#include <functional>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -451,7 +450,7 @@ std::map<const LldpNeighbor *, std::string> on_other_networks(
     if (switch_links.empty())
         return out;
     std::map<std::string, std::string> parent;
-    std::function<std::string(const std::string &)> root = [&](const std::string &x) {
+    auto root = [&](const std::string &x) {
         std::string r = x;
         while (parent.count(r) && parent[r] != r)
             r = parent[r];

@@ -19,6 +19,18 @@ template <class T> T most_common(const std::map<T, int> &counts, T fallback)
     return best;
 }
 
+// The value more than half of a tally holds; `fallback` when none does.
+template <class T> T majority(const std::map<T, int> &counts, T fallback)
+{
+    long total = 0;
+    for (const auto &kv : counts)
+        total += kv.second;
+    for (const auto &kv : counts)
+        if (2L * kv.second > total)
+            return kv.first;
+    return fallback;
+}
+
 template <class T> T most_common(const std::vector<T> &values, T fallback)
 {
     std::map<T, int> counts;
