@@ -911,28 +911,93 @@ Topology analyse(Fabric fabric)
                     return static_cast<int>(c);
         return 0;
     };
-    std::vector<std::map<RailKey, int>> key_hosts(bounds.size());
-    std::map<RailKey, std::map<std::string, int>> key_names;
-    std::vector<int> nclass(bounds.size(), 0);
-    for (const Host &h : t.hosts) {
-        if (!h.compute || no_vote.count(h.name))
-            continue;
-        const int c = class_of(h);
-        ++nclass[static_cast<std::size_t>(c)];
-        std::set<RailKey> seen;
-        for (const HostPort &p : h.ports) {
-            RailKey k{p.dev_index, p.port};
-            if (seen.insert(k).second)
-                key_hosts[static_cast<std::size_t>(c)][k]++;
-            key_names[k][p.hca]++;
+    // Models: inside one window of counts, hosts whose adapters are numbered
+    // apart are classes of their own. A DGX H100's rails are mlx5_0,3-6,9-11,
+    // an HGX board's may be mlx5_0-7: voted together, the less common model's
+    // own adapters (mlx5_1,2,7) are no rails, and the plugin would give its
+    // jobs five NICs of eight; at an even split one root renaming its own
+    // adapters moves the threshold for every host. A set of adapter keys
+    // that at least two hosts carry exactly seeds a class when it has two
+    // keys or more that each more common seed lacks, and lacks two or more
+    // of each one's. A set one host carries, or one near a more common seed
+    // (cables out, a storage HCA added, one adapter renamed), never does; nor
+    // does a subset (four-rail hosts beside eight-rail ones are judged as
+    // eight-rail hosts with four cables out: nothing in the fabric tells the
+    // two apart). Each host then joins the seed it shares the most keys with,
+    // the more common on a tie. A window of one seed votes as before.
+    std::vector<std::set<RailKey>> keys_of(t.hosts.size());
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+        for (const HostPort &p : t.hosts[hi].ports)
+            keys_of[hi].insert({p.dev_index, p.port});
+    auto voting = [&](const Host &h) { return h.compute && !no_vote.count(h.name); };
+    std::vector<std::set<RailKey>> seed;  // each class's seed
+    std::vector<int> window_of;          // each class's window of counts
+    std::vector<int> first_class(bounds.size(), 0);
+    std::vector<int> class_of_host(t.hosts.size(), -1);
+    auto shared = [](const std::set<RailKey> &a, const std::set<RailKey> &b) {
+        std::size_t n = 0;
+        for (const RailKey &k : a)
+            n += b.count(k);
+        return n;
+    };
+    for (std::size_t w = 0; w < bounds.size(); ++w) {
+        std::map<std::set<RailKey>, int> sets;
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+            if (voting(t.hosts[hi]) && class_of(t.hosts[hi]) == static_cast<int>(w))
+                sets[keys_of[hi]]++;
+        std::vector<std::pair<std::set<RailKey>, int>> order(sets.begin(), sets.end());
+        std::stable_sort(order.begin(), order.end(), [](const auto &x, const auto &y) {
+            return std::make_pair(x.second, x.first.size()) > std::make_pair(y.second, y.first.size());
+        });
+        first_class[w] = static_cast<int>(seed.size());
+        for (const auto &kv : order) {
+            bool far = true;
+            for (std::size_t m = static_cast<std::size_t>(first_class[w]); m < seed.size() && far; ++m) {
+                const std::size_t n = shared(kv.first, seed[m]);
+                far = kv.first.size() >= n + 2 && seed[m].size() >= n + 2;
+            }
+            if (seed.size() == static_cast<std::size_t>(first_class[w]) || (kv.second >= 2 && far)) {
+                seed.push_back(kv.first);
+                window_of.push_back(static_cast<int>(w));
+            }
+        }
+        if (seed.size() == static_cast<std::size_t>(first_class[w])) {  // a window of no voting host
+            seed.emplace_back();
+            window_of.push_back(static_cast<int>(w));
         }
     }
-    std::vector<std::set<RailKey>> class_rails(bounds.size());
+    // a host's class before the vote: the seed of its window it shares most keys with
+    auto seeded_class = [&](std::size_t hi) {
+        const std::size_t w = static_cast<std::size_t>(class_of(t.hosts[hi]));
+        std::size_t best = static_cast<std::size_t>(first_class[w]), most = 0;
+        for (std::size_t m = best; m < seed.size() && window_of[m] == static_cast<int>(w); ++m)
+            if (const std::size_t n = shared(keys_of[hi], seed[m]); n > most) {
+                most = n;
+                best = m;
+            }
+        return static_cast<int>(best);
+    };
+    const std::size_t nclasses = seed.size();
+    std::vector<std::map<RailKey, int>> key_hosts(nclasses);
+    std::map<RailKey, std::map<std::string, int>> key_names;
+    std::vector<int> nclass(nclasses, 0);
+    for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+        const Host &h = t.hosts[hi];
+        if (!voting(h))
+            continue;
+        const int c = class_of_host[hi] = seeded_class(hi);
+        ++nclass[static_cast<std::size_t>(c)];
+        for (const RailKey &k : keys_of[hi])
+            key_hosts[static_cast<std::size_t>(c)][k]++;
+        for (const HostPort &p : h.ports)
+            key_names[{p.dev_index, p.port}][p.hca]++;
+    }
+    std::vector<std::set<RailKey>> class_rails(nclasses);
     std::set<RailKey> all_rails;
-    // at least half of class 0's hosts, as ever; more than half of a wider
+    // at least half of class 0's hosts, as ever; more than half of another
     // class's (in a class of two, one host's storage HCA or one root's
     // made-up adapter is no rail)
-    for (std::size_t c = 0; c < bounds.size(); ++c)
+    for (std::size_t c = 0; c < nclasses; ++c)
         for (const auto &kv : key_hosts[c])
             if (c == 0 ? 2 * kv.second >= nclass[c] : 2 * kv.second > nclass[c]) {
                 class_rails[c].insert(kv.first);
@@ -957,13 +1022,13 @@ Topology analyse(Fabric fabric)
             name += "/" + std::to_string(k.port);
         t.rails.push_back(name);
     }
-    std::vector<int> class_usual(bounds.size(), usual);  // the usual port count of each class
+    std::vector<int> class_usual(nclasses, usual);  // the usual port count of each class
     {
-        std::vector<std::vector<int>> counts_of(bounds.size());
-        for (const Host &h : t.hosts)
-            if (h.compute && !no_vote.count(h.name))
-                counts_of[static_cast<std::size_t>(class_of(h))].push_back(static_cast<int>(h.ports.size()));
-        for (std::size_t c = 1; c < bounds.size(); ++c)
+        std::vector<std::vector<int>> counts_of(nclasses);
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+            if (class_of_host[hi] >= 0)
+                counts_of[static_cast<std::size_t>(class_of_host[hi])].push_back(static_cast<int>(t.hosts[hi].ports.size()));
+        for (std::size_t c = 1; c < nclasses; ++c)
             class_usual[c] = most_common(counts_of[c], usual);
     }
     // Each compute host's class: the one whose rails most of its ports are
@@ -976,7 +1041,7 @@ Topology analyse(Fabric fabric)
     std::vector<int> host_usual(t.hosts.size(), usual), host_class(t.hosts.size(), -1);
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         Host &h = t.hosts[hi];
-        std::size_t c = static_cast<std::size_t>(class_of(h));
+        std::size_t c = static_cast<std::size_t>(class_of_host[hi] >= 0 ? class_of_host[hi] : first_class[static_cast<std::size_t>(class_of(h))]);
         if (h.compute) {
             auto on = [&](std::size_t k) {
                 std::set<RailKey> keys;
@@ -986,7 +1051,7 @@ Topology analyse(Fabric fabric)
                 return keys.size();
             };
             std::size_t best = on(c);
-            for (std::size_t k = 0; k < bounds.size() && !no_vote.count(h.name); ++k)
+            for (std::size_t k = 0; k < nclasses && !no_vote.count(h.name); ++k)
                 if (const std::size_t n = on(k); n > best) {  // (an undecided host, whose ports may be front-end ones, is not moved)
                     best = n;
                     c = k;
@@ -1211,7 +1276,7 @@ Topology analyse(Fabric fabric)
     // on several leaves (a CPU partition's one-rail hosts, or dual-port
     // storage servers on one leaf, tell nothing of the GPU hosts' cabling).
     std::size_t widest = 0;
-    for (std::size_t c = 1; c < bounds.size(); ++c)
+    for (std::size_t c = 1; c < nclasses; ++c)
         if (std::make_pair(class_rails[c].size(), nclass[c]) > std::make_pair(class_rails[widest].size(), nclass[widest]))
             widest = c;
     std::size_t multi_leaf_hosts = 0, multi_rail_hosts = 0;

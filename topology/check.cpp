@@ -341,16 +341,35 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     std::set<std::pair<std::string, std::string>> front_ifaces;  // (host, interface) put out as front-end
     for (const FrontEndNic &fe : f.frontend)
         front_ifaces.insert({fe.host, fe.iface});
-    // A leaf's rail for the hosts of one class (as many rails): a dual-port
+    // A leaf's rail for the hosts of one class (its rails): a dual-port
     // storage server's second port on a leaf of one-port nodes is not on
-    // another rail's leaf, it is the only port of its class there.
-    std::map<std::pair<std::size_t, int>, std::map<int, int>> class_leaf_rails;  // (class, leaf) -> rail -> ports
+    // another rail's leaf, it is the only port of its class there; an HGX
+    // board's mlx5_1 is on the leaf of a DGX's mlx5_3.
+    std::map<std::pair<std::vector<int>, int>, std::map<int, int>> class_leaf_rails;  // (class, leaf) -> rail -> ports
     for (const Host &h : t.hosts)
         if (h.compute && !h.rails_unknown)
             for (const HostPort &p : h.ports)
                 if (p.rail >= 0)
-                    class_leaf_rails[{h.rails.size(), p.sw}][p.rail]++;
-    auto class_leaf_rail = [&](const Host &h, int sw) { return majority(class_leaf_rails[{h.rails.size(), sw}], -1); };
+                    class_leaf_rails[{h.rails, p.sw}][p.rail]++;
+    auto class_leaf_rail = [&](const Host &h, int sw) { return majority(class_leaf_rails[{h.rails, sw}], -1); };
+    // and whether the class's own hosts spread their rails over leaves (dual-
+    // port storage appliances with both ports on one leaf beside rail-
+    // optimised GPU hosts: their ports are on no rail's leaf to be miswired)
+    std::map<std::vector<int>, std::pair<int, int>> class_spread;  // rails -> (hosts on several leaves, hosts)
+    for (const Host &h : t.hosts)
+        if (h.compute && !h.rails_unknown && h.rails.size() > 1) {
+            std::set<int> leaves;
+            for (const HostPort &p : h.ports)
+                if (p.rail >= 0)
+                    leaves.insert(p.sw);
+            auto &sp = class_spread[h.rails];
+            sp.first += leaves.size() > 1;
+            ++sp.second;
+        }
+    auto class_rail_optimised = [&](const Host &h) {
+        auto it = class_spread.find(h.rails);
+        return it != class_spread.end() && 2 * it->second.first > it->second.second;
+    };
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         if (!h.compute || nrails == 0)
@@ -365,7 +384,7 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 continue;
             have[static_cast<std::size_t>(p.rail)]++;
             const Switch &s = t.sw(p.sw);
-            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_leaf_rail(h, p.sw) != p.rail)
+            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_rail_optimised(h) && class_leaf_rail(h, p.sw) != p.rail)
                 add("miswired-rail", Severity::Error, h.name + " " + p.hca,
                     "rail " + t.rails[static_cast<std::size_t>(p.rail)] + " adapter is cabled to " +
                         s.name + "[" + std::to_string(f.links[p.link].a.guid == s.guid ? f.links[p.link].a.port : f.links[p.link].b.port) +

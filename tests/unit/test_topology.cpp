@@ -335,6 +335,8 @@ namespace {
 struct Mixed {
     int cpu = 0, cpu_per_leaf = 8, gpu = 0, rails = 8, storage = 0;
     bool rails_on_one_leaf = false;
+    int hgx = 0;                  // hosts of another model: adapter k named mlx5_<hgx_names[k]>, on rail leaf k
+    std::vector<int> hgx_names{};
 };
 Fabric mixed_fabric(const Mixed &m)
 {
@@ -390,6 +392,11 @@ Fabric mixed_fabric(const Mixed &m)
         for (int k = 0; k < m.rails; ++k)
             host_port(static_cast<std::size_t>(cpu_leaves + (m.rails_on_one_leaf ? g / 8 : k)), name,
                       "mlx5_" + std::to_string(k), Speed::NDR);
+    }
+    for (int g = 0; g < m.hgx; ++g) {
+        std::snprintf(name, sizeof name, "hgx%03d", g + 1);
+        for (std::size_t k = 0; k < m.hgx_names.size(); ++k)
+            host_port(static_cast<std::size_t>(cpu_leaves) + k, name, "mlx5_" + std::to_string(m.hgx_names[k]), Speed::NDR);
     }
     for (int s = 0; s < m.storage; ++s) {
         std::snprintf(name, sizeof name, "oss%02d", s + 1);
@@ -562,5 +569,87 @@ TEST_CASE("a CPU partition beside GPU hosts: the GPU hosts keep all their rails,
         CHECK(std::count(errs.begin(), errs.end(), "miswired-rail gpu003 mlx5_2") == 1);
         CHECK(std::count(errs.begin(), errs.end(), "miswired-rail gpu003 mlx5_5") == 1);
         CHECK(errs.size() == 2);
+    }
+}
+
+TEST_CASE("two models of eight rails numbered apart: every host keeps its own eight", "[topology][rails]")
+{
+    // hgx hosts named as a DGX H100 names its rails (mlx5_0,3-6,9-11; the
+    // storage and management ports not on this fabric), gpu hosts as an HGX
+    // board may (mlx5_0-7): adapter k of each on rail leaf k.
+    const std::vector<int> dgx_h100{0, 3, 4, 5, 6, 9, 10, 11};
+    auto all_errors = [](const Topology &t) { return codes(check(t), Severity::Error); };
+    auto names = [](const std::string &prefix, const std::vector<int> &ks) {
+        std::vector<std::string> out;
+        for (int k : ks)
+            out.push_back(prefix + std::to_string(k));
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    SECTION("the less common model keeps its own adapters, at 6 to 4")
+    {
+        Mixed m{0, 8, 6, 8, 0, false};
+        m.hgx = 4;
+        m.hgx_names = dgx_h100;
+        Topology t = analyse(mixed_fabric(m));
+        auto h = rail_hcas(t, "hgx001");
+        std::sort(h.begin(), h.end());
+        CHECK(h == names("mlx5_", dgx_h100));
+        auto g = rail_hcas(t, "gpu001");
+        std::sort(g.begin(), g.end());
+        CHECK(g == names("mlx5_", {0, 1, 2, 3, 4, 5, 6, 7}));
+        CHECK(t.rail_optimised);
+        CHECK(all_errors(t) == std::vector<std::string>{});
+    }
+    SECTION("the more common model too, at 4 to 6")
+    {
+        Mixed m{0, 8, 4, 8, 0, false};
+        m.hgx = 6;
+        m.hgx_names = dgx_h100;
+        Topology t = analyse(mixed_fabric(m));
+        CHECK(rail_hcas(t, "gpu001").size() == 8);
+        CHECK(rail_hcas(t, "hgx001").size() == 8);
+        CHECK(all_errors(t) == std::vector<std::string>{});
+    }
+    SECTION("at an even split one root renaming its own adapter moves no other host's rails")
+    {
+        Mixed m{0, 8, 4, 8, 0, false};
+        m.hgx = 4;
+        m.hgx_names = dgx_h100;
+        Fabric f = mixed_fabric(m);
+        for (Node &n : f.nodes)
+            if (n.desc == "gpu004 mlx5_1")
+                n.desc = "gpu004 mlx5_9";  // its root's own description
+        Topology t = analyse(f);
+        for (const char *host : {"gpu001", "gpu002", "gpu003", "hgx001", "hgx004"})
+            CHECK(rail_hcas(t, host).size() == 8);
+    }
+    SECTION("one host of another numbering is still like no class")
+    {
+        Mixed m{0, 8, 6, 8, 0, false};
+        m.hgx = 1;
+        m.hgx_names = {0, 10, 11, 12, 13, 14, 15, 16};
+        Topology t = analyse(mixed_fabric(m));
+        CHECK(t.hosts[static_cast<std::size_t>(t.host_index.at("hgx001"))].rails_unknown);
+        CHECK(rail_hcas(t, "gpu001").size() == 8);
+    }
+    SECTION("two hosts with the same two cables out are no model of their own")
+    {
+        Fabric f = mixed_fabric({0, 8, 8, 8, 0, false});
+        for (const char *host : {"gpu001", "gpu002"})
+            f.links.erase(std::remove_if(f.links.begin(), f.links.end(),
+                                         [&](const Link &l) {
+                                             for (std::uint64_t g : {l.a.guid, l.b.guid})
+                                                 if (const Node *n = f.find(g); n && (n->desc == std::string(host) + " mlx5_6" ||
+                                                                                     n->desc == std::string(host) + " mlx5_7"))
+                                                     return true;
+                                             return false;
+                                         }),
+                          f.links.end());
+        normalise(f);
+        Topology t = analyse(f);
+        auto errs = all_errors(t);
+        CHECK(std::count(errs.begin(), errs.end(), "missing-rail gpu001") == 2);
+        CHECK(std::count(errs.begin(), errs.end(), "missing-rail gpu002") == 2);
     }
 }
