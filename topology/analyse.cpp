@@ -917,14 +917,19 @@ Topology analyse(Fabric fabric)
     // own adapters (mlx5_1,2,7) are no rails, and the plugin would give its
     // jobs five NICs of eight; at an even split one root renaming its own
     // adapters moves the threshold for every host. A set of adapter keys
-    // that at least two hosts carry exactly seeds a class when it has two
-    // keys or more that each more common seed lacks, and lacks two or more
-    // of each one's. A set one host carries, or one near a more common seed
-    // (cables out, a storage HCA added, one adapter renamed), never does; nor
-    // does a subset (four-rail hosts beside eight-rail ones are judged as
-    // eight-rail hosts with four cables out: nothing in the fabric tells the
-    // two apart). Each host then joins the seed it shares the most keys with,
-    // the more common on a tie. A window of one seed votes as before.
+    // that at least two hosts carry exactly seeds a class when, against each
+    // more common seed, it differs by four keys or more in all (the keys
+    // either has that the other lacks) and neither is within the other. A
+    // set one host carries, or one near a more common seed (cables out, a
+    // storage HCA or two added, one adapter renamed), never does; nor does a
+    // subset or superset (four-rail hosts beside eight-rail ones are judged
+    // as eight-rail hosts with four cables out: nothing in the fabric tells
+    // the two apart). Each host then joins the seed it shares the most keys
+    // with, the more common on a tie. A window of one seed votes as before.
+    // (at most max_models a window, the most common first: a fabric has a
+    // few models, and a file of thousands of made-up ones must not cost
+    // their square)
+    constexpr std::size_t max_models = 16;
     std::vector<std::set<RailKey>> keys_of(t.hosts.size());
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
         for (const HostPort &p : t.hosts[hi].ports)
@@ -953,10 +958,12 @@ Topology analyse(Fabric fabric)
         for (const auto &kv : order) {
             bool far = true;
             for (std::size_t m = static_cast<std::size_t>(first_class[w]); m < seed.size() && far; ++m) {
+                // two keys or more apart in all, neither within the other
                 const std::size_t n = shared(kv.first, seed[m]);
-                far = kv.first.size() >= n + 2 && seed[m].size() >= n + 2;
+                far = kv.first.size() + seed[m].size() >= 2 * n + 4 && kv.first.size() > n && seed[m].size() > n;
             }
-            if (seed.size() == static_cast<std::size_t>(first_class[w]) || (kv.second >= 2 && far)) {
+            if (seed.size() == static_cast<std::size_t>(first_class[w]) ||
+                (kv.second >= 2 && far && seed.size() - static_cast<std::size_t>(first_class[w]) < max_models)) {
                 seed.push_back(kv.first);
                 window_of.push_back(static_cast<int>(w));
             }
@@ -994,12 +1001,16 @@ Topology analyse(Fabric fabric)
     }
     std::vector<std::set<RailKey>> class_rails(nclasses);
     std::set<RailKey> all_rails;
-    // at least half of class 0's hosts, as ever; more than half of another
-    // class's (in a class of two, one host's storage HCA or one root's
-    // made-up adapter is no rail)
+    // at least half of class 0's hosts, as ever, and of a model's (its seed
+    // is two hosts or more of exactly its keys: the same cable out on half
+    // of them, or two roots' sets one adapter from it, must not take a rail
+    // from the others); more than half of a wider window's class (in a class
+    // of two, one host's storage HCA or one root's made-up adapter is no rail)
     for (std::size_t c = 0; c < nclasses; ++c)
         for (const auto &kv : key_hosts[c])
-            if (c == 0 ? 2 * kv.second >= nclass[c] : 2 * kv.second > nclass[c]) {
+            if (c == 0 || c != static_cast<std::size_t>(first_class[static_cast<std::size_t>(window_of[c])])
+                    ? 2 * kv.second >= nclass[c]
+                    : 2 * kv.second > nclass[c]) {
                 class_rails[c].insert(kv.first);
                 all_rails.insert(kv.first);
             }
@@ -1061,6 +1072,20 @@ Topology analyse(Fabric fabric)
             for (const RailKey &k : class_rails[c])
                 h.rails.push_back(rail_of[k]);
             h.rails_unknown = h.ports.size() >= 2 && 2 * best <= h.ports.size() && !no_vote.count(h.name);
+            // ...and so is a host two adapters or more from its class's rails
+            // each way (a lone HGX board among DGX H100s has 5 of 8 ports on
+            // their rails: its other three may be the three it lacks, under
+            // its own names; the view would name five NICs of eight). A host
+            // whose adapters are numbered by their place is judged by the
+            // leaves its ports land on (below), not by the names.
+            if (!h.rails_unknown && !no_vote.count(h.name) &&
+                std::none_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) { return placed.count(p.ca_guid) > 0; })) {
+                const std::size_t off = keys_of[hi].size() - best;
+                std::size_t lacks = 0;
+                for (const RailKey &k : class_rails[c])
+                    lacks += !keys_of[hi].count(k);
+                h.rails_unknown = off >= 2 && lacks >= 2;
+            }
         }
         for (HostPort &p : h.ports)
             p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;

@@ -384,7 +384,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 continue;
             have[static_cast<std::size_t>(p.rail)]++;
             const Switch &s = t.sw(p.sw);
-            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_rail_optimised(h) && class_leaf_rail(h, p.sw) != p.rail)
+            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_rail_optimised(h) &&
+                class_leaf_rail(h, p.sw) >= 0 && class_leaf_rail(h, p.sw) != p.rail)  // (a tie names no rail to be off)
                 add("miswired-rail", Severity::Error, h.name + " " + p.hca,
                     "rail " + t.rails[static_cast<std::size_t>(p.rail)] + " adapter is cabled to " +
                         s.name + "[" + std::to_string(f.links[p.link].a.guid == s.guid ? f.links[p.link].a.port : f.links[p.link].b.port) +
@@ -401,7 +402,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
 
     if (!odd_rails.empty())
         add("odd-rails", Severity::Warning, compress_hostlist(odd_rails),
-            "no more than half of the host's ports are rails of any class of hosts like it (the first host of "
+            "no more than half of the host's ports are rails of any class of hosts like it, or two adapters or "
+            "more are none of its class's rails while it lacks two or more of them (the first host of "
             "another model, the one host of its model left, a host whose adapters are named apart): which adapters "
             "are its rails is not known, its links are judged against no peers, and the plugin sets no device "
             "variable there");
@@ -425,9 +427,16 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 }
             if (!compute)
                 continue;
-            for (int l : is.leaves)
+            // the rails its leaves carry: each leaf's, and each class's on it
+            // (on a leaf of DGX H100 mlx5_11 ports, an HGX board's mlx5_7)
+            for (int l : is.leaves) {
                 if (t.sw(l).rail >= 0)
                     group_rails[g].insert(t.sw(l).rail);
+                for (const auto &kv : class_leaf_rails)
+                    if (kv.first.second == l)
+                        if (const int r = majority(kv.second, -1); r >= 0)
+                            group_rails[g].insert(r);
+            }
             sizes[group_wants[g].size()].push_back(static_cast<int>(is.leaves.size()));
         }
         for (auto &kv : group_rails) {

@@ -579,6 +579,13 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
     // board may (mlx5_0-7): adapter k of each on rail leaf k.
     const std::vector<int> dgx_h100{0, 3, 4, 5, 6, 9, 10, 11};
     auto all_errors = [](const Topology &t) { return codes(check(t), Severity::Error); };
+    // gpu hosts named mlx5_0-7 beside hgx hosts named as DGX H100s
+    auto models = [&](int gpu, int hgx) {
+        Mixed m{0, 8, gpu, 8, 0, false};
+        m.hgx = hgx;
+        m.hgx_names = dgx_h100;
+        return mixed_fabric(m);
+    };
     auto names = [](const std::string &prefix, const std::vector<int> &ks) {
         std::vector<std::string> out;
         for (int k : ks)
@@ -588,10 +595,7 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
     };
     SECTION("the less common model keeps its own adapters, at 6 to 4")
     {
-        Mixed m{0, 8, 6, 8, 0, false};
-        m.hgx = 4;
-        m.hgx_names = dgx_h100;
-        Topology t = analyse(mixed_fabric(m));
+        Topology t = analyse(models(6, 4));
         auto h = rail_hcas(t, "hgx001");
         std::sort(h.begin(), h.end());
         CHECK(h == names("mlx5_", dgx_h100));
@@ -603,20 +607,14 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
     }
     SECTION("the more common model too, at 4 to 6")
     {
-        Mixed m{0, 8, 4, 8, 0, false};
-        m.hgx = 6;
-        m.hgx_names = dgx_h100;
-        Topology t = analyse(mixed_fabric(m));
+        Topology t = analyse(models(4, 6));
         CHECK(rail_hcas(t, "gpu001").size() == 8);
         CHECK(rail_hcas(t, "hgx001").size() == 8);
         CHECK(all_errors(t) == std::vector<std::string>{});
     }
     SECTION("at an even split one root renaming its own adapter moves no other host's rails")
     {
-        Mixed m{0, 8, 4, 8, 0, false};
-        m.hgx = 4;
-        m.hgx_names = dgx_h100;
-        Fabric f = mixed_fabric(m);
+        Fabric f = models(4, 4);
         for (Node &n : f.nodes)
             if (n.desc == "gpu004 mlx5_1")
                 n.desc = "gpu004 mlx5_9";  // its root's own description
@@ -632,6 +630,111 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
         Topology t = analyse(mixed_fabric(m));
         CHECK(t.hosts[static_cast<std::size_t>(t.host_index.at("hgx001"))].rails_unknown);
         CHECK(rail_hcas(t, "gpu001").size() == 8);
+    }
+    // a cable out: the adapter's link gone (the fabric no longer sees it)
+    auto cut = [](Fabric &f, const std::string &desc) {
+        f.links.erase(std::remove_if(f.links.begin(), f.links.end(),
+                                     [&](const Link &l) {
+                                         for (std::uint64_t g : {l.a.guid, l.b.guid})
+                                             if (const Node *n = f.find(g); n && n->desc == desc)
+                                                 return true;
+                                         return false;
+                                     }),
+                      f.links.end());
+        normalise(f);
+    };
+    auto unknown = [](const Topology &t, const std::string &host) {
+        return t.hosts[static_cast<std::size_t>(t.host_index.at(host))].rails_unknown;
+    };
+    SECTION("a lone host of another model is undecided, not given the five adapters it shares")
+    {
+        Topology t = analyse(models(1, 9));
+        CHECK(unknown(t, "gpu001"));
+        CHECK(all_errors(t) == std::vector<std::string>{});
+    }
+    SECTION("a model of two hosts, one with a cable out: both undecided")
+    {
+        Fabric f = models(2, 8);
+        cut(f, "gpu002 mlx5_7");
+        Topology t = analyse(f);
+        CHECK(unknown(t, "gpu001"));
+        CHECK(unknown(t, "gpu002"));
+        CHECK(rail_hcas(t, "hgx001").size() == 8);
+    }
+    SECTION("the same cable out on half of a model's hosts takes the rail from none and is reported")
+    {
+        Fabric f = models(4, 8);
+        cut(f, "gpu003 mlx5_7");
+        cut(f, "gpu004 mlx5_7");
+        Topology t = analyse(f);
+        CHECK(rail_hcas(t, "gpu001").size() == 8);
+        CHECK(all_errors(t) == std::vector<std::string>{"missing-rail gpu003", "missing-rail gpu004"});
+    }
+    SECTION("two roots whose made-up sets tie a model of two take none of its adapters")
+    {
+        Fabric f = models(4, 8);
+        for (Node &n : f.nodes)
+            if (n.desc == "gpu003 mlx5_7" || n.desc == "gpu004 mlx5_7")
+                n.desc = n.desc.substr(0, 7) + "mlx5_12";  // their roots' own descriptions
+        Topology t = analyse(f);
+        CHECK(rail_hcas(t, "gpu001").size() == 8);
+        CHECK(rail_hcas(t, "gpu002").size() == 8);
+        CHECK(rail_hcas(t, "hgx001").size() == 8);
+        for (const std::string &e : all_errors(t))
+            CHECK(e.rfind("miswired-rail", 0) != 0);
+    }
+    SECTION("storage HCAs on some hosts of one model take nothing from the other")
+    {
+        Fabric f = models(3, 5);
+        std::uint64_t g = 0x90000;
+        for (const char *host : {"hgx001", "hgx002", "hgx003"})
+            for (const char *hca : {"mlx5_1", "mlx5_7"})
+                add_adapter(f, ++g, std::string(host) + " " + hca, 40 + static_cast<int>(g & 0xf));
+        normalise(f);
+        Topology t = analyse(f);
+        for (const char *host : {"gpu001", "gpu002", "gpu003"}) {
+            auto h = rail_hcas(t, host);
+            std::sort(h.begin(), h.end());
+            CHECK(h == names("mlx5_", {0, 1, 2, 3, 4, 5, 6, 7}));
+        }
+    }
+    SECTION("a leaf down in a group of both models names the rail of each")
+    {
+        // two rail groups of 5 hosts named mlx5_0-7 and 3 named as DGX H100s
+        GenSpec g;
+        g.groups_per_pod = 2;
+        g.hosts_per_group = 8;
+        g.rails = 8;
+        Fabric f = generate(g);
+        for (Node &n : f.nodes)
+            for (const char *host : {"node006", "node007", "node008", "node014", "node015", "node016"})
+                if (n.type == NodeType::Ca && n.desc.rfind(std::string(host) + " mlx5_", 0) == 0)
+                    n.desc = std::string(host) + " mlx5_" +
+                             std::to_string(dgx_h100[static_cast<std::size_t>(std::stoi(n.desc.substr(13)))]);
+        // the first group's last rail leaf down: its node and cables gone
+        std::uint64_t down = 0;
+        for (const Node &n : f.nodes)
+            if (n.desc.find(";ib-leaf08:") != std::string::npos)
+                down = n.guid;
+        REQUIRE(down != 0);
+        f.links.erase(std::remove_if(f.links.begin(), f.links.end(),
+                                     [&](const Link &l) { return l.a.guid == down || l.b.guid == down; }),
+                      f.links.end());
+        f.nodes.erase(std::remove_if(f.nodes.begin(), f.nodes.end(),
+                                     [&](const Node &n) {
+                                         return n.guid == down || (n.desc.rfind("node00", 0) == 0 && n.desc[6] != '9' &&
+                                                                       (n.desc.substr(8) == "mlx5_7" || n.desc.substr(8) == "mlx5_11"));
+                                     }),
+                      f.nodes.end());
+        normalise(f);
+        Topology t = analyse(f);
+        CHECK(rail_hcas(t, "node016").size() == 8);  // the other group's keep all
+        CHECK(rail_hcas(t, "node009").size() == 8);
+        std::vector<std::string> small;
+        for (const Finding &x : check(t))
+            if (x.code == "small-rail-group")
+                small.push_back(x.message);
+        CHECK(small == std::vector<std::string>{"rail group has 7 leaves where its peers have 8; no leaf for rail mlx5_7, mlx5_11"});
     }
     SECTION("two hosts with the same two cables out are no model of their own")
     {
