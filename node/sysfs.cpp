@@ -115,6 +115,18 @@ bool NodePort::active() const
     return e != std::string::npos && state.compare(0, e + 1, "4: ACTIVE") == 0;
 }
 
+bool NodePort::known_inactive() const
+{
+    std::size_t e = state.find_last_not_of(" \t\r\n");
+    if (e == std::string::npos)
+        return false;
+    const std::string s = state.substr(0, e + 1);
+    for (const char *k : {"0: NOP", "1: DOWN", "2: INIT", "3: ARMED", "5: ACTIVE_DEFER"})
+        if (s == k)
+            return true;
+    return false;
+}
+
 int nccl_gid_index(const NodePort &p, bool want_ipv6, int roce_version)
 {
     int cur = 0;

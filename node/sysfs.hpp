@@ -52,6 +52,11 @@ struct NodePort {
     // the kernel's "4: ACTIVE" (IBV_PORT_ACTIVE), the one state NCCL and UCX
     // open a port in; "5: ACTIVE_DEFER" is not it
     bool active() const;
+    // a state the kernel writes other than ACTIVE ("1: DOWN", "5: ACTIVE_DEFER"):
+    // closed now, though NCCL and UCX open it should it come up first. A
+    // state file unread or in no form the kernel writes is not known to be
+    // closed.
+    bool known_inactive() const;
 };
 // What NCCL (>= 2.21, ncclIbGetGidIndex in net_ib) takes on a RoCE port
 // without NCCL_IB_GID_INDEX: index 0 first, then each later slot replaces it

@@ -80,29 +80,62 @@ template <class Add, class Skip>
 void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDevices &dev,
                   const std::function<bool(const std::string &)> &user_has, bool hca_ours, Add add, Skip skip)
 {
+    // The ports NCCL opens with the index: every one NCCL_IB_HCA names that is
+    // ACTIVE or not known to be closed (a state file unread), and one DOWN
+    // now that has an address, which it opens should it come up before the
+    // communicator (a DOWN port with no routable address yet has no GID the
+    // index could miss).
     std::vector<const NodePort *> ports;
+    std::map<const NodePort *, std::string> closed;  // port -> its state, for the message
     for (const NodePort &p : facts.ports)
-        for (const auto &hp : dev.active)
-            if (p.hca == hp.first && p.port == hp.second)
+        for (const auto &hp : dev.ports)
+            if (p.hca == hp.first && p.port == hp.second && (!p.known_inactive() || !routable_gids(p).empty())) {
                 ports.push_back(&p);
-    auto port_name = [](const NodePort *p) { return p->hca + ":" + std::to_string(p->port); };
+                if (p.known_inactive())
+                    closed[&p] = p.state.substr(0, p.state.find_last_not_of(" \t\r\n") + 1);
+            }
+    auto port_name = [&](const NodePort *p) {
+        auto c = closed.find(p);
+        return p->hca + ":" + std::to_string(p->port) +
+               (c == closed.end() ? std::string() : " (" + c->second + " now, opened should it come up)");
+    };
+    // the site's pin: bad when it names no routable RoCE v2 GID on a port
+    auto pin_bad = [&](const NodePort &p) -> std::string {
+        const GidEntry *e = nullptr;
+        for (const GidEntry &g : p.gids)
+            if (g.index == cfg.gid_index)
+                e = &g;
+        return !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : !e->routable() ? "a link-local or loopback GID (" + e->gid + ")" : "";
+    };
     if (cfg.gid_index >= 0) {
-        // the site's pin, unless it names no routable RoCE v2 GID on a port here
-        for (const NodePort *p : ports) {
-            const GidEntry *e = nullptr;
-            for (const GidEntry &g : p->gids)
-                if (g.index == cfg.gid_index)
-                    e = &g;
-            std::string bad = !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : !e->routable() ? "a link-local or loopback GID (" + e->gid + ")" : "";
-            if (!bad.empty()) {
+        for (const NodePort *p : ports)
+            if (std::string bad = pin_bad(*p); !bad.empty()) {
                 std::string why = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + port_name(p) +
                                   ": not set (a wrong GID times out every connection)";
                 skip("NCCL_IB_GID_INDEX", why);
                 skip("UCX_IB_GID_INDEX", why);
                 return;
             }
-        }
         add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        // UCX takes the index on every RDMA device it opens: the compute
+        // ports unless UCX_NET_DEVICES names them, so a front-end or storage
+        // port too (an InfiniBand one's table is not read here)
+        for (const NodePort &o : facts.ports) {
+            if ((o.known_inactive() && routable_gids(o).empty()) || std::find(ports.begin(), ports.end(), &o) != ports.end())
+                continue;
+            bool named = false;
+            for (const auto &hp : dev.ports)
+                named = named || (o.hca == hp.first && o.port == hp.second);
+            if (named)
+                continue;
+            std::string bad = o.link_layer != "Ethernet" ? "not read (an " + shown(o.link_layer, 20) + " port)" : pin_bad(o);
+            if (!bad.empty()) {
+                skip("UCX_IB_GID_INDEX", "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + o.hca + ":" +
+                                             std::to_string(o.port) + ", no compute port, which UCX opens too unless "
+                                             "UCX_NET_DEVICES names others: not set");
+                return;
+            }
+        }
         add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
         return;
     }
@@ -646,11 +679,29 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                     : facts.ucx_conf.count("UCX_NET_DEVICES")
                                         ? "set in " + escaped(facts.ucx_conf.at("UCX_NET_DEVICES"), 1100)
                                         : "";
+            // without UCX_NET_DEVICES UCX opens every RDMA device: a class
+            // read from the compute ports is not a front-end or storage
+            // RoCE port's (that port's own class, or UCX's 106 where it has none)
+            std::string other;
+            for (const NodePort &o : facts.ports) {
+                bool named = false;
+                for (const auto &hp : dev.ports)
+                    named = named || (o.hca == hp.first && o.port == hp.second);
+                // (a port with no class configured gets UCX's own 106: a class of 106 changes nothing there)
+                if (other.empty() && !named && !(o.known_inactive() && routable_gids(o).empty()) && o.link_layer == "Ethernet" &&
+                    (o.traffic_class >= 0 ? o.traffic_class : 106) != tc)
+                    other = o.hca + ":" + std::to_string(o.port) + (o.traffic_class < 0 ? std::string(" has no class configured (UCX's 106 there)")
+                                                                                         : " has class " + std::to_string(o.traffic_class));
+            }
             if (cfg.roce_tc < 0 && !user_devs.empty())
                 // the class read from atoll's ports says nothing of the devices
                 // the user's UCX_NET_DEVICES names (rc_mlx5 sends it as given)
                 skip("UCX_IB_TRAFFIC_CLASS", "UCX_NET_DEVICES is " + user_devs + ": the traffic class of the devices it "
                                              "names was not checked; set roce_tc= for a site-wide class");
+            else if (cfg.roce_tc < 0 && !other.empty())
+                skip("UCX_IB_TRAFFIC_CLASS", other + ", no compute port, which UCX opens too unless UCX_NET_DEVICES names "
+                                             "others: the compute ports' class " + std::to_string(tc) +
+                                             " is not its; set roce_tc= for a site-wide class");
             else
                 add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
         } else {

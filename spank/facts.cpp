@@ -187,7 +187,10 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         d.ports.push_back({hit->hca, hit->port});
         if (!hit->active())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) + " is " +
-                                 (hit->state.empty() ? "in no known state" : hit->state) + " (NCCL skips it)");
+                                 (hit->known_inactive() ? hit->state + " (NCCL skips it while it stays so)"
+                                  : hit->state.empty()  ? std::string("in no known state (its state file unread: NCCL opens it if it is up)")
+                                                        : "in no state the kernel writes (" + shown(hit->state, 40) +
+                                                              ": NCCL opens it if it is up)"));
         else {
             d.usable = true;
             d.active.push_back({hit->hca, hit->port});

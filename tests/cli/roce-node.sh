@@ -4,13 +4,15 @@
 # 169.254/16, the mlx5 traffic_class file, a user's own NCCL_IB_HCA, a soft-RoCE
 # device over the NIC's netdev, a host whose NICs LLDP could not tell apart, a
 # rail missing under NCCL_CROSS_NIC=0, and a saved hwloc XML that no longer
-# matches sysfs. Each case: a value atoll used to set that is wrong there.
+# matches sysfs; (helper 19, 2026-12-05) a DOWN port whose GID moved, an
+# unreadable state file, a front-end RoCE device UCX opens too. Each case: a
+# value atoll used to set that is wrong there.
 # Expected values from the kernel (drivers/infiniband/core/sysfs.c state_show:
 # "%d: %s", 4 ACTIVE, 5 ACTIVE_DEFER), RFC 4291 / RFC 3927, MLNX's
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 13
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -27,17 +29,70 @@ node() {
     esac
     port mlx5_0 ens1f0np0 "$a"; port mlx5_1 ens1f1np1 "$b"; port mlx5_2 ens2f0np0 "$c"
 }
+# tc_all CLASS: the mlx5 traffic_class file of the three ports
+tc_all() { for d in mlx5_0 mlx5_1 mlx5_2; do echo "Global tclass=$1" >"$work/sys/$h/class/infiniband/$d/tc/1/traffic_class"; done; }
 env_of() { "$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/sys/%n" "$@" 2>&1; }
 
-# 5: ACTIVE_DEFER is not ACTIVE: NCCL and UCX open state 4 alone
+# 5: ACTIVE_DEFER is not ACTIVE: NCCL and UCX open state 4 alone; it stays
+# in NCCL_IB_HCA, and NCCL opens it should it come up first, so its GID
+# table is read too (helper 19: one DOWN port whose IPv4 GID moved to 5
+# got NCCL_IB_GID_INDEX=3, an empty slot there)
 node v4
 echo "5: ACTIVE_DEFER" >"$work/sys/$h/class/infiniband/mlx5_0/ports/1/state"
 env_of >"$work/defer"
-if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 (.*mlx5_0 port 1 is 5: ACTIVE_DEFER (NCCL skips it)" "$work/defer" &&
-   grep -q "^  UCX_IB_GID_INDEX not set: .*(mlx5_1:1 3, mlx5_2:1 3)$" "$work/defer"; then
-    ok "a port in 5: ACTIVE_DEFER is not ACTIVE: named as skipped, its GID table not used"
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 (.*mlx5_0 port 1 is 5: ACTIVE_DEFER (NCCL skips it while it stays so)" "$work/defer" &&
+   grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/defer" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: .*(mlx5_0:1 (5: ACTIVE_DEFER now, opened should it come up) 3, mlx5_1:1 3, mlx5_2:1 3)$" "$work/defer"; then
+    ok "a port in 5: ACTIVE_DEFER is not ACTIVE: named as skipped, its GID table read all the same"
 else
     not_ok "a port in 5: ACTIVE_DEFER is not ACTIVE"; diag "$(cat "$work/defer")"
+fi
+# gid_move DEV: DEV's IPv4 GIDs at 4 and 5, slots 2 and 3 empty (the kernel
+# gives a re-added address the first free slots after a flap)
+gid_move() {
+    q="$work/sys/$h/class/infiniband/$1/ports/1"
+    for i in 2 3; do
+        mv "$q/gids/$i" "$q/gids/$((i + 2))"; mv "$q/gid_attrs/types/$i" "$q/gid_attrs/types/$((i + 2))"
+        mv "$q/gid_attrs/ndevs/$i" "$q/gid_attrs/ndevs/$((i + 2))"
+        echo "0000:0000:0000:0000:0000:0000:0000:0000" >"$q/gids/$i"
+    done
+}
+node v4
+gid_move mlx5_0
+echo "1: DOWN" >"$work/sys/$h/class/infiniband/mlx5_0/ports/1/state"
+env_of >"$work/down"
+env_of --plugstack gid_index=3 >"$work/downpin"
+rm "$work/sys/$h/class/infiniband/mlx5_0/ports/1/state"; mkfifo "$work/sys/$h/class/infiniband/mlx5_0/ports/1/state"
+env_of --plugstack gid_index=3 >"$work/fifopin"
+if grep -q "^  NCCL_IB_GID_INDEX not set: the ports' IPv4 RoCE v2 GIDs have different indexes" "$work/down" &&
+   grep -q "^  NCCL_IB_GID_INDEX not set: gid_index=3 is no address on mlx5_0:1 (1: DOWN now, opened should it come up)" "$work/downpin" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: gid_index=3 is no address on mlx5_0:1 " "$work/downpin" &&
+   grep -q "^  NCCL_IB_HCA==.*mlx5_0 port 1 is in no known state (its state file unread: NCCL opens it if it is up)" "$work/fifopin" &&
+   grep -q "^  NCCL_IB_GID_INDEX not set: gid_index=3 is no address on mlx5_0:1:" "$work/fifopin"; then
+    ok "a DOWN or unreadable port in NCCL_IB_HCA: its GID table decides the index with the others', pinned or not"
+else
+    not_ok "a DOWN or unreadable port in NCCL_IB_HCA: its GID table decides the index"; diag "$(cat "$work/down" "$work/downpin" "$work/fifopin")"
+fi
+# a front-end RoCE device the fabric does not name: UCX opens it too unless
+# UCX_NET_DEVICES names others, so a pinned UCX_IB_GID_INDEX must hold there,
+# and a class read from the compute ports must be UCX's own there (106)
+node v4
+port mlx5_3 eno1np0 0000:0000:0000:0000:0000:ffff:0a00:0005
+q="$work/sys/$h/class/infiniband/mlx5_3"
+echo "0000:0000:0000:0000:0000:0000:0000:0000" >"$q/ports/1/gids/3"; rm "$q/tc/1/traffic_class"
+env_of --plugstack gid_index=3 >"$work/fepin"
+tc_all 96
+env_of >"$work/fetc96"
+tc_all 106
+env_of >"$work/fetc106"
+if grep -q "^  NCCL_IB_GID_INDEX=3 (site RoCE GID index (gid_index))" "$work/fepin" &&
+   grep -q "^  UCX_IB_GID_INDEX not set: gid_index=3 is no address on mlx5_3:1, no compute port, which UCX opens too" "$work/fepin" &&
+   grep -q "^  NCCL_IB_TC=96 " "$work/fetc96" &&
+   grep -q "^  UCX_IB_TRAFFIC_CLASS not set: mlx5_3:1 has no class configured (UCX's 106 there), no compute port" "$work/fetc96" &&
+   grep -q "^  UCX_IB_TRAFFIC_CLASS=106 " "$work/fetc106"; then
+    ok "a front-end RoCE device: a pinned UCX_IB_GID_INDEX and a class read from the compute ports must hold there too"
+else
+    not_ok "a front-end RoCE device: UCX's index and class must hold there too"; diag "$(cat "$work/fepin" "$work/fetc96" "$work/fetc106")"
 fi
 # IPv6 link-local is fe80::/10, not just fe80::/64; IPv4 link-local 169.254/16
 node ll10
@@ -50,7 +105,7 @@ check "IPv4 GIDs in 169.254/16 (no DHCP lease) are link-local: no NCCL_IB_GID_IN
     grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$work/apipa"
 # the driver prints the class in decimal: anything else is no class known
 node v4
-for d in mlx5_0 mlx5_1 mlx5_2; do echo "Global tclass=0x6a" >"$work/sys/$h/class/infiniband/$d/tc/1/traffic_class"; done
+tc_all 0x6a
 env_of >"$work/tchex"
 if grep -q "^  NCCL_IB_TC not set: no roce_tc= and no class configured on the ports" "$work/tchex" &&
    ! grep -q "UCX_IB_TRAFFIC_CLASS=" "$work/tchex"; then

@@ -191,7 +191,7 @@ TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail g
     dev = node_devices(v, cfg, "node001", facts.ports);
     CHECK(dev.usable);
     REQUIRE(dev.problems.size() == 1);
-    CHECK(dev.problems[0] == "mlx5_3 port 1 is 1: DOWN (NCCL skips it)");
+    CHECK(dev.problems[0] == "mlx5_3 port 1 is 1: DOWN (NCCL skips it while it stays so)");
     // no RDMA device at all (or the names of another machine): nothing, and why
     facts.ports.clear();
     auto none = node_env(v, cfg, opt, step, facts, no_user);
