@@ -1072,10 +1072,12 @@ Topology analyse(Fabric fabric)
             for (const RailKey &k : class_rails[c])
                 h.rails.push_back(rail_of[k]);
             h.rails_unknown = h.ports.size() >= 2 && 2 * best <= h.ports.size() && !no_vote.count(h.name);
-            // ...and so is a host two adapters or more from its class's rails
-            // each way (a lone HGX board among DGX H100s has 5 of 8 ports on
-            // their rails: its other three may be the three it lacks, under
-            // its own names; the view would name five NICs of eight). A host
+            // ...and so is a host with an adapter that is none of its class's
+            // rails while it lacks two or more of them (a lone HGX board
+            // among DGX H100s has 5 of 8 ports on their rails: its other
+            // three may be the three it lacks, under its own names, and the
+            // view would name five NICs of eight; so with two of its cables
+            // out, one of those three left). A host
             // whose adapters are numbered by their place is judged by the
             // leaves its ports land on (below), not by the names.
             if (!h.rails_unknown && !no_vote.count(h.name) &&
@@ -1084,7 +1086,7 @@ Topology analyse(Fabric fabric)
                 std::size_t lacks = 0;
                 for (const RailKey &k : class_rails[c])
                     lacks += !keys_of[hi].count(k);
-                h.rails_unknown = off >= 2 && lacks >= 2;
+                h.rails_unknown = off >= 1 && lacks >= 2;
             }
         }
         for (HostPort &p : h.ports)

@@ -372,12 +372,12 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     };
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
-        if (!h.compute || nrails == 0)
-            continue;
-        if (h.rails_unknown) {
+        if (h.compute && h.rails_unknown) {  // (also where no class has rails: the view lists it undecided)
             odd_rails.push_back(h.name);
             continue;
         }
+        if (!h.compute || nrails == 0)
+            continue;
         std::vector<int> have(nrails, 0);
         for (const HostPort &p : h.ports) {
             if (p.rail < 0)
@@ -402,8 +402,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
 
     if (!odd_rails.empty())
         add("odd-rails", Severity::Warning, compress_hostlist(odd_rails),
-            "no more than half of the host's ports are rails of any class of hosts like it, or two adapters or "
-            "more are none of its class's rails while it lacks two or more of them (the first host of "
+            "no more than half of the host's ports are rails of any class of hosts like it, or an adapter of it "
+            "is none of its class's rails while it lacks two or more of them (the first host of "
             "another model, the one host of its model left, a host whose adapters are named apart): which adapters "
             "are its rails is not known, its links are judged against no peers, and the plugin sets no device "
             "variable there");

@@ -661,6 +661,18 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
         CHECK(unknown(t, "gpu002"));
         CHECK(rail_hcas(t, "hgx001").size() == 8);
     }
+    SECTION("a model of two hosts, one with two cables out: both undecided (five of its six left are the other's)")
+    {
+        Fabric f = models(2, 8);
+        cut(f, "gpu002 mlx5_1");
+        cut(f, "gpu002 mlx5_2");
+        Topology t = analyse(f);
+        CHECK(unknown(t, "gpu001"));
+        CHECK(unknown(t, "gpu002"));
+        auto fs = check(t);
+        CHECK(std::count_if(fs.begin(), fs.end(), [](const Finding &x) { return x.code == "odd-rails" && x.subject == "gpu[001-002]"; }) == 1);
+        CHECK(all_errors(t) == std::vector<std::string>{});
+    }
     SECTION("the same cable out on half of a model's hosts takes the rail from none and is reported")
     {
         Fabric f = models(4, 8);
