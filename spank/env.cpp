@@ -105,8 +105,21 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         for (const GidEntry &g : p.gids)
             if (g.index == cfg.gid_index)
                 e = &g;
-        return !e ? "no address" : e->version != 2 ? "a RoCE v1 GID" : !e->routable() ? "a link-local or loopback GID (" + e->gid + ")" : "";
+        return !e                ? "no address"
+               : e->version == 1 ? "a RoCE v1 GID"
+               : e->version != 2 ? "a GID of no known RoCE type (gid_attrs/types unread)"
+               : !e->routable()  ? "a link-local or loopback GID (" + e->gid + ")"
+                                 : "";
     };
+    // the user's (or an nccl.conf's) choice of NCCL's GID: an index, the
+    // site's pin too, would override it
+    std::string chooses;
+    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"}) {
+        auto conf = facts.nccl_conf.find(u);
+        if (chooses.empty() && (user_has(u) || conf != facts.nccl_conf.end()))
+            chooses = std::string(conf != facts.nccl_conf.end() && !user_has(u) ? escaped(conf->second, 1100) + "'s " : "the user's ") +
+                      u + " chooses NCCL's GID (an index would override it)";
+    }
     if (cfg.gid_index >= 0) {
         for (const NodePort *p : ports)
             if (std::string bad = pin_bad(*p); !bad.empty()) {
@@ -116,37 +129,43 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                 skip("UCX_IB_GID_INDEX", why);
                 return;
             }
-        add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
-        // UCX takes the index on every RDMA device it opens: the compute
-        // ports unless UCX_NET_DEVICES names them, so a front-end or storage
-        // port too (an InfiniBand one's table is not read here)
+        // The other RDMA ports: UCX takes the index on every device it opens
+        // (unless UCX_NET_DEVICES names others), and NCCL on every one the
+        // user's NCCL_IB_HCA names: a front-end or storage port too. One
+        // DOWN with no routable address has no slot to miss; an InfiniBand
+        // one's table is not read here, whatever its state (INIT becomes
+        // ACTIVE at the subnet manager's next sweep).
+        std::string other_bad;
         for (const NodePort &o : facts.ports) {
-            if ((o.known_inactive() && routable_gids(o).empty()) || std::find(ports.begin(), ports.end(), &o) != ports.end())
+            if (!other_bad.empty() || std::find(ports.begin(), ports.end(), &o) != ports.end())
+                continue;
+            const bool ethernet = o.link_layer == "Ethernet";
+            if (ethernet && o.known_inactive() && routable_gids(o).empty())
                 continue;
             bool named = false;
             for (const auto &hp : dev.ports)
                 named = named || (o.hca == hp.first && o.port == hp.second);
             if (named)
                 continue;
-            std::string bad = o.link_layer != "Ethernet" ? "not read (an " + shown(o.link_layer, 20) + " port)" : pin_bad(o);
-            if (!bad.empty()) {
-                skip("UCX_IB_GID_INDEX", "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + o.hca + ":" +
-                                             std::to_string(o.port) + ", no compute port, which UCX opens too unless "
-                                             "UCX_NET_DEVICES names others: not set");
-                return;
-            }
+            if (std::string bad = ethernet ? pin_bad(o) : "not read (an " + shown(o.link_layer, 20) + " port)"; !bad.empty())
+                other_bad = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + o.hca + ":" + std::to_string(o.port) +
+                            ", no compute port";
         }
-        add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        if (!chooses.empty())
+            skip("NCCL_IB_GID_INDEX", chooses);
+        else if (!hca_ours && !other_bad.empty())
+            skip("NCCL_IB_GID_INDEX", other_bad + ", which the devices NCCL_IB_HCA names (not atoll's) may include: not set");
+        else
+            add("NCCL_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
+        if (!other_bad.empty())
+            skip("UCX_IB_GID_INDEX", other_bad + ", which UCX opens too unless UCX_NET_DEVICES names others: not set");
+        else
+            add("UCX_IB_GID_INDEX", std::to_string(cfg.gid_index), "site RoCE GID index (gid_index)");
         return;
     }
-    for (const char *u : {"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM"}) {
-        auto conf = facts.nccl_conf.find(u);
-        if (user_has(u) || conf != facts.nccl_conf.end()) {
-            skip("NCCL_IB_GID_INDEX", std::string(conf != facts.nccl_conf.end() && !user_has(u) ? escaped(conf->second, 1100) + "'s " : "the user's ") +
-                                          u + " chooses NCCL's GID (an index would override it)");
-            ports.clear();
-            break;
-        }
+    if (!chooses.empty()) {
+        skip("NCCL_IB_GID_INDEX", chooses);
+        ports.clear();
     }
     // NCCL_IB_GID_INDEX applies to every device NCCL opens: only where those
     // are the ports atoll checked, the ones it put in NCCL_IB_HCA
@@ -645,11 +664,17 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     if (f.profile == "roce" && dev.usable) {
         // one traffic class for NCCL and UCX: the site's, else the ports' own
+        // (of the ports NCCL may open: not one DOWN with no routable address,
+        // whose tc directory a driver may drop with the address)
         std::set<int> tcs;
+        std::string classless;  // a port with no class beside ones with one
         for (const NodePort &p : facts.ports)
             for (const auto &hp : dev.ports)
-                if (p.hca == hp.first && p.port == hp.second)
+                if (p.hca == hp.first && p.port == hp.second && !(p.known_inactive() && routable_gids(p).empty())) {
                     tcs.insert(p.traffic_class);
+                    if (p.traffic_class < 0 && classless.empty())
+                        classless = p.hca + ":" + std::to_string(p.port);
+                }
         int tc = cfg.roce_tc;
         std::string why = "site RoCE traffic class (roce_tc)";
         if (tc < 0 && tcs.size() == 1 && *tcs.begin() >= 0) {
@@ -669,6 +694,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                          "site-wide class");
         } else if (tc >= 0 && (tc & 3) == 3) {
             skip("NCCL_IB_TC", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
+            skip("UCX_IB_TRAFFIC_CLASS", "the ports' traffic class " + std::to_string(tc) + " has both ECN bits set (CE)");
         } else if (tc >= 0) {
             add("NCCL_IB_TC", std::to_string(tc), why);
             // the user's UCX_NET_DEVICES, in the environment or a file UCX
@@ -705,9 +731,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             else
                 add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
         } else {
-            skip("NCCL_IB_TC", tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
-                                              : "no roce_tc= and no class configured on the ports: NCCL would use 0, "
-                                                "UCX the port's or 106; set roce_tc= to the lossless class");
+            const std::string why_not = tcs.size() > 1 && !classless.empty()
+                                            ? "compute port " + classless + " has no traffic class configured and others have one: set roce_tc="
+                                        : tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
+                                                         : "no roce_tc= and no class configured on the ports: NCCL would use 0, "
+                                                           "UCX the port's or 106; set roce_tc= to the lossless class";
+            skip("NCCL_IB_TC", why_not);
+            skip("UCX_IB_TRAFFIC_CLASS", why_not);
         }
         if (cfg.fifo_tc >= 0)
             add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");

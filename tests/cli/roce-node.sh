@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 14
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -93,6 +93,33 @@ if grep -q "^  NCCL_IB_GID_INDEX=3 (site RoCE GID index (gid_index))" "$work/fep
     ok "a front-end RoCE device: a pinned UCX_IB_GID_INDEX and a class read from the compute ports must hold there too"
 else
     not_ok "a front-end RoCE device: UCX's index and class must hold there too"; diag "$(cat "$work/fepin" "$work/fetc96" "$work/fetc106")"
+fi
+# the site's pin (helper 21): not over the user's own NCCL_IB_HCA where a
+# device it may name lacks the index, nor over the user's address family;
+# an InfiniBand port (its table not read) blocks UCX's in any state; a
+# compute port DOWN with no address and no tc directory leaves the class
+node v4
+port mlx5_3 eno1np0 0000:0000:0000:0000:0000:ffff:0a00:0005
+echo "0000:0000:0000:0000:0000:0000:0000:0000" >"$work/sys/$h/class/infiniband/mlx5_3/ports/1/gids/3"
+env_of --plugstack gid_index=3 --set NCCL_IB_HCA=mlx5_3 >"$work/pinhca"
+rm -r "$work/sys/$h/class/infiniband/mlx5_3"
+env_of --plugstack gid_index=3 --set NCCL_IB_ADDR_FAMILY=AF_INET6 >"$work/pinfam"
+d="$work/sys/$h/class/infiniband/mlx5_4/ports/1"
+mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "2: INIT" >"$d/state"
+env_of --plugstack gid_index=3 >"$work/pinib"
+rm -r "$work/sys/$h/class/infiniband/mlx5_4"
+q="$work/sys/$h/class/infiniband/mlx5_2"
+echo "1: DOWN" >"$q/ports/1/state"; rm -r "$q/tc"
+for i in 2 3; do echo "0000:0000:0000:0000:0000:0000:0000:0000" >"$q/ports/1/gids/$i"; done
+env_of >"$work/downtc"
+if grep -q "^  NCCL_IB_GID_INDEX not set: gid_index=3 is no address on mlx5_3:1, no compute port, which the devices NCCL_IB_HCA names" "$work/pinhca" &&
+   grep -q "^  NCCL_IB_GID_INDEX not set: the user's NCCL_IB_ADDR_FAMILY chooses NCCL's GID" "$work/pinfam" &&
+   grep -q "^  UCX_IB_GID_INDEX=3 " "$work/pinfam" &&
+   grep -q "^  NCCL_IB_GID_INDEX=3 " "$work/pinib" && grep -q "^  UCX_IB_GID_INDEX not set: gid_index=3 is not read (an 'InfiniBand' port) on mlx5_4:1" "$work/pinib" &&
+   grep -q "^  NCCL_IB_TC=106 " "$work/downtc"; then
+    ok "gid_index= gives way to the user's NCCL_IB_HCA and address family, and to an InfiniBand port for UCX; a DOWN port without address or class keeps the class"
+else
+    not_ok "gid_index= against the user's NCCL_IB_HCA, family and an InfiniBand port; a DOWN port's class"; diag "$(cat "$work/pinhca" "$work/pinfam" "$work/pinib" "$work/downtc")"
 fi
 # IPv6 link-local is fe80::/10, not just fe80::/64; IPv4 link-local 169.254/16
 node ll10

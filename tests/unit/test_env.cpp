@@ -308,7 +308,8 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
         p.traffic_class = -1;
     auto notc = node_env(v, cfg, opt, step, facts, no_user);
     CHECK(table(notc).find("NCCL_IB_TC-\n") != std::string::npos);
-    CHECK(table(notc).find("UCX_IB_TRAFFIC_CLASS") == std::string::npos);
+    CHECK(table(notc).find("UCX_IB_TRAFFIC_CLASS-\n") != std::string::npos);  // not set, with the reason
+    CHECK(table(notc).find("UCX_IB_TRAFFIC_CLASS=") == std::string::npos);
     CHECK_THAT(why_of(notc, "NCCL_IB_TC"), Catch::Contains("set roce_tc="));
     // one port's address re-added after its slots were reused (tables have
     // holes): its v1/v2 pair at 4 and 5. NCCL >= 2.21 takes 5 there, 3 on
