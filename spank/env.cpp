@@ -71,6 +71,17 @@ std::vector<int> int_list(const std::string &s, bool &ok)
 
 namespace {
 
+// A port known to be down that holds no routable address: nothing NCCL or
+// UCX could open on it has a slot an index or a class could miss.
+bool down_without_address(const NodePort &p) { return p.known_inactive() && routable_gids(p).empty(); }
+
+// whether NCCL_IB_HCA (atoll's) names the port
+bool in_hca(const NodeDevices &dev, const NodePort &p)
+{
+    return std::any_of(dev.ports.begin(), dev.ports.end(),
+                       [&](const std::pair<std::string, int> &hp) { return p.hca == hp.first && p.port == hp.second; });
+}
+
 // NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX on RoCE, from each compute port's
 // GID table and what NCCL (ncclIbGetGidIndex, >= 2.21) and UCX
 // (uct_ib_device_select_gid) would take by themselves: set only where it is
@@ -88,12 +99,11 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     std::vector<const NodePort *> ports;
     std::map<const NodePort *, std::string> closed;  // port -> its state, for the message
     for (const NodePort &p : facts.ports)
-        for (const auto &hp : dev.ports)
-            if (p.hca == hp.first && p.port == hp.second && (!p.known_inactive() || !routable_gids(p).empty())) {
-                ports.push_back(&p);
-                if (p.known_inactive())
-                    closed[&p] = p.state.substr(0, p.state.find_last_not_of(" \t\r\n") + 1);
-            }
+        if (in_hca(dev, p) && !down_without_address(p)) {
+            ports.push_back(&p);
+            if (p.known_inactive())
+                closed[&p] = p.state.substr(0, p.state.find_last_not_of(" \t\r\n") + 1);
+        }
     auto port_name = [&](const NodePort *p) {
         auto c = closed.find(p);
         return p->hca + ":" + std::to_string(p->port) +
@@ -137,15 +147,8 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         // ACTIVE at the subnet manager's next sweep).
         std::string other_bad;
         for (const NodePort &o : facts.ports) {
-            if (!other_bad.empty() || std::find(ports.begin(), ports.end(), &o) != ports.end())
-                continue;
             const bool ethernet = o.link_layer == "Ethernet";
-            if (ethernet && o.known_inactive() && routable_gids(o).empty())
-                continue;
-            bool named = false;
-            for (const auto &hp : dev.ports)
-                named = named || (o.hca == hp.first && o.port == hp.second);
-            if (named)
+            if (!other_bad.empty() || in_hca(dev, o) || (ethernet && down_without_address(o)))
                 continue;
             if (std::string bad = ethernet ? pin_bad(o) : "not read (an " + shown(o.link_layer, 20) + " port)"; !bad.empty())
                 other_bad = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + o.hca + ":" + std::to_string(o.port) +
@@ -669,12 +672,11 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         std::set<int> tcs;
         std::string classless;  // a port with no class beside ones with one
         for (const NodePort &p : facts.ports)
-            for (const auto &hp : dev.ports)
-                if (p.hca == hp.first && p.port == hp.second && !(p.known_inactive() && routable_gids(p).empty())) {
-                    tcs.insert(p.traffic_class);
-                    if (p.traffic_class < 0 && classless.empty())
-                        classless = p.hca + ":" + std::to_string(p.port);
-                }
+            if (in_hca(dev, p) && !down_without_address(p)) {
+                tcs.insert(p.traffic_class);
+                if (p.traffic_class < 0 && classless.empty())
+                    classless = p.hca + ":" + std::to_string(p.port);
+            }
         int tc = cfg.roce_tc;
         std::string why = "site RoCE traffic class (roce_tc)";
         if (tc < 0 && tcs.size() == 1 && *tcs.begin() >= 0) {
@@ -709,16 +711,12 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             // read from the compute ports is not a front-end or storage
             // RoCE port's (that port's own class, or UCX's 106 where it has none)
             std::string other;
-            for (const NodePort &o : facts.ports) {
-                bool named = false;
-                for (const auto &hp : dev.ports)
-                    named = named || (o.hca == hp.first && o.port == hp.second);
+            for (const NodePort &o : facts.ports)
                 // (a port with no class configured gets UCX's own 106: a class of 106 changes nothing there)
-                if (other.empty() && !named && !(o.known_inactive() && routable_gids(o).empty()) && o.link_layer == "Ethernet" &&
+                if (other.empty() && !in_hca(dev, o) && !down_without_address(o) && o.link_layer == "Ethernet" &&
                     (o.traffic_class >= 0 ? o.traffic_class : 106) != tc)
                     other = o.hca + ":" + std::to_string(o.port) + (o.traffic_class < 0 ? std::string(" has no class configured (UCX's 106 there)")
                                                                                          : " has class " + std::to_string(o.traffic_class));
-            }
             if (cfg.roce_tc < 0 && !user_devs.empty())
                 // the class read from atoll's ports says nothing of the devices
                 // the user's UCX_NET_DEVICES names (rc_mlx5 sends it as given)

@@ -958,7 +958,7 @@ Topology analyse(Fabric fabric)
         for (const auto &kv : order) {
             bool far = true;
             for (std::size_t m = static_cast<std::size_t>(first_class[w]); m < seed.size() && far; ++m) {
-                // two keys or more apart in all, neither within the other
+                // four keys or more apart in all, neither within the other
                 const std::size_t n = shared(kv.first, seed[m]);
                 far = kv.first.size() + seed[m].size() >= 2 * n + 4 && kv.first.size() > n && seed[m].size() > n;
             }
@@ -1077,9 +1077,9 @@ Topology analyse(Fabric fabric)
             // among DGX H100s has 5 of 8 ports on their rails: its other
             // three may be the three it lacks, under its own names, and the
             // view would name five NICs of eight; so with two of its cables
-            // out, one of those three left). A host
-            // whose adapters are numbered by their place is judged by the
-            // leaves its ports land on (below), not by the names.
+            // out, one of those three left). A host whose adapters are
+            // numbered by their place is judged by the leaves its ports land
+            // on (below), not by the names.
             if (!h.rails_unknown && !no_vote.count(h.name) &&
                 std::none_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) { return placed.count(p.ca_guid) > 0; })) {
                 const std::size_t off = keys_of[hi].size() - best;
