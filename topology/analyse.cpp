@@ -945,11 +945,56 @@ Topology analyse(Fabric fabric)
             n += b.count(k);
         return n;
     };
+    // the keys of the compute hosts' ports on each switch: a leaf carries a
+    // set's rails when its hosts' ports there are of those keys
+    std::map<int, std::set<RailKey>> keys_on_sw;
+    for (const Host &h : t.hosts)
+        if (h.compute)
+            for (const HostPort &p : h.ports)
+                keys_on_sw[p.sw].insert({p.dev_index, p.port});
+    auto carries = [&](int sw, const std::set<RailKey> &keys) {
+        auto it = keys_on_sw.find(sw);
+        return it != keys_on_sw.end() &&
+               std::any_of(it->second.begin(), it->second.end(), [&](const RailKey &k) { return keys.count(k) > 0; });
+    };
     for (std::size_t w = 0; w < bounds.size(); ++w) {
         std::map<std::set<RailKey>, int> sets;
+        std::map<std::set<RailKey>, std::vector<std::size_t>> holders;
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
-            if (voting(t.hosts[hi]) && class_of(t.hosts[hi]) == static_cast<int>(w))
+            if (voting(t.hosts[hi]) && class_of(t.hosts[hi]) == static_cast<int>(w)) {
                 sets[keys_of[hi]]++;
+                holders[keys_of[hi]].push_back(hi);
+            }
+        // where a set's hosts share leaves with a seed's, every key the set
+        // has beyond the seed's is cabled where the seed's rails are (an HGX
+        // board's mlx5_1 on the leaf of a DGX's mlx5_3, or, all of a host's
+        // ports on one leaf, beside the others' rails): storage HCAs on a
+        // storage leaf, with two cables out on the same hosts, are no model.
+        // A set whose hosts share no leaf with the seed's (another
+        // generation's own scalable unit) may be one.
+        auto renamed_rails = [&](const std::set<RailKey> &set, const std::set<RailKey> &other) {
+            std::set<int> other_sw;
+            for (std::size_t hi : holders[other])
+                for (const HostPort &p : t.hosts[hi].ports)
+                    other_sw.insert(p.sw);
+            bool apart = true;
+            for (std::size_t hi : holders[set])
+                for (const HostPort &p : t.hosts[hi].ports)
+                    apart = apart && !other_sw.count(p.sw);
+            if (apart)
+                return true;
+            for (const RailKey &k : set) {
+                if (other.count(k))
+                    continue;
+                bool there = false;
+                for (std::size_t hi : holders[set])
+                    for (const HostPort &p : t.hosts[hi].ports)
+                        there = there || (RailKey{p.dev_index, p.port} == k && carries(p.sw, other));
+                if (!there)
+                    return false;
+            }
+            return true;
+        };
         std::vector<std::pair<std::set<RailKey>, int>> order(sets.begin(), sets.end());
         std::stable_sort(order.begin(), order.end(), [](const auto &x, const auto &y) {
             return std::make_pair(x.second, x.first.size()) > std::make_pair(y.second, y.first.size());
@@ -960,7 +1005,8 @@ Topology analyse(Fabric fabric)
             for (std::size_t m = static_cast<std::size_t>(first_class[w]); m < seed.size() && far; ++m) {
                 // four keys or more apart in all, neither within the other
                 const std::size_t n = shared(kv.first, seed[m]);
-                far = kv.first.size() + seed[m].size() >= 2 * n + 4 && kv.first.size() > n && seed[m].size() > n;
+                far = kv.first.size() + seed[m].size() >= 2 * n + 4 && kv.first.size() > n && seed[m].size() > n &&
+                      renamed_rails(kv.first, seed[m]);
             }
             if (seed.size() == static_cast<std::size_t>(first_class[w]) ||
                 (kv.second >= 2 && far && seed.size() - static_cast<std::size_t>(first_class[w]) < max_models)) {

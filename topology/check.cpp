@@ -417,6 +417,11 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         auto groups = t.islands_at(Level::Group);
         std::map<int, std::set<int>> group_rails;
         std::map<int, std::set<int>> group_wants;  // the rails its hosts' class carries
+        // its leaves of a rail (a storage leaf that two of its hosts' storage
+        // ports joined to it is none: it must not stand in for a dead rail leaf)
+        auto rail_leaves = [&](const Island &is) {
+            return static_cast<int>(std::count_if(is.leaves.begin(), is.leaves.end(), [&](int l) { return t.sw(l).rail >= 0; }));
+        };
         for (int g : groups) {
             const Island &is = t.islands[static_cast<std::size_t>(g)];
             bool compute = false;
@@ -437,12 +442,12 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                         if (const int r = majority(kv.second, -1); r >= 0)
                             group_rails[g].insert(r);
             }
-            sizes[group_wants[g].size()].push_back(static_cast<int>(is.leaves.size()));
+            sizes[group_wants[g].size()].push_back(rail_leaves(is));
         }
         for (auto &kv : group_rails) {
             const Island &is = t.islands[static_cast<std::size_t>(kv.first)];
             const int usual = most_common(sizes[group_wants[kv.first].size()], 0);
-            if (static_cast<int>(is.leaves.size()) >= usual)
+            if (rail_leaves(is) >= usual)
                 continue;
             std::string missing;
             for (int r : group_wants[kv.first])
@@ -451,7 +456,7 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                     explained.insert({kv.first, r});
                 }
             add("small-rail-group", Severity::Error, is.name,
-                "rail group has " + std::to_string(is.leaves.size()) + " leaves where its peers have " +
+                "rail group has " + std::to_string(rail_leaves(is)) + " leaves where its peers have " +
                     std::to_string(usual) + (missing.empty() ? "" : "; no leaf for rail " + missing));
         }
     }

@@ -23,6 +23,17 @@ std::map<int, int> tiers(const Topology &t)
         m[s.tier]++;
     return m;
 }
+
+// a switch as ibnetdiscover describes one
+Node switch_node(std::uint64_t guid, const std::string &name, int ports, const std::string &model = "MQM8700")
+{
+    Node sw;
+    sw.type = NodeType::Switch;
+    sw.guid = guid;
+    sw.num_ports = ports;
+    sw.desc = "MF0;" + name + ":" + model + "/U1";
+    return sw;
+}
 }  // namespace
 
 TEST_CASE("Selene compute: tiers, hosts, rails and islands match a hand count", "[topology]")
@@ -221,11 +232,7 @@ TEST_CASE("rails from adapters named by netdev (ibpXsYfZ), and why a fabric is n
     // two hosts, each with four HCAs named by their PCI netdevs, all on one leaf switch
     Fabric f;
     f.source = "hand";
-    Node sw;
-    sw.type = NodeType::Switch;
-    sw.guid = 0x1000;
-    sw.num_ports = 16;
-    sw.desc = "MF0;leaf01:MQM8700/U1";
+    Node sw = switch_node(0x1000, "leaf01", 16);
     f.nodes.push_back(sw);
     const char *nd[] = {"ibp11s0f0", "ibp139s0f0", "ibp20s0f0", "ibp213s0f0"};
     int port = 1;
@@ -372,7 +379,7 @@ Fabric mixed_fabric(const Mixed &m)
         cable(leaves[leaf], ++used[leaf], ca.guid, 1, sp);
     };
     const int cpu_leaves = (m.cpu + m.cpu_per_leaf - 1) / m.cpu_per_leaf;
-    const int gpu_leaves = m.gpu == 0 ? 0 : m.rails_on_one_leaf ? (m.gpu + 7) / 8 : m.rails;
+    const int gpu_leaves = m.gpu == 0 && m.hgx == 0 ? 0 : m.rails_on_one_leaf ? (m.gpu + 7) / 8 : m.rails;
     for (int i = 0; i < cpu_leaves + gpu_leaves; ++i) {
         leaves.push_back(add_switch("leaf" + std::to_string(i + 1)));
         used.push_back(0);
@@ -646,6 +653,28 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
     auto unknown = [](const Topology &t, const std::string &host) {
         return t.hosts[static_cast<std::size_t>(t.host_index.at(host))].rails_unknown;
     };
+    // a storage leaf, cabled to nothing but these hosts' storage adapters
+    auto storage_leaf = [](Fabric &f, std::vector<std::string> hosts, std::vector<std::string> hcas) {
+        Node st = switch_node(0x7000, "stor1", 64, "MQM9700");
+        f.nodes.push_back(st);
+        std::uint64_t g = 0x90000;
+        for (const std::string &host : hosts)
+            for (const std::string &hca : hcas) {
+                Node ca;
+                ca.type = NodeType::Ca;
+                ca.guid = ++g;
+                ca.num_ports = 1;
+                ca.desc = host + " " + hca;
+                f.nodes.push_back(ca);
+                Link l;
+                l.a = LinkEnd{st.guid, static_cast<int>(g & 0xff), 0, 0};
+                l.b = LinkEnd{ca.guid, 1, 0, 0};
+                l.width = 4;
+                l.speed = Speed::NDR;
+                f.links.push_back(l);
+            }
+        normalise(f);
+    };
     SECTION("a lone host of another model is undecided, not given the five adapters it shares")
     {
         Topology t = analyse(models(1, 9));
@@ -694,6 +723,23 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
         CHECK(rail_hcas(t, "hgx001").size() == 8);
         for (const std::string &e : all_errors(t))
             CHECK(e.rfind("miswired-rail", 0) != 0);
+    }
+    SECTION("two hosts with storage HCAs on a storage switch and the same two cables out are no model")
+    {
+        Fabric f = models(0, 10);
+        for (const char *host : {"hgx001", "hgx002"})
+            for (const char *hca : {"mlx5_10", "mlx5_11"})
+                cut(f, std::string(host) + " " + hca);
+        storage_leaf(f, {"hgx001", "hgx002"}, {"mlx5_1", "mlx5_2"});
+        normalise(f);
+        Topology t = analyse(f);
+        for (const char *host : {"hgx001", "hgx002"}) {
+            for (const std::string &hca : rail_hcas(t, host))
+                CHECK((hca != "mlx5_1" && hca != "mlx5_2"));
+        }
+        CHECK(t.rails.size() == 8);
+        auto fs = check(t);
+        CHECK_FALSE(fs.empty());  // reported, not silent
     }
     SECTION("storage HCAs on some hosts of one model take nothing from the other")
     {
@@ -744,6 +790,15 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
         CHECK(rail_hcas(t, "node009").size() == 8);
         std::vector<std::string> small;
         for (const Finding &x : check(t))
+            if (x.code == "small-rail-group")
+                small.push_back(x.message);
+        CHECK(small == std::vector<std::string>{"rail group has 7 leaves where its peers have 8; no leaf for rail mlx5_7, mlx5_11"});
+        // two of that group's hosts' storage ports on a storage leaf, which
+        // joins the group: it is no rail leaf to stand in for the dead one
+        storage_leaf(f, {"node001", "node002"}, {"mlx5_12"});
+        Topology ts = analyse(f);
+        small.clear();
+        for (const Finding &x : check(ts))
             if (x.code == "small-rail-group")
                 small.push_back(x.message);
         CHECK(small == std::vector<std::string>{"rail group has 7 leaves where its peers have 8; no leaf for rail mlx5_7, mlx5_11"});
