@@ -108,19 +108,18 @@ bool GidEntry::routable() const
     return (w[0] & 0xffc0) != 0xfe80 && !loopback;
 }
 
-bool NodePort::active() const
+std::string NodePort::state_text() const
 {
     // "%d: %s" (drivers/infiniband/core/sysfs.c state_show); blanks at its end allowed
-    std::size_t e = state.find_last_not_of(" \t\r\n");
-    return e != std::string::npos && state.compare(0, e + 1, "4: ACTIVE") == 0;
+    const std::size_t e = state.find_last_not_of(" \t\r\n");
+    return e == std::string::npos ? std::string() : state.substr(0, e + 1);
 }
+
+bool NodePort::active() const { return state_text() == "4: ACTIVE"; }
 
 bool NodePort::known_inactive() const
 {
-    std::size_t e = state.find_last_not_of(" \t\r\n");
-    if (e == std::string::npos)
-        return false;
-    const std::string s = state.substr(0, e + 1);
+    const std::string s = state_text();
     for (const char *k : {"0: NOP", "1: DOWN", "2: INIT", "3: ARMED", "5: ACTIVE_DEFER"})
         if (s == k)
             return true;

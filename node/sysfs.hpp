@@ -57,6 +57,8 @@ struct NodePort {
     // state file unread or in no form the kernel writes is not known to be
     // closed.
     bool known_inactive() const;
+    // the state file's text without its trailing blanks
+    std::string state_text() const;
 };
 // What NCCL (>= 2.21, ncclIbGetGidIndex in net_ib) takes on a RoCE port
 // without NCCL_IB_GID_INDEX: index 0 first, then each later slot replaces it

@@ -97,17 +97,12 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
     // communicator (a DOWN port with no routable address yet has no GID the
     // index could miss).
     std::vector<const NodePort *> ports;
-    std::map<const NodePort *, std::string> closed;  // port -> its state, for the message
     for (const NodePort &p : facts.ports)
-        if (in_hca(dev, p) && !down_without_address(p)) {
+        if (in_hca(dev, p) && !down_without_address(p))
             ports.push_back(&p);
-            if (p.known_inactive())
-                closed[&p] = p.state.substr(0, p.state.find_last_not_of(" \t\r\n") + 1);
-        }
-    auto port_name = [&](const NodePort *p) {
-        auto c = closed.find(p);
+    auto port_name = [](const NodePort *p) {
         return p->hca + ":" + std::to_string(p->port) +
-               (c == closed.end() ? std::string() : " (" + c->second + " now, opened should it come up)");
+               (p->known_inactive() ? " (" + p->state_text() + " now, opened should it come up)" : std::string());
     };
     // the site's pin: bad when it names no routable RoCE v2 GID on a port
     auto pin_bad = [&](const NodePort &p) -> std::string {

@@ -958,13 +958,10 @@ Topology analyse(Fabric fabric)
                std::any_of(it->second.begin(), it->second.end(), [&](const RailKey &k) { return keys.count(k) > 0; });
     };
     for (std::size_t w = 0; w < bounds.size(); ++w) {
-        std::map<std::set<RailKey>, int> sets;
-        std::map<std::set<RailKey>, std::vector<std::size_t>> holders;
+        std::map<std::set<RailKey>, std::vector<std::size_t>> holders;  // each exact set's hosts
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
-            if (voting(t.hosts[hi]) && class_of(t.hosts[hi]) == static_cast<int>(w)) {
-                sets[keys_of[hi]]++;
+            if (voting(t.hosts[hi]) && class_of(t.hosts[hi]) == static_cast<int>(w))
                 holders[keys_of[hi]].push_back(hi);
-            }
         // where a set's hosts share leaves with a seed's, every key the set
         // has beyond the seed's is cabled where the seed's rails are (an HGX
         // board's mlx5_1 on the leaf of a DGX's mlx5_3, or, all of a host's
@@ -995,7 +992,9 @@ Topology analyse(Fabric fabric)
             }
             return true;
         };
-        std::vector<std::pair<std::set<RailKey>, int>> order(sets.begin(), sets.end());
+        std::vector<std::pair<std::set<RailKey>, int>> order;
+        for (const auto &kv : holders)
+            order.push_back({kv.first, static_cast<int>(kv.second.size())});
         std::stable_sort(order.begin(), order.end(), [](const auto &x, const auto &y) {
             return std::make_pair(x.second, x.first.size()) > std::make_pair(y.second, y.first.size());
         });
@@ -1100,13 +1099,7 @@ Topology analyse(Fabric fabric)
         Host &h = t.hosts[hi];
         std::size_t c = static_cast<std::size_t>(class_of_host[hi] >= 0 ? class_of_host[hi] : first_class[static_cast<std::size_t>(class_of(h))]);
         if (h.compute) {
-            auto on = [&](std::size_t k) {
-                std::set<RailKey> keys;
-                for (const HostPort &p : h.ports)
-                    if (class_rails[k].count({p.dev_index, p.port}))
-                        keys.insert({p.dev_index, p.port});
-                return keys.size();
-            };
+            auto on = [&](std::size_t k) { return shared(keys_of[hi], class_rails[k]); };
             std::size_t best = on(c);
             for (std::size_t k = 0; k < nclasses && !no_vote.count(h.name); ++k)
                 if (const std::size_t n = on(k); n > best) {  // (an undecided host, whose ports may be front-end ones, is not moved)

@@ -351,7 +351,14 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             for (const HostPort &p : h.ports)
                 if (p.rail >= 0)
                     class_leaf_rails[{h.rails, p.sw}][p.rail]++;
-    auto class_leaf_rail = [&](const Host &h, int sw) { return majority(class_leaf_rails[{h.rails, sw}], -1); };
+    auto class_leaf_rail = [&](const Host &h, int sw) {
+        auto it = class_leaf_rails.find({h.rails, sw});
+        return it == class_leaf_rails.end() ? -1 : majority(it->second, -1);
+    };
+    std::map<int, std::set<int>> leaf_class_rails;  // leaf -> the rail of each class on it (for small-rail-group)
+    for (const auto &kv : class_leaf_rails)
+        if (const int r = majority(kv.second, -1); r >= 0)
+            leaf_class_rails[kv.first.second].insert(r);
     // and whether the class's own hosts spread their rails over leaves (dual-
     // port storage appliances with both ports on one leaf beside rail-
     // optimised GPU hosts: their ports are on no rail's leaf to be miswired)
@@ -384,8 +391,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
                 continue;
             have[static_cast<std::size_t>(p.rail)]++;
             const Switch &s = t.sw(p.sw);
-            if (t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_rail_optimised(h) &&
-                class_leaf_rail(h, p.sw) >= 0 && class_leaf_rail(h, p.sw) != p.rail)  // (a tie names no rail to be off)
+            if (const int cl = t.rail_optimised && s.rail >= 0 && s.rail != p.rail && class_rail_optimised(h) ? class_leaf_rail(h, p.sw) : -1;
+                cl >= 0 && cl != p.rail)  // (a tie names no rail to be off)
                 add("miswired-rail", Severity::Error, h.name + " " + p.hca,
                     "rail " + t.rails[static_cast<std::size_t>(p.rail)] + " adapter is cabled to " +
                         s.name + "[" + std::to_string(f.links[p.link].a.guid == s.guid ? f.links[p.link].a.port : f.links[p.link].b.port) +
@@ -437,10 +444,8 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             for (int l : is.leaves) {
                 if (t.sw(l).rail >= 0)
                     group_rails[g].insert(t.sw(l).rail);
-                for (const auto &kv : class_leaf_rails)
-                    if (kv.first.second == l)
-                        if (const int r = majority(kv.second, -1); r >= 0)
-                            group_rails[g].insert(r);
+                if (auto it = leaf_class_rails.find(l); it != leaf_class_rails.end())
+                    group_rails[g].insert(it->second.begin(), it->second.end());
             }
             sizes[group_wants[g].size()].push_back(rail_leaves(is));
         }
