@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <tuple>
+#include <unistd.h>
 
 #include "topology/csv.hpp"
 #include "topology/topology.hpp"
@@ -158,6 +160,8 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
     std::size_t lineno = 0;
     while (std::getline(in, line)) {
         ++lineno;
+        if (!line.empty() && line.back() == '\r')  // a CRLF file: the CR ends the line, it is no part of a value
+            line.pop_back();
         if (line.empty())
             continue;
         std::size_t eq = line.find('=');
@@ -354,6 +358,8 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
     std::vector<std::string> order;
     bool prefixed = true, any = false;
     while (std::getline(lines, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
         if (line.empty())
             continue;
         any = true;
@@ -748,12 +754,6 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     }
     const bool listed_only = !roles.switches.empty();
     auto listed = [&](const std::string &name) { return listed_only && hca_selected(roles.switches, name); };
-    std::size_t host_tables = 0;
-    for (const auto &t : tables)
-        host_tables += !self_switch.count(t) && !listed(t);
-    for (const auto &t : tables)  // a switch's own table
-        if (listed(t) || (!listed_only && self_switch.count(t)))
-            switches.insert(t);
     auto others = [&](const std::set<std::string> &who, const std::string &name) {
         std::set<std::string> o;
         for (const auto &w : who)
@@ -761,6 +761,38 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                 o.insert(w);
         return o;
     };
+    for (const auto &t : tables)  // a switch's own table, as the admin lists it
+        if (listed(t))
+            switches.insert(t);
+    if (!listed_only) {
+        // A table that calls its own system a switch is that system's root's
+        // word alone: believed when the systems cabled to it name it (two
+        // tables, or one switch believed so; one where only one other table
+        // is given), never on its own claim (a host declaring itself a Bridge would join the leaves it
+        // names into one fabric)
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto &t : self_switch) {
+                if (switches.count(t))
+                    continue;
+                std::set<std::string> by = others(seen_by[t], t);
+                bool vouched = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return switches.count(w) > 0; });
+                // as with neighbours, two witnesses where two other tables are given
+                if (by.size() >= std::min<std::size_t>(2, tables.size() - 1) || vouched) {
+                    switches.insert(t);
+                    grew = true;
+                }
+            }
+        }
+        for (const auto &t : self_switch)
+            if (!switches.count(t))
+                refused.push_back(t + ": its own table calls it a switch (Bridge or Router), and no other system's "
+                                      "table names it: not believed (" + t + " stays a host: a switch is named by the "
+                                      "systems cabled to it, or --switches lists it)");
+    }
+    std::size_t host_tables = 0;
+    for (const auto &t : tables)
+        host_tables += !switches.count(t);
     for (const auto &kv : seen_by) {
         const std::string &c = kv.first;
         if (switches.count(c))
@@ -1005,7 +1037,8 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     if (stat(path.c_str(), &st) != 0)
         throw InputError(path + ": cannot open: " + std::strerror(errno));
     std::vector<std::string> files;
-    if (S_ISDIR(st.st_mode)) {
+    const bool in_dir = S_ISDIR(st.st_mode);
+    if (in_dir) {
         DIR *d = opendir(path.c_str());
         if (!d)
             throw InputError(path + ": cannot open: " + std::strerror(errno));
@@ -1020,7 +1053,33 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     std::vector<LldpNeighbor> all;
     std::map<std::string, HostNics> nics;  // host -> what its node.json says
     for (const auto &file : files) {
-        std::ifstream in(file);
+        // a table is a file: a FIFO or a device another root left in the
+        // directory (or swapped in after a look) would never end. Opened
+        // without blocking, checked, then read through that descriptor.
+        // In a directory (where nodes may drop their own tables) a symbolic
+        // link is not followed: a node's root could point one at any file
+        // the reader may read, and a parse error quotes its first line.
+        int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (in_dir ? O_NOFOLLOW : 0));
+        if (fd < 0 && in_dir && errno == ELOOP)
+            throw InputError(file + ": a symbolic link, not followed in a directory of LLDP tables; expected a file");
+        if (fd < 0)
+            throw InputError(file + ": cannot open: " + std::strerror(errno));
+        struct stat fs {};
+        if (in_dir && ::fstat(fd, &fs) == 0 && S_ISDIR(fs.st_mode)) {  // not read: one level only
+            ::close(fd);
+            continue;
+        }
+        if (::fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+            ::close(fd);
+            throw InputError(file + ": not a regular file (" +
+                             (S_ISFIFO(fs.st_mode) ? "a pipe or FIFO" : S_ISCHR(fs.st_mode) ? "a character device"
+                                                  : "a special file") +
+                             "), expected an LLDP table or a .node.json file");
+        }
+        std::ifstream in("/proc/self/fd/" + std::to_string(fd));
+        ::close(fd);
+        if (!in)  // no /proc: the file checked above, by name
+            in.open(file);
         if (!in)
             throw InputError(file + ": cannot open: " + std::strerror(errno));
         if (file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0) {

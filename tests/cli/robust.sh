@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 5))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 7))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -150,4 +150,35 @@ if [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(grep -c 'a NUL byte and more after t
     ok "bytes after a NUL byte that ends fabric.json are refused (file and pipe); atoll-place reads a pipe"
 else
     not_ok "bytes after a NUL byte that ends fabric.json are refused"; diag "rc $rc1 $rc2 $rc3" "$(cat "$work/nul.err")"
+fi
+# a directory of LLDP tables, where nodes may drop their own: a FIFO or a
+# device in it is refused at once, naming it; a symbolic link is not followed
+# (a node's root could point it at any file and a parse error would quote
+# it); CRLF line ends read as LF ones
+kv="$DATA/lldp/rails8/keyvalue"
+for d in fifo zero link crlf; do mkdir "$work/dir-$d"; cp "$kv"/* "$work/dir-$d/"; done
+victim=$(ls "$work/dir-fifo" | head -1)
+rm "$work/dir-fifo/$victim" "$work/dir-zero/$victim" "$work/dir-link/$victim"
+mkfifo "$work/dir-fifo/$victim"
+ln -s /dev/zero "$work/dir-zero/$victim"
+printf 'root:SECRET:19000\n' >"$work/secret"
+ln -s "$work/secret" "$work/dir-link/$victim"
+rc=
+for d in fifo zero link; do timeout 20 "$TOPO" show "$work/dir-$d" >/dev/null 2>"$work/dir-$d.err"; rc="$rc $?"; done
+if [ "$rc" = " 1 1 1" ] && grep -q "dir-fifo/$victim: not a regular file (a pipe or FIFO)" "$work/dir-fifo.err" &&
+    grep -q "dir-zero/$victim: a symbolic link, not followed" "$work/dir-zero.err" &&
+    grep -q "dir-link/$victim: a symbolic link, not followed" "$work/dir-link.err" && ! grep -q SECRET "$work/dir-link.err"; then
+    ok "a FIFO or a symbolic link in a directory of LLDP tables: refused at once, naming it, nothing quoted"
+else
+    not_ok "a FIFO or a symbolic link in a directory of LLDP tables: refused at once, naming it"
+    diag "rc$rc" "$(cat "$work"/dir-*.err)"
+fi
+for f in "$work"/dir-crlf/*; do sed 's/$/\r/' "$f" >"$f.tmp" && mv "$f.tmp" "$f"; done
+"$TOPO" slurm "$kv" 2>"$work/lf.err" | grep -v '^#' >"$work/lf.conf"
+"$TOPO" slurm "$work/dir-crlf" 2>"$work/crlf.err" | grep -v '^#' >"$work/crlf.conf"
+if grep -q . "$work/lf.conf" && cmp -s "$work/lf.conf" "$work/crlf.conf" && ! grep -q 'alone' "$work/crlf.err"; then
+    ok "LLDP tables with CRLF line ends: the same topology.conf as with LF"
+else
+    not_ok "LLDP tables with CRLF line ends: the same topology.conf as with LF"
+    diag "$(diff "$work/lf.conf" "$work/crlf.conf" | head -5)" "$(head -3 "$work/crlf.err")"
 fi

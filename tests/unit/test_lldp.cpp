@@ -691,6 +691,44 @@ TEST_CASE("LLDP: a table calling its own system a switch cannot vouch for a clai
     CHECK(has_claim(t, "names node002, a system with a table of its own"));
 }
 
+TEST_CASE("LLDP: a table calling its own system a switch is believed only when others name it", "[lldp][identity]")
+{
+    // node004's root declares node004 a Bridge (lldp_loc_chassis): cabled to
+    // both rail leaves, it would join them as their spine
+    auto own = [](const std::string &name, const std::string &iface, const std::string &peer, const std::string &port) {
+        return R"({"lldp_loc_chassis": {"local-chassis": {"chassis": {")" + name +
+               R"(": {"capability": [{"type": "Bridge", "enabled": true}]}}}},
+                   "lldp": {"interface": [{")" + iface + R"(": {"chassis": {")" + peer +
+               R"(": {"capability": [{"type": "Bridge", "enabled": true}]}}, "port": {"id": {"value": ")" + port + R"("}}}}]}})";
+    };
+    std::string js = own("node004", "ens1f0np0", "r0-leaf1", "swp4");
+    std::istringstream jin(js);
+    std::vector<LldpNeighbor> all = parse_lldp(jin, "node004.json", "node004");
+    std::istringstream rest(rail_tables(""));
+    for (const LldpNeighbor &n : parse_lldp(rest, "pdsh", ""))
+        if (!(n.local == "node004" && n.iface == "ens1f0np0"))
+            all.push_back(n);
+    Topology t = analyse(lldp_fabric(all, "lldp", {}));
+    CHECK(t.host_index.count("node004") == 1);
+    auto named = [](const Topology &tp, const std::string &n) {
+        return std::any_of(tp.switches.begin(), tp.switches.end(), [&](const Switch &sw) { return sw.name == n; });
+    };
+    CHECK_FALSE(named(t, "node004"));
+    CHECK(t.switches.size() == 2);
+    CHECK(has_claim(t, "node004: its own table calls it a switch"));
+    // a leaf's own table, named by the hosts cabled to it, is a switch's
+    std::string leaf = own("r0-leaf1", "swp1", "node001", "ens1f0np0");
+    std::istringstream lin(leaf);
+    std::vector<LldpNeighbor> with_leaf = parse_lldp(lin, "r0-leaf1.json", "r0-leaf1");
+    std::istringstream rest2(rail_tables(""));
+    for (const LldpNeighbor &n : parse_lldp(rest2, "pdsh", ""))
+        with_leaf.push_back(n);
+    Topology t2 = analyse(lldp_fabric(with_leaf, "lldp", {}));
+    CHECK(named(t2, "r0-leaf1"));
+    CHECK(t2.host_index.size() == 4);
+    CHECK_FALSE(has_claim(t2, "its own table calls it a switch"));
+}
+
 TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")
 {
     // node004's root names node001's port swp1 of r1-leaf1 as its own neighbour
