@@ -697,15 +697,30 @@ Topology analyse(Fabric fabric)
     // Hosts from CA descriptions. A description is the node's own claim
     // (its root writes node_desc): one adapter name claimed by two CAs, or
     // a host whose adapters include such a claim, is refused whole.
+    // A description the admin's node name map gave is not a claim: an
+    // adapter the map does not name cannot contest it (one root copying a
+    // mapped adapter's description would otherwise have its host refused
+    // whole); the copy alone is refused. A map may name some adapters of a
+    // host only (those whose description was never set): the host's others
+    // still describe themselves.
     std::map<std::pair<std::string, std::string>, std::set<std::uint64_t>> claims;  // (host, adapter) -> CA GUIDs
+    std::set<std::pair<std::string, std::string>> mapped_pairs;
     for (const Node &n : f.nodes)
         if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
             auto hd = split_ca_desc(n.desc);
             auto sn = short_names.to.find(hd.first);
             if (sn != short_names.to.end())
                 hd.first = sn->second;
+            if (n.mapped)
+                mapped_pairs.insert(hd);
             claims[hd].insert(n.guid);
         }
+    for (auto &c : claims)
+        if (mapped_pairs.count(c.first))
+            for (auto g = c.second.begin(); g != c.second.end();) {
+                const Node *n = f.find(*g);
+                g = n && !n->mapped ? c.second.erase(g) : std::next(g);
+            }
     std::map<std::string, std::string> contested;  // host -> why
     // a short name beside an FQDN of the same first label (node001 and
     // node001.cluster.example.com, kept whole for the clash): the short one
@@ -773,6 +788,9 @@ Topology analyse(Fabric fabric)
                 why = "adapter name " + shown(hd.second) + " refused: " + why;
             auto sn = short_names.to.find(hd.first);
             const std::string &name = sn == short_names.to.end() ? hd.first : sn->second;
+            if (why.empty() && !cn->mapped && mapped_pairs.count({name, hd.second}))
+                why = "adapter name " + shown(name + " " + hd.second) + " refused: the node name map gives it to another adapter "
+                      "(a node description is its node's own claim, the map the admin's)";
             if (why.empty() && contested.count(name))
                 why = "host name " + shown(name) + " refused: " + contested[name];
             if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())

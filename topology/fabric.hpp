@@ -40,6 +40,7 @@ struct Node {
     std::uint32_t vendor_id = 0;
     std::uint32_t device_id = 0;
     std::size_t line = 0;           // line of the input it was read from (0: none, e.g. a cache file)
+    bool mapped = false;            // desc is the admin's (--node-name-map), not the node's own claim
 
     bool operator==(const Node &o) const;  // compares what was discovered, not `line`
     bool operator!=(const Node &o) const { return !(*this == o); }

@@ -703,6 +703,7 @@ Fabric parse_ibnetdiscover(std::istream &in, const std::string &source)
 NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
 {
     NodeNameMap m;
+    std::map<std::uint64_t, std::size_t> first_line;
     std::string line;
     std::size_t lineno = 0;
     while (std::getline(in, line)) {
@@ -720,7 +721,15 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
         std::size_t end = line.rfind('"');
         if (end < c.i)
             c.fail("a closing '\"'");
-        m[g] = line.substr(c.i, end - c.i);
+        std::string name = line.substr(c.i, end - c.i);
+        auto had = m.find(g);
+        if (had != m.end() && had->second != name)  // which the admin meant is not known
+            throw InputError(source, lineno, "found " + guid_str(g) + " named " + shown(name) + ", named " +
+                                                 shown(had->second) + " on line " + std::to_string(first_line[g]) +
+                                                 ": expected each GUID once");
+        if (had == m.end())
+            first_line[g] = lineno;
+        m[g] = name;
     }
     return m;
 }
@@ -732,6 +741,7 @@ std::size_t apply_node_name_map(Fabric &f, const NodeNameMap &map, bool refuse_u
         auto it = map.find(node.guid);
         if (it != map.end()) {
             node.desc = it->second;
+            node.mapped = true;
             ++n;
         } else if (refuse_unmapped && node.type == NodeType::Ca && !node.desc.empty()) {
             // a SHARP aggregation node is part of its switch: the same system

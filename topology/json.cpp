@@ -106,6 +106,8 @@ json fabric_to_json(const Topology &t)
             j["vendid"] = n.vendor_id;
         if (n.device_id)
             j["devid"] = n.device_id;
+        if (n.mapped)
+            j["mapped"] = true;
         nodes.push_back(std::move(j));
     }
     json links = json::array();
@@ -196,6 +198,11 @@ Node node_from(const json &n, const std::string &where)
         node.sysimg_guid = guid_at(n, "sysimgguid", where);
     node.vendor_id = static_cast<std::uint32_t>(int_at(n, "vendid", where, 0, 0xffffff, &zero));
     node.device_id = static_cast<std::uint32_t>(int_at(n, "devid", where, 0, 0xffff, &zero));
+    if (n.contains("mapped")) {
+        if (!n["mapped"].is_boolean())
+            throw InputError(where + ": \"mapped\" is " + json_value_text(n["mapped"]) + ", expected true or false");
+        node.mapped = n["mapped"].get<bool>();
+    }
     return node;
 }
 
@@ -427,7 +434,7 @@ private:
     // otherwise cost many times its size)
     static constexpr const char *top_keys[] = {"format", "version", "source", "kind", "nodes", "links", "frontend",
                                                "undecided", "refused_claims", "unhealthy", "domains", nullptr};
-    static constexpr const char *node_keys[] = {"guid", "type", "ports", "desc", "lid", "sysimgguid", "vendid", "devid", nullptr};
+    static constexpr const char *node_keys[] = {"guid", "type", "ports", "desc", "lid", "sysimgguid", "vendid", "devid", "mapped", nullptr};
     static constexpr const char *link_keys[] = {"a", "b", "width", "speed", "supported_width", "supported_speed", nullptr};
     static bool one_of(const std::string &k, const char *const *keys)
     {

@@ -545,6 +545,13 @@ int write_topology_updates(std::ostream &out, const Topology &old_t, const Topol
     for (const Host &h : old_t.hosts)
         if (h.leaf_island >= 0)
             old_leaf[h.name] = old_t.islands[static_cast<std::size_t>(h.leaf_island)].name;
+    // A name is moved only on the adapters it had: a node's root can
+    // describe its adapters as another node (check --previous: name-moved),
+    // and Slurm would then place that node's jobs by the claimant's cables
+    std::map<std::uint64_t, std::string> old_owner;  // CA GUID -> host
+    for (const Host &h : old_t.hosts)
+        for (const HostPort &p : h.ports)
+            old_owner[p.ca_guid] = h.name;
     int lines = 0;
     for (const Host &h : new_t.hosts) {
         if (h.leaf_island < 0)
@@ -553,6 +560,23 @@ int write_topology_updates(std::ostream &out, const Topology &old_t, const Topol
         const std::string &now = new_t.islands[static_cast<std::size_t>(h.leaf_island)].name;
         if (it == old_leaf.end() || it->second == now)
             continue;  // not a node of the old fabric, or unchanged
+        bool own = false;
+        std::string other;
+        for (const HostPort &p : h.ports) {
+            auto o = old_owner.find(p.ca_guid);
+            if (o == old_owner.end())
+                continue;
+            if (o->second == h.name)
+                own = true;
+            else if (other.empty())
+                other = guid_str(p.ca_guid) + " was " + o->second + "'s";
+        }
+        if (!own || !other.empty()) {
+            out << "# " << escaped(h.name) << " not moved: its adapters are not the ones it had ("
+                << escaped(other.empty() ? "none of them is" : other)
+                << "): a renamed node or a claim; confirm with atoll-topo check --previous\n";
+            continue;
+        }
         out << "scontrol update NodeName=" << shell_word(h.name)
             << " " << shell_word("Topology=" + topology_name + ":" + unit(h.leaf_island)) << "\n";
         ++lines;

@@ -2,7 +2,7 @@
 # atoll-topo diff: what changed between two discoveries, and an exit status a
 # cron job can act on (3: Slurm's files must be rewritten, 0: they stay).
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 work=$(tmpdir)
 "$TOPO" generate --rails 4 --groups 3 --hosts 4 -o "$work/a.net"
 "$TOPO" generate --rails 4 --groups 3 --hosts 4 --degrade node007:3 -o "$work/degraded.net"
@@ -34,3 +34,16 @@ head -c 200 "$work/a.net" >"$work/cut.net"
 if [ $? -eq 1 ] && grep -q "cut.net:[0-9]*: found" "$work/err"; then ok "a bad input: exit 1, FILE:LINE"; else not_ok "a bad input: exit 1, FILE:LINE"; fi
 "$TOPO" diff "$work/a.net" 2>/dev/null
 check "one operand is a usage error" [ $? -eq 2 ]
+# node001 and node005 swap names (their roots write each other's
+# descriptions): --topology-updates moves neither, and says why; a host
+# recabled on its own adapters is still moved
+sed 's/"node001 /"nodeXXX /; s/"node005 /"node001 /; s/"nodeXXX /"node005 /' "$work/a.net" >"$work/swap.net"
+"$TOPO" diff --topology-updates "$work/a.net" "$work/swap.net" >"$work/swap.up"; rc1=$?
+"$TOPO" diff --topology-updates "$work/a.net" "$work/reshaped.net" >"$work/reshaped.up"; rc2=$?
+if [ $rc1 -eq 0 ] && ! grep -q "^scontrol" "$work/swap.up" &&
+    grep -q "^# node001 not moved: its adapters are not the ones it had (0x[0-9a-f]* was node005's)" "$work/swap.up" &&
+    grep -q "^# node005 not moved" "$work/swap.up" && [ $rc2 -eq 3 ] && grep -q "^scontrol update NodeName=node005 " "$work/reshaped.up"; then
+    ok "--topology-updates moves no name onto another host's adapters (a swap), and still moves a recabled host"
+else
+    not_ok "--topology-updates moves no name onto another host's adapters"; diag "rc $rc1 $rc2" "$(cat "$work/swap.up")"
+fi

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 9
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -36,6 +36,31 @@ if ! grep -q node004 "$work/mapped.conf" && grep -q "NodeName=node\[001-003\] " 
     ok "--unmapped refuse: an adapter the map does not name is on no host, and a warning names it"
 else
     not_ok "--unmapped refuse: an adapter the map does not name is on no host, and a warning names it"; diag "$(cat "$work/map" "$work/mapped.conf" "$work/mapped.err")"
+fi
+# the map names node003's adapters; node002's root copies node003's
+# description: the map is the admin's word, so node003 stays, in the map's
+# place, and only the copy is refused (before, node003 was refused whole);
+# through fabric.json as well
+grep '"node003 ' "$work/map" >"$work/map3"
+"$TOPO" slurm --format feature-list "$work/claim.txt" --node-name-map "$work/map3" -o "$work/m3.conf" 2>"$work/m3.err"; rc1=$?
+"$TOPO" discover "$work/claim.txt" --node-name-map "$work/map3" -o "$work/m3.json" 2>/dev/null
+"$TOPO" slurm --format feature-list "$work/m3.json" 2>/dev/null | grep -v '^#' >"$work/m3j.conf"
+"$TOPO" check --node-name-map "$work/map3" "$work/claim.txt" >"$work/m3.check" 2>&1
+if [ $rc1 -eq 0 ] && grep -q "^node003 " "$work/m3.conf" && grep -q "^node002 " "$work/m3.conf" &&
+   grep -q "adapter name 'node003 mlx5_1' refused: the node name map gives it to another adapter" "$work/m3.err" &&
+   ! grep -q "claimed by 2 adapters" "$work/m3.check" && grep -v '^#' "$work/m3.conf" | cmp -s - "$work/m3j.conf"; then
+    ok "a description copying one the node name map gives: only the copy is refused, the mapped host stays (fabric.json too)"
+else
+    not_ok "a description copying one the node name map gives: only the copy is refused, the mapped host stays"
+    diag "rc=$rc1" "$(cat "$work/m3.conf" "$work/m3.err" "$work/m3.check")"
+fi
+# a GUID the map names twice, differently: which the admin meant is not known
+{ head -1 "$work/map"; head -1 "$work/map" | sed 's/"node00[0-9]/"node099/'; } >"$work/map2"
+"$TOPO" slurm "$work/f.txt" --node-name-map "$work/map2" >/dev/null 2>"$work/map2.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "map2:2: found 0x[0-9a-f]* named 'node099 .*on line 1: expected each GUID once" "$work/map2.err"; then
+    ok "a GUID the node name map names twice, differently: an error naming the line"
+else
+    not_ok "a GUID the node name map names twice, differently: an error naming the line"; diag "rc=$rc" "$(cat "$work/map2" "$work/map2.err")"
 fi
 "$TOPO" slurm --format features "$work/f.txt" --unmapped refuse >/dev/null 2>"$work/nomap.err"
 check "--unmapped without a map is a usage error" [ $? -eq 2 ]
