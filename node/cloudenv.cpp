@@ -663,6 +663,16 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
                 (a.left_out.empty() ? std::string() : " taken (" + a.left_out[0] + (a.left_out.size() > 1 ? ", ..." : "") + ")");
         return a;
     }
+    if (want <= 0 && active.size() != take.size()) {
+        // how many the machine has is not known: the active ones alone may
+        // be fewer than the other nodes list (a DOWN rail), and NCCL's rings
+        // need the same list on every node
+        a.why = profile + ": " + std::to_string(take.size() - active.size()) + " of " + std::to_string(take.size()) +
+                " compute ports not active here (" + a.left_out.back() +
+                "), and the machine type, which says how many it has, is not known (machine_type=): "
+                "a list of the active ones may differ from the other nodes'";
+        return a;
+    }
     if (want > 0 && static_cast<int>(active.size()) != want) {
         a.why = shown(machine_type) + " has " + std::to_string(want) + " compute NICs and " + std::to_string(active.size()) +
                 " are active here: a list differing between nodes breaks NCCL's rings";

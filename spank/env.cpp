@@ -82,6 +82,21 @@ bool in_hca(const NodeDevices &dev, const NodePort &p)
                        [&](const std::pair<std::string, int> &hp) { return p.hca == hp.first && p.port == hp.second; });
 }
 
+// What is wrong with GID index `index` on a RoCE port for a routed fabric:
+// "" when it is a routable RoCE v2 GID
+std::string gid_slot_problem(const NodePort &p, int index)
+{
+    const GidEntry *e = nullptr;
+    for (const GidEntry &g : p.gids)
+        if (g.index == index)
+            e = &g;
+    return !e                ? "no address"
+           : e->version == 1 ? "a RoCE v1 GID"
+           : e->version != 2 ? "a GID of no known RoCE type (gid_attrs/types unread)"
+           : !e->routable()  ? "a link-local or loopback GID (" + e->gid + ")"
+                             : "";
+}
+
 // NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX on RoCE, from each compute port's
 // GID table and what NCCL (ncclIbGetGidIndex, >= 2.21) and UCX
 // (uct_ib_device_select_gid) would take by themselves: set only where it is
@@ -105,17 +120,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                (p->known_inactive() ? " (" + p->state_text() + " now, opened should it come up)" : std::string());
     };
     // the site's pin: bad when it names no routable RoCE v2 GID on a port
-    auto pin_bad = [&](const NodePort &p) -> std::string {
-        const GidEntry *e = nullptr;
-        for (const GidEntry &g : p.gids)
-            if (g.index == cfg.gid_index)
-                e = &g;
-        return !e                ? "no address"
-               : e->version == 1 ? "a RoCE v1 GID"
-               : e->version != 2 ? "a GID of no known RoCE type (gid_attrs/types unread)"
-               : !e->routable()  ? "a link-local or loopback GID (" + e->gid + ")"
-                                 : "";
-    };
+    auto pin_bad = [&](const NodePort &p) { return gid_slot_problem(p, cfg.gid_index); };
     // the user's (or an nccl.conf's) choice of NCCL's GID: an index, the
     // site's pin too, would override it
     std::string chooses;
@@ -228,6 +233,8 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
 }
 
 }  // namespace
+
+const char *const kUserOnly = "atoll would set none: ";
 
 const char *const order_env_names[5] = {"ATOLL_DOMAIN", "ATOLL_DOMAINS", "ATOLL_NODE_ORDER", "ATOLL_NODE_RANK",
                                         "ATOLL_RANK"};
@@ -559,8 +566,14 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         }
         out.push_back(v);
     };
+    // what atoll would not set and the user has is the user's, kept (and
+    // said so, with atoll's reason); an earlier step's value of atoll's is
+    // not the user's, and atoll's own order variables are never the user's
     auto skip = [&](const std::string &name, const std::string &why) {
-        out.push_back(EnvVar{name, "", why, false, false});
+        if (user_has(name) && !step.atoll_set.count(name) && name.rfind("ATOLL_", 0) != 0)
+            out.push_back(EnvVar{name, "", kUserOnly + why, true, true});
+        else
+            out.push_back(EnvVar{name, "", why, false, false});
     };
     if (!unknown.empty()) {
         // a node the fabric does not place: the step's island, leaves and
@@ -596,8 +609,24 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                                  false, true});
         return out;
     };
+    // the site's network keys where no network variable is set: said, not dropped
+    auto site_keys_left = [&](const std::string &why) {
+        if (!cfg.socket_ifname.empty())
+            skip("NCCL_SOCKET_IFNAME", "socket_ifname= not applied: " + why);
+        if (cfg.roce_tc >= 0) {
+            skip("NCCL_IB_TC", "roce_tc= not applied: " + why);
+            skip("UCX_IB_TRAFFIC_CLASS", "roce_tc= not applied: " + why);
+        }
+        if (cfg.fifo_tc >= 0)
+            skip("NCCL_IB_FIFO_TC", "roce_fifo_tc= not applied: " + why);
+        if (cfg.gid_index >= 0) {
+            skip("NCCL_IB_GID_INDEX", "gid_index= not applied: " + why);
+            skip("UCX_IB_GID_INDEX", "gid_index= not applied: " + why);
+        }
+    };
     if (!device_profile(f.profile) && !node_adapter_profile(f.profile)) {
         skip("NCCL_IB_HCA", profile_note(f.profile));
+        site_keys_left("atoll sets no network variable on " + f.profile + " fabrics (" + profile_note(f.profile) + ")");
         return record();
     }
     if (s.undecided.count(step.node)) {
@@ -605,6 +634,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                             "without speeds or all of one speed, or a node like no class of the fabric's hosts: "
                             "atoll-topo check's undecided-nics or odd-rails names it): NCCL's own choice is left; "
                             "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json)");
+        site_keys_left("this node's compute rails are not known (see NCCL_IB_HCA)");
         return record();
     }
     // devices as this node names them
@@ -612,6 +642,8 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     const bool from_node = dev.from_node;
     if (!device_profile(f.profile) && !from_node) {
         skip("NCCL_IB_HCA", profile_note(f.profile));
+        site_keys_left("atoll sets no network variable on " + f.profile + " fabrics without this node's adapters (" +
+                       profile_note(f.profile) + ")");
         return record();
     }
     std::string hcas;
@@ -942,10 +974,69 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
                          false, true});
     return out;
 }
+std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeDevices &dev, const std::vector<EnvVar> &node)
+{
+    std::vector<std::string> out;
+    for (const EnvVar &v : node) {
+        if (!v.kept || v.why.rfind("set in ", 0) == 0 || (v.name != "NCCL_IB_GID_INDEX" && v.name != "UCX_IB_GID_INDEX"))
+            continue;
+        const std::string what = v.name + "=" + escaped(v.value, 40) + " (the user's)";
+        if (v.value.empty() || v.value.size() > 3 || v.value.find_first_not_of("0123456789") != std::string::npos) {
+            if (v.value != "-1")  // NCCL's "pick it yourself"
+                out.push_back(what + " is not a GID index");
+            continue;
+        }
+        const int index = std::stoi(v.value);
+        // the compute ports NCCL and UCX open on this node (where atoll
+        // checked them: a wrong slot there times out every connection); for
+        // NCCL, of those the NCCL_IB_HCA in force names (NCCL's matching:
+        // "^" excludes, "=" exact, else a prefix; ":N" a port)
+        std::string hca_list;
+        bool hca_theirs = false;
+        for (const EnvVar &h : node)
+            if (h.name == "NCCL_IB_HCA" && h.set) {
+                hca_list = h.value;
+                hca_theirs = h.kept;
+            }
+        auto nccl_opens = [&](const NodePort &p) {
+            if (v.name != "NCCL_IB_GID_INDEX" || !hca_theirs || hca_list.empty())
+                return true;
+            std::string l = hca_list;
+            const bool exclude = l[0] == '^';
+            if (exclude)
+                l.erase(0, 1);
+            const bool exact = !l.empty() && l[0] == '=';
+            if (exact)
+                l.erase(0, 1);
+            bool named = false;
+            std::stringstream ss(l);
+            for (std::string e; std::getline(ss, e, ',');) {
+                std::size_t colon = e.find(':');
+                std::string dev_name = e.substr(0, colon);
+                if (colon != std::string::npos && e.substr(colon + 1) != std::to_string(p.port))
+                    continue;
+                named = named || (exact ? p.hca == dev_name : !dev_name.empty() && p.hca.compare(0, dev_name.size(), dev_name) == 0);
+            }
+            return named != exclude;
+        };
+        for (const NodePort &p : facts.ports)
+            if (p.link_layer == "Ethernet" && in_hca(dev, p) && !down_without_address(p) && nccl_opens(p))
+                if (std::string bad = gid_slot_problem(p, index); !bad.empty()) {
+                    out.push_back(what + " is " + bad + " on " + p.hca + ":" + std::to_string(p.port) +
+                                  ", a compute port here: its connections will fail or time out (unset it: NCCL >= 2.21 and "
+                                  "UCX pick each port's RoCE v2 GID)");
+                    break;
+                }
+    }
+    return out;
+}
+
 std::string describe(const EnvVar &v)
 {
     if (!v.set)
         return v.name + " not set: " + v.why;
+    if (v.kept && v.why.rfind(kUserOnly, 0) == 0)
+        return v.name + (v.value.empty() ? "" : "=" + v.value) + " (set by the user, kept; " + v.why + ")";
     if (v.kept)
         return v.name + (v.value.empty() ? "" : "=" + v.value) + " (" +
                (v.why.rfind("set in ", 0) == 0 ? v.why + ", kept" : std::string("set by the user, kept")) + ")";

@@ -107,5 +107,9 @@ std::vector<std::string> leave_to_cwd_ucx_conf(std::vector<EnvVar> &vars, const 
 // Lines for --fabric-env=show and atoll-topo env: "NAME=VALUE (why)",
 // "NAME=VALUE (set by the user, kept)" or "NAME not set: why".
 std::string describe(const EnvVar &v);
+// The user's own values (kept, filled in from the environment) that cannot
+// work on this node: NCCL_IB_GID_INDEX or UCX_IB_GID_INDEX naming an empty,
+// link-local or RoCE v1 slot on a compute port. Warnings; the value stays.
+std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeDevices &dev, const std::vector<EnvVar> &node);
 
 }  // namespace atl

@@ -177,9 +177,18 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             d.deselected.push_back(by_fabric_name ? hp.first : hit->hca);  // the name the patterns were matched against
             continue;
         }
+        if (hit->link_layer != "InfiniBand" && hit->link_layer != "Ethernet") {
+            // not known, as a state unread is not: the adapter is there, and
+            // NCCL asks verbs, not this file. A list without it would hold
+            // this node to fewer rails than its peers; nothing is set.
+            if (d.refused.empty())
+                d.refused = name + " (" + hit->hca + ") has no link layer atoll could read (" +
+                            (hit->link_layer.empty() ? std::string("link_layer unread") : shown(hit->link_layer, 40)) +
+                            "): whether it is a rail here is not known";
+            continue;
+        }
         if (hit->link_layer != want) {
-            d.problems.push_back(name + " (" + hit->hca + ") is " + (hit->link_layer.empty() ? "of no link layer" : hit->link_layer) +
-                                 ", expected " + want);
+            d.problems.push_back(name + " (" + hit->hca + ") is " + hit->link_layer + ", expected " + want);
             continue;
         }
         if (std::find(d.ports.begin(), d.ports.end(), std::make_pair(hit->hca, hit->port)) != d.ports.end())

@@ -422,6 +422,8 @@ extern "C" int atl_node(spank_t sp)
         for (const std::string &n : g_step.atoll_set)
             if (!mine.count(n) && n != "UCX_NET_DEVICES" && n != "ATOLL_RANK")
                 spank_unsetenv(sp, n.c_str());
+        for (const std::string &w : user_value_problems(g_facts, g_dev, g_node_env))
+            env_warning(g_step.node + ": " + w, true);
         g_env_record = env_set_record(g_node_env);
         std::vector<std::string> problems = g_facts.problems;  // the user's files not read in time
         if (!g_facts.ports.empty())

@@ -764,11 +764,13 @@ int cmd_env(int argc, char **argv)
     for (const auto *ws : {&facts.problems, &dev.problems})
         for (const std::string &w : *ws)
             std::cout << "  warning: " << w << "\n";
-    for (EnvVar &v : node) {
+    for (EnvVar &v : node)
         if (v.kept && v.why.rfind("set in ", 0) != 0 && env.count(v.name))
             v.value = env[v.name];  // the user's own (one an nccl.conf sets goes: the plugin unsets it)
+    for (const std::string &w : user_value_problems(facts, dev, node))
+        std::cout << "  warning: " << w << "\n";
+    for (const EnvVar &v : node)
         std::cout << "  " << describe(v) << "\n";
-    }
     write_cloud_env(std::cout, a, f->profile, facts.ports, node, facts,
                     cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, step.node));
     std::cout << "task (CUDA_VISIBLE_DEVICES=" << escaped(value_of("CUDA_VISIBLE_DEVICES").value_or("")) << " SLURM_STEP_GPUS="

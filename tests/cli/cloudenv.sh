@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 20
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -137,6 +137,28 @@ if grep -q "^cloud azure (Azure HPC image (/etc/nccl.conf)), machine type 'Stand
     ok "env on Azure: the eight InfiniBand ports from sysfs, mlx5_an0 left out, the missing nccl.conf named"
 else
     not_ok "env on Azure: the eight InfiniBand ports from sysfs, mlx5_an0 left out, the missing nccl.conf named"; diag "$(cat "$work/env")"
+fi
+
+# (helper 23) the machine type unknown and one of the eight InfiniBand
+# ports DOWN: a list of the seven active would differ from the other
+# nodes' (NCCL's rings need one list): nothing set, and why
+cp -r "$az/sys" "$work/azdown"
+echo "1: DOWN" >"$work/azdown/class/infiniband/mlx5_ib3/ports/1/state"
+mkdir -p "$work/nodes2"; ln -s "$work/azdown" "$work/nodes2/node001"
+"$TOPO" env "$work/f.view" --node node001 --plugstack fabric_type=azure --sysfs-root "$work/nodes2/%n" >"$work/azd" 2>&1
+if grep -q "^  NCCL_IB_HCA not set: no compute adapter from the node: azure: 1 of 8 compute ports not active here (mlx5_ib3 port 1: 1: DOWN), and the machine type" "$work/azd"; then
+    ok "env on Azure, machine type unknown, one InfiniBand port DOWN: no list of the seven others, and why"
+else
+    not_ok "env on Azure, machine type unknown, one InfiniBand port DOWN: no list of the seven others"; diag "$(cat "$work/azd")"
+fi
+# the site's network keys on a fabric where atoll sets no network variable:
+# each said, not dropped without a word
+"$TOPO" env "$work/f.view" --node node001 --plugstack "fabric_type=oci socket_ifname=ens5 roce_tc=106 roce_fifo_tc=84" >"$work/oci.env" 2>&1
+if grep -q "^  NCCL_SOCKET_IFNAME not set: socket_ifname= not applied: atoll sets no network variable on oci fabrics" "$work/oci.env" &&
+   grep -q "^  NCCL_IB_TC not set: roce_tc= not applied" "$work/oci.env" && grep -q "^  NCCL_IB_FIFO_TC not set: roce_fifo_tc= not applied" "$work/oci.env"; then
+    ok "socket_ifname=, roce_tc=, roce_fifo_tc= on an OCI fabric: not applied, and said"
+else
+    not_ok "socket_ifname=, roce_tc=, roce_fifo_tc= on an OCI fabric: not applied, and said"; diag "$(cat "$work/oci.env")"
 fi
 
 # a RoCE fabric (LLDP) on a GCP gIB machine: what atoll's RoCE profile sets

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 16
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -242,4 +242,31 @@ if grep -q "^  NCCL_IB_GID_INDEX=3 (the IPv4 RoCE v2 GID of every compute port h
     ok "NCCL_IB_GID_INDEX=3 on the plain IPv4 table; on mixed ports the reason names both families"
 else
     not_ok "NCCL_IB_GID_INDEX=3 on the plain IPv4 table; on mixed ports the reason names both families"; diag "$(cat "$work/v4" "$work/mixed")"
+fi
+# (helper 23) the user's own NCCL_IB_GID_INDEX: kept and said so (it read
+# "not set: NCCL picks each itself" while the user's index was in force), with
+# a warning where it names an empty slot on a compute port
+node v4
+gid_move mlx5_1
+env_of --set NCCL_IB_GID_INDEX=3 >"$work/ugid"
+env_of --set NCCL_IB_GID_INDEX=3 --set NCCL_IB_HCA==mlx5_0:1 >"$work/ugid0"
+if grep -q "^  NCCL_IB_GID_INDEX=3 (set by the user, kept; atoll would set none: " "$work/ugid" &&
+   grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user's) is no address on mlx5_1:1, a compute port here" "$work/ugid" &&
+   ! grep -q "warning: NCCL_IB_GID_INDEX" "$work/ugid0"; then
+    ok "the user's NCCL_IB_GID_INDEX: kept and said so; an empty slot on a port NCCL opens warned (not on one the user's NCCL_IB_HCA leaves out)"
+else
+    not_ok "the user's NCCL_IB_GID_INDEX: kept and said so, an empty slot warned"; diag "$(cat "$work/ugid" "$work/ugid0")"
+fi
+# a link_layer file no one can read (here a FIFO) on one rail: whether it is
+# a rail is not known; a list of the other two would hold this node to fewer
+# rails than its peers
+node v4
+rm "$work/sys/$h/class/infiniband/mlx5_0/ports/1/link_layer"
+mkfifo "$work/sys/$h/class/infiniband/mlx5_0/ports/1/link_layer"
+env_of >"$work/ll"
+if grep -q "^  NCCL_IB_HCA not set: .* (mlx5_0) has no link layer atoll could read (link_layer unread)" "$work/ll" &&
+   ! grep -q "^  NCCL_IB_GID_INDEX=" "$work/ll"; then
+    ok "a rail whose link_layer cannot be read: no NCCL_IB_HCA of the others, and why"
+else
+    not_ok "a rail whose link_layer cannot be read: no NCCL_IB_HCA of the others"; diag "$(cat "$work/ll")"
 fi

@@ -263,8 +263,11 @@ TEST_CASE("Azure's compute adapters are the InfiniBand ports, never mlx5_an0", "
         CloudAdapters b = cloud_adapters("azure", p, "Standard_ND96isr_H100_v5");
         CHECK(b.ports.empty());
         CHECK(b.why.find("has 8 compute NICs and 7 are active") != std::string::npos);
-        // without the VM size the seven active ones are taken
-        CHECK(cloud_adapters("azure", p).ports.size() == 7);
+        // without the VM size how many it has is not known: a list of the
+        // seven active ones may differ from the other nodes' (helper 23)
+        CloudAdapters c = cloud_adapters("azure", p);
+        CHECK(c.ports.empty());
+        CHECK(c.why.find("azure: 1 of 8 compute ports not active here (mlx5_ib2 port 1: 1: DOWN), and the machine type") == 0);
     }
     SECTION("an mlx5_an name on an InfiniBand port: refused")
     {

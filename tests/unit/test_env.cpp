@@ -1117,7 +1117,9 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         cfg.socket_ifname = "ens300";
         StepInfo step{{h}, h, false, {}, -1, {}};
         auto env = node_env(v, cfg, UserOptions(), step, facts, no_user);
-        CHECK(table(env).find("NCCL_SOCKET_IFNAME-\n") == std::string::npos);  // oci names no adapters: not reached
+        // oci names no adapters: not set, and said (it was dropped without a word)
+        CHECK(value_of(env, "NCCL_SOCKET_IFNAME").empty());
+        CHECK(why_of(env, "NCCL_SOCKET_IFNAME").find("socket_ifname= not applied: atoll sets no network variable on oci fabrics") == 0);
         // the same key on a RoCE fabric is set: the refusal is the profile's
         v.profile = "roce";
         auto roce = node_env(v, cfg, UserOptions(), step, facts, no_user);
