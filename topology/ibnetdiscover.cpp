@@ -259,6 +259,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
     Node pending;       // vendid/devid/sysimgguid/xxguid collected before a record
     std::uint64_t paren_guid = 0;  // the GUID in parentheses after xxguid=, if any
     Node *cur = nullptr;
+    std::size_t last_line = 0, last_ports = 0;  // the last record's line and its port lines
     bool have_line = true;
     do {
         if (!line.empty() && line.back() == '\r')
@@ -351,6 +352,8 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                                                      " a second time, expected each node once");
             b.referenced.erase(g);
             cur = &(b.nodes[g] = n);
+            last_line = lineno;
+            last_ports = 0;
         } else if (c.peek('[')) {
             if (!cur)
                 c.fail("a Switch, Ca or Rt record before its port lines");
@@ -390,6 +393,7 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                                      std::to_string(cur->num_ports) + " for this node");
             b.reference(l.b.guid, rt, rdesc, rlid, lineno);
             b.links.push_back(l);
+            ++last_ports;
         } else {
             c.fail("a node record (Switch, Ca, Rt), a port line \"[N]\", or vendid=, devid=, "
                    "sysimgguid=, switchguid=, caguid=");
@@ -406,6 +410,12 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
     if (pending.vendor_id || pending.device_id || pending.sysimg_guid || pending.guid)
         throw InputError(source, lineno - 1, "found the end of the input after a record's header (vendid=, devid=, "
                                              "sysimgguid=, ...), expected its Switch, Ca or Rt line: the output looks cut short");
+    // ibnetdiscover reaches every node through a cable, and prints that
+    // cable under its record: a last record with no port line was cut
+    if (last_line && last_ports == 0 && b.nodes.size() > 1)
+        throw InputError(source, last_line, "found the end of the input after this record and no port line of it, "
+                                            "expected its port lines (ibnetdiscover prints the cable it reached each "
+                                            "node by): the output looks cut short");
     // (a CA known only from switch port lines keeps its name and cables: those
     // lines say all a host needs; a switch's own cables are in its record alone)
     const Node *first = nullptr;
@@ -470,6 +480,7 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
         PortsEnd a, b;
         int width;
         Speed speed;
+        std::size_t line;
     };
     std::vector<RawLink> raw;
     bool have_line = true;
@@ -513,7 +524,7 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
                 c.fail("'<description>' - '<description>' )");
             note(a, line.substr(c.i, sep - c.i));
             note(b, line.substr(sep + 5, close - sep - 5));
-            raw.push_back({a, b, width, speed});
+            raw.push_back({a, b, width, speed, lineno});
         } else {
             // a port with nothing behind it: just the node's description
             std::string d = line.substr(c.i);
@@ -566,6 +577,22 @@ Fabric parse_ports_report(std::istream &in, const std::string &source, std::stri
     Fabric f;
     f.source = source;
     f.kind = "ib";
+    // -p prints every cable from both of its ends: one seen from one end
+    // only is an output cut short, or filtered (then its nodes may be gone)
+    {
+        using End = std::pair<std::uint64_t, int>;  // port GUID (a switch's node GUID), port
+        std::set<std::pair<End, End>> seen;
+        for (const auto &r : raw)
+            seen.insert({{r.a.guid, r.a.port}, {r.b.guid, r.b.port}});
+        std::size_t one = 0, first = 0;
+        for (const auto &r : raw)
+            if (!seen.count({{r.b.guid, r.b.port}, {r.a.guid, r.a.port}}) && ++one == 1)
+                first = r.line;
+        if (one)
+            f.warnings.push_back(source + ":" + std::to_string(first) + ": " + std::to_string(one) + " cable" +
+                                 (one == 1 ? "" : "s") + " seen from one end only (ibnetdiscover -p prints each from both): "
+                                 "the output looks cut short or filtered, and nodes beyond them may be missing");
+    }
     for (auto &kv : switches)
         f.nodes.push_back(kv.second);
     for (auto &kv : cas)
@@ -696,6 +723,7 @@ Fabric parse_ibnetdiscover(std::istream &in, const std::string &source)
     std::istringstream rest(body);
     Fabric f = looks_like_ports_report(lines[first]) ? parse_ports_report(rest, source, lines[first], first + 1)
                                                       : parse_topology(rest, source, lines[first], first + 1);
+    warnings.insert(warnings.end(), f.warnings.begin(), f.warnings.end());
     f.warnings = std::move(warnings);
     return f;
 }

@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 7))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 9))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -181,4 +181,24 @@ if grep -q . "$work/lf.conf" && cmp -s "$work/lf.conf" "$work/crlf.conf" && ! gr
 else
     not_ok "LLDP tables with CRLF line ends: the same topology.conf as with LF"
     diag "$(diff "$work/lf.conf" "$work/crlf.conf" | head -5)" "$(head -3 "$work/crlf.err")"
+fi
+# (helper 24) ibnetdiscover text cut after a record's line (its port
+# lines gone) is an error naming that line; a -p report cut short, whose
+# cables then show from one end only, is warned (a filtered report reads so too)
+awk '/^Ca/ { n++ } { print } /^Ca/ && n == 3 { exit }' "$small" >"$work/cut-ca.txt"
+"$TOPO" check "$work/cut-ca.txt" >/dev/null 2>"$work/cut-ca.err"; rc=$?
+last=$(wc -l <"$work/cut-ca.txt")
+if [ $rc -eq 1 ] && grep -q "cut-ca.txt:$last: found the end of the input after this record and no port line of it" "$work/cut-ca.err"; then
+    ok "ibnetdiscover text cut after a Ca record's line: an error naming it"
+else
+    not_ok "ibnetdiscover text cut after a Ca record's line: an error naming it"; diag "rc $rc" "$(cat "$work/cut-ca.err")"
+fi
+pfile="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover_p.txt"
+head -n 100 "$pfile" >"$work/cut-p.txt"
+"$TOPO" slurm "$work/cut-p.txt" >/dev/null 2>"$work/cut-p.err"; rc1=$?
+"$TOPO" slurm "$pfile" >/dev/null 2>"$work/full-p.err"; rc2=$?
+if [ $rc1 -eq 0 ] && grep -q "cut-p.txt:[0-9]*: [0-9]* cables seen from one end only" "$work/cut-p.err" && [ $rc2 -eq 0 ] && ! grep -q "one end only" "$work/full-p.err"; then
+    ok "a -p report cut short: its one-sided cables warned; the whole report is not"
+else
+    not_ok "a -p report cut short: its one-sided cables warned"; diag "rc $rc1 $rc2" "$(cat "$work/cut-p.err" "$work/full-p.err")"
 fi
