@@ -1764,12 +1764,31 @@ std::vector<std::vector<int>> leaf_subnets(const Topology &t)
     std::vector<int> comp(boost::num_vertices(t.graph), -1);
     if (!comp.empty())
         boost::connected_components(t.graph, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, t.graph)));
+    // a leaf island whose leaves lie in more than one component (a rail
+    // group of rail planes that do not meet, or of leaves LLDP saw no
+    // cable between) joins them: its hosts are cabled to all of them
+    std::vector<int> up(comp.size());
+    for (std::size_t k = 0; k < up.size(); ++k)
+        up[k] = static_cast<int>(k);
+    auto root = [&](int c) {
+        while (up[static_cast<std::size_t>(c)] != c)
+            c = up[static_cast<std::size_t>(c)] = up[static_cast<std::size_t>(up[static_cast<std::size_t>(c)])];
+        return c;
+    };
+    auto valid = [&](int leaf) { return leaf >= 0 && static_cast<std::size_t>(leaf) < comp.size(); };
+    for (int i : t.islands_at(Level::Leaf)) {
+        const Island &is = t.islands[static_cast<std::size_t>(i)];
+        for (int l : is.leaves)
+            if (valid(l) && !is.leaves.empty() && valid(is.leaves[0]))
+                up[static_cast<std::size_t>(root(comp[static_cast<std::size_t>(l)]))] =
+                    root(comp[static_cast<std::size_t>(is.leaves[0])]);
+    }
     std::map<int, std::vector<int>> by;
     for (int i : t.islands_at(Level::Leaf)) {
         const Island &is = t.islands[static_cast<std::size_t>(i)];
-        if (is.leaves.empty() || is.leaves[0] < 0 || static_cast<std::size_t>(is.leaves[0]) >= comp.size())
+        if (is.leaves.empty() || !valid(is.leaves[0]))
             continue;
-        by[comp[static_cast<std::size_t>(is.leaves[0])]].push_back(i);
+        by[root(comp[static_cast<std::size_t>(is.leaves[0])])].push_back(i);
     }
     std::vector<std::vector<int>> out;
     for (auto &kv : by)

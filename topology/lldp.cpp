@@ -166,7 +166,7 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
             continue;
         std::size_t eq = line.find('=');
         if (line.compare(0, 5, "lldp.") != 0 || eq == std::string::npos)
-            throw InputError(source, lineno, "found \"" + line + "\", expected lldp.INTERFACE.KEY=VALUE");
+            throw InputError(source, lineno, "found " + shown(line, 80) + ", expected lldp.INTERFACE.KEY=VALUE");
         std::string key = line.substr(5, eq - 5), val = line.substr(eq + 1);
         std::size_t dot = key.find('.');
         if (dot == std::string::npos)

@@ -170,7 +170,10 @@ std::map<std::string, std::string> slurm_conf_words(const std::string &line)
         auto eq = word.find('=');
         std::string k = word.substr(0, eq);
         std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        out[k] = eq == std::string::npos ? "" : word.substr(eq + 1);
+        std::string v = eq == std::string::npos ? "" : word.substr(eq + 1);
+        if (v.size() >= 2 && v.front() == '"' && v.back() == '"')  // slurm.conf's quoted value
+            v = v.substr(1, v.size() - 2);
+        out[k] = v;
     }
     return out;
 }

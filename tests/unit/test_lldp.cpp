@@ -137,7 +137,7 @@ TEST_CASE("hosts and switch tables make a two-tier RoCE fabric", "[lldp]")
     CHECK(at200 == 1);
     // bad input names file and line
     write("gpu03.kv", "lldp.eth0.via=LLDP\nthis is not lldp\n");
-    CHECK_THROWS_WITH(load_lldp(dir), Catch::Contains("gpu03.kv:2: found \"this is not lldp\", expected lldp.INTERFACE.KEY=VALUE"));
+    CHECK_THROWS_WITH(load_lldp(dir), Catch::Contains("gpu03.kv:2: found 'this is not lldp', expected lldp.INTERFACE.KEY=VALUE"));
     std::string rm = std::string("rm -rf '") + dir + "'";
     REQUIRE(system(rm.c_str()) == 0);
 }
@@ -727,6 +727,25 @@ TEST_CASE("LLDP: a table calling its own system a switch is believed only when o
     CHECK(named(t2, "r0-leaf1"));
     CHECK(t2.host_index.size() == 4);
     CHECK_FALSE(has_claim(t2, "its own table calls it a switch"));
+}
+
+TEST_CASE("LLDP: one host's rail cable out does not split the fabric into subnets", "[lldp]")
+{
+    // host tables only: the two rail leaves are joined by the hosts cabled
+    // to both; node001 lost its r0 cable (helper 24: a false
+    // disconnected-subnets, while topology.conf put a switch above both).
+    // (Without speeds the hosts' NICs are undecided: no rail finding here.)
+    std::string t = rail_tables("");
+    std::string cut;
+    std::istringstream lines(t);
+    for (std::string l; std::getline(lines, l);)
+        if (l.rfind("node001: lldp.ens1f0np0.", 0) != 0)
+            cut += l + "\n";
+    Topology top = from_tables(cut);
+    REQUIRE(top.host_index.count("node001") == 1);
+    auto fs = check(top);
+    CHECK(std::none_of(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "disconnected-subnets"; }));
+    CHECK(leaf_subnets(top).size() == 1);
 }
 
 TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")

@@ -310,6 +310,8 @@ TEST_CASE("Slurm's node names from slurm.conf or scontrol show nodes --oneliner"
     CHECK_THROWS_WITH(names("ClusterName=c\nNodeName=n[1- CPUs=1\n"),
                       Catch::StartsWith("slurm.conf:2: found NodeName=n[1-") && Catch::Contains("expected a Slurm hostlist"));
     CHECK_THROWS_WITH(names("ClusterName=c\n"), Catch::StartsWith("slurm.conf: found no NodeName= line"));
+    // slurm.conf's quoted values (s_p_parse strips the quotes): helper 24
+    CHECK(names("NodeName=\"node017\" CPUs=4\nNodeName=\"gpu[1-2]\"\n") == S{"gpu1", "gpu2", "node017"});
     // the features and scontrol lines leave out the hosts Slurm lacks
     Topology t = analyse(generate(GenSpec{}));
     S only{t.hosts[0].name};
