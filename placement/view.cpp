@@ -24,6 +24,9 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
     for (const std::string &h : t.fabric.undecided)
         if (host_name_problem(h).empty())
             s.undecided.insert(h);
+    for (const std::string &h : t.claimed_hosts)  // an adapter name of it two CAs claim
+        if (host_name_problem(h).empty())
+            s.undecided.insert(h);
     for (const Host &h : t.hosts)  // like no class of hosts: its rails are not known either
         if (h.compute && h.rails_unknown && host_name_problem(h.name).empty())
             s.undecided.insert(h.name);

@@ -631,9 +631,11 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     if (s.undecided.count(step.node)) {
         skip("NCCL_IB_HCA", "the fabric could not tell which of this node's adapters are its compute rails (LLDP "
-                            "without speeds or all of one speed, or a node like no class of the fabric's hosts: "
-                            "atoll-topo check's undecided-nics or odd-rails names it): NCCL's own choice is left; "
-                            "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json)");
+                            "without speeds or all of one speed, a node like no class of the fabric's hosts, or an "
+                            "adapter name of it another node's description claims too: atoll-topo check's "
+                            "undecided-nics, odd-rails or refused-name names it): NCCL's own choice is left; "
+                            "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json; "
+                            "--node-name-map)");
         site_keys_left("this node's compute rails are not known (see NCCL_IB_HCA)");
         return record();
     }

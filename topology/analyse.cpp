@@ -735,15 +735,22 @@ Topology analyse(Fabric fabric)
             contested.emplace(whole, why);
         }
     }
+    // One adapter name claimed by two CAs: neither claim is believed, and
+    // the host keeps its other adapters (its place in topology.conf: one
+    // root copying a description must not take another node out of Slurm's
+    // tree), but its rails are not known: the plugin sets no device
+    // variable there (the view lists it undecided)
+    std::map<std::pair<std::string, std::string>, std::string> contested_adapters;  // (host, adapter) -> why
     for (const auto &c : claims)
         if (c.second.size() > 1) {
             std::string guids;
             for (std::uint64_t g : c.second)
                 guids += (guids.empty() ? "" : ", ") + guid_str(g);
-            contested.emplace(c.first.first, "adapter " + shown(c.first.first + " " + c.first.second) + " is claimed by " +
-                                                 std::to_string(c.second.size()) + " adapters (" + guids +
-                                                 "): node descriptions are each node's own; map GUIDs to names with "
-                                                 "--node-name-map");
+            contested_adapters.emplace(c.first, "adapter " + shown(c.first.first + " " + c.first.second) + " is claimed by " +
+                                                    std::to_string(c.second.size()) + " adapters (" + guids +
+                                                    "): node descriptions are each node's own; map GUIDs to names with "
+                                                    "--node-name-map");
+            t.claimed_hosts.insert(c.first.first);
         }
     std::map<std::string, Host> hosts;
     std::set<std::uint64_t> refused_guids;
@@ -793,6 +800,8 @@ Topology analyse(Fabric fabric)
                       "(a node description is its node's own claim, the map the admin's)";
             if (why.empty() && contested.count(name))
                 why = "host name " + shown(name) + " refused: " + contested[name];
+            if (why.empty() && contested_adapters.count({name, hd.second}))
+                why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hd.second}];
             if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())
                 why = "host name " + shown(hd.first) + " refused: shortened to " + shown(name) + ", " + why;
             if (!why.empty()) {
@@ -900,6 +909,7 @@ Topology analyse(Fabric fabric)
     // nodes are a class too, and their second port, a rail of theirs, names
     // nothing on the nodes (check judges cabling within a class).
     std::set<std::string> no_vote(t.fabric.undecided.begin(), t.fabric.undecided.end());
+    no_vote.insert(t.claimed_hosts.begin(), t.claimed_hosts.end());
     if (std::all_of(t.hosts.begin(), t.hosts.end(), [&](const Host &h) { return !h.compute || no_vote.count(h.name); }))
         no_vote.clear();
     // class 0: the compute hosts below twice the usual count; class c > 0:

@@ -88,6 +88,9 @@ LldpNeighbor neighbour(const std::string &local, const std::string &iface, const
                 if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
                     cap["enabled"].get<bool>() && (cap["type"] == "Bridge" || cap["type"] == "Router"))
                     n.bridge = true;
+                else if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
+                         cap["enabled"].get<bool>() && cap["type"] == "Station")
+                    n.station = true;
     }
     const json *port = first(e, "port");
     if (port) {
@@ -191,6 +194,8 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
             n.gbps = mau_gbps(val);
         else if ((rest == "chassis.Bridge.enabled" || rest == "chassis.Router.enabled") && val == "on")
             n.bridge = true;
+        else if (rest == "chassis.Station.enabled" && val == "on")
+            n.station = true;
     }
     return out;
 }
@@ -278,6 +283,8 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
         for (const char *cap : {"type=\"Bridge\" enabled=\"on\"", "type=\"Router\" enabled=\"on\""})
             if (find_in(s, cap, cs, ce) != std::string::npos)
                 n.bridge = true;
+        if (find_in(s, "type=\"Station\" enabled=\"on\"", cs, ce) != std::string::npos)
+            n.station = true;
         if (ps != std::string::npos) {
             n.port = xml_text(s, "id", ps, end);
             n.gbps = mau_gbps(xml_text(s, "current", ps, end));
@@ -737,6 +744,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     // system's word makes another a switch, or a host a switch.
     std::set<std::string> tables, switches;
     std::map<std::string, std::set<std::string>> seen_by, bridge_by;  // neighbour -> systems naming it (as a Bridge)
+    std::map<std::string, std::set<std::string>> station_by;          // ... as a Station alone (a host)
     std::set<std::string> self_switch;                                 // tables that say their own system is one
     std::vector<std::string> refused;
     std::set<std::pair<std::string, std::string>> said;  // (table, neighbour): who names whom
@@ -746,6 +754,8 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         seen_by[n.chassis].insert(n.local);
         if (n.bridge)
             bridge_by[n.chassis].insert(n.local);
+        else if (n.station)
+            station_by[n.chassis].insert(n.local);
         if (n.self_bridge)
             self_switch.insert(n.local);
         if (!n.claimed.empty() && n.claimed != n.local)
@@ -765,30 +775,35 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (listed(t))
             switches.insert(t);
     if (!listed_only) {
-        // A table that calls its own system a switch is that system's root's
-        // word alone: believed when the systems cabled to it name it (two
-        // tables, or one switch believed so; one where only one other table
-        // is given), never on its own claim (a host declaring itself a Bridge would join the leaves it
-        // names into one fabric)
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (const auto &t : self_switch) {
-                if (switches.count(t))
-                    continue;
-                std::set<std::string> by = others(seen_by[t], t);
-                bool vouched = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return switches.count(w) > 0; });
-                // as with neighbours, two witnesses where two other tables are given
-                if (by.size() >= std::min<std::size_t>(2, tables.size() - 1) || vouched) {
-                    switches.insert(t);
-                    grew = true;
-                }
-            }
-        }
+        // A system with a table of its own is a switch on the word of the
+        // systems cabled to it, never on its own: two tables or more that
+        // name it as a Bridge or Router neighbour, one of which its own table
+        // names back (where one other table is given, that one). Its own
+        // table calling it a switch (SONiC's lldp_loc_chassis) is no
+        // witness: a host declaring itself a Bridge would join the leaves it
+        // names into one fabric, and a leaf naming a host as a Station does
+        // not vouch for it either. (One switch's word is not enough: lldpd
+        // on a host with a bridge or IP forwarding, as Docker sets up,
+        // advertises Bridge and Router, and its leaf reports it so.)
+        auto vouched = [&](const std::string &t) {
+            std::set<std::string> b = others(bridge_by[t], t);
+            std::size_t named_back = 0;
+            for (const auto &w : b)
+                named_back += said.count({t, w});
+            if (tables.size() == 1)
+                return self_switch.count(t) > 0;  // a lone switch table: no one else to ask
+            if (tables.size() == 2)
+                return !b.empty() && (named_back > 0 || self_switch.count(t) > 0);
+            return b.size() >= 2 && named_back > 0;
+        };
+        for (const auto &t : tables)
+            if (vouched(t))
+                switches.insert(t);
         for (const auto &t : self_switch)
             if (!switches.count(t))
-                refused.push_back(t + ": its own table calls it a switch (Bridge or Router), and no other system's "
-                                      "table names it: not believed (" + t + " stays a host: a switch is named by the "
-                                      "systems cabled to it, or --switches lists it)");
+                refused.push_back(t + ": its own table calls it a switch (Bridge or Router), and the tables of the systems "
+                                      "cabled to it do not: not believed (" + t + " stays a host: a switch is one two "
+                                      "neighbours name as a Bridge, one of which it names back, or --switches lists it)");
     }
     std::size_t host_tables = 0;
     for (const auto &t : tables)
@@ -802,21 +817,10 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         // calls its own system a switch is one witness like any other
         bool by_switch = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return listed(w); });
         if (tables.count(c)) {
-            // a system with a table of its own is what its own table or the
-            // admin's list says: no other system's word makes it a switch
+            // a system with a table of its own: decided above (the tables
+            // naming it as a Bridge that it names back, or the admin's list)
             std::set<std::string> b = others(bridge_by[c], c);
-            // ...or by the Bridge claims of two systems or more that its own
-            // table names back: a leaf's table lists the hosts that list it;
-            // hosts that are not cabled to c cannot make it a switch
-            std::set<std::string> mutual;
-            for (const auto &w : b)
-                if (said.count({c, w}))
-                    mutual.insert(w);
-            if (!switches.count(c) && !listed_only && mutual.size() >= 2) {
-                switches.insert(c);
-                continue;
-            }
-            if (!b.empty() && !switches.count(c)) {
+            if (!b.empty() && !switches.count(c) && !self_switch.count(c)) {
                 std::string who;
                 for (const auto &w : b)
                     who += (who.empty() ? "" : ", ") + w;
@@ -832,6 +836,11 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             else
                 refused.push_back(*by.begin() + ": names the neighbour " + shown(c) + ", which --switches does not list: "
                                   "not a switch, its links left out");
+        } else if (!station_by[c].empty() && station_by[c].size() == seen_by[c].size() && !bridge_by.count(c) &&
+                   std::all_of(station_by[c].begin(), station_by[c].end(), [&](const std::string &w) { return switches.count(w) > 0; })) {
+            // named by switches' tables alone, each saying it is a Station and
+            // none a Bridge: a host without a table of its own, no switch
+            // (a collection of switches' tables has no hosts to place)
         } else if (by.size() >= 2 || by_switch || host_tables <= 1) {
             switches.insert(c);
         } else {
@@ -844,6 +853,12 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : ns)
         if (switches.count(n.chassis) && !switches.count(n.local))
             host_links.push_back(n);
+    if (host_links.empty())  // nothing to place jobs on: never an empty topology.conf
+        throw InputError(source + ": found no host's table naming a switch (" + std::to_string(tables.size()) + " table" +
+                         (tables.size() == 1 ? "" : "s") + ", " + std::to_string(switches.size()) +
+                         " switch" + (switches.size() == 1 ? "" : "es") +
+                         "), expected the hosts' own tables (lldpcli on each node): atoll takes hosts and their NICs "
+                         "from them; a switch's table adds its cables only");
     // the switches' cables, as believed below (a link one switch's table
     // claims and the other's, given, does not name is none)
     std::vector<std::pair<std::string, std::string>> switch_links;

@@ -23,6 +23,7 @@ struct LldpNeighbor {
     std::string port;         // the neighbour's port ID
     double gbps = 0;          // from the MAU type the port reports; 0 unknown
     bool bridge = false;      // the neighbour advertises Bridge or Router enabled
+    bool station = false;     // ... and Station enabled (a host's lldpd with no bridge or forwarding)
     std::string claimed;      // the name the table gives its own system (SONiC's lldp_loc_chassis), if any
     bool self_bridge = false; // the table says its own system is a Bridge or Router
 };

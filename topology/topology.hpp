@@ -113,6 +113,7 @@ struct Topology {
     std::vector<RefusedCa> refused;         // names refused (see host_name_problem)
     std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)
     std::vector<std::string> fqdn_kept;      // FQDNs kept whole: two hosts would share the short name
+    std::set<std::string> claimed_hosts;     // hosts with an adapter name two CAs claim: their rails not known
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
     // (leaf, spine): a leaf's cable to a spine most of whose cables come
     // from another pod: it joins no pods (check: cross-pod-uplink)

@@ -748,6 +748,62 @@ TEST_CASE("LLDP: one host's rail cable out does not split the fabric into subnet
     CHECK(leaf_subnets(top).size() == 1);
 }
 
+TEST_CASE("LLDP: switch tables with one spine, a host naming itself a Bridge among leaves that name it, switches alone", "[lldp][identity]")
+{
+    // (helper 26) each leaf's table names its one uplink, spine1 (a Bridge),
+    // and, as real leaves do, the hosts cabled to it (as Stations); spine1's
+    // names both leaves. A leaf is vouched for by the hosts naming it as a
+    // Bridge and the spine it names back: one spine is enough
+    std::string sw;
+    for (int r = 0; r < 2; ++r) {
+        std::string leaf = "r" + std::to_string(r) + "-leaf1", p = leaf + ": lldp.swp5" + std::to_string(r) + ".";
+        sw += p + "chassis.name=spine1\n" + p + "chassis.Bridge.enabled=on\n" + p + "port.ifname=swp" + std::to_string(r + 1) + "\n";
+        for (int h = 1; h <= 4; ++h) {
+            std::string q = leaf + ": lldp.swp" + std::to_string(h) + ".";
+            sw += q + "chassis.name=node00" + std::to_string(h) + "\n" + q + "chassis.Station.enabled=on\n" + q +
+                  "port.ifname=ens1f" + std::to_string(r) + "np" + std::to_string(r) + "\n";
+        }
+        std::string s2 = "spine1: lldp.swp" + std::to_string(r + 1) + ".";
+        sw += s2 + "chassis.name=" + leaf + "\n" + s2 + "chassis.Bridge.enabled=on\n" + s2 + "port.ifname=swp5" + std::to_string(r) + "\n";
+    }
+    auto named = [](const Topology &tp, const std::string &n) {
+        return std::any_of(tp.switches.begin(), tp.switches.end(), [&](const Switch &x) { return x.name == n; });
+    };
+    Topology t = from_tables(rail_tables(sw));
+    CHECK(t.switches.size() == 3);
+    CHECK(named(t, "spine1"));
+    CHECK(named(t, "r0-leaf1"));
+    CHECK(named(t, "r1-leaf1"));
+    CHECK(t.host_index.size() == 4);
+    CHECK(leaf_subnets(t).size() == 1);
+    // node004's root declares node004 a Bridge: the leaves name it as a
+    // Station, no witness; it stays a host
+    std::string js = R"({"lldp_loc_chassis": {"local-chassis": {"chassis": {"node004": {"capability": [{"type": "Bridge", "enabled": true}]}}}},
+                         "lldp": {"interface": [{"ens1f0np0": {"chassis": {"r0-leaf1": {"capability": [{"type": "Bridge", "enabled": true}]}},
+                                                               "port": {"id": {"value": "swp4"}}}}]}})";
+    std::istringstream jin(js);
+    std::vector<LldpNeighbor> all = parse_lldp(jin, "node004.json", "node004");
+    std::istringstream rest(rail_tables(sw));
+    for (const LldpNeighbor &n : parse_lldp(rest, "pdsh", ""))
+        if (!(n.local == "node004" && n.iface == "ens1f0np0"))
+            all.push_back(n);
+    Topology a = analyse(lldp_fabric(all, "lldp", {}));
+    CHECK_FALSE(named(a, "node004"));
+    CHECK(a.host_index.count("node004") == 1);
+    CHECK(has_claim(a, "node004: its own table calls it a switch"));
+    // the switches' tables alone (two spines, so the leaves are vouched
+    // for): the hosts they name as Stations are no switches, and there is
+    // no host to place: an error (it wrote an empty topology.conf, exit 0)
+    for (int r = 0; r < 2; ++r) {
+        std::string leaf = "r" + std::to_string(r) + "-leaf1", p = leaf + ": lldp.swp6" + std::to_string(r) + ".";
+        sw += p + "chassis.name=spine2\n" + p + "chassis.Bridge.enabled=on\n" + p + "port.ifname=swp" + std::to_string(r + 1) + "\n";
+        std::string s2 = "spine2: lldp.swp" + std::to_string(r + 1) + ".";
+        sw += s2 + "chassis.name=" + leaf + "\n" + s2 + "chassis.Bridge.enabled=on\n" + s2 + "port.ifname=swp6" + std::to_string(r) + "\n";
+    }
+    std::istringstream only(sw);
+    CHECK_THROWS_WITH(lldp_fabric(parse_lldp(only, "pdsh", ""), "sw", {}), Catch::Contains("found no host's table naming a switch"));
+}
+
 TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")
 {
     // node004's root names node001's port swp1 of r1-leaf1 as its own neighbour
