@@ -382,8 +382,11 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
             throw std::invalid_argument(source + ":" + std::to_string(no) +
                                         ": expected NODELIST TIMELEFT (squeue -h -t R -o '%N %L')");
         long s = slurm_seconds(left);
+        if (s < 0 && left != "UNLIMITED" && left != "INVALID" && left != "NOT_SET")
+            throw std::invalid_argument(source + ":" + std::to_string(no) + ": found TIMELEFT " + shown(left, 40) +
+                                        ", expected squeue's [D-]HH:MM:SS, MM:SS or UNLIMITED");
         if (s < 0)
-            continue;  // unlimited: never frees its hosts
+            continue;  // unlimited (or squeue's INVALID, NOT_SET): never frees its hosts
         std::vector<std::string> names;
         try {
             names = expand_hostlist(nodes);
@@ -428,7 +431,8 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
             throw bad("\"" + t.substr(0, 80) + "\" is not two fields");
         std::string count = trim(t.substr(0, bar));
         count = count.substr(0, count.find('-'));  // a range: its minimum
-        if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos)
+        if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos ||
+            count.find_first_not_of('0') == std::string::npos)
             throw bad("NODES \"" + t.substr(0, std::min<std::size_t>(bar, 40)) + "\" is not a node count");
         if (idle_reasons.count(trim(t.substr(bar + 1, t.size() - bar - 2))))
             continue;

@@ -1,19 +1,24 @@
 // atoll-place: choose the hosts of a multi-node job on a fabric, and replay
 // job traces to compare placement policies.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+#include <sys/stat.h>
 
 #include "topology/json.hpp"
+#include "node/sysfs.hpp"
 #include "slurm/ask.hpp"
 #include "spank/core.hpp"
 #include "placement/cost.hpp"
@@ -183,9 +188,20 @@ int cmd_settings(int argc, char **argv)
 // squeue's output in FILE through its reader, the reader's errors as input errors
 template <class Read> auto squeue_file(const std::string &path, Read read)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(path + ": cannot read");
+    // a file squeue's output was saved to: a FIFO no one writes, a device or
+    // a directory would stall or mislead the submit (cli_filter.lua waits)
+    constexpr std::size_t cap = 64u << 20;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw InputError(path + ": cannot read: " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file, expected squeue's output saved to a file");
+    std::optional<std::string> text = read_small_file(path, cap + 1);  // never blocks: a FIFO swapped in is no file
+    if (!text)
+        throw InputError(path + ": cannot read, or not a regular file");
+    if (text->size() > cap)
+        throw InputError(path + ": larger than 64 MiB, expected squeue's output of running or pending jobs");
+    std::istringstream in(*text);
     try {
         return read(in);
     } catch (const std::invalid_argument &e) {
@@ -969,6 +985,7 @@ int cmd_simulate(int argc, char **argv)
     if (a.flag("jobs"))
         write_file_atomically(a.get("jobs"), [&](std::ostream &o) {
             o << "policy,seed,job_id,submit_s,start_s,duration_s,nodes,leaves,min_leaves,pods,hops\n";
+            o << std::fixed << std::setprecision(3);  // seconds to the millisecond (6 digits of %g lost tens of seconds past 10^6)
             for (const Rec &x : records)
                 o << x.policy << "," << x.seed << "," << x.r.id << "," << x.r.submit << "," << x.r.start << ","
                   << x.r.duration << "," << x.r.nodes << "," << x.r.leaves << "," << x.r.min_leaves << ","

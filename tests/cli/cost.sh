@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 15
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -107,3 +107,33 @@ else not_ok "a trace duration of 1e308 s: FILE:LINE error"; diag "rc $rc" "$(cat
 if [ "$(field slowdown "$work/csv.out")" = 1.000 ]; then
     ok "a CSV fabric's made-up cables are no oversubscription"
 else not_ok "a CSV fabric's made-up cables are no oversubscription"; diag "$(cat "$work/csv.out")"; fi
+
+# (helper 25) the squeue files the submit path reads: a FIFO no one writes,
+# a device, a directory are refused at once (a FIFO blocked, /dev/zero took
+# 2.5 GB); a TIMELEFT squeue never prints and a pending job of 0 nodes are
+# FILE:LINE errors (they read as "never ends", and changed the wait)
+mkfifo "$work/run.fifo"
+rc=
+for r in "$work/run.fifo" /dev/zero "$work"; do
+    timeout 20 "$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$r" >/dev/null 2>"$work/run.err"
+    rc="$rc $?"
+done
+if [ "$rc" = " 1 1 1" ] && grep -q "not a regular file, expected squeue's output saved to a file" "$work/run.err"; then
+    ok "--running a FIFO, a device or a directory: refused at once"
+else not_ok "--running a FIFO, a device or a directory: refused at once"; diag "rc$rc" "$(cat "$work/run.err")"; fi
+printf 'node[001-004] abc\n' >"$work/run.bad"
+printf '0|Priority|\n' >"$work/pend.bad"
+printf 'node[001-004] UNLIMITED\nnode005 INVALID\n' >"$work/run.ok"
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.bad" >/dev/null 2>"$work/bad1.err"; rc1=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" --pending "$work/pend.bad" >/dev/null 2>"$work/bad2.err"; rc2=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" >/dev/null 2>&1; rc3=$?
+if [ $rc1 = 1 ] && grep -q "run.bad:1: found TIMELEFT 'abc', expected squeue's" "$work/bad1.err" &&
+    [ $rc2 = 1 ] && grep -q 'pend.bad:1: NODES "0" is not a node count' "$work/bad2.err" && [ $rc3 = 0 ]; then
+    ok "a TIMELEFT squeue never prints and a pending job of 0 nodes: FILE:LINE errors; UNLIMITED and INVALID read"
+else not_ok "a bad TIMELEFT, a pending job of 0 nodes: FILE:LINE errors"; diag "rc $rc1 $rc2 $rc3" "$(cat "$work/bad1.err" "$work/bad2.err")"; fi
+# --jobs: times to the millisecond, never in %g's 6 digits (1.03743e+06)
+printf 'job_id,submit_s,duration_s,nodes\n1,0,100,2\n2,1234567.25,100,2\n' >"$work/late.csv"
+"$PLACE" simulate "$work/o4.json" "$work/late.csv" --seeds 1 --policy atoll --jobs "$work/late.jobs" >/dev/null 2>&1
+if grep -q ",1234567.250,1234567.250,100.000," "$work/late.jobs" && ! grep -q 'e+0' "$work/late.jobs"; then
+    ok "simulate --jobs: submit and start times to the millisecond past 10^6 s"
+else not_ok "simulate --jobs: submit and start times to the millisecond"; diag "$(cat "$work/late.jobs")"; fi
