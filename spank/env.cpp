@@ -983,12 +983,29 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         if (!v.kept || v.why.rfind("set in ", 0) == 0 || (v.name != "NCCL_IB_GID_INDEX" && v.name != "UCX_IB_GID_INDEX"))
             continue;
         const std::string what = v.name + "=" + escaped(v.value, 40) + " (the user's)";
-        if (v.value.empty() || v.value.size() > 3 || v.value.find_first_not_of("0123456789") != std::string::npos) {
-            if (v.value != "-1")  // NCCL's "pick it yourself"
-                out.push_back(what + " is not a GID index");
+        // read as each library reads it: NCCL's parameters by strtoll(s, 0, 0)
+        // (leading blanks, a sign, 0x hex, 0 octal; the rest of the text
+        // ignored), UCX's ulunits by %lu, or "auto"
+        const bool nccl = v.name == "NCCL_IB_GID_INDEX";
+        std::string low = v.value;
+        for (char &ch : low)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (!nccl && (low == "auto" || low == "inf"))
+            continue;  // UCX chooses
+        errno = 0;
+        char *end = nullptr;
+        const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0) : static_cast<long long>(std::strtoul(v.value.c_str(), &end, 10));
+        if (end == v.value.c_str() || errno != 0) {
+            out.push_back(what + " is not a GID index " + (nccl ? "NCCL" : "UCX") + " reads");
             continue;
         }
-        const int index = std::stoi(v.value);
+        if (parsed < 0)
+            continue;  // NCCL's "pick it yourself" (-1)
+        if (parsed > 255) {
+            out.push_back(what + " is beyond any GID table here");
+            continue;
+        }
+        const int index = static_cast<int>(parsed);
         // the compute ports NCCL and UCX open on this node (where atoll
         // checked them: a wrong slot there times out every connection); for
         // NCCL, of those the NCCL_IB_HCA in force names (NCCL's matching:

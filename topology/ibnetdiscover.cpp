@@ -732,6 +732,7 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
 {
     NodeNameMap m;
     std::map<std::uint64_t, std::size_t> first_line;
+    std::map<std::string, std::uint64_t> host_names;  // "host adapter" -> its GUID
     std::string line;
     std::size_t lineno = 0;
     while (std::getline(in, line)) {
@@ -757,6 +758,15 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
                                                  ": expected each GUID once");
         if (had == m.end())
             first_line[g] = lineno;
+        // one host adapter name for two GUIDs: the admin's map contradicts
+        // itself (switch names may repeat: a director's ASICs)
+        if (had == m.end() && classify_ca(name) == CaKind::Host) {
+            auto [it, fresh] = host_names.emplace(name, g);
+            if (!fresh && it->second != g)
+                throw InputError(source, lineno, "found " + shown(name) + " for " + guid_str(g) + ", given to " +
+                                                     guid_str(it->second) + " on line " + std::to_string(first_line[it->second]) +
+                                                     ": expected each host adapter name once");
+        }
         m[g] = name;
     }
     return m;

@@ -84,13 +84,15 @@ LldpNeighbor neighbour(const std::string &local, const std::string &iface, const
         n.chassis = !name.empty() ? short_name(name) : value_of(id);
         const json &body = (ch->contains("id") || ch->contains("name") || ch->size() != 1) ? *ch : ch->begin().value();
         if (body.is_object() && body.contains("capability") && body["capability"].is_array())
-            for (const auto &cap : body["capability"])
-                if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
-                    cap["enabled"].get<bool>() && (cap["type"] == "Bridge" || cap["type"] == "Router"))
+            for (const auto &cap : body["capability"]) {
+                if (!cap.is_object() || !cap.contains("type") || !cap.contains("enabled") || !cap["enabled"].is_boolean() ||
+                    !cap["enabled"].get<bool>())
+                    continue;
+                if (cap["type"] == "Bridge" || cap["type"] == "Router")
                     n.bridge = true;
-                else if (cap.is_object() && cap.contains("type") && cap.contains("enabled") && cap["enabled"].is_boolean() &&
-                         cap["enabled"].get<bool>() && cap["type"] == "Station")
+                else if (cap["type"] == "Station")
                     n.station = true;
+            }
     }
     const json *port = first(e, "port");
     if (port) {
@@ -1067,6 +1069,20 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     }
     std::vector<LldpNeighbor> all;
     std::map<std::string, HostNics> nics;  // host -> what its node.json says
+    if (in_dir) {
+        // the system is the file name up to its first dot: two files of one
+        // system (gpu03.txt beside gpu03.zz.txt, which another node may
+        // have dropped there) would merge into one table
+        std::map<std::string, std::string> file_of;  // (system, kind) -> file
+        for (const auto &file : files) {
+            const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
+            std::string key = basename_system(file) + (node_json ? " node.json" : "");
+            auto [it, fresh] = file_of.emplace(key, file);
+            if (!fresh)
+                throw InputError(file + ": a second file of system " + shown(basename_system(file)) + " (" + it->second +
+                                 "), expected one table a system (the system is the file name up to its first dot)");
+        }
+    }
     for (const auto &file : files) {
         // a table is a file: a FIFO or a device another root left in the
         // directory (or swapped in after a look) would never end. Opened

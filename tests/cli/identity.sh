@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -66,6 +66,14 @@ if [ $rc -eq 1 ] && grep -q "map2:2: found 0x[0-9a-f]* named 'node099 .*on line 
     ok "a GUID the node name map names twice, differently: an error naming the line"
 else
     not_ok "a GUID the node name map names twice, differently: an error naming the line"; diag "rc=$rc" "$(cat "$work/map2" "$work/map2.err")"
+fi
+# one host adapter name the map gives to two GUIDs: the map contradicts itself
+{ head -1 "$work/map"; sed -n 2p "$work/map" | sed 's/"[^"]*"/'"$(head -1 "$work/map" | grep -o '"[^"]*"')"'/'; } >"$work/map6"
+"$TOPO" slurm "$work/f.txt" --node-name-map "$work/map6" >/dev/null 2>"$work/map6.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "map6:2: found '[^']*' for 0x[0-9a-f]*, given to 0x[0-9a-f]* on line 1: expected each host adapter name once" "$work/map6.err"; then
+    ok "one host adapter name the node name map gives to two GUIDs: an error naming the line"
+else
+    not_ok "one host adapter name the node name map gives to two GUIDs: an error naming the line"; diag "rc=$rc" "$(cat "$work/map6" "$work/map6.err")"
 fi
 "$TOPO" slurm --format features "$work/f.txt" --unmapped refuse >/dev/null 2>"$work/nomap.err"
 check "--unmapped without a map is a usage error" [ $? -eq 2 ]

@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 9))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 10))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -201,4 +201,15 @@ if [ $rc1 -eq 0 ] && grep -q "cut-p.txt:[0-9]*: [0-9]* cables seen from one end 
     ok "a -p report cut short: its one-sided cables warned; the whole report is not"
 else
     not_ok "a -p report cut short: its one-sided cables warned"; diag "rc $rc1 $rc2" "$(cat "$work/cut-p.err" "$work/full-p.err")"
+fi
+# (helper 26) two tables of one system in a directory (gpu01.x.keyvalue
+# beside gpu01.keyvalue, which another node may drop there): an error, not
+# one table merged from both
+mkdir "$work/dir-two"; cp "$kv"/* "$work/dir-two/"
+cp "$work/dir-two/$victim" "$work/dir-two/${victim%%.*}.zz.keyvalue"
+"$TOPO" show "$work/dir-two" >/dev/null 2>"$work/dir-two.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "a second file of system '${victim%%.*}'" "$work/dir-two.err"; then
+    ok "two tables of one system in a directory of LLDP tables: an error naming both"
+else
+    not_ok "two tables of one system in a directory of LLDP tables: an error naming both"; diag "rc $rc" "$(cat "$work/dir-two.err")"
 fi

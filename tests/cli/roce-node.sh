@@ -250,9 +250,11 @@ node v4
 gid_move mlx5_1
 env_of --set NCCL_IB_GID_INDEX=3 >"$work/ugid"
 env_of --set NCCL_IB_GID_INDEX=3 --set NCCL_IB_HCA==mlx5_0:1 >"$work/ugid0"
+env_of --set "NCCL_IB_GID_INDEX=0x3" --set UCX_IB_GID_INDEX=auto >"$work/ugidx"
 if grep -q "^  NCCL_IB_GID_INDEX=3 (set by the user, kept; atoll would set none: " "$work/ugid" &&
    grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user's) is no address on mlx5_1:1, a compute port here" "$work/ugid" &&
-   ! grep -q "warning: NCCL_IB_GID_INDEX" "$work/ugid0"; then
+   ! grep -q "warning: NCCL_IB_GID_INDEX" "$work/ugid0" &&
+   grep -q "warning: NCCL_IB_GID_INDEX=0x3 (the user's) is no address on mlx5_1:1" "$work/ugidx" && ! grep -q "warning: UCX_IB_GID_INDEX" "$work/ugidx"; then
     ok "the user's NCCL_IB_GID_INDEX: kept and said so; an empty slot on a port NCCL opens warned (not on one the user's NCCL_IB_HCA leaves out)"
 else
     not_ok "the user's NCCL_IB_GID_INDEX: kept and said so, an empty slot warned"; diag "$(cat "$work/ugid" "$work/ugid0")"
