@@ -976,9 +976,42 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
                          false, true});
     return out;
 }
+namespace {
+
+// Whether an NCCL_IB_HCA value names port p as NCCL matches it: "^"
+// excludes, "=" exact names, else prefixes; ":N" a port
+bool nccl_hca_names(const std::string &list, const NodePort &p)
+{
+    std::string l = list;
+    const bool exclude = !l.empty() && l[0] == '^';
+    if (exclude)
+        l.erase(0, 1);
+    const bool exact = !l.empty() && l[0] == '=';
+    if (exact)
+        l.erase(0, 1);
+    bool named = false;
+    std::stringstream ss(l);
+    for (std::string e; std::getline(ss, e, ',');) {
+        std::size_t colon = e.find(':');
+        std::string dev_name = e.substr(0, colon);
+        if (colon != std::string::npos && e.substr(colon + 1) != std::to_string(p.port))
+            continue;
+        named = named || (exact ? p.hca == dev_name : !dev_name.empty() && p.hca.compare(0, dev_name.size(), dev_name) == 0);
+    }
+    return named != exclude;
+}
+
+}  // namespace
+
 std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeDevices &dev, const std::vector<EnvVar> &node)
 {
     std::vector<std::string> out;
+    // the NCCL_IB_HCA in force: the user's own limits which ports NCCL opens
+    const EnvVar *hca = nullptr;
+    for (const EnvVar &h : node)
+        if (h.name == "NCCL_IB_HCA" && h.set)
+            hca = &h;
+    const bool hca_theirs = hca && hca->kept && !hca->value.empty();
     for (const EnvVar &v : node) {
         if (!v.kept || v.why.rfind("set in ", 0) == 0 || (v.name != "NCCL_IB_GID_INDEX" && v.name != "UCX_IB_GID_INDEX"))
             continue;
@@ -987,11 +1020,13 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         // (leading blanks, a sign, 0x hex, 0 octal; the rest of the text
         // ignored), UCX's ulunits by %lu, or "auto"
         const bool nccl = v.name == "NCCL_IB_GID_INDEX";
-        std::string low = v.value;
-        for (char &ch : low)
-            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (!nccl && (low == "auto" || low == "inf"))
-            continue;  // UCX chooses
+        if (!nccl) {
+            std::string low = v.value;
+            for (char &ch : low)
+                ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            if (low == "auto" || low == "inf")
+                continue;  // UCX chooses
+        }
         errno = 0;
         char *end = nullptr;
         const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0) : static_cast<long long>(std::strtoul(v.value.c_str(), &end, 10));
@@ -1008,38 +1043,10 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         const int index = static_cast<int>(parsed);
         // the compute ports NCCL and UCX open on this node (where atoll
         // checked them: a wrong slot there times out every connection); for
-        // NCCL, of those the NCCL_IB_HCA in force names (NCCL's matching:
-        // "^" excludes, "=" exact, else a prefix; ":N" a port)
-        std::string hca_list;
-        bool hca_theirs = false;
-        for (const EnvVar &h : node)
-            if (h.name == "NCCL_IB_HCA" && h.set) {
-                hca_list = h.value;
-                hca_theirs = h.kept;
-            }
-        auto nccl_opens = [&](const NodePort &p) {
-            if (v.name != "NCCL_IB_GID_INDEX" || !hca_theirs || hca_list.empty())
-                return true;
-            std::string l = hca_list;
-            const bool exclude = l[0] == '^';
-            if (exclude)
-                l.erase(0, 1);
-            const bool exact = !l.empty() && l[0] == '=';
-            if (exact)
-                l.erase(0, 1);
-            bool named = false;
-            std::stringstream ss(l);
-            for (std::string e; std::getline(ss, e, ',');) {
-                std::size_t colon = e.find(':');
-                std::string dev_name = e.substr(0, colon);
-                if (colon != std::string::npos && e.substr(colon + 1) != std::to_string(p.port))
-                    continue;
-                named = named || (exact ? p.hca == dev_name : !dev_name.empty() && p.hca.compare(0, dev_name.size(), dev_name) == 0);
-            }
-            return named != exclude;
-        };
+        // NCCL, of those the NCCL_IB_HCA in force names
         for (const NodePort &p : facts.ports)
-            if (p.link_layer == "Ethernet" && in_hca(dev, p) && !down_without_address(p) && nccl_opens(p))
+            if (p.link_layer == "Ethernet" && in_hca(dev, p) && !down_without_address(p) &&
+                (!nccl || !hca_theirs || nccl_hca_names(hca->value, p)))
                 if (std::string bad = gid_slot_problem(p, index); !bad.empty()) {
                     out.push_back(what + " is " + bad + " on " + p.hca + ":" + std::to_string(p.port) +
                                   ", a compute port here: its connections will fail or time out (unset it: NCCL >= 2.21 and "

@@ -695,8 +695,8 @@ Topology analyse(Fabric fabric)
     t.fqdn_shortened = short_names.shortened;
     t.fqdn_kept = short_names.kept;
     // Hosts from CA descriptions. A description is the node's own claim
-    // (its root writes node_desc): one adapter name claimed by two CAs, or
-    // a host whose adapters include such a claim, is refused whole.
+    // (its root writes node_desc): one adapter name claimed by two CAs is
+    // refused (below).
     // A description the admin's node name map gave is not a claim: an
     // adapter the map does not name cannot contest it (one root copying a
     // mapped adapter's description would otherwise have its host refused
@@ -1789,7 +1789,7 @@ std::vector<std::vector<int>> leaf_subnets(const Topology &t)
     for (int i : t.islands_at(Level::Leaf)) {
         const Island &is = t.islands[static_cast<std::size_t>(i)];
         for (int l : is.leaves)
-            if (valid(l) && !is.leaves.empty() && valid(is.leaves[0]))
+            if (valid(l) && valid(is.leaves[0]))
                 up[static_cast<std::size_t>(root(comp[static_cast<std::size_t>(l)]))] =
                     root(comp[static_cast<std::size_t>(is.leaves[0])]);
     }

@@ -828,7 +828,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                     who += (who.empty() ? "" : ", ") + w;
                 refused.push_back(*b.begin() + ": " + who + " name" + (b.size() > 1 ? "" : "s") + " " + c +
                                   ", a system with a table of its own, as a Bridge neighbour: not believed (" + c +
-                                  " stays a host: a switch's own table names back the systems that name it, or --switches lists it)");
+                                  " stays a host: a switch is one two neighbours name as a Bridge, one of which it names back, or --switches lists it)");
             }
             continue;
         }
@@ -1069,21 +1069,12 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     }
     std::vector<LldpNeighbor> all;
     std::map<std::string, HostNics> nics;  // host -> what its node.json says
-    if (in_dir) {
-        // the system is the file name up to its first dot: two files of one
-        // system (gpu03.txt beside gpu03.zz.txt, which another node may
-        // have dropped there) would merge into one table
-        std::map<std::string, std::string> file_of;  // (system, kind) -> file
-        for (const auto &file : files) {
-            const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
-            std::string key = basename_system(file) + (node_json ? " node.json" : "");
-            auto [it, fresh] = file_of.emplace(key, file);
-            if (!fresh)
-                throw InputError(file + ": a second file of system " + shown(basename_system(file)) + " (" + it->second +
-                                 "), expected one table a system (the system is the file name up to its first dot)");
-        }
-    }
+    // the system is the file name up to its first dot: two files of one
+    // system (gpu03.txt beside gpu03.zz.txt, which another node may have
+    // dropped there) would merge into one table
+    std::map<std::string, std::string> file_of;  // (system, kind) -> file
     for (const auto &file : files) {
+        const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
         // a table is a file: a FIFO or a device another root left in the
         // directory (or swapped in after a look) would never end. Opened
         // without blocking, checked, then read through that descriptor.
@@ -1096,11 +1087,12 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         if (fd < 0)
             throw InputError(file + ": cannot open: " + std::strerror(errno));
         struct stat fs {};
-        if (in_dir && ::fstat(fd, &fs) == 0 && S_ISDIR(fs.st_mode)) {  // not read: one level only
+        const bool stated = ::fstat(fd, &fs) == 0;
+        if (in_dir && stated && S_ISDIR(fs.st_mode)) {  // not read: one level only
             ::close(fd);
             continue;
         }
-        if (::fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+        if (!stated || !S_ISREG(fs.st_mode)) {
             ::close(fd);
             throw InputError(file + ": not a regular file (" +
                              (S_ISFIFO(fs.st_mode) ? "a pipe or FIFO" : S_ISCHR(fs.st_mode) ? "a character device"
@@ -1113,7 +1105,11 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             in.open(file);
         if (!in)
             throw InputError(file + ": cannot open: " + std::strerror(errno));
-        if (file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0) {
+        auto [had, fresh] = file_of.emplace(basename_system(file) + (node_json ? " node.json" : ""), file);
+        if (!fresh)
+            throw InputError(file + ": a second file of system " + shown(basename_system(file)) + " (" + had->second +
+                             "), expected one table a system (the system is the file name up to its first dot)");
+        if (node_json) {
             nics[basename_system(file)] = read_node_json(in, file);
             continue;
         }
