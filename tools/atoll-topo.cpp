@@ -91,6 +91,7 @@ const char *usage_text =
     "  --frontend PATTERNS, --compute PATTERNS (LLDP: which host interfaces, or the switches they\n"
     "  reach, are front-end NICs or compute rails, e.g. --frontend 'eno*,mgmt-*'),\n"
     "  --switches PATTERNS (LLDP: the neighbours that are switches; default those two systems name),\n"
+    "  --slurm-nodes FILE (LLDP: Slurm's nodes are the hosts, never switches; give it with switch tables),\n"
     "  --health FILE (pdsh output of atoll-topo health: failed hosts' islands rank last),\n"
     "  --nvlink FILE|DIR (nvidia-smi's fabric.clusterUuid,fabric.cliqueId or -q per node, pdsh output or\n"
     "  one file per host: hosts' NVLink domains, the innermost island), -h, --version\n"
@@ -98,13 +99,34 @@ const char *usage_text =
     "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed;\n"
     "  slurm: 3 written, but a Kubernetes label value is not its island's name (shortened or removed)\n";
 
-// All inputs merged into one fabric, the node name map applied.
-Fabric load_inputs(const Args &a, bool allow_live)
+// --slurm-nodes FILE: Slurm's node names (scontrol show nodes --oneliner, or a slurm.conf)
+std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
+{
+    if (!a.flag("slurm-nodes"))
+        return nullptr;
+    std::string p = a.get("slurm-nodes");
+    std::ifstream in(p);
+    if (!in)
+        throw InputError(p + ": cannot open (--slurm-nodes)");
+    return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, p));
+}
+
+// All inputs merged into one fabric, the node name map applied. Slurm's node
+// list (--slurm-nodes) decides who is a host among LLDP tables; on other
+// inputs only a command that uses it itself (`nodes_for_output`) takes it.
+Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false)
 {
     std::vector<Fabric> parts;
     InputFormat fmt = input_format(a);
     CsvColumns cols = parse_csv_columns(a.get("csv-columns"));
-    NicRoles roles{a.get("frontend"), a.get("compute"), a.get("switches")};
+    NicRoles roles;
+    roles.frontend = a.get("frontend");
+    roles.compute = a.get("compute");
+    roles.switches = a.get("switches");
+    if (std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a)) {
+        roles.slurm_given = true;
+        roles.slurm_nodes = std::move(*nodes);
+    }
     std::unique_ptr<HostMap> hosts;
     if (a.flag("host-map")) {
         std::string p = a.get("host-map");
@@ -124,6 +146,10 @@ Fabric load_inputs(const Args &a, bool allow_live)
         std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
         throw Usage(std::string(a.flag("frontend") ? "--frontend" : a.flag("compute") ? "--compute" : "--switches") +
                     ": only for LLDP tables (lldpcli output), where a host's front-end NIC shows beside its rails");
+    if (a.flag("slurm-nodes") && !nodes_for_output &&
+        std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
+        throw Usage("--slurm-nodes: only for LLDP tables (Slurm's nodes are the hosts), or with check, report, or slurm "
+                    "--format features, feature-list, scontrol or k8s-labels");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))
@@ -176,7 +202,7 @@ Fabric load_inputs(const Args &a, bool allow_live)
 }
 
 const std::vector<std::string> common_values = {"node-name-map", "host-map", "unmapped", "format", "ib-cache", "output", "csv-columns", "hca",
-                                                "frontend", "compute", "switches", "health", "nvlink"};
+                                                "frontend", "compute", "switches", "health", "nvlink", "slurm-nodes"};
 
 // --previous FABRIC: an earlier discovery (check, slurm --format scontrol)
 std::unique_ptr<Topology> previous_fabric(const Args &a)
@@ -186,18 +212,6 @@ std::unique_ptr<Topology> previous_fabric(const Args &a)
     Fabric f = load_fabric(a.get("previous"));
     f.source = a.get("previous");  // findings name the file given, not where it was discovered from
     return std::make_unique<Topology>(analysed(std::move(f), "atoll-topo"));
-}
-
-// --slurm-nodes FILE: Slurm's node names (scontrol show nodes --oneliner, or a slurm.conf)
-std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
-{
-    if (!a.flag("slurm-nodes"))
-        return nullptr;
-    std::string p = a.get("slurm-nodes");
-    std::ifstream in(p);
-    if (!in)
-        throw InputError(p + ": cannot open (--slurm-nodes)");
-    return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, p));
 }
 
 void print_summary(std::ostream &o, const Topology &t)
@@ -332,9 +346,9 @@ std::optional<Finding> unreadable_by_users(const std::string &path, bool dirs = 
 int cmd_check(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"previous", "slurm-nodes", "view"});
+    vals.insert(vals.end(), {"previous", "view"});
     Args a = parse_args(argc, argv, 2, vals, {"json"});
-    Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    Topology t = analysed(load_inputs(a, false, true), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
     auto findings = check(t, CheckContext{previous.get(), nodes.get()});
@@ -379,8 +393,7 @@ int to_int(const std::string &opt, const std::string &v);
 int cmd_slurm(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous", "slurm-nodes",
-                             "slurm-version"});
+    vals.insert(vals.end(), {"node-params", "scontrol-nodes", "block-size", "topology", "previous", "slurm-version"});
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
@@ -431,7 +444,7 @@ int cmd_slurm(int argc, char **argv)
         if (what == "yaml" && !placeholders)
             throw Usage("--slurm-version: Slurm " + v + " reads no topology.yaml (25.05 and later)");
     }
-    Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    Topology t = analysed(load_inputs(a, false, what == "features" || what == "feature-list" || what == "scontrol" || what == "k8s-labels"), "atoll-topo");
     BlockSite site;
     if (block_requests) {
         try {
@@ -462,8 +475,6 @@ int cmd_slurm(int argc, char **argv)
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
-    if (a.flag("slurm-nodes") && what != "features" && what != "feature-list" && what != "scontrol" && what != "k8s-labels")
-        throw Usage("--slurm-nodes: only with --format features, feature-list, scontrol or k8s-labels");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     // a host the fabric names that Slurm lacks is a finding (check), never a line
     std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
@@ -807,9 +818,9 @@ int cmd_dot(int argc, char **argv)
 int cmd_report(int argc, char **argv)
 {
     std::vector<std::string> vals = common_values;
-    vals.insert(vals.end(), {"previous", "slurm-nodes"});
+    vals.insert(vals.end(), {"previous"});
     Args a = parse_args(argc, argv, 2, vals, {});
-    Topology t = analysed(load_inputs(a, false), "atoll-topo");
+    Topology t = analysed(load_inputs(a, false, true), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
     std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
     auto findings = check(t, CheckContext{previous.get(), nodes.get()});

@@ -748,7 +748,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     std::map<std::string, std::set<std::string>> seen_by, bridge_by;  // neighbour -> systems naming it (as a Bridge)
     std::map<std::string, std::set<std::string>> station_by;          // ... as a Station alone (a host)
     std::set<std::string> self_switch;                                 // tables that say their own system is one
-    std::vector<std::string> refused;
+    std::vector<std::string> refused, f_warnings_early;
     std::set<std::pair<std::string, std::string>> said;  // (table, neighbour): who names whom
     for (const auto &n : ns) {
         said.insert({n.local, n.chassis});
@@ -765,7 +765,11 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                               ": taken as " + n.local + "'s (the file name or pdsh prefix is the admin's word)");
     }
     const bool listed_only = !roles.switches.empty();
-    auto listed = [&](const std::string &name) { return listed_only && hca_selected(roles.switches, name); };
+    // Slurm's node list, given, is the word on who is a host: never a switch
+    auto slurm_host = [&](const std::string &name) { return roles.slurm_given && roles.slurm_nodes.count(name) > 0; };
+    auto listed = [&](const std::string &name) {
+        return listed_only && !slurm_host(name) && hca_selected(roles.switches, name);
+    };
     auto others = [&](const std::set<std::string> &who, const std::string &name) {
         std::set<std::string> o;
         for (const auto &w : who)
@@ -799,7 +803,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             return b.size() >= 2 && named_back > 0;
         };
         for (const auto &t : tables)
-            if (vouched(t))
+            if (vouched(t) && !slurm_host(t))
                 switches.insert(t);
         for (const auto &t : self_switch)
             if (!switches.count(t))
@@ -822,7 +826,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             // a system with a table of its own: decided above (the tables
             // naming it as a Bridge that it names back, or the admin's list)
             std::set<std::string> b = others(bridge_by[c], c);
-            if (!b.empty() && !switches.count(c) && !self_switch.count(c)) {
+            if (!b.empty() && !switches.count(c) && !self_switch.count(c) && !slurm_host(c)) {
                 std::string who;
                 for (const auto &w : b)
                     who += (who.empty() ? "" : ", ") + w;
@@ -832,7 +836,9 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             }
             continue;
         }
-        if (listed_only) {
+        if (slurm_host(c)) {
+            // a host Slurm names, without a table of its own: never a switch
+        } else if (listed_only) {
             if (listed(c))
                 switches.insert(c);
             else
@@ -850,10 +856,53 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                               "writes its LLDP table; list the switches with --switches), its links left out");
         }
     }
+    // Without the admin's word, a system with a table taken for a switch on
+    // its neighbours' word may be a host running Docker (lldpd advertises
+    // Bridge and Router there, and its leaves report it so): said, naming
+    // them, so a lost host is not silent.
+    if (!roles.slurm_given && !listed_only) {
+        std::string who;
+        std::size_t k = 0;
+        for (const auto &t : tables)
+            if (switches.count(t) && !others(bridge_by[t], t).empty() && k++ < 8)
+                who += (who.empty() ? "" : ", ") + t;
+        if (k > 8)
+            who += ", ... (" + std::to_string(k) + " in all)";
+        if (k > 0)
+            f_warnings_early.push_back(source + ": " + who + ": taken for switch" + (k > 1 ? "es" : "") +
+                                       " because the tables cabled to " + (k > 1 ? "them" : "it") +
+                                       " name " + (k > 1 ? "them" : "it") + " as a Bridge; a host running Docker "
+                                       "is named so too (its lldpd advertises Bridge and Router): give Slurm's "
+                                       "nodes (--slurm-nodes) or the switches (--switches) to be sure");
+    }
+    // With Slurm's node list, a system with a table that is neither a switch
+    // nor a node of Slurm's (a login or storage node, a spine with one cable)
+    // is no host: its links are left out, and said once.
+    std::set<std::string> not_slurm;
+    if (roles.slurm_given)
+        for (const auto &t : tables)
+            if (!switches.count(t) && !roles.slurm_nodes.count(t))
+                not_slurm.insert(t);
+    std::size_t in_slurm = tables.size() - switches.size() - not_slurm.size();
+    if (roles.slurm_given && in_slurm == 0 && !not_slurm.empty())
+        throw InputError(source + ": found none of the " + std::to_string(not_slurm.size()) + " hosts' tables (" +
+                         shown(*not_slurm.begin()) + ", ...) among the nodes of --slurm-nodes, expected the table "
+                         "files named by Slurm's NodeName (the file name up to its first '.')");
+    if (!not_slurm.empty()) {
+        std::string who;
+        std::size_t k = 0;
+        for (const auto &t : not_slurm)
+            if (k++ < 8)
+                who += (who.empty() ? "" : ", ") + t;
+        if (not_slurm.size() > 8)
+            who += ", ... (" + std::to_string(not_slurm.size()) + " in all)";
+        f_warnings_early.push_back(source + ": " + who + ": a table of a system Slurm has no node of (--slurm-nodes) "
+                                   "and no switch by its neighbours' word: not a host, its links left out");
+    }
     // Front-end NICs out; with them the switches that carry nothing else.
     std::vector<LldpNeighbor> host_links;
     for (const auto &n : ns)
-        if (switches.count(n.chassis) && !switches.count(n.local))
+        if (switches.count(n.chassis) && !switches.count(n.local) && !not_slurm.count(n.local))
             host_links.push_back(n);
     if (host_links.empty())  // nothing to place jobs on: never an empty topology.conf
         throw InputError(source + ": found no host's table naming a switch (" + std::to_string(tables.size()) + " table" +
@@ -881,6 +930,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     Fabric f;
     f.source = source;
     f.kind = "roce";
+    f.warnings = f_warnings_early;
     f.frontend = split.frontend;
     f.undecided = split.undecided;
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
@@ -914,7 +964,10 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                 l.speed = e.second.second;
             }
     };
-    std::vector<LldpNeighbor> sorted = ns;
+    std::vector<LldpNeighbor> sorted;
+    for (const auto &n : ns)
+        if (!not_slurm.count(n.local))  // no host: its claims contest no one's port either
+            sorted.push_back(n);
     std::sort(sorted.begin(), sorted.end(), [](const LldpNeighbor &a, const LldpNeighbor &b) {
         return std::tie(a.local, a.iface, a.chassis, a.port) < std::tie(b.local, b.iface, b.chassis, b.port);
     });

@@ -50,6 +50,14 @@ struct NicRoles {
     // excludes); empty: a neighbour named by two systems or more, or by a
     // switch's own table, or any neighbour of a one-host input
     std::string switches;
+    // --slurm-nodes: Slurm's node names, the authority on which systems are
+    // hosts. When given, a system Slurm names is a host whatever the tables
+    // say of it (lldpd on a host with Docker's bridge advertises Bridge and
+    // Router, and every leaf of a rail-optimized host reports it so), and a
+    // system with a table of its own that Slurm does not name and no rule
+    // makes a switch is no host either: its links are left out.
+    bool slurm_given = false;
+    std::set<std::string> slurm_nodes;
     bool given() const { return !frontend.empty() || !compute.empty(); }
 };
 
@@ -97,8 +105,11 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
                     const std::vector<std::pair<std::string, std::string>> &switch_links = {});
 
 // Hosts, leaves and (from switch tables) the switches above them. A neighbour
-// with no table of its own is a switch; one with a table is a switch when some
-// table shows it advertising Bridge or Router enabled, else a host. Front-end
+// with no table of its own is a switch when two tables name it, or a switch's
+// table, or the input has one host; one with a table is a switch when two
+// other tables or more name it as a Bridge or Router and it names one of them
+// back (never on its own table's word), else a host; NicRoles::switches and
+// NicRoles::slurm_nodes, given, are the admin's word over these rules. Front-end
 // NICs (split_nics) are left out and listed in Fabric::frontend; a switch
 // that carries only front-end NICs is left out with its cables.
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &n, const std::string &source, const NicRoles &roles = {},

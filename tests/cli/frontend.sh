@@ -47,7 +47,9 @@ if grep -q "^warning: undecided-nics: gpu\[01-04\]: host interfaces could not be
 else not_ok "no speeds, no node.json: check says the NICs could not be told apart"; diag "$(cat "$work/check")"; fi
 # discover keeps the split: check on its fabric.json says what check on the tables said
 "$TOPO" discover -o "$work/fabric.json" "$d/json" 2>/dev/null
-"$TOPO" check "$d/json" >"$work/a" 2>&1
+# (the warning that switches were taken on their neighbours' word is the
+# tables' reading, said at discovery, not a finding kept in fabric.json)
+"$TOPO" check "$d/json" 2>&1 | grep -v ': taken for switches because' >"$work/a"
 "$TOPO" check "$work/fabric.json" >"$work/b" 2>&1
 if cmp -s "$work/a" "$work/b"; then ok "fabric.json keeps the front-end NICs for check"; else not_ok "fabric.json keeps the front-end NICs for check"; diag "$(diff "$work/a" "$work/b")"; fi
 # the options are for LLDP tables only

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 11
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -100,4 +100,33 @@ if [ $rc -eq 4 ] && grep -q "names the switch 'bigmem' alone: not believed" "$wo
     ok "LLDP: a switch one host names alone is refused (check exit 4), and is no feature"
 else
     not_ok "LLDP: a switch one host names alone is refused (check exit 4), and is no feature"; diag "rc=$rc" "$(cat "$work/lldp.out" "$work/lldp.features")"
+fi
+# LLDP, switches' tables collected beside hosts running Docker (lldpd there
+# advertises Bridge and Router, and both leaves of each 2-rail host report
+# it so): by the tables alone the hosts are switches, as the spine is.
+# Slurm's node list decides: four hosts under their leaves, and spine2 (one
+# cable) no host; without it, discovery says what it took for switches.
+mkdir "$work/docker"
+for r in 0 1; do
+    printf 'lldp.swp5%s.chassis.name=spine1\nlldp.swp5%s.chassis.Bridge.enabled=on\nlldp.swp5%s.port.ifname=swp%s\n' $r $r $r $((r + 1)) >>"$work/docker/r$r-leaf1.keyvalue"
+    printf 'lldp.swp%s.chassis.name=r%s-leaf1\nlldp.swp%s.chassis.Bridge.enabled=on\nlldp.swp%s.port.ifname=swp5%s\n' $((r + 1)) $r $((r + 1)) $((r + 1)) $r >>"$work/docker/spine1.keyvalue"
+    for n in 1 2 3 4; do
+        printf 'lldp.swp%s.chassis.name=node00%s\nlldp.swp%s.chassis.Bridge.enabled=on\nlldp.swp%s.chassis.Router.enabled=on\nlldp.swp%s.port.ifname=ens1f%snp%s\n' \
+            $n $n $n $n $n $r $r >>"$work/docker/r$r-leaf1.keyvalue"
+        printf 'lldp.ens1f%snp%s.chassis.name=r%s-leaf1\nlldp.ens1f%snp%s.chassis.Bridge.enabled=on\nlldp.ens1f%snp%s.port.ifname=swp%s\n' \
+            $r $r $r $r $r $r $r $n >>"$work/docker/node00$n.keyvalue"
+    done
+done
+printf 'lldp.swp60.chassis.name=spine2\nlldp.swp60.chassis.Bridge.enabled=on\nlldp.swp60.port.ifname=swp1\n' >>"$work/docker/r0-leaf1.keyvalue"
+printf 'lldp.swp1.chassis.name=r0-leaf1\nlldp.swp1.chassis.Bridge.enabled=on\nlldp.swp1.port.ifname=swp60\n' >"$work/docker/spine2.keyvalue"
+printf 'NodeName=node[001-004] CPUs=64 Gres=gpu:8\n' >"$work/nodes.conf"
+"$TOPO" slurm --format tree "$work/docker" --slurm-nodes "$work/nodes.conf" >"$work/docker.conf" 2>"$work/docker.err"; rc=$?
+"$TOPO" slurm --format tree "$work/docker" >"$work/docker0.conf" 2>"$work/docker0.err"
+if [ $rc -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/docker.conf" && ! grep -q "spine2" "$work/docker.conf" &&
+   grep -q "spine2: a table of a system Slurm has no node of" "$work/docker.err" &&
+   grep -q "node001, node002, node003, node004, r0-leaf1, r1-leaf1, spine1: taken for switches" "$work/docker0.err"; then
+    ok "LLDP with switch tables and Docker hosts: --slurm-nodes keeps the hosts hosts; without it a warning names them"
+else
+    not_ok "LLDP with switch tables and Docker hosts: --slurm-nodes keeps the hosts hosts; without it a warning names them"
+    diag "rc=$rc" "$(cat "$work/docker.conf" "$work/docker.err" "$work/docker0.err")"
 fi

@@ -605,6 +605,25 @@ std::string rail_tables(const std::string &extra)
     return t + extra;
 }
 
+// The tables of two leaves (r0-leaf1, r1-leaf1) and spine1 above them; each
+// leaf names its hosts node001..node004 with the capability lines given.
+std::string leaf_spine_tables(const std::string &cap, const std::string &cap2 = "")
+{
+    std::string sw;
+    for (int r = 0; r < 2; ++r) {
+        std::string leaf = "r" + std::to_string(r) + "-leaf1", p = leaf + ": lldp.swp5" + std::to_string(r) + ".";
+        sw += p + "chassis.name=spine1\n" + p + "chassis.Bridge.enabled=on\n" + p + "port.ifname=swp" + std::to_string(r + 1) + "\n";
+        for (int h = 1; h <= 4; ++h) {
+            std::string q = leaf + ": lldp.swp" + std::to_string(h) + ".";
+            sw += q + "chassis.name=node00" + std::to_string(h) + "\n" + q + cap + (cap2.empty() ? "" : q + cap2) + q +
+                  "port.ifname=ens1f" + std::to_string(r) + "np" + std::to_string(r) + "\n";
+        }
+        std::string s2 = "spine1: lldp.swp" + std::to_string(r + 1) + ".";
+        sw += s2 + "chassis.name=" + leaf + "\n" + s2 + "chassis.Bridge.enabled=on\n" + s2 + "port.ifname=swp5" + std::to_string(r) + "\n";
+    }
+    return sw;
+}
+
 Topology from_tables(const std::string &text, const NicRoles &roles = {})
 {
     std::istringstream in(text);
@@ -754,18 +773,7 @@ TEST_CASE("LLDP: switch tables with one spine, a host naming itself a Bridge amo
     // and, as real leaves do, the hosts cabled to it (as Stations); spine1's
     // names both leaves. A leaf is vouched for by the hosts naming it as a
     // Bridge and the spine it names back: one spine is enough
-    std::string sw;
-    for (int r = 0; r < 2; ++r) {
-        std::string leaf = "r" + std::to_string(r) + "-leaf1", p = leaf + ": lldp.swp5" + std::to_string(r) + ".";
-        sw += p + "chassis.name=spine1\n" + p + "chassis.Bridge.enabled=on\n" + p + "port.ifname=swp" + std::to_string(r + 1) + "\n";
-        for (int h = 1; h <= 4; ++h) {
-            std::string q = leaf + ": lldp.swp" + std::to_string(h) + ".";
-            sw += q + "chassis.name=node00" + std::to_string(h) + "\n" + q + "chassis.Station.enabled=on\n" + q +
-                  "port.ifname=ens1f" + std::to_string(r) + "np" + std::to_string(r) + "\n";
-        }
-        std::string s2 = "spine1: lldp.swp" + std::to_string(r + 1) + ".";
-        sw += s2 + "chassis.name=" + leaf + "\n" + s2 + "chassis.Bridge.enabled=on\n" + s2 + "port.ifname=swp5" + std::to_string(r) + "\n";
-    }
+    std::string sw = leaf_spine_tables("chassis.Station.enabled=on\n");
     auto named = [](const Topology &tp, const std::string &n) {
         return std::any_of(tp.switches.begin(), tp.switches.end(), [&](const Switch &x) { return x.name == n; });
     };
@@ -802,6 +810,50 @@ TEST_CASE("LLDP: switch tables with one spine, a host naming itself a Bridge amo
     }
     std::istringstream only(sw);
     CHECK_THROWS_WITH(lldp_fabric(parse_lldp(only, "pdsh", ""), "sw", {}), Catch::Contains("found no host's table naming a switch"));
+}
+
+TEST_CASE("LLDP: with Slurm's node list, hosts running Docker stay hosts and a spine with one cable is no host", "[lldp][identity]")
+{
+    // Docker's bridge and ip_forward make lldpd on a host advertise Bridge
+    // and Router; each leaf of a rail-optimized host reports it so. Two
+    // leaves naming it as a Bridge it names back: by the tables alone it is
+    // as much a switch as a spine is. Slurm's node list says it is a host.
+    std::string sw = leaf_spine_tables("chassis.Bridge.enabled=on\n", "chassis.Router.enabled=on\n");
+    // spine2, cabled to r0-leaf1 alone (its other cables down)
+    sw += "r0-leaf1: lldp.swp60.chassis.name=spine2\nr0-leaf1: lldp.swp60.chassis.Bridge.enabled=on\nr0-leaf1: lldp.swp60.port.ifname=swp1\n"
+          "spine2: lldp.swp1.chassis.name=r0-leaf1\nspine2: lldp.swp1.chassis.Bridge.enabled=on\nspine2: lldp.swp1.port.ifname=swp60\n";
+    auto named = [](const Topology &tp, const std::string &n) {
+        return std::any_of(tp.switches.begin(), tp.switches.end(), [&](const Switch &x) { return x.name == n; });
+    };
+    NicRoles slurm;
+    slurm.slurm_given = true;
+    slurm.slurm_nodes = {"node001", "node002", "node003", "node004", "node005"};
+    Topology t = from_tables(rail_tables(sw), slurm);
+    CHECK(t.host_index.size() == 4);
+    for (int h = 1; h <= 4; ++h)
+        CHECK_FALSE(named(t, "node00" + std::to_string(h)));
+    CHECK(named(t, "spine1"));
+    CHECK(named(t, "r0-leaf1"));
+    CHECK(named(t, "r1-leaf1"));
+    CHECK(t.host_index.count("spine2") == 0);
+    CHECK(leaf_subnets(t).size() == 1);
+    CHECK(std::any_of(t.fabric.warnings.begin(), t.fabric.warnings.end(), [](const std::string &w) {
+        return w.find("spine2: a table of a system Slurm has no node of") != std::string::npos;
+    }));
+    // tables none of whose systems Slurm names: the file names are not
+    // Slurm's node names, an error rather than no hosts
+    NicRoles other;
+    other.slurm_given = true;
+    other.slurm_nodes = {"gpu-a001", "gpu-a002"};
+    std::istringstream in(rail_tables(sw));
+    CHECK_THROWS_WITH(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", other), Catch::Contains("among the nodes of --slurm-nodes"));
+    // a host Slurm names that a node's root says is a switch, or that
+    // --switches lists by a wide pattern, is still a host
+    NicRoles wide = slurm;
+    wide.switches = "*";
+    Topology w = from_tables(rail_tables(sw), wide);
+    CHECK(w.host_index.size() == 4);
+    CHECK(named(w, "spine1"));
 }
 
 TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")
