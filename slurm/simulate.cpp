@@ -154,6 +154,9 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     auto waiting = [&](const Live &j, double t, double bound) {
         return bound > 0 && (j.wait_from < 0 || t < j.wait_from + bound);
     };
+    // the fewest leaves' wait: the site's leaf wait, at most the model's
+    // wait for the job (atoll-place caps --switches=K@leaf_wait so)
+    auto leaf_bound = [&](const Live &j) { return opt.model_wait ? std::min(opt.leaf_wait, j.island_wait) : opt.leaf_wait; };
     // held: the constraint's level, when one holds the job (Fabric: none)
     auto request_for = [&](const Live &j, double t, Level *held_level = nullptr) {
         if (held_level)
@@ -175,7 +178,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             if (held_level)
                 *held_level = req.level;
         }
-        if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, opt.leaf_wait))) {
+        if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, leaf_bound(j)))) {
             if (a.switches == 1) {
                 req.level = Level::Leaf;  // one leaf switch: one leaf island
                 req.fit = Fit::Required;
@@ -321,7 +324,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                     j.ask = &nothing;
                 }
             }
-            for (double bound : {j.island_wait, opt.leaf_wait})
+            for (double bound : {j.island_wait, leaf_bound(j)})
                 if (bound > 0)
                     wakeups.push(now + bound);
         }

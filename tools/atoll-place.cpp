@@ -259,9 +259,12 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         return 0;
     // auto with the job's time limit: the island is worth waiting for only
     // while the expected wait (--running: the running jobs' time left) costs
-    // less than spanning now; island_wait is the upper bound
-    if (ir.auto_level && ask.refuse.empty() && ask.switches > 0 && ask.wait == SwitchWait::Island &&
-        a.flag("time-limit")) {
+    // less than spanning now; island_wait is the upper bound. Above a leaf
+    // too: a group or pod (its constraint, widened by atoll-widen) and the
+    // fewest leaves (--switches=K@leaf_wait) are asked only when worth a
+    // wait, and the leaf wait is at most the model's
+    if (ir.auto_level && ask.refuse.empty() && ask.switches > 0 &&
+        (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf) && a.flag("time-limit")) {
         long limit = slurm_seconds(a.get("time-limit"));
         if (limit < 0)
             throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
@@ -334,6 +337,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             return 0;
         }
         wait = std::lround(w);
+        leaf_wait = std::min(leaf_wait, wait);
     }
     if (!ask.refuse.empty()) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job

@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -70,6 +70,21 @@ else not_ok "the spines' uplink ratio prices a job across pods"; diag "$(cat "$w
 if grep -q '^switches=2@' "$work/p4.auto" && grep -q '^constraint=\[pod-' "$work/p4.auto"; then
     ok "auto asks for a pod when pods are oversubscribed above the spines"
 else not_ok "auto asks for a pod when pods are oversubscribed above the spines"; diag "$(cat "$work/p4.auto")"; fi
+# above a leaf too, auto with a time limit asks for the pod and the fewest
+# leaves only while the wait is worth it, and the leaf wait is at most the
+# model's: 12 nodes on 4 free in one pod and 8 in the other must span pods
+# now; a 1-minute job of little communication is not worth a wait
+for spec in "1 0.001 cheap" "5 0.5 short" "100:00:00 0.5 long"; do
+    set -- $spec
+    "$PLACE" place "$work/p4.txt" --nodes 12 --island auto --slurm --time-limit "$1" --comm-share "$2" \
+        --free 'node[001-004,017-024]' >"$work/p4.$3" 2>&1
+done
+if ! grep -q '^switches=' "$work/p4.cheap" && ! grep -q '^constraint=' "$work/p4.cheap" &&
+   grep -q '^switches=2@[0-4]:' "$work/p4.short" && grep -q '^constraint=\[pod-' "$work/p4.short" &&
+   grep -q '^switches=2@10:00$' "$work/p4.long" && grep -q '^constraint=\[pod-' "$work/p4.long"; then
+    ok "auto above a leaf: nothing asked when spanning is cheap, the leaf wait at most the model's"
+else not_ok "auto above a leaf: nothing asked when spanning is cheap, the leaf wait at most the model's"
+    diag "$(cat "$work/p4.cheap" "$work/p4.short" "$work/p4.long")"; fi
 
 # speeds unknown (fabric.json "unknown"): the ratio is of cables, not lost
 "$TOPO" generate --groups 4 --hosts 16 --oversub 4 --format json -o "$work/o4.json"
