@@ -56,7 +56,8 @@ const char *usage_text =
     "            [--format tree|block|yaml|features|feature-list|scontrol|islands|requests|view|k8s-labels]\n"
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--slurm-version X.Y]\n"
     "            [--topology tree|block] [-o FILE]\n"
-    "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line)\n"
+    "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line;\n"
+    "            LLDP tables, any format: Slurm's nodes are the hosts)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
     "            link and rail histograms, the Slurm files  [--previous FABRIC] [--slurm-nodes FILE] [-o FILE]\n"
@@ -126,6 +127,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     if (std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a)) {
         roles.slurm_given = true;
         roles.slurm_nodes = std::move(*nodes);
+        roles.slurm_source = a.get("slurm-nodes");
     }
     std::unique_ptr<HostMap> hosts;
     if (a.flag("host-map")) {
@@ -147,9 +149,10 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
         throw Usage(std::string(a.flag("frontend") ? "--frontend" : a.flag("compute") ? "--compute" : "--switches") +
                     ": only for LLDP tables (lldpcli output), where a host's front-end NIC shows beside its rails");
     if (a.flag("slurm-nodes") && !nodes_for_output &&
-        std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.kind == "roce"; }))
-        throw Usage("--slurm-nodes: only for LLDP tables (Slurm's nodes are the hosts), or with check, report, or slurm "
-                    "--format features, feature-list, scontrol or k8s-labels");
+        std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.from_lldp_tables; }))
+        throw Usage("--slurm-nodes: only for LLDP tables (Slurm's nodes are the hosts; a fabric.json keeps what "
+                    "discovery decided: give it to discover), or with check, report, or slurm --format features, "
+                    "feature-list, scontrol or k8s-labels");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))

@@ -152,10 +152,18 @@ void slurm_findings(const Topology &t, const std::set<std::string> &slurm_nodes,
                                                    "--slurm-nodes writes no line for it")
                                      : std::string("host (not a compute host: storage, management?) that Slurm has no "
                                                    "node of; atoll-topo slurm --slurm-nodes writes no line for it")});
-    std::vector<std::string> absent;
+    std::set<std::string> switch_names;
+    for (const Switch &s : t.switches)
+        switch_names.insert(s.name);
+    std::vector<std::string> absent, as_switch;
     for (const std::string &n : slurm_nodes)
         if (!t.host_index.count(n))
-            absent.push_back(n);
+            (switch_names.count(n) ? as_switch : absent).push_back(n);
+    if (!as_switch.empty())  // LLDP tables read without Slurm's list: a host running Docker looks like a switch
+        out.push_back({"slurm-node-is-switch", Severity::Error, compress_hostlist(as_switch),
+                       std::to_string(as_switch.size()) + " Slurm node" + (as_switch.size() == 1 ? " is" : "s are") +
+                           " a switch in this fabric: from LLDP tables, rediscover with --slurm-nodes (a host "
+                           "running Docker advertises Bridge, and its leaves report it so)"});
     if (!absent.empty())
         out.push_back({"not-in-fabric", Severity::Warning, compress_hostlist(absent),
                        std::to_string(absent.size()) + " Slurm node" + (absent.size() == 1 ? "" : "s") +

@@ -105,6 +105,9 @@ struct Fabric {
     std::vector<Node> nodes;     // sorted by GUID
     std::vector<Link> links;     // sorted by a, then b
     std::vector<std::string> warnings;  // what a reader skipped, FILE:LINE first (not compared)
+    // read from LLDP tables now (not a fabric.json): who is a host was
+    // decided here, by Slurm's node list when given (not saved, not compared)
+    bool from_lldp_tables = false;
     std::vector<FrontEndNic> frontend;  // host NICs left out as front-end, by host and interface
     // hosts whose NICs could not be told apart (speeds unknown, no
     // HOST.node.json, no --frontend/--compute): all taken as compute

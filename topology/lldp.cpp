@@ -1,4 +1,5 @@
 #include "topology/lldp.hpp"
+#include "topology/hostlist.hpp"
 #include "topology/json.hpp"
 #include "topology/topology.hpp"
 
@@ -363,7 +364,7 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
     // pdsh/clush: "host: line" on every line -> one table per host
     std::istringstream lines(text);
     std::string line;
-    std::map<std::string, std::string> per_host;
+    std::map<std::string, std::string> per_host, prefix_of;
     std::vector<std::string> order;
     bool prefixed = true, any = false;
     while (std::getline(lines, line)) {
@@ -378,6 +379,14 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
             prefixed = false;
             break;
         }
+        // the system is the prefix up to its first '.' (an address whole),
+        // as for a table's file name: gpu02.cluster.example.com is gpu02
+        std::string whole = host;
+        host = short_name(host);
+        auto seen = prefix_of.emplace(host, whole).first;
+        if (seen->second != whole)
+            throw InputError(source + ": found the prefixes " + shown(seen->second) + " and " + shown(whole) +
+                             ", two tables of one system " + shown(host) + ", expected one table per system");
         if (!per_host.count(host))
             order.push_back(host);
         per_host[host] += line.substr(c + 2) + "\n";
@@ -811,14 +820,28 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                                       "cabled to it do not: not believed (" + t + " stays a host: a switch is one two "
                                       "neighbours name as a Bridge, one of which it names back, or --switches lists it)");
     }
+    // With Slurm's node list, a system with a table that is neither a switch
+    // nor a node of Slurm's (a login or storage node, a spine with one cable)
+    // is no host: its links are left out, and its table vouches for no one
+    // (a left-out login node must not make a fake switch the second witness).
+    std::set<std::string> not_slurm;
+    if (roles.slurm_given)
+        for (const auto &t : tables)
+            if (!switches.count(t) && !roles.slurm_nodes.count(t))
+                not_slurm.insert(t);
     std::size_t host_tables = 0;
     for (const auto &t : tables)
-        host_tables += !switches.count(t);
+        host_tables += !switches.count(t) && !not_slurm.count(t);
     for (const auto &kv : seen_by) {
         const std::string &c = kv.first;
         if (switches.count(c))
             continue;
-        std::set<std::string> by = others(kv.second, c);
+        std::set<std::string> by;
+        for (const auto &w : others(kv.second, c))
+            if (!not_slurm.count(w))
+                by.insert(w);
+        if (by.empty())
+            continue;  // named by left-out tables alone
         // a switch the admin listed vouches for its neighbours; a table that
         // calls its own system a switch is one witness like any other
         bool by_switch = std::any_of(by.begin(), by.end(), [&](const std::string &w) { return listed(w); });
@@ -860,7 +883,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     // its neighbours' word may be a host running Docker (lldpd advertises
     // Bridge and Router there, and its leaves report it so): said, naming
     // them, so a lost host is not silent.
-    if (!roles.slurm_given && !listed_only) {
+    if (!listed_only) {
         std::string who;
         std::size_t k = 0;
         for (const auto &t : tables)
@@ -869,25 +892,25 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (k > 8)
             who += ", ... (" + std::to_string(k) + " in all)";
         if (k > 0)
-            f_warnings_early.push_back(source + ": " + who + ": taken for switch" + (k > 1 ? "es" : "") +
-                                       " because the tables cabled to " + (k > 1 ? "them" : "it") +
-                                       " name " + (k > 1 ? "them" : "it") + " as a Bridge; a host running Docker "
-                                       "is named so too (its lldpd advertises Bridge and Router): give Slurm's "
-                                       "nodes (--slurm-nodes) or the switches (--switches) to be sure");
+            f_warnings_early.push_back(
+                source + ": " + who + ": taken for switch" + (k > 1 ? "es" : "") + " because the tables cabled to " +
+                (k > 1 ? "them" : "it") + " name " + (k > 1 ? "them" : "it") + " as a Bridge; a host running Docker "
+                "is named so too (its lldpd advertises Bridge and Router): " +
+                (roles.slurm_given ? "Slurm does not name " + std::string(k > 1 ? "them" : "it") +
+                                         "; a login or storage node on two switches would join them: list the "
+                                         "switches (--switches) to be sure"
+                                   : "give Slurm's nodes (--slurm-nodes) or the switches (--switches) to be sure"));
     }
-    // With Slurm's node list, a system with a table that is neither a switch
-    // nor a node of Slurm's (a login or storage node, a spine with one cable)
-    // is no host: its links are left out, and said once.
-    std::set<std::string> not_slurm;
-    if (roles.slurm_given)
-        for (const auto &t : tables)
-            if (!switches.count(t) && !roles.slurm_nodes.count(t))
-                not_slurm.insert(t);
-    std::size_t in_slurm = tables.size() - switches.size() - not_slurm.size();
+    std::size_t in_slurm = 0;
+    for (const auto &t : tables)
+        in_slurm += roles.slurm_nodes.count(t);
     if (roles.slurm_given && in_slurm == 0 && !not_slurm.empty())
-        throw InputError(source + ": found none of the " + std::to_string(not_slurm.size()) + " hosts' tables (" +
-                         shown(*not_slurm.begin()) + ", ...) among the nodes of --slurm-nodes, expected the table "
-                         "files named by Slurm's NodeName (the file name up to its first '.')");
+        throw InputError(source + ": found none of the " + std::to_string(tables.size()) + " systems with tables (" +
+                         shown(*not_slurm.begin()) + ", ...) among the " + std::to_string(roles.slurm_nodes.size()) +
+                         " nodes of " + (roles.slurm_source.empty() ? "--slurm-nodes" : roles.slurm_source) +
+                         (roles.slurm_nodes.empty() ? std::string() : " (" + shown(*roles.slurm_nodes.begin()) + ", ...)") +
+                         ", expected tables named by Slurm's "
+                         "NodeName (the file name up to its first '.', or the pdsh prefix), not by NodeHostname");
     if (!not_slurm.empty()) {
         std::string who;
         std::size_t k = 0;
@@ -898,6 +921,17 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             who += ", ... (" + std::to_string(not_slurm.size()) + " in all)";
         f_warnings_early.push_back(source + ": " + who + ": a table of a system Slurm has no node of (--slurm-nodes) "
                                    "and no switch by its neighbours' word: not a host, its links left out");
+    }
+    if (roles.slurm_given) {  // a Slurm node others' tables name, with no table of its own: not placed
+        std::vector<std::string> tableless;
+        for (const auto &kv : seen_by)
+            if (roles.slurm_nodes.count(kv.first) && !tables.count(kv.first))
+                tableless.push_back(kv.first);
+        if (!tableless.empty())
+            f_warnings_early.push_back(source + ": " + compress_hostlist(tableless) + ": Slurm node" +
+                                       (tableless.size() == 1 ? "" : "s") + " that other tables name but with no "
+                                       "table of " + (tableless.size() == 1 ? "its" : "their") + " own: not placed "
+                                       "(atoll takes a host's NICs from its own lldpcli output)");
     }
     // Front-end NICs out; with them the switches that carry nothing else.
     std::vector<LldpNeighbor> host_links;
@@ -931,6 +965,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     f.source = source;
     f.kind = "roce";
     f.warnings = f_warnings_early;
+    f.from_lldp_tables = true;
     f.frontend = split.frontend;
     f.undecided = split.undecided;
     std::map<std::string, std::map<std::string, int>> port_no;  // switch -> port id -> number
@@ -996,7 +1031,15 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             peers[e.first].insert(e.second);
             peers[e.second].insert(e.first);
         }
+    // What a switch's own table says is on each of its ports (its word on
+    // its own port): the system there, when one
+    std::map<End, std::set<std::string>> own_word;
+    for (const auto &n : sorted)
+        if (switches.count(n.local) && n.local != n.chassis)
+            own_word[{n.local, n.iface}].insert(n.chassis);
+    auto system_of = [](const End &e) { return e.first.substr(0, e.first.find(' ')); };
     std::set<End> contested;
+    std::map<End, std::string> kept_for;  // a contested port its switch's table settles: the system kept
     for (const auto &kv : peers)
         if (kv.second.size() > 1) {
             contested.insert(kv.first);
@@ -1005,10 +1048,35 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                 who += (who.empty() ? "" : ", ") + p.first + (p.second == "1" && p.first.find(' ') != std::string::npos ? "" : " " + p.second);
             std::string hosts;  // every claimant, not only the first: one of them caused it
             for (const End &p : kv.second)
-                hosts += (hosts.empty() ? "" : ",") + p.first.substr(0, p.first.find(' '));
-            refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
-                              std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
+                hosts += (hosts.empty() ? "" : ",") + system_of(p);
+            // the switch's own table names one system on that port, and one
+            // claimant is it: that link stands, the others' claims do not
+            auto w = own_word.find(kv.first);
+            std::size_t matching = 0;
+            if (w != own_word.end() && w->second.size() == 1)
+                for (const End &p : kv.second)
+                    matching += system_of(p) == *w->second.begin();
+            if (matching == 1) {
+                kept_for[kv.first] = *w->second.begin();
+                refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                                  std::to_string(kv.second.size()) + " peers (" + who + "): " + kv.first.first +
+                                  "'s own table names " + *w->second.begin() + " there, so that link stands and the "
+                                  "other claims are not believed");
+            } else
+                refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                                  std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
         }
+    // a link with a contested end stands only where that port's switch named its other end
+    auto refused_link = [&](const LldpNeighbor &n) {
+        auto e = ends_of(n);
+        auto out = [&](const End &end, const End &other) {
+            if (!contested.count(end))
+                return false;
+            auto k = kept_for.find(end);
+            return k == kept_for.end() || k->second != system_of(other);
+        };
+        return out(e.first, e.second) || out(e.second, e.first);
+    };
     f.refused_claims = refused;
     for (const std::string &r : refused)  // said at discover too, not only by check
         f.warnings.push_back(source + ": identity claim not believed: " + r);
@@ -1018,7 +1086,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (front_sw.count(n.chassis) || front_sw.count(n.local) ||
             (!switches.count(n.local) && front_if.count({n.local, n.iface})))
             continue;  // the front-end network
-        if (n.local != n.chassis && (one_sided(n) || contested.count(ends_of(n).first) || contested.count(ends_of(n).second)))
+        if (n.local != n.chassis && (one_sided(n) || refused_link(n)))
             continue;
         std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);

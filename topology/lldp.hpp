@@ -58,6 +58,7 @@ struct NicRoles {
     // makes a switch is no host either: its links are left out.
     bool slurm_given = false;
     std::set<std::string> slurm_nodes;
+    std::string slurm_source;  // the file they came from, for messages
     bool given() const { return !frontend.empty() || !compute.empty(); }
 };
 

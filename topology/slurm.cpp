@@ -759,6 +759,45 @@ std::set<std::string> read_slurm_node_names(std::istream &in, const std::string 
     std::string line, part;
     std::size_t lineno = 0, first = 0;
     bool any = false;
+    auto take = [&](const std::string &whole) {
+        std::string fields = scontrol_fields(whole);
+        // one NodeName= a line: two would leave which one Slurm means unsaid
+        std::size_t keys = 0;
+        std::istringstream w(fields.substr(0, fields.find('#')));
+        for (std::string word; w >> word;) {
+            std::string k = word.substr(0, word.find('='));
+            std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return std::tolower(ch); });
+            keys += k == "nodename" && word.find('=') != std::string::npos;
+        }
+        if (keys > 1)
+            throw InputError(source, first, "found " + std::to_string(keys) + " NodeName= words on one line, expected one");
+        auto words = slurm_conf_words(fields);
+        auto it = words.find("nodename");
+        if (it == words.end())
+            return;
+        std::string lower = it->second;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (lower == "default")
+            return;
+        // a node name of letters, digits, '-', '_' and '.' (hostlist
+        // brackets and commas around them): anything else, or none, is no
+        // name Slurm would take, and would only make a "no node" warning lie
+        bool bad = it->second.empty() || std::any_of(it->second.begin(), it->second.end(), [](unsigned char ch) {
+                       return !(std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '[' || ch == ']' ||
+                                ch == ',' || ch == '^');
+                   });
+        if (bad)
+            throw InputError(source, first, "found NodeName=" + escaped(it->second, 80) +
+                                                ", expected a hostlist of node names (letters, digits, '-', '_', '.')");
+        try {
+            for (std::string &n : expand_hostlist(it->second))
+                out.insert(std::move(n));
+        } catch (const std::invalid_argument &e) {
+            throw InputError(source, first, "found NodeName=" + escaped(it->second, 80) + " (" + e.what() +
+                                                "), expected a Slurm hostlist");
+        }
+        any = true;
+    };
     while (std::getline(in, part)) {
         ++lineno;
         if (line.empty())
@@ -770,24 +809,11 @@ std::set<std::string> read_slurm_node_names(std::istream &in, const std::string 
             continue;
         }
         line += part;
-        auto words = slurm_conf_words(scontrol_fields(line));
+        take(line);
         line.clear();
-        auto it = words.find("nodename");
-        if (it == words.end())
-            continue;
-        std::string lower = it->second;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        if (lower == "default")
-            continue;
-        try {
-            for (std::string &n : expand_hostlist(it->second))
-                out.insert(std::move(n));
-        } catch (const std::invalid_argument &e) {
-            throw InputError(source, first, "found NodeName=" + escaped(it->second, 80) + " (" + e.what() +
-                                                "), expected a Slurm hostlist");
-        }
-        any = true;
     }
+    if (!line.empty())  // a backslash on the last line continues into nothing
+        take(line);
     if (!any)
         throw InputError(source + ": found no NodeName= line, expected `scontrol show nodes --oneliner` output or "
                          "a slurm.conf with the NodeName= lines");

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 12
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -129,4 +129,24 @@ if [ $rc -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/docker.conf" && ! gr
 else
     not_ok "LLDP with switch tables and Docker hosts: --slurm-nodes keeps the hosts hosts; without it a warning names them"
     diag "rc=$rc" "$(cat "$work/docker.conf" "$work/docker.err" "$work/docker0.err")"
+fi
+# (helper 27) the node list is the admin's file, read strictly: a name
+# Slurm would not take is a FILE:LINE error, not a "no node" warning that
+# lies; --slurm-nodes on a fabric.json is refused (discovery decided who is
+# a host there); pdsh prefixes are cut at the first '.', as file names are
+printf 'NodeName=node001;node002 CPUs=8\n' >"$work/semi.conf"
+"$TOPO" slurm --format tree "$work/docker" --slurm-nodes "$work/semi.conf" >/dev/null 2>"$work/semi.err"; rc1=$?
+"$TOPO" discover "$work/docker" -o "$work/docker.json" 2>/dev/null
+"$TOPO" slurm --format tree "$work/docker.json" --slurm-nodes "$work/nodes.conf" >/dev/null 2>&1; rc2=$?
+for f in "$work"/docker/*.keyvalue; do
+    s=$(basename "$f" .keyvalue)
+    sed "s/^/$s.cluster.example.com: /" "$f"
+done >"$work/fqdn.txt"
+"$TOPO" slurm --format tree "$work/fqdn.txt" --slurm-nodes "$work/nodes.conf" >"$work/fqdn.conf" 2>/dev/null; rc3=$?
+if [ $rc1 -eq 1 ] && grep -q "semi.conf:1: found NodeName=node001;node002" "$work/semi.err" && [ $rc2 -eq 2 ] &&
+   [ $rc3 -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/fqdn.conf"; then
+    ok "--slurm-nodes: a bad name is FILE:LINE, a fabric.json is refused, FQDN pdsh prefixes are short names"
+else
+    not_ok "--slurm-nodes: a bad name is FILE:LINE, a fabric.json is refused, FQDN pdsh prefixes are short names"
+    diag "rc=$rc1 $rc2 $rc3" "$(cat "$work/semi.err" "$work/fqdn.conf")"
 fi

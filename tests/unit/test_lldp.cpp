@@ -846,7 +846,7 @@ TEST_CASE("LLDP: with Slurm's node list, hosts running Docker stay hosts and a s
     other.slurm_given = true;
     other.slurm_nodes = {"gpu-a001", "gpu-a002"};
     std::istringstream in(rail_tables(sw));
-    CHECK_THROWS_WITH(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", other), Catch::Contains("among the nodes of --slurm-nodes"));
+    CHECK_THROWS_WITH(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", other), Catch::Contains("nodes of --slurm-nodes ("));
     // a host Slurm names that a node's root says is a switch, or that
     // --switches lists by a wide pattern, is still a host
     NicRoles wide = slurm;
@@ -854,6 +854,47 @@ TEST_CASE("LLDP: with Slurm's node list, hosts running Docker stay hosts and a s
     Topology w = from_tables(rail_tables(sw), wide);
     CHECK(w.host_index.size() == 4);
     CHECK(named(w, "spine1"));
+}
+
+TEST_CASE("LLDP: a port its switch's own table names is kept for that system; a left-out table vouches for no one", "[lldp][identity]")
+{
+    // (helper 27) node002's root names leaf01's swp1, node001's port; leaf01's
+    // own table says node001 is there: node001 keeps its link, node002's claim
+    // is refused (it used to refuse both, moving node001 to its other leaf)
+    std::string t;
+    for (int h = 1; h <= 4; ++h) {
+        std::string n = "node00" + std::to_string(h), p = n + ": lldp.ens1np0.", q = "leaf01: lldp.swp" + std::to_string(h) + ".";
+        t += p + "chassis.name=leaf01\n" + p + "chassis.Bridge.enabled=on\n" + p + "port.ifname=swp" + std::to_string(h) + "\n";
+        t += q + "chassis.name=" + n + "\n" + q + "chassis.Station.enabled=on\n" + q + "port.ifname=ens1np0\n";
+    }
+    std::string evil = t + "node002: lldp.eth12.chassis.name=leaf01\nnode002: lldp.eth12.chassis.Bridge.enabled=on\n"
+                           "node002: lldp.eth12.port.ifname=swp1\n";
+    Topology a = from_tables(evil);
+    REQUIRE(a.host_index.count("node001") == 1);
+    const Host &h1 = a.hosts[static_cast<std::size_t>(a.host_index.at("node001"))];
+    CHECK(h1.ports.size() == 1);
+    CHECK(std::none_of(a.fabric.nodes.begin(), a.fabric.nodes.end(), [](const Node &n) { return n.desc == "node002 eth12"; }));
+    CHECK(has_claim(a, "leaf01's own table names node001 there, so that link stands"));
+    // without leaf01's word on swp1, neither claim stands (as before)
+    std::string no_word;
+    std::istringstream in(evil);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("leaf01: lldp.swp1.", 0) != 0)
+            no_word += line + "\n";
+    Topology b = from_tables(no_word);
+    CHECK(has_claim(b, "none of these links is believed"));
+    // a login node Slurm does not name is left out, and its table is no
+    // second witness for a switch one Slurm node names alone
+    std::string vote = t + "node001: lldp.ens3np0.chassis.name=evilsw\nnode001: lldp.ens3np0.chassis.Bridge.enabled=on\n"
+                           "node001: lldp.ens3np0.port.ifname=x1\nlogin1: lldp.eth0.chassis.name=evilsw\n"
+                           "login1: lldp.eth0.chassis.Bridge.enabled=on\nlogin1: lldp.eth0.port.ifname=x2\n";
+    NicRoles slurm;
+    slurm.slurm_given = true;
+    slurm.slurm_nodes = {"node001", "node002", "node003", "node004"};
+    Topology v = from_tables(vote, slurm);
+    CHECK(std::none_of(v.switches.begin(), v.switches.end(), [](const Switch &x) { return x.name == "evilsw"; }));
+    CHECK(has_claim(v, "names the switch 'evilsw' alone"));
+    CHECK(v.host_index.size() == 4);
 }
 
 TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and discovery goes on", "[lldp][identity]")
