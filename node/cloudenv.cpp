@@ -594,6 +594,19 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
 {
     CloudAdapters a;
     std::vector<const NodePort *> take;
+    // a port whose link layer could not be read (missing, a FIFO, bytes
+    // that are neither Ethernet nor InfiniBand) may be a compute NIC or not:
+    // a list without it would hold this node to fewer than its peers
+    if (profile == "azure" || profile == "gcp")
+        for (const NodePort &p : ports)
+            if (p.link_layer != "Ethernet" && p.link_layer != "InfiniBand" &&
+                !(profile == "azure" && starts_with(p.hca, "mlx5_an"))) {
+                a.why = port_name(p) + " has no link layer atoll could read (" +
+                        (p.link_layer.empty() ? std::string("none") : shown(p.link_layer)) +
+                        "): whether it is a compute NIC is not known, and a list without it may differ from "
+                        "the other nodes'";
+                return a;
+            }
     if (profile == "azure") {
         for (const NodePort &p : ports) {
             bool an = starts_with(p.hca, "mlx5_an");

@@ -338,11 +338,13 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
     std::vector<CloudHost> hosts;
     std::vector<std::string> warnings;
     std::size_t k = 0;
+    std::vector<bool> nvlink_subblock;  // per host kept: its machine type is A4X
     for (const auto &it : *items) {
         std::string where = item_where(source, "items", k++);
         if (!it.is_object())
             throw InputError(where + ": found " + json_value_text(it) + ", expected an instance or node object");
         CloudHost h;
+        std::string machine;
         const json *meta = member(it, {"metadata"});
         if (meta && meta->is_object() && member(*meta, {"labels"})) {
             // a Kubernetes node of GKE
@@ -362,6 +364,10 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
             }
             h.pod = checked_name(*block, where, "gce-topology-block");
             h.leaf = checked_name(*sub, where, "gce-topology-subblock");
+            for (const char *k : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
+                if (const json *mt = member(labels, {k}))
+                    if (mt->is_string() && machine.empty())
+                        machine = mt->get<std::string>();
         } else {
             const json *name = member(it, {"name"});
             if (!name)
@@ -390,8 +396,15 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
             h.core = checked_name(*cl, where, "cluster");
             h.pod = checked_name(*bl, where, "block");
             h.leaf = checked_name(*sb, where, "subblock");
+            if (const json *mt = member(it, {"machineType"}))
+                if (mt->is_string())
+                    machine = mt->get<std::string>().substr(mt->get<std::string>().rfind('/') + 1);
         }
         h.where = where;
+        // a sub-block is one NVLink domain on A4X (GB200: 18 hosts of 4
+        // GPUs) alone; A3 and A4 are 8-GPU machines whose NVLink ends at
+        // the host, and a machine type not given is not known to be A4X
+        nvlink_subblock.push_back(machine.rfind("a4x-", 0) == 0);
         hosts.push_back(h);
     }
     // Compute Engine's IDs are scoped (HostPhysicalTopology: "the unique
@@ -409,8 +422,9 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
             h.leaf = pod + "-" + h.leaf;
         h.pod = pod;
     }
-    for (CloudHost &h : hosts)
-        h.domain = h.leaf;  // a sub-block is one NVLink domain (A4X: 18 hosts of 4 GPUs)
+    for (std::size_t i = 0; i < hosts.size(); ++i)
+        if (nvlink_subblock[i])
+            hosts[i].domain = hosts[i].leaf;
     return cloud_fabric(hosts, source, "gcp", "sub-block", map, warnings);
 }
 

@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 21
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -150,6 +150,28 @@ if grep -q "^  NCCL_IB_HCA not set: no compute adapter from the node: azure: 1 o
     ok "env on Azure, machine type unknown, one InfiniBand port DOWN: no list of the seven others, and why"
 else
     not_ok "env on Azure, machine type unknown, one InfiniBand port DOWN: no list of the seven others"; diag "$(cat "$work/azd")"
+fi
+# (helper 28) a port whose link layer cannot be read (gone, a FIFO) may be
+# a compute NIC: a list without it would hold this node to fewer rails than
+# its peers; Azure and GCP, machine type unknown: nothing set, and why
+cp -r "$az/sys" "$work/azll"
+rm "$work/azll/class/infiniband/mlx5_ib5/ports/1/link_layer"
+mkdir -p "$work/nodes3"; ln -s "$work/azll" "$work/nodes3/node001"
+"$TOPO" env "$work/f.view" --node node001 --plugstack fabric_type=azure --sysfs-root "$work/nodes3/%n" >"$work/azll.env" 2>&1
+cp -r "$g/sys" "$work/gll"
+for i in 0 1 2 3 4 5 6 7; do mkdir -p "$work/gll/class/net/gpu${i}rdma0" "$work/gll/class/infiniband/mlx5_$i/ports/1/gid_attrs/ndevs"
+    echo "gpu${i}rdma0" >"$work/gll/class/infiniband/mlx5_$i/ports/1/gid_attrs/ndevs/0"; done
+"$TOPO" env "$work/f.view" --node node001 --plugstack fabric_type=gcp --sysfs-root "$work/gll" >"$work/gll.ok" 2>&1
+rm "$work/gll/class/infiniband/mlx5_2/ports/1/link_layer"; mkfifo "$work/gll/class/infiniband/mlx5_2/ports/1/link_layer"
+"$TOPO" env "$work/f.view" --node node001 --plugstack fabric_type=gcp --sysfs-root "$work/gll" >"$work/gll.env" 2>&1
+if grep -q "^  NCCL_IB_HCA not set: no compute adapter from the node: mlx5_ib5 port 1 has no link layer atoll could read" "$work/azll.env" &&
+   grep -q "^  compute adapters from the node: none (mlx5_2 port 1 has no link layer atoll could read" "$work/gll.env" &&
+   ! grep -q "^  NCCL_IB_HCA=" "$work/azll.env" "$work/gll.env" &&
+   grep -q "^  compute adapters from the node: =mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1 " "$work/gll.ok"; then
+    ok "env on Azure and GCP, machine type unknown, a port's link layer unreadable: no list of the others, and why"
+else
+    not_ok "env on Azure and GCP, machine type unknown, a port's link layer unreadable: no list of the others"
+    diag "$(cat "$work/azll.env" "$work/gll.ok" "$work/gll.env")"
 fi
 # the site's network keys on a fabric where atoll sets no network variable:
 # each said, not dropped without a word

@@ -292,8 +292,14 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
     // Compute Engine scopes a sub-block's ID to its block and a block's to its
     // cluster (HostPhysicalTopology): the same ID under two parents is two islands
     {
+        // a, b, c are A4X (a sub-block is their NVLink domain), d an A3
+        // Ultra and e of no machine type given: no domain
         auto at = [](const char *name, const char *cl, const char *bl, const char *sb) {
-            return std::string("{\"name\": \"") + name + "\", \"resourceStatus\": {\"physicalHostTopology\": {\"cluster\": \"" +
+            std::string n = name;
+            std::string mt = n == "d" ? "a3-ultragpu-8g" : n == "e" ? "" : "a4x-highgpu-4g";
+            return std::string("{\"name\": \"") + name + "\", " +
+                   (mt.empty() ? "" : "\"machineType\": \"https://www.googleapis.com/compute/v1/projects/p/zones/z/machineTypes/" + mt + "\", ") +
+                   "\"resourceStatus\": {\"physicalHostTopology\": {\"cluster\": \"" +
                    cl + "\", \"block\": \"" + bl + "\", \"subblock\": \"" + sb + "\"}}}";
         };
         Fabric g = read(parse_gcp_topology, "[" + at("a", "c", "b", "s") + ", " + at("b", "c", "b2", "s") + ", " +
@@ -314,6 +320,8 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
                 CHECK(std::find(kv.second.begin(), kv.second.end(), "d") == kv.second.end());
         CHECK(domain_of(g, "a") == "c-b-s");
         CHECK(domain_of(g, "b") == "b2-s");
+        CHECK(domain_of(g, "d").empty());
+        CHECK(domain_of(g, "e").empty());
     }
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 {\"customerLocalBlock\": \"L\"}\n"),
                       Catch::StartsWith("in:1: found host 'gpu-1 {\"customerLocalBlock\"', expected 1 to 255 printable"));
