@@ -102,8 +102,8 @@ public:
         else
             add("link", HealthStatus::Error,
                 "state " + (f_.port.state.empty() ? std::string("unknown") : f_.port.state) +
-                    ", expected ACTIVE: the plugin leaves the port out of NCCL_IB_HCA and the GPUs nearest it cross "
-                    "the node to another rail");
+                    ", expected ACTIVE: NCCL skips the port while it stays so, and the GPUs nearest it cross "
+                    "the node to another rail (the plugin keeps it in NCCL_IB_HCA: the list stays the other nodes')");
     }
 
     // the class NCCL_IB_TC carries: the policy's, else the port's own
@@ -120,9 +120,10 @@ public:
             add("class", HealthStatus::Error,
                 "class " + std::to_string(traffic_class()) + " has both ECN bits set (CE): the plugin sets no NCCL_IB_TC");
         else if (p_.roce_tc >= 0 && tc < 0)
-            add("class", HealthStatus::Warning,
-                "no class in the port's tc file (tc/" + std::to_string(f_.port.port) + "/traffic_class): NCCL gets " +
-                    std::to_string(p_.roce_tc) + " from the plugin, but RDMA-CM and other verbs users leave on class 0, the lossy queue");
+            add("class", HealthStatus::Error,
+                "no class in the port's tc file (tc/" + std::to_string(f_.port.port) + "/traffic_class), the policy " +
+                    std::to_string(p_.roce_tc) + ": RDMA-CM and verbs users leave on class 0, the lossy queue, and so "
+                    "does NCCL unless NCCL_IB_TC is set (the plugin sets it only from roce_tc= or this file)");
         else if (p_.roce_tc >= 0 && tc != p_.roce_tc)
             add("class", HealthStatus::Error,
                 "the port's tc file says class " + std::to_string(tc) + ", the policy " + std::to_string(p_.roce_tc) +

@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <sstream>
 #include <string>
+#include <cstring>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include <pwd.h>
 #include <unistd.h>
 #include "node/health.hpp"
+#include "node/sysfs.hpp"
 #include "tools/args.hpp"
 #include "topology/io.hpp"
 #include "topology/topology.hpp"
@@ -42,14 +45,27 @@ std::map<std::string, std::vector<std::string>> per_netdev(const Args &a, const 
     return m;
 }
 
+// An input file the admin names (--policy, --mlnx-qos IF=FILE, --ethtool
+// IF=FILE): a regular file of at most 16 MiB, never a FIFO or a device, so
+// health under HealthCheckProgram cannot block or grow without bound.
 std::string slurp(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    constexpr std::size_t kMax = std::size_t(16) << 20;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        throw InputError(path + ": cannot open (" + std::string(std::strerror(errno)) + ")");
+    if (!S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file (a " +
+                         (S_ISFIFO(st.st_mode) ? std::string("FIFO") : S_ISDIR(st.st_mode) ? "directory" : "device") +
+                         "), expected a file of command output or a policy");
+    if (static_cast<std::size_t>(st.st_size) > kMax)
+        throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, expected at most 16 MiB");
+    std::optional<std::string> text = read_small_file(path, kMax + 1);
+    if (!text)
         throw InputError(path + ": cannot open");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    if (text->size() > kMax)
+        throw InputError(path + ": more than 16 MiB, expected at most that");
+    return *text;
 }
 
 // The standard output of argv (no shell), at most 10 s; nullopt when it
@@ -139,9 +155,7 @@ int cmd_health(int argc, char **argv)
     HealthPolicy policy;
     if (a.flag("policy")) {
         std::string p = a.get("policy");
-        std::ifstream in(p);
-        if (!in)
-            throw InputError(p + ": cannot open the policy");
+        std::istringstream in(slurp(p));
         policy = parse_health_policy(in, p);
     }
     for (const std::string &k : health_policy_keys())

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 23
+plan 25
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -123,6 +123,25 @@ echo "Global tclass=96" >"$work/tc96/class/infiniband/mlx5_0/tc/1/traffic_class"
 health "$work/tc96" "$work/tc96" netarbiter-eth4.mlnx_qos
 finds "the port's tc file disagrees with the policy's class (96, not 106): found" \
     "^ERROR: class: mlx5_0 port 1 (ens3np0): the port's tc file says class 96, the policy 106"
+
+# (helper 28) no class in the tc file where the policy asks 106: class 0,
+# the lossy queue, for RDMA-CM, verbs users and NCCL without NCCL_IB_TC
+cp -r "$work/good" "$work/notc"
+rm -r "$work/notc/class/infiniband/mlx5_0/tc"
+health "$work/notc" "$work/notc" netarbiter-eth4.mlnx_qos
+finds "no class in the port's tc file where the policy asks one: an error" \
+    "^ERROR: class: mlx5_0 port 1 (ens3np0): no class in the port's tc file (tc/1/traffic_class), the policy 106"
+# inputs the admin names are regular files: a FIFO would block health
+# (under HealthCheckProgram nothing stops it), a device would grow forever
+mkfifo "$work/fifo.policy"
+timeout 20 "$TOPO" health --policy "$work/fifo.policy" --sysfs-root "$work/good" --interval 0 >"$work/out" 2>&1; rc1=$?
+timeout 20 "$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 --mlnx-qos ens3np0=/dev/zero >"$work/out2" 2>&1; rc2=$?
+if [ $rc1 -eq 1 ] && grep -q "fifo.policy: not a regular file (a FIFO)" "$work/out" &&
+   [ $rc2 -eq 1 ] && grep -q "/dev/zero: not a regular file (a device)" "$work/out2"; then
+    ok "health: a FIFO policy or a device as mlnx_qos output is refused at once"
+else
+    not_ok "health: a FIFO policy or a device as mlnx_qos output is refused at once"; diag "rc=$rc1 $rc2" "$(cat "$work/out" "$work/out2")"
+fi
 
 cp -r "$work/good" "$work/flap"
 echo 2 >"$work/flap/class/infiniband/mlx5_1/ports/1/counters/link_downed"
