@@ -364,8 +364,8 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
             }
             h.pod = checked_name(*block, where, "gce-topology-block");
             h.leaf = checked_name(*sub, where, "gce-topology-subblock");
-            for (const char *k : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
-                if (const json *mt = member(labels, {k}))
+            for (const char *key : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
+                if (const json *mt = member(labels, {key}))
                     if (mt->is_string() && machine.empty())
                         machine = mt->get<std::string>();
         } else {
