@@ -28,6 +28,17 @@ namespace {
 
 using nlohmann::json;
 
+// The first eight names, comma-separated, then how many in all.
+std::string first_names(const std::vector<std::string> &names)
+{
+    std::string who;
+    for (std::size_t i = 0; i < names.size() && i < 8; ++i)
+        who += (i ? ", " : "") + names[i];
+    if (names.size() > 8)
+        who += ", ... (" + std::to_string(names.size()) + " in all)";
+    return who;
+}
+
 // leaf01.example.net -> leaf01 (an address stays whole)
 std::string short_name(const std::string &n)
 {
@@ -884,16 +895,14 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     // Bridge and Router there, and its leaves report it so): said, naming
     // them, so a lost host is not silent.
     if (!listed_only) {
-        std::string who;
-        std::size_t k = 0;
+        std::vector<std::string> on_witness;
         for (const auto &t : tables)
-            if (switches.count(t) && !others(bridge_by[t], t).empty() && k++ < 8)
-                who += (who.empty() ? "" : ", ") + t;
-        if (k > 8)
-            who += ", ... (" + std::to_string(k) + " in all)";
+            if (switches.count(t) && !others(bridge_by[t], t).empty())
+                on_witness.push_back(t);
+        const std::size_t k = on_witness.size();
         if (k > 0)
             f_warnings_early.push_back(
-                source + ": " + who + ": taken for switch" + (k > 1 ? "es" : "") + " because the tables cabled to " +
+                source + ": " + first_names(on_witness) + ": taken for switch" + (k > 1 ? "es" : "") + " because the tables cabled to " +
                 (k > 1 ? "them" : "it") + " name " + (k > 1 ? "them" : "it") + " as a Bridge; a host running Docker "
                 "is named so too (its lldpd advertises Bridge and Router): " +
                 (roles.slurm_given ? "Slurm does not name " + std::string(k > 1 ? "them" : "it") +
@@ -911,17 +920,10 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                          (roles.slurm_nodes.empty() ? std::string() : " (" + shown(*roles.slurm_nodes.begin()) + ", ...)") +
                          ", expected tables named by Slurm's "
                          "NodeName (the file name up to its first '.', or the pdsh prefix), not by NodeHostname");
-    if (!not_slurm.empty()) {
-        std::string who;
-        std::size_t k = 0;
-        for (const auto &t : not_slurm)
-            if (k++ < 8)
-                who += (who.empty() ? "" : ", ") + t;
-        if (not_slurm.size() > 8)
-            who += ", ... (" + std::to_string(not_slurm.size()) + " in all)";
-        f_warnings_early.push_back(source + ": " + who + ": a table of a system Slurm has no node of (--slurm-nodes) "
-                                   "and no switch by its neighbours' word: not a host, its links left out");
-    }
+    if (!not_slurm.empty())
+        f_warnings_early.push_back(source + ": " + first_names({not_slurm.begin(), not_slurm.end()}) +
+                                   ": a table of a system Slurm has no node of (--slurm-nodes) and no switch by its "
+                                   "neighbours' word: not a host, its links left out");
     if (roles.slurm_given) {  // a Slurm node others' tables name, with no table of its own: not placed
         std::vector<std::string> tableless;
         for (const auto &kv : seen_by)
