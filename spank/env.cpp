@@ -1024,12 +1024,22 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
             std::string low = v.value;
             for (char &ch : low)
                 ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            if (low == "auto" || low == "inf")
+            if (low == "auto")
                 continue;  // UCX chooses
+            // "inf" is UCS_ULUNITS_INF, and %lu reads "-1" as ULONG_MAX:
+            // UCX takes only "auto" for its own choice and queries any
+            // other value as an index (uct_ib_iface_init_roce_gid_info)
+            const std::size_t first = low.find_first_not_of(" \t\n\v\f\r");
+            if (low == "inf" || (first != std::string::npos && low[first] == '-')) {
+                out.push_back(what + " is beyond any GID table here: UCX reads it as index 2^64-1, not as its own "
+                                     "choice (that is UCX_IB_GID_INDEX=auto)");
+                continue;
+            }
         }
         errno = 0;
         char *end = nullptr;
-        const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0) : static_cast<long long>(std::strtoul(v.value.c_str(), &end, 10));
+        const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0)
+                                      : static_cast<long long>(std::min<unsigned long>(std::strtoul(v.value.c_str(), &end, 10), 1UL << 20));
         if (end == v.value.c_str() || errno != 0) {
             out.push_back(what + " is not a GID index " + (nccl ? "NCCL" : "UCX") + " reads");
             continue;
@@ -1057,16 +1067,21 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
     return out;
 }
 
+// One line whoever wrote its parts: a sysfs string (an interface a node's
+// root named), the user's own value, a file's line go through escaped().
 std::string describe(const EnvVar &v)
 {
+    std::string line;
     if (!v.set)
-        return v.name + " not set: " + v.why;
-    if (v.kept && v.why.rfind(kUserOnly, 0) == 0)
-        return v.name + (v.value.empty() ? "" : "=" + v.value) + " (set by the user, kept; " + v.why + ")";
-    if (v.kept)
-        return v.name + (v.value.empty() ? "" : "=" + v.value) + " (" +
+        line = v.name + " not set: " + v.why;
+    else if (v.kept && v.why.rfind(kUserOnly, 0) == 0)
+        line = v.name + (v.value.empty() ? "" : "=" + v.value) + " (set by the user, kept; " + v.why + ")";
+    else if (v.kept)
+        line = v.name + (v.value.empty() ? "" : "=" + v.value) + " (" +
                (v.why.rfind("set in ", 0) == 0 ? v.why + ", kept" : std::string("set by the user, kept")) + ")";
-    return v.name + "=" + v.value + " (" + v.why + ")";
+    else
+        line = v.name + "=" + v.value + " (" + v.why + ")";
+    return one_line(line, 8192);
 }
 
 }  // namespace atl

@@ -60,8 +60,9 @@ void add_node_warning(const char *what) noexcept
 // A note about the node's adapters and the environment: to the job only when
 // it asked for the environment, and not again under --fabric-env=show when
 // `shown` (show's own line says it); slurmd's log in every case.
-void env_warning(const std::string &w, bool shown)
+void env_warning(const std::string &what, bool shown)
 {
+    const std::string w = one_line(what);  // sysfs names and file lines: one line, no terminal codes
     if (g_asked_env && !(shown && g_opt.env == EnvMode::Show)) {
         slurm_info("atoll: warning: %s", w.c_str());
         add_node_warning(w.c_str());

@@ -777,12 +777,12 @@ int cmd_env(int argc, char **argv)
               << " node(s) in the step; fabric " << f->summary.source << " (" << f->profile << ")\n";
     for (const auto *ws : {&facts.problems, &dev.problems})
         for (const std::string &w : *ws)
-            std::cout << "  warning: " << w << "\n";
+            std::cout << "  warning: " << one_line(w) << "\n";
     for (EnvVar &v : node)
         if (v.kept && v.why.rfind("set in ", 0) != 0 && env.count(v.name))
             v.value = env[v.name];  // the user's own (one an nccl.conf sets goes: the plugin unsets it)
     for (const std::string &w : user_value_problems(facts, dev, node))
-        std::cout << "  warning: " << w << "\n";
+        std::cout << "  warning: " << one_line(w) << "\n";
     for (const EnvVar &v : node)
         std::cout << "  " << describe(v) << "\n";
     write_cloud_env(std::cout, a, f->profile, facts.ports, node, facts,

@@ -221,6 +221,23 @@ std::string escaped(const std::string &s, std::size_t max)
     return out;
 }
 
+std::string one_line(const std::string &s, std::size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : s) {
+        char piece[5] = {static_cast<char>(c), 0, 0, 0, 0};
+        if (c < 0x20 || c >= 0x7f)
+            piece[0] = '\\', piece[1] = 'x', piece[2] = hex[c >> 4], piece[3] = hex[c & 15];
+        if (out.size() + std::strlen(piece) > max) {
+            out += "...";
+            break;
+        }
+        out += piece;
+    }
+    return out;
+}
+
 std::string shown(const std::string &s, std::size_t max)
 {
     return "'" + escaped(s, max) + "'";

@@ -148,6 +148,11 @@ std::string guid_str(std::uint64_t guid);                 // "0x0002c90300a1b2c3
 // at most `max` characters of output, then "...". The one escaping rule of
 // atoll's messages: one line each, never a forged one.
 std::string escaped(const std::string &s, std::size_t max = 200);
+// A whole message made of parts some of which escaped() already: controls,
+// DEL and non-ASCII bytes as \xNN (a newline too), the rest as is, so a
+// part no one escaped cannot forge a line or move a terminal, and one that
+// was is not escaped twice.
+std::string one_line(const std::string &s, std::size_t max = 4096);
 // escaped(s, max) in single quotes.
 std::string shown(const std::string &s, std::size_t max = 60);
 bool parse_guid(const std::string &s, std::uint64_t &out);  // "0x..." or bare hex

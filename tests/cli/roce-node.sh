@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 18
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -271,4 +271,30 @@ if grep -q "^  NCCL_IB_HCA not set: .* (mlx5_0) has no link layer atoll could re
     ok "a rail whose link_layer cannot be read: no NCCL_IB_HCA of the others, and why"
 else
     not_ok "a rail whose link_layer cannot be read: no NCCL_IB_HCA of the others"; diag "$(cat "$work/ll")"
+fi
+# (helper 28) UCX reads UCX_IB_GID_INDEX by %lu, "auto" alone its own choice:
+# "-1" (NCCL's "pick it") and "inf" are index 2^64-1 there
+# (uct_ib_iface_init_roce_gid_info queries any value but UCS_ULUNITS_AUTO)
+node v4
+env_of --set UCX_IB_GID_INDEX=-1 >"$work/ucxm1"
+env_of --set UCX_IB_GID_INDEX=inf >"$work/ucxinf"
+env_of --set UCX_IB_GID_INDEX=AUTO --set NCCL_IB_GID_INDEX=-1 >"$work/ucxauto"
+if grep -q "^  warning: UCX_IB_GID_INDEX=-1 (the user's) is beyond any GID table here: UCX reads it as index 2^64-1" "$work/ucxm1" &&
+   grep -q "^  warning: UCX_IB_GID_INDEX=inf (the user's) is beyond any GID table here" "$work/ucxinf" &&
+   ! grep -q "warning: .*GID_INDEX" "$work/ucxauto"; then
+    ok "the user's UCX_IB_GID_INDEX=-1 or inf warned (UCX's own choice is auto); NCCL's -1 and UCX's auto are not"
+else
+    not_ok "the user's UCX_IB_GID_INDEX=-1 or inf warned"; diag "$(cat "$work/ucxm1" "$work/ucxinf" "$work/ucxauto")"
+fi
+# (helper 28) bytes a node's root wrote (here an ESC sequence and a newline in
+# a port's link_layer file) reach the job's stderr and slurmd's log escaped: one
+# line each, no terminal codes
+node v4
+printf 'Eth\033[2J\033]0;owned\007ernet\n' >"$work/sys/$h/class/infiniband/mlx5_0/ports/1/link_layer"
+env_of >"$work/esc"
+if ! LC_ALL=C grep -q "$(printf '\033')" "$work/esc" && ! LC_ALL=C grep -q "$(printf '\007')" "$work/esc" &&
+   grep -q "^  NCCL_IB_HCA not set: .*(mlx5_0) has no link layer atoll could read ('Eth\\\\x1b\\[2J\\\\x1b\\]0;owned\\\\x07ernet')" "$work/esc"; then
+    ok "a sysfs string with terminal codes and a newline comes out escaped, on its own line"
+else
+    not_ok "a sysfs string with terminal codes comes out escaped"; diag "$(cat -v "$work/esc")"
 fi
