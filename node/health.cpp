@@ -236,6 +236,60 @@ public:
             add("dscp2prio", HealthStatus::Ok, path + "priority " + std::to_string(prio));
     }
 
+    // The class the node's nccl.conf makes every job's NCCL send, where it
+    // is not the class checked above: it must land on the lossless
+    // priority as well (an OCI profile's 41 on a port set up for 106 rode
+    // priority 1, without PFC, while every check passed)
+    void nccl_class()
+    {
+        const int tc = p_.nccl_tc;
+        if (tc < 0 || tc == traffic_class())
+            return;
+        const std::string what = "class " + std::to_string(tc) + " (NCCL_IB_TC in " + p_.nccl_conf +
+                                 ", what every job's NCCL sends)";
+        if (p_.roce_tc >= 0) {
+            add("nccl-class", HealthStatus::Error,
+                what + ", the policy's class is " + std::to_string(p_.roce_tc) +
+                    ": NCCL's RDMA leaves on DSCP " + std::to_string(tc >> 2) + ", not the lossless class");
+            return;
+        }
+        if ((tc & 3) == 3) {
+            add("nccl-class", HealthStatus::Error, what + " has both ECN bits set (CE): switches read every packet as congested");
+            return;
+        }
+        if (trust() == "pcp" || trust() == "none") {
+            add("nccl-class", HealthStatus::Skipped, what + ": trust " + trust() + ", the DSCP does not choose the queue");
+            return;
+        }
+        if (trust_unknown()) {
+            add("nccl-class", HealthStatus::Error, trust_unknown_why() + ": where " + what + " lands cannot be told");
+            return;
+        }
+        if (!f_.qos) {
+            unverified("nccl-class", "where " + what + " lands");
+            return;
+        }
+        if (!f_.qos->has_dscp2prio) {
+            add("nccl-class", HealthStatus::Error, "no \"dscp2prio mapping:\" section in " + f_.qos->source + ": where " +
+                                                      what + " lands cannot be told");
+            return;
+        }
+        const int prio = f_.qos->dscp2prio[static_cast<std::size_t>(tc >> 2)];
+        const int lossless = roce_priority();
+        const std::string path = what + " -> DSCP " + std::to_string(tc >> 2) + " -> ";
+        if (prio < 0)
+            add("nccl-class", HealthStatus::Error, path + "no entry in the dscp2prio map: not the lossless priority");
+        else if (!f_.qos->pfc[static_cast<std::size_t>(prio)])
+            add("nccl-class", HealthStatus::Error,
+                path + "priority " + std::to_string(prio) + ", where PFC is off: NCCL's RDMA rides a lossy queue, drops "
+                "under incast and its all-reduce throughput collapses");
+        else if (lossless >= 0 && prio != lossless)
+            add("nccl-class", HealthStatus::Error,
+                path + "priority " + std::to_string(prio) + ", not " + std::to_string(lossless) + ", the RoCE priority");
+        else
+            add("nccl-class", HealthStatus::Ok, path + "priority " + std::to_string(prio) + ", lossless");
+    }
+
     void pfc()
     {
         if (!f_.qos) {
@@ -342,7 +396,20 @@ public:
                     "forward, and QPs time out");
             return;
         }
-        int nccl = nccl_gid_index(f_.port);
+        // the node's nccl.conf pins one index for every port: NCCL takes it
+        // there, routable or not, and the QPs of a port where it is not
+        // routable time out
+        if (p_.nccl_gid_index >= 0) {
+            const int pin = p_.nccl_gid_index;
+            if (std::none_of(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == pin; })) {
+                add("gid", HealthStatus::Error,
+                    "NCCL_IB_GID_INDEX=" + std::to_string(pin) + " in " + p_.nccl_conf +
+                        " is no routable RoCE v2 GID here: the routable one is " + std::to_string(r[0]->index) + " (" +
+                        r[0]->gid + "); every job's NCCL takes " + std::to_string(pin) + " and its connections time out");
+                return;
+            }
+        }
+        int nccl = p_.nccl_gid_index >= 0 ? p_.nccl_gid_index : nccl_gid_index(f_.port);
         bool nccl_ok = std::any_of(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == nccl; });
         if (!nccl_ok)
             add("gid", HealthStatus::Warning,
@@ -749,6 +816,7 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
                 c.trust_check();
                 c.dscp2prio();
                 c.pfc();
+                c.nccl_class();
                 c.ecn();
             }
             c.mtu(!c.member());  // the active RDMA MTU follows the bond's MTU

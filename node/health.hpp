@@ -36,6 +36,13 @@ struct HealthPolicy {
     double max_error_rate = 0;    // max-error-rate: symbol/receive errors per second still only a warning
     std::string hca;              // hca: the adapters to check ('mlx5_*,!mlx5_8'); empty is all
 
+    // Not the site's words but this node's NCCL configuration, which every
+    // job's NCCL reads and the plugin leaves alone (<root>/etc/nccl.conf, a
+    // cloud's profile): its NCCL_IB_TC and NCCL_IB_GID_INDEX (-1 none),
+    // and the file, for messages. Set by `health` from the node.
+    int nccl_tc = -1, nccl_gid_index = -1;
+    std::string nccl_conf;
+
     bool operator==(const HealthPolicy &o) const
     {
         return roce_tc == o.roce_tc && pfc_priority == o.pfc_priority && trust == o.trust && mtu == o.mtu &&

@@ -201,4 +201,30 @@ Topology analysed(Fabric f, const char *prog)
     return t;
 }
 
+struct PlainStdout::Buf : std::streambuf {
+    explicit Buf(std::streambuf *to) : to_(to) {}
+    int overflow(int c) override
+    {
+        if (c == traits_type::eof())
+            return traits_type::not_eof(c);
+        const unsigned char b = static_cast<unsigned char>(c);
+        if (b == '\n' || (b >= 0x20 && b < 0x7f))
+            return to_->sputc(static_cast<char>(b)) == traits_type::eof() ? traits_type::eof() : c;
+        static const char hex[] = "0123456789abcdef";
+        const char esc[4] = {'\\', 'x', hex[b >> 4], hex[b & 15]};
+        return to_->sputn(esc, 4) == 4 ? c : traits_type::eof();
+    }
+    int sync() override { return to_->pubsync(); }
+    std::streambuf *to_;
+};
+
+PlainStdout::PlainStdout() : buf_(new Buf(std::cout.rdbuf())), old_(std::cout.rdbuf(buf_)) {}
+
+PlainStdout::~PlainStdout()
+{
+    std::cout.flush();
+    std::cout.rdbuf(old_);
+    delete buf_;
+}
+
 }  // namespace atl

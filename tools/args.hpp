@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <streambuf>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,23 @@ int run_tool(const char *prog, const char *usage, int argc, char **argv,
 // analyse(f), with one warning on stderr per adapter whose names were refused
 // (FILE:LINE, the description's bytes escaped).
 Topology analysed(Fabric f, const char *prog);
+
+// While it lives, std::cout writes a control byte (but the newline), DEL
+// or a non-ASCII byte as \xNN: for the reports made of what a node's root
+// wrote (sysfs names and states, a port's interfaces), read on a terminal
+// and taken by NHC as a node's drain reason. Restores std::cout's buffer.
+class PlainStdout {
+public:
+    PlainStdout();
+    ~PlainStdout();
+    PlainStdout(const PlainStdout &) = delete;
+    PlainStdout &operator=(const PlainStdout &) = delete;
+
+private:
+    struct Buf;
+    Buf *buf_;
+    std::streambuf *old_;
+};
 
 // --format for inputs: auto, text, json, cache or csv.
 InputFormat input_format(const Args &a);

@@ -565,6 +565,7 @@ int cmd_node(int argc, char **argv)
         std::cout << json_text(node_json(gpus, ports), 2) << "\n";
         return 0;
     }
+    PlainStdout plain;  // sysfs names and states as a node's root wrote them
     std::cout << "gpus:      " << gpus.size() << (a.flag("hwloc-xml") ? " (from " + a.get("hwloc-xml") + ")" : "") << "\n";
     for (const auto &g : gpus)
         std::cout << "  gpu" << g.gpu << " " << g.gpu_busid << " -> "
@@ -643,6 +644,7 @@ int cmd_env(int argc, char **argv)
                          "step-gpus", "fabric-sharp", "set", "hca", "cloud", "root", "machine-type", "user",
                          "tasks-per-node", "local-id", "fabric-ranks", "workdir"},
                         {"batch"});
+    PlainStdout plain;  // sysfs names, file lines and the user's values, on the admin's terminal
     if (a.operands.size() != 1)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
     if (!a.flag("node"))

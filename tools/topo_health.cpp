@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sstream>
 #include <string>
+#include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -143,6 +144,7 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv, std
 
 int cmd_health(int argc, char **argv)
 {
+    PlainStdout plain;  // its lines are NHC's drain reason: no terminal codes from a node's sysfs
     std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus",
                                      "cloud", "root", "machine-type", "dev-root", "proc-root", "imex-uid"};
     for (const std::string &k : health_policy_keys())
@@ -183,6 +185,22 @@ int cmd_health(int argc, char **argv)
     CloudNode cnode = read_cloud_node(a.get("root", "/"), root, a.get("machine-type", ""));
     if (cloud == "auto")
         cloud = cloud_of(cnode);
+    // the node's nccl.conf (read whatever the cloud): the class and GID
+    // index every job's NCCL takes from it, read as NCCL reads a parameter
+    // (strtoll(s, 0, 0)); a value NCCL would not take as one is left out
+    auto nccl_param = [&](const char *name, int &into) {
+        auto it = cnode.nccl_conf.find(name);
+        if (it == cnode.nccl_conf.end())
+            return;
+        errno = 0;
+        char *end = nullptr;
+        long long v = std::strtoll(it->second.c_str(), &end, 0);
+        if (end != it->second.c_str() && errno == 0 && v >= 0 && v <= 255)
+            into = static_cast<int>(v);
+    };
+    policy.nccl_conf = a.get("root", "/") == "/" ? "/etc/nccl.conf" : a.get("root") + "/etc/nccl.conf";
+    nccl_param("NCCL_IB_TC", policy.nccl_tc);
+    nccl_param("NCCL_IB_GID_INDEX", policy.nccl_gid_index);
     std::vector<NodePort> all_ports = node_ports(root);
     std::vector<HealthFinding> cloud_findings;
     if (cloud != "none")

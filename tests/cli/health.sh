@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 28
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -254,3 +254,27 @@ finds "a RoCE LAG member's MTU 1500: found on the member" \
     "^ERROR: mtu: mlx5_bond_0 port 1 (ens1f1np1): netdev MTU 1500, the policy's 9000"
 check "a RoCE LAG's own MTU 1500: found on bond0, with its active RDMA MTU" \
     grep -q "^ERROR: rdma-mtu: mlx5_bond_0 port 1 (bond0): active RDMA MTU 1024 (netdev MTU 1500" "$work/out"
+# (helper 29) the node's own /etc/nccl.conf (a cloud's profile: OCI's H100
+# sends NCCL_IB_TC=41) is what every job's NCCL reads, and the plugin leaves
+# it: its class must be lossless too. 41 >> 2 = DSCP 10, priority 1 in
+# netarbiter's dscp2prio map, where PFC is off (the port's own 106 -> 26 -> 3
+# passed every check, and health said OK)
+mkdir -p "$work/ncclroot/etc" "$work/ncclroot2/etc"
+printf 'NCCL_IB_TC=41\nNCCL_IB_GID_INDEX=3\n' >"$work/ncclroot/etc/nccl.conf"
+printf 'NCCL_IB_TC=106\nNCCL_IB_GID_INDEX=1\n' >"$work/ncclroot2/etc/nccl.conf"
+"$TOPO" health --sysfs-root "$work/good" --interval 0 --cloud none --root "$work/ncclroot" $(qos netarbiter-eth4.mlnx_qos) >"$work/out" 2>&1
+rc=$?
+finds "nccl.conf's NCCL_IB_TC=41 on a port set up for 106: priority 1 has no PFC, an error" \
+    "^ERROR: nccl-class: mlx5_0 port 1 (ens3np0): class 41 (NCCL_IB_TC in $work/ncclroot/etc/nccl.conf, what every job's NCCL sends) -> DSCP 10 -> priority 1, where PFC is off"
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --cloud none --root "$work/ncclroot"
+finds "nccl.conf's class against the policy's roce-tc=106: an error" \
+    "^ERROR: nccl-class: mlx5_1 port 1 (ens2np0): class 41 (NCCL_IB_TC in .*), the policy's class is 106"
+# the same class as the port's is not checked twice; a pinned GID index that
+# is link-local (1: fe80::, RoCE v2) fails where NCCL's own choice would pass
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --cloud none --root "$work/ncclroot2"
+if [ $rc -eq 4 ] && ! grep -q "nccl-class" "$work/out" &&
+   grep -q "^ERROR: gid: mlx5_0 port 1 (ens3np0): NCCL_IB_GID_INDEX=1 in .*/ncclroot2/etc/nccl.conf is no routable RoCE v2 GID here: the routable one is 3" "$work/out"; then
+    ok "nccl.conf's NCCL_IB_GID_INDEX=1 (link-local) fails gid; its class 106, the port's own, is not checked twice"
+else
+    not_ok "nccl.conf's NCCL_IB_GID_INDEX=1 fails gid"; diag "exit $rc" "$(cat "$work/out")"
+fi

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -297,4 +297,19 @@ if ! LC_ALL=C grep -q "$(printf '\033')" "$work/esc" && ! LC_ALL=C grep -q "$(pr
     ok "a sysfs string with terminal codes and a newline comes out escaped, on its own line"
 else
     not_ok "a sysfs string with terminal codes comes out escaped"; diag "$(cat -v "$work/esc")"
+fi
+# (helper 29) the same bytes in `node` and `health`: a container may name its
+# own interface with ESC in it (the kernel's dev_valid_name() refuses only
+# '/', ':', blanks, "." and ".."), and the host's gid_attrs/ndevs shows it;
+# health's first error line is NHC's drain reason
+node v4
+printf 'ens1f0np0\033]0;pwned\007\n' >"$work/sys/$h/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/3"
+printf '4: ACTIVE\033[2J\n' >"$work/sys/$h/class/infiniband/mlx5_1/ports/1/state"
+"$TOPO" node --sysfs-root "$work/sys/$h" >"$work/escnode" 2>&1
+"$TOPO" health --sysfs-root "$work/sys/$h" --interval 0 >"$work/eschealth" 2>&1
+if ! LC_ALL=C grep -q "$(printf '\033')" "$work/escnode" "$work/eschealth" &&
+   grep -q 'netdev .*ens1f0np0\\x1b\]0;pwned\\x07' "$work/escnode" && grep -q 'ACTIVE\\x1b\[2J' "$work/eschealth"; then
+    ok "node and health print a root-written interface name and port state escaped"
+else
+    not_ok "node and health print root-written bytes escaped"; diag "$(cat -v "$work/escnode" "$work/eschealth")"
 fi
