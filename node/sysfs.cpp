@@ -199,6 +199,61 @@ std::optional<std::string> read_small_file(const std::string &path, std::size_t 
     return out;
 }
 
+namespace {
+
+// The last component of what `path` resolves to, lower case; of the link's
+// own text when it does not resolve (a copy of a node's tree without the
+// devices); "" neither
+std::string resolved_name(const std::string &path)
+{
+    std::string r;
+    if (char *real = ::realpath(path.c_str(), nullptr)) {
+        r = real;
+        std::free(real);
+    } else {
+        char link[4096];
+        ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);
+        if (n <= 0)
+            return "";
+        r.assign(link, static_cast<std::size_t>(n));
+    }
+    std::string name = r.substr(r.rfind('/') + 1);
+    for (char &c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name;
+}
+
+// DDDD:BB:DD.F, as the kernel names a PCI function (pci_name(): "%04x:%02x:%02x.%d";
+// a domain may have more digits)
+bool pci_function(const std::string &s)
+{
+    auto hex = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f'); };
+    const std::size_t c1 = s.find(':');  // after the domain
+    if (c1 == std::string::npos || c1 < 4 || s.size() != c1 + 8)
+        return false;
+    for (std::size_t i = 0; i < c1; ++i)
+        if (!hex(s[i]))
+            return false;
+    return hex(s[c1 + 1]) && hex(s[c1 + 2]) && s[c1 + 3] == ':' && hex(s[c1 + 4]) && hex(s[c1 + 5]) &&
+           s[c1 + 6] == '.' && s[c1 + 7] >= '0' && s[c1 + 7] <= '7';
+}
+
+}  // namespace
+
+std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root)
+{
+    std::vector<std::string> out;
+    std::string base = sysfs_root + "/class/infiniband";
+    for (const std::string &dev : list_dir(base)) {
+        DIR *d = opendir((base + "/" + dev + "/ports").c_str());
+        if (d)
+            closedir(d);
+        else
+            out.push_back(dev);
+    }
+    return out;
+}
+
 std::vector<NodePort> node_ports(const std::string &sysfs_root)
 {
     std::vector<NodePort> out;
@@ -235,14 +290,21 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
                 np.node_guid_bad = text && np.node_guid == 0;
             }
             {
-                char link[4096];
-                ssize_t n = ::readlink((base + "/" + dev + "/device").c_str(), link, sizeof link - 1);
-                if (n > 0) {
-                    std::string l(link, static_cast<std::size_t>(n));
-                    np.pci = l.substr(l.rfind('/') == std::string::npos ? 0 : l.rfind('/') + 1);
-                    for (char &c : np.pci)
-                        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                // the PCI function: where the device link resolves, when that
+                // is a function's address (DDDD:BB:DD.F); a link of another
+                // shape ("../..") names none, and two such are not one function
+                std::string fn = resolved_name(base + "/" + dev + "/device");
+                if (pci_function(fn))
+                    np.pci = fn;
+                // a software device: the kernel puts rxe and siw under
+                // devices/virtual, and rxe has a 'parent' (its netdev)
+                char *real = ::realpath((base + "/" + dev).c_str(), nullptr);
+                if (real) {
+                    np.soft = std::string(real).find("/devices/virtual/") != std::string::npos;
+                    std::free(real);
                 }
+                struct stat st;
+                np.soft = np.soft || ::stat((base + "/" + dev + "/parent").c_str(), &st) == 0;
             }
             if (np.netdevs.empty())
                 np.netdevs = np.own_net;

@@ -31,6 +31,10 @@ struct GidEntry {
     bool routable() const;
 };
 
+// The entries of <sysfs_root>/class/infiniband whose ports cannot be listed
+// (a symlink loop, a permission): a device that is there, not known.
+std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root);
+
 struct NodePort {
     std::string hca;            // mlx5_0
     int port = 0;
@@ -39,7 +43,8 @@ struct NodePort {
     std::string rate;           // "200 Gb/sec (4X HDR)"
     std::vector<std::string> netdevs;   // from the GIDs' ndevs, or device/net
     std::vector<std::string> own_net;   // device/net: the netdevs of the device's own PCI function
-    std::string pci;                    // where its device link points ("0000:3b:00.0"); "" none
+    std::string pci;                    // the PCI function its device link resolves to ("0000:3b:00.0"); "" none or not one
+    bool soft = false;                  // a software device (rxe, siw): under devices/virtual, or an rxe 'parent' file
     std::uint64_t node_guid = 0;        // <hca>/node_guid ("9803:9b03:0000:0000"); 0 none or unreadable
     bool node_guid_bad = false;         // node_guid read, but all zero or not the kernel's format (no adapter the fabric saw)
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)

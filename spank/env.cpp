@@ -640,7 +640,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         return record();
     }
     // devices as this node names them
-    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports, machine_type);
+    NodeDevices dev = node_devices(f, cfg, step.node, facts.ports, machine_type, facts.unreadable_devices);
     const bool from_node = dev.from_node;
     if (!device_profile(f.profile) && !from_node) {
         skip("NCCL_IB_HCA", profile_note(f.profile));

@@ -49,7 +49,8 @@ std::string device_name_problem(const std::string &n)
 }  // namespace
 
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                         const std::vector<NodePort> &ports, const std::string &machine_type)
+                         const std::vector<NodePort> &ports, const std::string &machine_type,
+                         const std::vector<std::string> &unreadable)
 {
     NodeDevices d;
     auto me = f.summary.hosts.find(node);
@@ -138,6 +139,14 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                 if (has(lower ? p.lower : p.netdevs, hp.first) &&
                     std::none_of(c.begin(), c.end(), [&](const NodePort *q) { return q->hca == p.hca; }))
                     c.push_back(&p);
+            if (c.size() > 1) {  // a software device (rxe over the NIC or its bond) is no adapter LLDP saw
+                std::vector<const NodePort *> hard;
+                for (const NodePort *p : c)
+                    if (!p->soft)
+                        hard.push_back(p);
+                if (hard.size() == 1)
+                    c = hard;
+            }
             if (c.size() > 1) {
                 std::vector<const NodePort *> own;
                 for (const NodePort *p : c)
@@ -156,9 +165,28 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         if (!hit && roce && claimed.empty())
             hit = behind(true);
         std::string name = hp.first + " port " + std::to_string(hp.second);
+        // A rail whose adapter is here but not known (two claim it, its
+        // name is refused, a device that may be it cannot be read): NCCL
+        // would open it all the same, and a list without it would hold this
+        // node to fewer rails than its peers; nothing is set. A rail with no
+        // device here at all is left out (NCCL cannot open it either).
+        auto unknown = [&](const std::string &why) {
+            if (d.refused.empty())
+                d.refused = why;  // the reason NCCL_IB_HCA gives
+            else
+                d.problems.push_back(why);
+        };
         if (!claimed.empty()) {
-            d.problems.push_back(name + " is claimed by two RDMA devices (" + claimed +
-                                 "), neither the netdev's own PCI function alone: which is its adapter is not known");
+            unknown(name + " is claimed by two RDMA devices (" + claimed +
+                    "), neither the netdev's own PCI function alone: which is its adapter is not known");
+            continue;
+        }
+        if (!hit && !unreadable.empty()) {
+            std::string list;
+            for (std::size_t i = 0; i < unreadable.size() && i < 4; ++i)
+                list += (i ? ", " : "") + shown(unreadable[i], 40);
+            unknown(name + " is no RDMA port atoll could read here, and RDMA device " + list +
+                    (unreadable.size() > 4 ? " and more" : "") + " cannot be read (its ports unlisted): it may be that rail");
             continue;
         }
         if (!hit) {
@@ -167,7 +195,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         }
         std::string bad = device_name_problem(hit->hca);
         if (!bad.empty()) {
-            d.problems.push_back("RDMA device " + shown(hit->hca) + " behind " + name + " refused: a name " + bad);
+            unknown("RDMA device " + shown(hit->hca) + " behind " + name + " refused: a name " + bad);
             continue;
         }
         // hca= names adapters as a healthy node names them, which is the
@@ -220,11 +248,12 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             if (!d.refused.empty())
                 break;
             // a soft-RoCE device (rxe) over the NIC's own netdev shares its
-            // address and has no PCI function or netdev of its own: not a second adapter
+            // address and is no second adapter: the kernel puts it under
+            // devices/virtual (NodePort::soft). A device of no known PCI
+            // function that is not soft may be one: it counts.
             bool rail = std::find(hits.begin(), hits.end(), &other) != hits.end();
             // (nor is a device on the same PCI function as the rail's)
-            if (other.hca == hits[a]->hca || other.link_layer != "Ethernet" ||
-                (!rail && other.pci.empty() && other.own_net.empty()) ||
+            if (other.hca == hits[a]->hca || other.link_layer != "Ethernet" || (!rail && other.soft) ||
                 (!other.pci.empty() && other.pci == hits[a]->pci))
                 continue;
             for (const GidEntry *ga : routable_gids(*hits[a]))
@@ -246,6 +275,7 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
 {
     NodeFacts facts;
     facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
+    facts.unreadable_devices = unreadable_rdma_devices(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
     const auto started = std::chrono::steady_clock::now();  // the user's files share one bound
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
@@ -290,7 +320,7 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
         machine_type = facts.cloud.machine_type;
         facts.cloud_findings = check_cloud_profile(f.profile, facts.cloud, facts.ports);
     }
-    dev = node_devices(f, cfg, node, facts.ports, machine_type);
+    dev = node_devices(f, cfg, node, facts.ports, machine_type, facts.unreadable_devices);
     return facts;
 }
 

@@ -22,6 +22,7 @@ namespace atl {
 // What the node says of itself, read once per step on each node.
 struct NodeFacts {
     std::vector<NodePort> ports;              // <sysfs_root>/class/infiniband
+    std::vector<std::string> unreadable_devices;  // its entries whose ports cannot be listed
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
@@ -145,8 +146,12 @@ struct NodeDevices {
 // `ports` through cloud_adapters() for `machine_type` (then `source` says
 // which rule), with the same name, hca= and ACTIVE checks; when the rule
 // finds none, no ports and its reason in `problems`.
+// A rail that is no RDMA port here while a device here cannot be read
+// (`unreadable`, unreadable_rdma_devices()) may be that device: then none
+// is taken, as for a rail found whose link layer or owner is not known.
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
-                         const std::vector<NodePort> &ports, const std::string &machine_type = "");
+                         const std::vector<NodePort> &ports, const std::string &machine_type = "",
+                         const std::vector<std::string> &unreadable = {});
 
 // Everything the node says of itself for a step but hwloc's map (the caller
 // adds gpu_hcas for `dev.ports`): sysfs ports, the NVIDIA GPUs, the nccl.conf

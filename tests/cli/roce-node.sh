@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -162,19 +162,27 @@ else
     not_ok "a user's UCX_NET_DEVICES: no UCX traffic class read from atoll's ports"; diag "$(cat "$work/userucx" "$work/userucx2")"
 fi
 # a soft-RoCE device whose GIDs name the NIC's netdev: the device whose PCI
-# function holds the netdev is the adapter; when neither does, neither is
+# function holds the netdev is the adapter, and a soft device (rxe has a
+# 'parent' file; the kernel puts it under devices/virtual) never is; when two
+# hardware devices claim the netdev and neither holds it, which is the rail
+# is not known, and (helper 29) no NCCL_IB_HCA is set: a list of the others
+# would hold this node to fewer rails than its peers
 node v4
 r="$work/sys/$h/class/infiniband/aaarxe0/ports/1"
 mkdir -p "$r/gids" "$r/gid_attrs/types" "$r/gid_attrs/ndevs"
+echo ens1f0np0 >"$work/sys/$h/class/infiniband/aaarxe0/parent"
 echo Ethernet >"$r/link_layer"; echo "4: ACTIVE" >"$r/state"
 echo "0000:0000:0000:0000:0000:ffff:c0a8:0a05" >"$r/gids/1"; echo "RoCE v2" >"$r/gid_attrs/types/1"; echo ens1f0np0 >"$r/gid_attrs/ndevs/1"
 env_of >"$work/rxe"
 rm -r "$work/sys/$h/class/infiniband/mlx5_0/device/net"
 env_of >"$work/rxe2"
-if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/rxe" &&
-   grep -Eq "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1 \(.*ens1f0np0 port 1 is claimed by two RDMA devices \((aaarxe0 and mlx5_0|mlx5_0 and aaarxe0)\)" "$work/rxe2" &&
-   ! grep -q "aaarxe0:1" "$work/rxe" "$work/rxe2"; then
-    ok "an rxe device over the NIC's netdev: the NIC's own device is the rail; with no owner known, neither"
+rm "$work/sys/$h/class/infiniband/aaarxe0/parent"
+env_of >"$work/rxe3"
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 (this node's compute-rail adapters, checked in sysfs)$" "$work/rxe" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 (this node's compute-rail adapters, checked in sysfs)$" "$work/rxe2" &&
+   grep -Eq "^  NCCL_IB_HCA not set: ens1f0np0 port 1 is claimed by two RDMA devices \((aaarxe0 and mlx5_0|mlx5_0 and aaarxe0)\)" "$work/rxe3" &&
+   ! grep -q "aaarxe0:1" "$work/rxe" "$work/rxe2" "$work/rxe3"; then
+    ok "an rxe device over the NIC's netdev is never the rail; two hardware devices claiming it: no NCCL_IB_HCA"
 else
     not_ok "an rxe device over the NIC's netdev"; diag "$(cat "$work/rxe" "$work/rxe2")"
 fi
@@ -312,4 +320,23 @@ if ! LC_ALL=C grep -q "$(printf '\033')" "$work/escnode" "$work/eschealth" &&
     ok "node and health print a root-written interface name and port state escaped"
 else
     not_ok "node and health print root-written bytes escaped"; diag "$(cat -v "$work/escnode" "$work/eschealth")"
+fi
+# (helper 29) one address on two adapters whose device links do not resolve
+# to a PCI function ("../.." both: no function is known, so not the same one)
+# is the cross-card bond still; a class entry that cannot be read (a symlink
+# loop) may be the missing rail: no list of the others
+node v4
+for d in mlx5_0 mlx5_1; do
+    rm -r "$work/sys/$h/class/infiniband/$d/device"; ln -s ../.. "$work/sys/$h/class/infiniband/$d/device"
+done
+cp "$work/sys/$h/class/infiniband/mlx5_0/ports/1/gids/3" "$work/sys/$h/class/infiniband/mlx5_1/ports/1/gids/3"
+env_of >"$work/dotdev"
+node v4
+rm -r "$work/sys/$h/class/infiniband/mlx5_0"; ln -s mlx5_0 "$work/sys/$h/class/infiniband/mlx5_0"
+env_of >"$work/loop"
+if grep -q "^  NCCL_IB_HCA not set: mlx5_0 and mlx5_1 carry the same RoCE address (0000:0000:0000:0000:0000:ffff:c0a8:0a05" "$work/dotdev" &&
+   grep -q "^  NCCL_IB_HCA not set: ens1f0np0 port 1 is no RDMA port atoll could read here, and RDMA device 'mlx5_0' cannot be read" "$work/loop"; then
+    ok "one address on two adapters of no known PCI function: refused; an unreadable device: no list of the others"
+else
+    not_ok "one address on two adapters of no known PCI function; an unreadable device"; diag "$(cat "$work/dotdev" "$work/loop")"
 fi

@@ -244,12 +244,12 @@ TEST_CASE("no speed, no node.json: the NICs are undecided and every one is taken
     CHECK(joined(t.fabric.undecided) == "gpu01 gpu02 gpu03 gpu04");
     CHECK(t.rails.size() == 9);  // eno1 is taken as a rail: that is what check warns of
     // the admin decides: by interface, by the switch it reaches, or by naming the rails
-    for (NicRoles roles : {NicRoles{"eno1", "", ""}, NicRoles{"mgmt*", "", ""}, NicRoles{"", "ens*np0", ""}, NicRoles{"eno*", "ens*", ""}}) {
+    for (NicRoles roles : {NicRoles{"eno1", "", "", false, {}, ""}, NicRoles{"mgmt*", "", "", false, {}, ""}, NicRoles{"", "ens*np0", "", false, {}, ""}, NicRoles{"eno*", "ens*", "", false, {}, ""}}) {
         INFO(roles.frontend << " / " << roles.compute);
         expect_compute_fabric_only(analyse(load_lldp(dir, roles)));
     }
     // the admin's word is the only one: --compute naming one rail leaves 7 out
-    Topology one = analyse(load_lldp(dir, NicRoles{"", "leaf-r1", ""}));
+    Topology one = analyse(load_lldp(dir, NicRoles{"", "leaf-r1", "", false, {}, ""}));
     CHECK(joined(one.rails) == "ens1np0");
     CHECK(one.fabric.frontend.size() == 4 * 8);
     std::string rm = std::string("rm -rf '") + dir + "'";
@@ -269,7 +269,7 @@ TEST_CASE("interfaces named per host (rdma0_gpu01): rails by their place, not by
                       ".chassis.Bridge.enabled=on\n" + host + ": lldp." + i + ".port.ifname=swp" + std::to_string(h) + "\n";
         }
     std::istringstream in(tables);
-    Topology t = analyse(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", NicRoles{"", "rdma*", ""}));
+    Topology t = analyse(lldp_fabric(parse_lldp(in, "pdsh", ""), "pdsh", NicRoles{"", "rdma*", "", false, {}, ""}));
     REQUIRE(t.rails.size() == 4);
     CHECK(t.rail_optimised);
     for (const Host &h : t.hosts)
