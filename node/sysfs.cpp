@@ -240,6 +240,8 @@ bool pci_function(const std::string &s)
 
 }  // namespace
 
+std::vector<std::string> node_netdevs(const std::string &sysfs_root) { return list_dir(sysfs_root + "/class/net"); }
+
 std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root)
 {
     std::vector<std::string> out;

@@ -35,6 +35,10 @@ struct GidEntry {
 // (a symlink loop, a permission): a device that is there, not known.
 std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root);
 
+// The names under <sysfs_root>/class/net (the node's interfaces); empty when
+// it cannot be listed.
+std::vector<std::string> node_netdevs(const std::string &sysfs_root);
+
 struct NodePort {
     std::string hca;            // mlx5_0
     int port = 0;

@@ -15,6 +15,39 @@
 namespace atl {
 
 namespace {
+// The first interfaces of a node, for a message
+std::string first_netdevs(const std::vector<std::string> &n)
+{
+    std::string out;
+    for (std::size_t i = 0; i < n.size() && i < 8; ++i)
+        out += (i ? ", " : "") + escaped(n[i], 20);
+    return out + (n.size() > 8 ? " and " + std::to_string(n.size() - 8) + " more" : "");
+}
+
+// Does NCCL_SOCKET_IFNAME `spec` take interface `name`? As NCCL's
+// findInterfaces (misc/socket.cc): a leading '^' excludes the list, then a
+// '=' asks exact names; the list is comma-separated "prefix[:port]"
+// (parseStringList), and a prefix matches the start of a name (matchIf).
+bool nccl_ifname_match(std::string spec, const std::string &name)
+{
+    const bool exclude = !spec.empty() && spec[0] == '^';
+    if (exclude)
+        spec.erase(0, 1);
+    const bool exact = !spec.empty() && spec[0] == '=';
+    if (exact)
+        spec.erase(0, 1);
+    bool match = spec.empty();  // no list: every interface (matchIfList)
+    std::istringstream in(spec);
+    for (std::string tok; std::getline(in, tok, ',');) {
+        const std::string prefix = tok.substr(0, tok.find(':'));
+        if (prefix.empty())
+            continue;
+        if (exact ? name == prefix : name.compare(0, prefix.size(), prefix) == 0)
+            match = true;
+    }
+    return match != exclude;
+}
+
 
 // why a UCX variable is left to the ucx.conf files, or "": one names it (the
 // environment would override it), or what they set is not known
@@ -679,8 +712,20 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         skip("NCCL_IB_HCA", "no compute-rail adapter of the fabric is ACTIVE here" +
                                 (dev.problems.empty() ? std::string() : " (" + dev.problems[0] + ")") +
                                 ": NCCL's own choice is left");
-    if (!cfg.socket_ifname.empty())
-        add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
+    if (!cfg.socket_ifname.empty()) {
+        // NCCL takes only interfaces the list matches (misc/socket.cc): none
+        // here, and its bootstrap finds no socket interface and the job fails
+        std::string none;
+        if (!facts.netdevs.empty() &&
+            std::none_of(facts.netdevs.begin(), facts.netdevs.end(),
+                         [&](const std::string &n) { return nccl_ifname_match(cfg.socket_ifname, n); }))
+            none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches no interface of this node (" +
+                   first_netdevs(facts.netdevs) + "): NCCL's bootstrap would find no socket interface and the job fail";
+        if (none.empty())
+            add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
+        else
+            skip("NCCL_SOCKET_IFNAME", none);
+    }
     const bool hca_ours = std::any_of(out.begin(), out.end(), [](const EnvVar &v) { return v.name == "NCCL_IB_HCA" && v.set && !v.kept; });
     if (dev.usable && s.rail_optimised && !s.rails_meet && rails_ok && unknown.empty()) {
         // every rail here, as on the other nodes: a missing or DOWN one leaves
@@ -806,6 +851,15 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     return record();
 }
+namespace {
+std::string lower(std::string s)
+{
+    for (char &c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+}  // namespace
+
 std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
                                          int constrained, const std::map<int, std::string> &gpus, std::string &why)
 {
@@ -822,7 +876,8 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
     if (!cuda_visible.empty()) {
         std::vector<int> cv = int_list(cuda_visible, ok_cv);
         if (!ok_cv || cv.empty()) {
-            why = "CUDA_VISIBLE_DEVICES holds UUIDs or MIG devices";
+            why = "CUDA_VISIBLE_DEVICES \"" + cuda_visible.substr(0, 40) +
+                  "\" is not a list of GPU indices (UUIDs, MIG devices, or a negative index, where CUDA's list ends)";
             return {};
         }
         bool global = std::all_of(cv.begin(), cv.end(), [&](int x) { return std::count(g.begin(), g.end(), x) > 0; });
@@ -831,7 +886,21 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
         for (int x : cv)
             same = same && (!relative || !global || sorted[static_cast<std::size_t>(x)] == x);
         bool use_relative;
-        if (global && relative && !same) {
+        // the admin's word first: without ConstrainDevices Slurm writes its
+        // indices, with it the positions among the step's GPUs
+        if (constrained == 0 && !global) {
+            why = "CUDA_VISIBLE_DEVICES \"" + cuda_visible.substr(0, 40) +
+                  "\" names GPUs outside the step's (constrain_devices=no: Slurm's indices)";
+            return {};
+        }
+        if (constrained == 1 && !relative) {
+            why = "CUDA_VISIBLE_DEVICES \"" + cuda_visible.substr(0, 40) + "\" names positions beyond the step's " +
+                  std::to_string(g.size()) + " GPU(s) (constrain_devices=yes: positions)";
+            return {};
+        }
+        if (constrained == 0 || constrained == 1) {
+            use_relative = constrained == 1;
+        } else if (global && relative && !same) {
             if (constrained < 0) {
                 why = "CUDA_VISIBLE_DEVICES could be Slurm's indices or positions under ConstrainDevices: set "
                       "constrain_devices=";
@@ -848,10 +917,21 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
         for (int x : cv)
             mine.push_back(use_relative ? sorted[static_cast<std::size_t>(x)] : x);
     }
-    // Slurm's index i is the i-th GPU by device minor
+    // Slurm's index i is the i-th GPU by device minor (gres/gpu sorts its
+    // records by File, _sort_gpu_by_file); CUDA numbers the GPUs it sees by
+    // PCI bus (CUDA_DEVICE_ORDER=PCI_BUS_ID, and FASTEST_FIRST among equal
+    // GPUs): where the two orders differ, which GPU an index or a position
+    // is in CUDA is not known
     std::vector<std::string> by_index;
-    for (const auto &kv : gpus)
+    for (const auto &kv : gpus) {
+        if (!by_index.empty() && lower(kv.second) < lower(by_index.back())) {
+            why = "this node's GPU device minors are not in PCI bus order (" + escaped(by_index.back(), 20) + " before " +
+                  escaped(kv.second, 20) + "): Slurm counts GPUs by minor and CUDA by bus, so which GPU the task has "
+                  "is not known";
+            return {};
+        }
         by_index.push_back(kv.second);
+    }
     std::vector<std::string> out;
     for (int i : mine) {
         if (i >= static_cast<int>(by_index.size())) {

@@ -23,6 +23,7 @@ namespace atl {
 struct NodeFacts {
     std::vector<NodePort> ports;              // <sysfs_root>/class/infiniband
     std::vector<std::string> unreadable_devices;  // its entries whose ports cannot be listed
+    std::vector<std::string> netdevs;         // <sysfs_root>/class/net: empty when it could not be listed
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it

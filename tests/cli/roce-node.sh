@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 22
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -339,4 +339,36 @@ if grep -q "^  NCCL_IB_HCA not set: mlx5_0 and mlx5_1 carry the same RoCE addres
     ok "one address on two adapters of no known PCI function: refused; an unreadable device: no list of the others"
 else
     not_ok "one address on two adapters of no known PCI function; an unreadable device"; diag "$(cat "$work/dotdev" "$work/loop")"
+fi
+# (helper 29) device minors not in PCI bus order (as a driver may number
+# them: ceems-dev/ceems#513, a 4x H100 NVL node): Slurm's index (by minor,
+# gres.conf's File) and CUDA's (by bus) name different GPUs; no UCX_NET_DEVICES
+rm "$work/sys/node001/class/infiniband/mlx5_0/device" "$work/sys/node001/class/infiniband/mlx5_1/device"
+ln -s "$work/pci/0000:13:00.0" "$work/sys/node001/class/infiniband/mlx5_0/device"
+ln -s "$work/pci/0000:17:00.0" "$work/sys/node001/class/infiniband/mlx5_1/device"
+mkdir -p "$work/proc/node001/driver/nvidia/gpus/0000:16:00.0"
+printf 'Device Minor:\t 1\n' >"$work/proc/node001/driver/nvidia/gpus/0000:16:00.0/information"
+gpu_of >"$work/inorder"
+printf 'Device Minor:\t 0\n' >"$work/proc/node001/driver/nvidia/gpus/0000:16:00.0/information"
+printf 'Device Minor:\t 1\n' >"$work/proc/node001/driver/nvidia/gpus/0000:12:00.0/information"
+gpu_of >"$work/minors"
+if grep -q "UCX_NET_DEVICES=mlx5_0:1 (nearest compute HCA to the task's GPU (0000:12:00.0 PIX))" "$work/inorder" &&
+   grep -q "UCX_NET_DEVICES not set: this node's GPU device minors are not in PCI bus order (0000:16:00.0 before 0000:12:00.0)" "$work/minors"; then
+    ok "GPU device minors out of PCI bus order: which GPU a task has is not known, no UCX_NET_DEVICES"
+else
+    not_ok "GPU device minors out of PCI bus order: no UCX_NET_DEVICES"; diag "$(cat "$work/inorder" "$work/minors")"
+fi
+# (helper 29) socket_ifname= the site gives is set only where NCCL would find
+# an interface by it (misc/socket.cc findInterfaces: '^' excludes, '='
+# exact, else prefixes); where none matches, its bootstrap fails: nothing set
+node v4
+mkdir -p "$work/sys/$h/class/net/lo" "$work/sys/$h/class/net/ens1f0np0" "$work/sys/$h/class/net/eno1"
+for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1; do
+    env_of --plugstack "socket_ifname=$spec" | grep "^  NCCL_SOCKET_IFNAME"
+done >"$work/ifname"
+if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1 " ] &&
+   grep -q "not set: socket_ifname=nosuch matches no interface of this node (lo, eno1, ens1f0np0): NCCL's bootstrap would find no socket interface" "$work/ifname"; then
+    ok "socket_ifname= set only where NCCL would match an interface by it (prefix, =exact, ^exclusion)"
+else
+    not_ok "socket_ifname= set only where NCCL would match an interface"; diag "$(cat "$work/ifname")"
 fi

@@ -36,7 +36,7 @@ for i in $(seq -w 1 16); do
 done
 d="$work/sys/node002/class/infiniband/mlx5_4/ports/1"
 mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
-set -- 0000:12:00.0 1 0000:16:00.0 0 0000:92:00.0 3 0000:96:00.0 2
+set -- 0000:12:00.0 0 0000:16:00.0 1 0000:92:00.0 2 0000:96:00.0 3
 while [ $# -gt 0 ]; do
     mkdir -p "$work/proc/node002/driver/nvidia/gpus/$1"
     printf 'Model:\t\t NVIDIA A100-SXM4-80GB (fake)\nDevice Minor:\t %s\n' "$2" >"$work/proc/node002/driver/nvidia/gpus/$1/information"
@@ -139,19 +139,20 @@ TABLE
 if cmp -s "$work/env" "$work/env.want"; then ok "each task's environment matches the hand-checked table"; else not_ok "each task's environment matches the hand-checked table"; diag "$(diff "$work/env.want" "$work/env")"; fi
 # A multi-HCA node with GPU gres: node002 plays a hand-written DGX A100-like
 # hwloc XML (GPU k beside mlx5_k on one PCIe switch). Slurm's GPU i is the
-# GPU of device minor i: 0 is PCI 16 (beside mlx5_1), 1 is PCI 12 (mlx5_0), 2
-# and 3 (PCI 96, 92) sit beside mlx5_3 and mlx5_2, which are no compute rails:
+# GPU of device minor i (here in PCI bus order, as CUDA numbers them): 0 is
+# PCI 12 (beside mlx5_0), 1 is PCI 16 (mlx5_1), 2 and 3 (PCI 92, 96) sit
+# beside mlx5_2 and mlx5_3, which are no compute rails:
 # the compute HCAs mlx5_0 and mlx5_1 are both across the socket link (SYS) from
 # them, equally near: a tie, so none is set (the first by order was wrong half
 # the time). One GPU per task.
 timeout 30 srun -N1 -n4 -w node002 --gpus-per-task=1 -l sh -c 'echo "$CUDA_VISIBLE_DEVICES ${UCX_NET_DEVICES:-unset}"' \
     2>"$work/ucx.err" | sort | tr '\n' ' ' >"$work/ucx"
-if [ "$(cat "$work/ucx")" = "0: 0 mlx5_1:1 1: 1 mlx5_0:1 2: 2 unset 3: 3 unset " ]; then
+if [ "$(cat "$work/ucx")" = "0: 0 mlx5_0:1 1: 1 mlx5_1:1 2: 2 unset 3: 3 unset " ]; then
     ok "GPU gres: each task's UCX_NET_DEVICES is its own GPU's (by device minor) nearest compute HCA"
 else
     not_ok "GPU gres: each task's UCX_NET_DEVICES is its own GPU's (by device minor) nearest compute HCA"; diag "$(cat "$work/ucx" "$work/ucx.err")"
 fi
-# one task holding GPUs 0 and 1 (beside mlx5_1 and mlx5_0): no single HCA is right, none set;
+# one task holding GPUs 0 and 1 (beside mlx5_0 and mlx5_1): no single HCA is right, none set;
 # the storage HCA mlx5_4 is never listed
 timeout 30 srun -N1 -n1 -w node002 --gpus=2 --fabric-env=show sh -c 'echo "${UCX_NET_DEVICES:-unset} $NCCL_IB_HCA"' \
     >"$work/ucx2" 2>"$work/ucx2.err"

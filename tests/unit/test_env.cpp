@@ -91,9 +91,10 @@ std::string why_of(const std::vector<EnvVar> &env, const std::string &name)
 }
 
 // A DGX A100-like node: 8 GPUs in PCI order 07, 0f, 47, 4e, 87, 90, b7, bd,
-// each beside mlx5_0..mlx5_7 on its PCIe switch; the NVIDIA driver numbers
-// them (device minor) in another order, as it may.
-NodeFacts dgx_facts()
+// each beside mlx5_0..mlx5_7 on its PCIe switch, device minors 0-7 in that
+// order; `minor_of_pci` numbers them otherwise, as the driver may (then
+// Slurm's index, by minor, and CUDA's, by bus, name different GPUs)
+NodeFacts dgx_facts(const std::vector<int> &minor_of_pci = {0, 1, 2, 3, 4, 5, 6, 7})
 {
     NodeFacts f;
     for (int k = 0; k <= 8; ++k)  // mlx5_8: the storage HCA, not a compute rail
@@ -102,9 +103,8 @@ NodeFacts dgx_facts()
                          "0000:87:00.0", "0000:90:00.0", "0000:b7:00.0", "0000:bd:00.0"};
     for (int k = 0; k < 8; ++k)
         f.gpu_hcas.push_back(GpuHca{k, bus[k], "mlx5_" + std::to_string(k), "PXB", 1, ""});
-    int minor_of_pci[] = {2, 3, 0, 1, 6, 7, 4, 5};  // 07 is minor 2, 47 minor 0, ...
     for (int k = 0; k < 8; ++k)
-        f.gpus[minor_of_pci[k]] = bus[k];
+        f.gpus[minor_of_pci[static_cast<std::size_t>(k)]] = bus[k];
     return f;
 }
 
@@ -177,14 +177,21 @@ TEST_CASE("expert table: DGX-like InfiniBand node with a storage HCA, two rail g
     CHECK(table(node_env(v, cfg, opt, step, facts, no_user)).find("NCCL_COLLNET_ENABLE=1\n") != std::string::npos);
     opt.sharp = SharpMode::Auto;
     // one task per GPU (--gpus-per-task=1, no ConstrainDevices): Slurm's
-    // index i is the GPU of device minor i, so task 2 holds 0000:07 (minor 2)
-    // and its nearest HCA is mlx5_0, not mlx5_2
+    // index i is the GPU of device minor i, here the i-th by bus, beside mlx5_i
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
-    std::map<int, std::string> want = {{0, "mlx5_2:1"}, {1, "mlx5_3:1"}, {2, "mlx5_0:1"}, {3, "mlx5_1:1"},
-                                       {4, "mlx5_6:1"}, {5, "mlx5_7:1"}, {6, "mlx5_4:1"}, {7, "mlx5_5:1"}};
-    for (const auto &kv : want) {
-        auto t = task_env(cfg, facts, dev, step, std::to_string(kv.first), "0,1,2,3,4,5,6,7", no_user);
-        CHECK(table(t) == "UCX_NET_DEVICES=" + kv.second + "\n");
+    for (int k = 0; k < 8; ++k) {
+        auto t = task_env(cfg, facts, dev, step, std::to_string(k), "0,1,2,3,4,5,6,7", no_user);
+        CHECK(table(t) == "UCX_NET_DEVICES=mlx5_" + std::to_string(k) + ":1\n");
+    }
+    // (helper 29) minors in another order than the bus (07 minor 2, 47 minor
+    // 0, ...): Slurm's index 2 is minor 2 (0000:07), CUDA's device 2 the
+    // third by bus (0000:47); which the task has is not known: nothing
+    {
+        NodeFacts odd = dgx_facts({2, 3, 0, 1, 6, 7, 4, 5});
+        auto t = task_env(cfg, odd, dev, step, "2", "0,1,2,3,4,5,6,7", no_user);
+        CHECK(table(t) == "UCX_NET_DEVICES-\n");
+        CHECK_THAT(why_of(t, "UCX_NET_DEVICES"), Catch::Contains("device minors are not in PCI bus order") &&
+                                                     Catch::Contains("Slurm counts GPUs by minor and CUDA by bus"));
     }
     // a port down: still listed (NCCL skips it; every node keeps one list), with a warning
     facts.ports[3].state = "1: DOWN";
@@ -208,10 +215,13 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
     StepInfo step{{"node001"}, "node001", false, {}, -1, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
     // ConstrainDevices: the task sees its GPUs as 0 and 1. Slurm's 2 is minor
-    // 2 (0000:07, beside mlx5_0), its 5 minor 5 (0000:bd, beside mlx5_7)
+    // 2 (0000:47, beside mlx5_2), its 5 minor 5 (0000:90, beside mlx5_5)
     cfg.constrain_devices = 1;
-    CHECK(table(task_env(cfg, facts, dev, step, "0", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_0:1\n");
-    CHECK(table(task_env(cfg, facts, dev, step, "1", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_7:1\n");
+    CHECK(table(task_env(cfg, facts, dev, step, "0", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_2:1\n");
+    CHECK(table(task_env(cfg, facts, dev, step, "1", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_5:1\n");
+    // (helper 29) positions beyond the step's GPUs under ConstrainDevices: nothing
+    CHECK_THAT(why_of(task_env(cfg, facts, dev, step, "5", "2,5", no_user), "UCX_NET_DEVICES"),
+               Catch::Contains("names positions beyond the step's 2 GPU(s) (constrain_devices=yes"));
     // one task holding both: two nearest HCAs, none is right for both
     auto both = task_env(cfg, facts, dev, step, "0,1", "2,5", no_user);
     CHECK(table(both) == "UCX_NET_DEVICES-\n");
@@ -230,11 +240,15 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
     }
     // the same without ConstrainDevices: CUDA_VISIBLE_DEVICES is Slurm's 2 and 5
     cfg.constrain_devices = 0;
-    CHECK(table(task_env(cfg, facts, dev, step, "5", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_7:1\n");
-    // 0 and 1 are not GPUs of the step: positions, whatever the setting says
-    CHECK(table(task_env(cfg, facts, dev, step, "1", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_7:1\n");
-    // GPUs 1 and 2, task sees "1": Slurm's 1 (0000:4e, mlx5_3) or position 1
-    // (Slurm's 2: 0000:07, mlx5_0); unknown ConstrainDevices: nothing
+    CHECK(table(task_env(cfg, facts, dev, step, "5", "2,5", no_user)) == "UCX_NET_DEVICES=mlx5_5:1\n");
+    // (helper 29) 0 and 1 are not GPUs of the step, and the admin says
+    // Slurm's indices: the environment does not fit, nothing (it read them
+    // as positions and set mlx5_5)
+    auto outside = task_env(cfg, facts, dev, step, "1", "2,5", no_user);
+    CHECK(table(outside) == "UCX_NET_DEVICES-\n");
+    CHECK_THAT(why_of(outside, "UCX_NET_DEVICES"), Catch::Contains("names GPUs outside the step's (constrain_devices=no"));
+    // GPUs 1 and 2, task sees "1": Slurm's 1 (0000:0f, mlx5_1) or position 1
+    // (Slurm's 2: 0000:47, mlx5_2); unknown ConstrainDevices: nothing
     cfg.constrain_devices = -1;
     setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
     auto amb = task_env(cfg, facts, dev, step, "1", "1,2", no_user);
@@ -242,14 +256,14 @@ TEST_CASE("expert table: GPUs 2 and 5 of 8 through gres, with and without Constr
     CHECK_THAT(why_of(amb, "UCX_NET_DEVICES"), Catch::Contains("set constrain_devices="));
     unsetenv("SLURM_CONF");
     cfg.constrain_devices = 1;
-    CHECK(table(task_env(cfg, facts, dev, step, "1", "1,2", no_user)) == "UCX_NET_DEVICES=mlx5_0:1\n");
+    CHECK(table(task_env(cfg, facts, dev, step, "1", "1,2", no_user)) == "UCX_NET_DEVICES=mlx5_2:1\n");
     cfg.constrain_devices = 0;
-    CHECK(table(task_env(cfg, facts, dev, step, "1", "1,2", no_user)) == "UCX_NET_DEVICES=mlx5_3:1\n");
+    CHECK(table(task_env(cfg, facts, dev, step, "1", "1,2", no_user)) == "UCX_NET_DEVICES=mlx5_1:1\n");
     // no gres, UUIDs, no driver: not sure, nothing
     CHECK_THAT(why_of(task_env(cfg, facts, dev, step, "0", "", no_user), "UCX_NET_DEVICES"),
                Catch::Contains("no GPU gres"));
     CHECK_THAT(why_of(task_env(cfg, facts, dev, step, "GPU-1f2e", "2,5", no_user), "UCX_NET_DEVICES"),
-               Catch::Contains("UUIDs or MIG"));
+               Catch::Contains("UUIDs, MIG devices"));
     NodeFacts nodrv = facts;
     nodrv.gpus.clear();
     CHECK_THAT(why_of(task_env(cfg, nodrv, dev, step, "", "2", no_user), "UCX_NET_DEVICES"),
@@ -932,19 +946,19 @@ TEST_CASE("expert table: UCX_NET_DEVICES never names a DOWN port or one of sever
     FabricView v = dgx_view(false);
     PluginConfig cfg = gres_cfg(0);
     NodeFacts facts = dgx_facts();
-    facts.ports[2].state = "1: DOWN";  // mlx5_2, the HCA beside PCI 47 (Slurm's GPU 0, device minor 0)
+    facts.ports[2].state = "1: DOWN";  // mlx5_2, the HCA beside PCI 47 (Slurm's GPU 2, device minor 2)
     StepInfo step{{"node001", "node003"}, "node001", false, {}, -1, {}};
     NodeDevices dev = node_devices(v, cfg, "node001", facts.ports);
     CHECK(dev.active.size() == 7);
     // UCX refuses a port that is not ACTIVE, and UCX_NET_DEVICES drops TCP
-    auto t = task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user);
+    auto t = task_env(cfg, facts, dev, step, "2", "0,1,2,3,4,5,6,7", no_user);
     CHECK(table(t) == "UCX_NET_DEVICES-\n");
     CHECK_THAT(why_of(t, "UCX_NET_DEVICES"), Catch::Contains("mlx5_2 is not an ACTIVE compute-rail port"));
-    // Slurm's GPU 2 (device minor 2: PCI 07) is beside mlx5_0, ACTIVE
-    CHECK(table(task_env(cfg, facts, dev, step, "2", "0,1,2,3,4,5,6,7", no_user)) == "UCX_NET_DEVICES=mlx5_0:1\n");
+    // Slurm's GPU 0 (device minor 0: PCI 07) is beside mlx5_0, ACTIVE
+    CHECK(table(task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user)) == "UCX_NET_DEVICES=mlx5_0:1\n");
     // hwloc (an Azure ND-like VM) finds four HCAs equally near the GPU: none
     facts.gpu_hcas[0].ties = 4;
-    auto tie = task_env(cfg, facts, dev, step, "2", "0,1,2,3,4,5,6,7", no_user);
+    auto tie = task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user);
     CHECK(table(tie) == "UCX_NET_DEVICES-\n");
     CHECK_THAT(why_of(tie, "UCX_NET_DEVICES"), Catch::Contains("4 compute HCAs equally near"));
 }
