@@ -35,7 +35,7 @@ done
 
 echo "== $seeds seeds, offered load $load; communication share S of a step on the best placement (A: all-to-all);"
 echo "   uplink load: $uplink (simulate --uplink-load); time limits: ${LIMITS:-the run times}"
-echo "   plain: slurm-tree, no island; auto: --island-wait $wait --model-wait; required: --fit required"
+echo "   plain: slurm-tree, no island; auto: --island-wait $wait --model-wait; required: --fit required (both --leaf-wait 0)"
 printf '%-14s %-22s %5s %-9s %16s %8s %12s %10s %8s %7s\n' fabric trace S mode turnaround_s vs_plain makespan_s gpu_h_lost leaf_pct excess
 for f in $fabrics; do
     for t in $traces; do
@@ -46,8 +46,8 @@ for f in $fabrics; do
                 # (islands ranked by atoll) and Slurm picks inside (--select)
                 case $mode in
                 plain) extra="--policy slurm-tree" ;;
-                auto) extra="--policy atoll --select slurm-tree --island-wait $wait --model-wait" ;;
-                required) extra="--policy atoll --select slurm-tree --fit required" ;;
+                auto) extra="--policy atoll --select slurm-tree --island-wait $wait --model-wait --leaf-wait 0" ;;
+                required) extra="--policy atoll --select slurm-tree --fit required --leaf-wait 0" ;;
                 esac
                 case $s in
                 *A) extra="$extra --all-to-all --comm-share ${s%A}" ;;

@@ -141,7 +141,7 @@ for mode in $modes; do
     auto) sim "$mode" --policy atoll --island-wait "$wait" --bf-min-age-reserve "$age" --bf-reserve "$reserve" \
         $simcost ${COST:+--model-wait --select slurm-tree} ;;
     # shellcheck disable=SC2086
-    leaf) sim "$mode" --policy atoll --fit required --bf-min-age-reserve "$age" --bf-reserve "$reserve" \
+    leaf) sim "$mode" --policy atoll --fit required --leaf-wait "$wait" --bf-min-age-reserve "$age" --bf-reserve "$reserve" \
         $simcost ${COST:+--select slurm-tree} ;;
     esac
 done

@@ -54,12 +54,12 @@ echo
 for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods.json rails8.json; do
     for t in curie_multinode_14d thunder_multinode_14d philly_ge4gpu_jobs; do
         common="--seeds $seeds --load $load"
-        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required --leaf-wait 0 \
             --csv "$work/A.csv" >"$work/A.txt"
         "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --csv "$work/B.csv" >/dev/null
-        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --island-wait "$wait" \
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --island-wait "$wait" --leaf-wait 0 \
             --csv "$work/C.csv" >/dev/null
-        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll --split pack --fit required \
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll --split pack --fit required --leaf-wait 0 \
             --csv "$work/D.csv" >/dev/null
         "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
             --leaf-wait "$leafwait" --csv "$work/E.csv" >/dev/null

@@ -164,8 +164,9 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
         }
         return a;
     }
-    // above a leaf, --switches=K@leaf_wait with K the fewest leaves that can hold the job
-    if (level != Level::Leaf) {
+    // above a leaf, --switches=K@leaf_wait with K the fewest leaves that can
+    // hold the job (an NVLink domain lies in a leaf: its constraint says more)
+    if (level > Level::Leaf) {
         a.switches = c.min_leaves(n);
         a.wait = SwitchWait::Leaf;
     }

@@ -180,8 +180,10 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         }
         if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, leaf_bound(j)))) {
             if (a.switches == 1) {
-                req.level = Level::Leaf;  // one leaf switch: one leaf island
-                req.fit = Fit::Required;
+                if (!(req.fit == Fit::Required && req.level < Level::Leaf)) {  // not over a domain's constraint
+                    req.level = Level::Leaf;  // one leaf switch: one leaf island
+                    req.fit = Fit::Required;
+                }
             } else
                 req.max_leaves = a.switches;
         }

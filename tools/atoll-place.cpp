@@ -850,8 +850,11 @@ int cmd_simulate(int argc, char **argv)
     opt.jitter = a.get_double("jitter", seeds > 1 ? 0.2 : 0, 0, 0.99);
     opt.load = a.get_double("load", 0, 0, 10);
     opt.island_wait = a.get_double("island-wait", 0, 0, 1e9);
-    opt.leaf_wait = a.get_double("leaf-wait", 0, 0, 1e9);
     opt.required = a.get_one_of("fit", {"preferred", "required"}) == "required";
+    // what the plugin asks by default: leaf_wait= is island_wait= (600 s
+    // unless the site says otherwise), for every job that asks an island
+    const double plugin_leaf_wait = opt.island_wait > 0 ? opt.island_wait : PluginConfig().leaf_wait_s();
+    opt.leaf_wait = a.get_double("leaf-wait", opt.required || opt.island_wait > 0 ? plugin_leaf_wait : 0, 0, 1e9);
     // the replay asks what job_submit.lua asks: without an island request
     // (--fit required or --island-wait) a job asks nothing, so no leaf wait
     if (opt.leaf_wait > 0 && !opt.required && opt.island_wait <= 0)
@@ -935,7 +938,9 @@ int cmd_simulate(int argc, char **argv)
               << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "
               << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")
               << (opt.required ? ", islands required" : "") << ", island wait " << opt.island_wait << " s"
-              << (opt.leaf_wait > 0 ? ", leaf wait " + std::to_string(static_cast<long>(opt.leaf_wait)) + " s" : "")
+              << (opt.leaf_wait > 0 ? ", leaf wait " + std::to_string(static_cast<long>(opt.leaf_wait)) + " s" +
+                                          (a.flag("leaf-wait") ? "" : " (the plugin's default)")
+                                    : opt.required || opt.island_wait > 0 ? ", no leaf wait" : "")
               << (opt.conservative ? ", conservative backfill" : ", EASY backfill") << ", backfill depth " << opt.bf_depth
               << (opt.bf_interval > 0 ? ", backfill every " + std::to_string(static_cast<long>(opt.bf_interval)) + " s" : "")
               << ", split "

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 73
+plan 75
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -296,3 +296,20 @@ b=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 2 --comm-share 0
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "simulate: auto on a non-blocking fabric is plain Slurm"; else not_ok "simulate: auto on a non-blocking fabric is plain Slurm"; diag "$a / $b"; fi
 out=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 | grep -c '^GPU-hours lost to slow steps')
 check "simulate --comm-share reports the GPU-hours lost" [ "$out" = 1 ]
+# the simulator replays what the plugin asks: its leaf_wait= is its
+# island_wait= (600 s by default) for every job that asks an island
+runs_line() { "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 "$@" | grep '^runs:'; }
+r1=$(runs_line --fit required); r2=$(runs_line --island-wait 90); r3=$(runs_line --fit required --leaf-wait 0); r4=$(runs_line)
+if echo "$r1" | grep -q ", leaf wait 600 s (the plugin's default)," && echo "$r2" | grep -q ", leaf wait 90 s (the plugin's default)," &&
+   echo "$r3" | grep -q ", no leaf wait," && ! echo "$r4" | grep -q "leaf wait"; then
+    ok "simulate: the leaf wait defaults to the plugin's (the island wait, else 600 s under required); --leaf-wait 0 replays none"
+else
+    not_ok "simulate: the leaf wait defaults to the plugin's"; diag "$r1" "$r2" "$r3" "$r4"
+fi
+# NVLink domains: a leaf wait replayed over a required domain kept the job
+# to a leaf, not its domain (16 of 865 domain-fitting jobs spanned two)
+"$TOPO" generate --groups 4 --rails 4 --hosts 36 --host-prefix gb -o "$work/nvl72.net"
+"$TOPO" discover "$work/nvl72.net" --nvlink "$DATA/nvlink/su-nvl72.txt" -o "$work/nvl72.json" 2>/dev/null
+out=$("$PLACE" simulate "$work/nvl72.json" "$ATOLL_SRCDIR/bench/data/nvl72-stream.csv" --policy atoll --seeds 2 --load 0.8 \
+      --island-wait 600 --fit required --leaf-wait 600 | grep '^% domain-fitting jobs in one domain')
+check "simulate: a required domain stays one domain under a leaf wait" sh -c "echo '$out' | grep -q ' 100.0 ('"

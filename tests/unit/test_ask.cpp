@@ -112,6 +112,11 @@ TEST_CASE("the Slurm request table and the live path agree, every request x poli
         CHECK(row("domain:required", 3).ask.constraint.size() == 8);
         CHECK(row("domain:required", 5).ask.refuse == "--fabric-island=domain:required: no domain can hold {n} nodes; the largest domain holds 4");
         CHECK(row("domain:preferred", 4).ask.widen);
+        // a domain lies in a leaf: no --switches=K@leaf_wait over its
+        // constraint (it was 1@leaf_wait, and the simulator then held the job
+        // to a leaf, not the domain, once a leaf wait was replayed)
+        CHECK(row("domain:required", 3).ask.switches == 0);
+        CHECK(row("domain:required", 3).ask.wait == SwitchWait::None);
     }
     SECTION("no NVLink domains: a domain request is refused, saying why")
     {
