@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <istream>
+#include <iterator>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -251,6 +252,8 @@ CloudFinding finding(CloudFinding::Level l, const std::string &m) { return {"clo
 
 }  // namespace
 
+std::string path_in_root(const std::string &root, const std::string &path) { return in_root(root, path); }
+
 const std::vector<CloudProfile> &cloud_profiles()
 {
     static const std::vector<CloudProfile> p = make_profiles();
@@ -279,17 +282,11 @@ std::string cloud_refrains(const std::string &profile, const std::string &var, c
 std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source,
                                                    std::set<std::string> *cr)
 {
-    std::string text, line;
-    for (int n = 1; std::getline(in, line); ++n) {
-        // NCCL reads such a file too (nccl_conf_lines), but no image writes one
-        if (line.size() > 4096)
-            throw InputError(source + ":" + std::to_string(n) + ": a line of " + std::to_string(line.size()) +
-                             " bytes, expected at most 4096 (NCCL's line buffer)");
-        if (line.find('\0') != std::string::npos)
-            throw InputError(source + ":" + std::to_string(n) + ": a NUL byte, expected NAME=VALUE text");
-        text += line;
-        text += '\n';
-    }
+    // as NCCL reads it (nccl_conf_lines: fgets into 4096 bytes, a long line
+    // in pieces, a NUL ending what it sees of a line): what every job's NCCL
+    // takes from the file, whatever else is in it
+    (void)source;
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::map<std::string, std::string> out;
     for (const NcclConfLine &l : nccl_conf_lines(text))
         if (out.emplace(l.name, l.value).second && l.cr && cr)

@@ -48,8 +48,8 @@ std::string cloud_refrains(const std::string &profile, const std::string &var, c
 // /etc/nccl.conf's variables as NCCL reads them (nccl_conf_lines(): the first
 // line naming a variable wins; the values as NCCL 2.30 and later read them, a
 // CR before the newline dropped; `cr` gets the names whose value ended in one,
-// which earlier releases keep). A NUL byte or a line over 4096 bytes is
-// refused (InputError "SOURCE:LINE: ..."): no image writes one.
+// which earlier releases keep). A NUL byte and a line over 4095 bytes are
+// read as NCCL reads them (a NUL ends the line, a long line comes in pieces).
 std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source,
                                                    std::set<std::string> *cr = nullptr);
 
@@ -83,6 +83,9 @@ struct CloudNode {
     std::vector<std::string> azure_topo_files;  // /opt/microsoft/*-topo.xml, root-relative
 };
 CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root = "", const std::string &machine_type = "");
+// PATH as seen from inside ROOT (an image or a test tree): each symbolic link
+// on the way followed inside ROOT, never above it; ROOT empty or "/": PATH.
+std::string path_in_root(const std::string &root, const std::string &path);
 
 // The cloud the DMI strings name: aws ("Amazon EC2"), azure (Hyper-V's
 // "Microsoft Corporation" with Azure's chassis asset tag), gcp ("Google

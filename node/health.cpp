@@ -242,9 +242,12 @@ public:
     // priority 1, without PFC, while every check passed)
     void nccl_class()
     {
-        const int tc = p_.nccl_tc;
-        if (tc < 0 || tc == traffic_class())
-            return;
+        for (int tc : {p_.nccl_tc, p_.nccl_tc2})
+            if (tc >= 0 && tc != traffic_class())
+                nccl_class(tc);
+    }
+    void nccl_class(int tc)
+    {
         const std::string what = "class " + std::to_string(tc) + " (NCCL_IB_TC in " + p_.nccl_conf +
                                  ", what every job's NCCL sends)";
         if (p_.roce_tc >= 0) {

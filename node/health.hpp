@@ -40,7 +40,9 @@ struct HealthPolicy {
     // job's NCCL reads and the plugin leaves alone (<root>/etc/nccl.conf, a
     // cloud's profile): its NCCL_IB_TC and NCCL_IB_GID_INDEX (-1 none),
     // and the file, for messages. Set by `health` from the node.
-    int nccl_tc = -1, nccl_gid_index = -1;
+    // nccl_tc2: a second class the same text may be (NCCL_IB_TC=-1: 0 from
+    // NCCL 2.27, 255 before), -1 none
+    int nccl_tc = -1, nccl_tc2 = -1, nccl_gid_index = -1;
     std::string nccl_conf;
 
     bool operator==(const HealthPolicy &o) const

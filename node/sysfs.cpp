@@ -390,4 +390,24 @@ std::map<int, std::string> nvidia_gpus(const std::string &proc_root)
     return out;
 }
 
+std::map<int, std::string> nvidia_gpu_models(const std::string &proc_root)
+{
+    std::map<int, std::string> out;
+    std::string base = proc_root + "/driver/nvidia/gpus";
+    for (const std::string &bus : list_dir(base)) {
+        std::string text = read_small_file(base + "/" + bus + "/information", 8192).value_or("");
+        std::size_t at = text.find("Device Minor:"), mo = text.find("Model:");
+        if (at == std::string::npos || mo == std::string::npos)
+            continue;
+        int minor = std::atoi(text.c_str() + at + 13);
+        std::string model = text.substr(mo + 6, text.find('\n', mo) == std::string::npos ? std::string::npos
+                                                                                        : text.find('\n', mo) - mo - 6);
+        const std::size_t b = model.find_first_not_of(" \t"), e = model.find_last_not_of(" \t\r");
+        model = b == std::string::npos ? "" : model.substr(b, e - b + 1);
+        if (minor >= 0 && minor < 4096 && !model.empty())
+            out[minor] = model;
+    }
+    return out;
+}
+
 }  // namespace atl

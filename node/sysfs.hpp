@@ -96,5 +96,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root);
 // device minor -> PCI bus id ("0000:07:00.0", lower case). Empty without the
 // driver.
 std::map<int, std::string> nvidia_gpus(const std::string &proc_root);
+// The same GPUs' "Model:" lines (device minor -> model, blanks trimmed).
+std::map<int, std::string> nvidia_gpu_models(const std::string &proc_root);
 
 }  // namespace atl

@@ -26,8 +26,10 @@ std::string first_netdevs(const std::vector<std::string> &n)
 
 // Does NCCL_SOCKET_IFNAME `spec` take interface `name`? As NCCL's
 // findInterfaces (misc/socket.cc): a leading '^' excludes the list, then a
-// '=' asks exact names; the list is comma-separated "prefix[:port]"
-// (parseStringList), and a prefix matches the start of a name (matchIf).
+// '=' asks exact names; the list is comma-separated "prefix[:port]", empty
+// entries dropped, at most MAX_IFS (16) kept (parseStringList), and a
+// prefix matches the start of a name (matchIf); an empty list matches every
+// interface (matchIfList), so "^," matches none.
 bool nccl_ifname_match(std::string spec, const std::string &name)
 {
     const bool exclude = !spec.empty() && spec[0] == '^';
@@ -36,15 +38,19 @@ bool nccl_ifname_match(std::string spec, const std::string &name)
     const bool exact = !spec.empty() && spec[0] == '=';
     if (exact)
         spec.erase(0, 1);
-    bool match = spec.empty();  // no list: every interface (matchIfList)
+    bool match = false;
+    int entries = 0;
     std::istringstream in(spec);
-    for (std::string tok; std::getline(in, tok, ',');) {
+    for (std::string tok; entries < 16 && std::getline(in, tok, ',');) {
         const std::string prefix = tok.substr(0, tok.find(':'));
         if (prefix.empty())
             continue;
+        ++entries;
         if (exact ? name == prefix : name.compare(0, prefix.size(), prefix) == 0)
             match = true;
     }
+    if (entries == 0)
+        match = true;
     return match != exclude;
 }
 
@@ -716,7 +722,9 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         // NCCL takes only interfaces the list matches (misc/socket.cc): none
         // here, and its bootstrap finds no socket interface and the job fails
         std::string none;
-        if (!facts.netdevs.empty() &&
+        if (cfg.socket_ifname.size() <= 1)  // NCCL ignores such a value (ncclFindInterfaces: strlen(env) > 1)
+            none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " is one character, which NCCL ignores: its own choice is left";
+        else if (!facts.netdevs.empty() &&
             std::none_of(facts.netdevs.begin(), facts.netdevs.end(),
                          [&](const std::string &n) { return nccl_ifname_match(cfg.socket_ifname, n); }))
             none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches no interface of this node (" +
@@ -861,8 +869,10 @@ std::string lower(std::string s)
 }  // namespace
 
 std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
-                                         int constrained, const std::map<int, std::string> &gpus, std::string &why)
+                                         int constrained, const std::map<int, std::string> &gpus, std::string &why,
+                                         const std::map<int, std::string> &models)
 {
+    std::vector<int> cuda_sees;  // the GPUs CUDA numbers when it reads CUDA_VISIBLE_DEVICES
     bool ok_step = true, ok_cv = true;
     std::vector<int> g = int_list(step_gpus, ok_step);
     if (step_gpus.empty() || !ok_step || g.empty()) {
@@ -916,6 +926,27 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
         mine.clear();
         for (int x : cv)
             mine.push_back(use_relative ? sorted[static_cast<std::size_t>(x)] : x);
+        if (use_relative)
+            cuda_sees = g;
+        else
+            for (const auto &kv : gpus)
+                cuda_sees.push_back(kv.first);
+    }
+    // CUDA's default order (FASTEST_FIRST) is the bus order among equal
+    // GPUs only: GPUs of two models (a DGX Station's display GPU) among
+    // those CUDA numbers, and which one an index is is not known
+    std::string first_model;
+    for (int m : cuda_sees) {
+        auto it = models.find(m);
+        if (it == models.end())
+            continue;
+        if (first_model.empty())
+            first_model = it->second;
+        else if (it->second != first_model) {
+            why = "CUDA numbers GPUs of two models here (" + escaped(first_model, 40) + ", " + escaped(it->second, 40) +
+                  "), fastest first: which GPU CUDA_VISIBLE_DEVICES names is not known";
+            return {};
+        }
     }
     // Slurm's index i is the i-th GPU by device minor (gres/gpu sorts its
     // records by File, _sort_gpu_by_file); CUDA numbers the GPUs it sees by
@@ -1012,7 +1043,7 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
         return skip("no compute-rail adapter is usable here");
     std::string why;
     int constrained = cfg.constrain_devices >= 0 ? cfg.constrain_devices : facts.constrained;
-    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, constrained, facts.gpus, why);
+    std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, constrained, facts.gpus, why, facts.gpu_models);
     if (bus.empty())
         return skip(why);
     std::set<std::string> nearest;

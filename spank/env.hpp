@@ -86,8 +86,12 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
 // either those indices or, under ConstrainDevices, positions among the step's
 // GPUs. `constrained`: 1 yes, 0 no, -1 unknown (then only an unambiguous
 // numbering is taken). Empty with `why` set when it cannot be sure.
+// `models` (device minor -> the driver's Model line): where the GPUs CUDA
+// numbers are of more than one model, CUDA's default order (fastest first)
+// is not the bus order, and nothing is taken.
 std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
-                                         int constrained, const std::map<int, std::string> &gpus, std::string &why);
+                                         int constrained, const std::map<int, std::string> &gpus, std::string &why,
+                                         const std::map<int, std::string> &models = {});
 
 // A task's own variables: UCX_NET_DEVICES, when every GPU it holds has the
 // same nearest compute HCA; otherwise nothing, and why.

@@ -278,6 +278,7 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     facts.unreadable_devices = unreadable_rdma_devices(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.netdevs = node_netdevs(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
     facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
+    facts.gpu_models = nvidia_gpu_models(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
     const auto started = std::chrono::steady_clock::now();  // the user's files share one bound
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
     // HOME/.nccl.conf, then /etc/nccl.conf

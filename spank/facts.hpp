@@ -25,6 +25,7 @@ struct NodeFacts {
     std::vector<std::string> unreadable_devices;  // its entries whose ports cannot be listed
     std::vector<std::string> netdevs;         // <sysfs_root>/class/net: empty when it could not be listed
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
+    std::map<int, std::string> gpu_models;    // device minor -> its Model line there
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
     std::string nccl_conf_unknown;            // why what the nccl.conf files set is not known: then no NCCL variable is set

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sstream>
 #include <string>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
@@ -186,21 +187,59 @@ int cmd_health(int argc, char **argv)
     if (cloud == "auto")
         cloud = cloud_of(cnode);
     // the node's nccl.conf (read whatever the cloud): the class and GID
-    // index every job's NCCL takes from it, read as NCCL reads a parameter
-    // (strtoll(s, 0, 0)); a value NCCL would not take as one is left out
-    auto nccl_param = [&](const char *name, int &into) {
-        auto it = cnode.nccl_conf.find(name);
-        if (it == cnode.nccl_conf.end())
-            return;
-        errno = 0;
-        char *end = nullptr;
-        long long v = std::strtoll(it->second.c_str(), &end, 0);
-        if (end != it->second.c_str() && errno == 0 && v >= 0 && v <= 255)
-            into = static_cast<int>(v);
+    // index every job's NCCL takes from it, as NCCL's ncclLoadParam reads a
+    // parameter: an empty value or an overflow leaves the default (class 0;
+    // the GID index NCCL's own), else strtoll(s, NULL, 0) with no end check
+    // ("abc" is 0); the class is a byte (net_ib: 297 is 41, 256 is 0), -1
+    // the default (0 from NCCL 2.27, 255 before); the GID index an int
+    std::vector<HealthFinding> conf_findings;
+    const std::string conf_path = path_in_root(a.get("root", "/"), "/etc/nccl.conf");
+    policy.nccl_conf = escaped(a.get("root", "/") == "/" ? "/etc/nccl.conf" : conf_path, 200);
+    auto conf_finding = [&](const std::string &msg) {
+        HealthFinding h;
+        h.check = "nccl-conf";
+        h.status = policy.qos_required() ? HealthStatus::Error : HealthStatus::Warning;
+        h.message = policy.nccl_conf + ": " + msg;
+        conf_findings.push_back(h);
     };
-    policy.nccl_conf = a.get("root", "/") == "/" ? "/etc/nccl.conf" : a.get("root") + "/etc/nccl.conf";
-    nccl_param("NCCL_IB_TC", policy.nccl_tc);
-    nccl_param("NCCL_IB_GID_INDEX", policy.nccl_gid_index);
+    struct stat conf_st;
+    const bool conf_exists = ::stat(conf_path.c_str(), &conf_st) == 0;
+    if (conf_exists && !S_ISREG(conf_st.st_mode))
+        conf_finding("not a regular file: every job's NCCL opens it (a FIFO blocks it), and the class it sends "
+                     "cannot be verified");
+    else if (!cnode.nccl_conf_problem.empty())
+        conf_finding(cnode.nccl_conf_problem.substr(cnode.nccl_conf_problem.rfind("/etc/nccl.conf: ", 0) == 0 ? 16 : 0) +
+                     ": the class every job's NCCL takes from it cannot be verified");
+    else if (conf_exists && !(conf_st.st_mode & S_IROTH)) {
+        HealthFinding h;  // a file jobs cannot read sets nothing for them
+        h.check = "nccl-conf";
+        h.status = HealthStatus::Warning;
+        h.message = policy.nccl_conf + ": not readable by every user: jobs' NCCL does not read it, its values are not checked";
+        conf_findings.push_back(h);
+    } else {
+        auto param = [&](const char *name, long long def, long long &into) {
+            auto it = cnode.nccl_conf.find(name);
+            if (it == cnode.nccl_conf.end())
+                return false;
+            errno = 0;
+            long long v = std::strtoll(it->second.c_str(), nullptr, 0);
+            into = it->second.empty() || errno != 0 ? def : v;
+            return true;
+        };
+        long long tc = 0, gid = -1;
+        if (param("NCCL_IB_TC", 0, tc)) {
+            if (tc == -1) {
+                policy.nccl_tc = 0;
+                policy.nccl_tc2 = 255;
+            } else {
+                policy.nccl_tc = static_cast<int>(static_cast<unsigned long long>(tc) & 0xff);
+            }
+        }
+        if (param("NCCL_IB_GID_INDEX", -1, gid)) {
+            const int as_int = static_cast<int>(static_cast<std::uint32_t>(static_cast<unsigned long long>(gid)));
+            policy.nccl_gid_index = as_int < 0 ? -1 : as_int;
+        }
+    }
     std::vector<NodePort> all_ports = node_ports(root);
     std::vector<HealthFinding> cloud_findings;
     if (cloud != "none")
@@ -336,6 +375,7 @@ int cmd_health(int argc, char **argv)
     }
 
     std::vector<HealthFinding> findings = check_health(ports, policy, interval);
+    findings.insert(findings.end(), conf_findings.begin(), conf_findings.end());
     findings.insert(findings.end(), cloud_findings.begin(), cloud_findings.end());
     std::size_t nports = static_cast<std::size_t>(
         std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty(); }));

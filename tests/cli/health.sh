@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 28
+plan 29
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -277,4 +277,26 @@ if [ $rc -eq 4 ] && ! grep -q "nccl-class" "$work/out" &&
     ok "nccl.conf's NCCL_IB_GID_INDEX=1 (link-local) fails gid; its class 106, the port's own, is not checked twice"
 else
     not_ok "nccl.conf's NCCL_IB_GID_INDEX=1 fails gid"; diag "exit $rc" "$(cat "$work/out")"
+fi
+# (helper 30) the file read as NCCL reads it: ncclLoadParam's strtoll(s, NULL,
+# 0) with no end check ("abc" and "\"106\"" are 0), the class a byte (297 is
+# 41), an empty value the default 0; a line over 4095 bytes does not hide the
+# rest; a FIFO or an oversized file cannot be verified (an error under a
+# policy); NCCL_IB_GID_INDEX=abc is index 0, a link-local entry
+nc() {  # NAME TEXT: a root whose etc/nccl.conf holds TEXT
+    mkdir -p "$work/nc/$1/etc"; printf "$2" >"$work/nc/$1/etc/nccl.conf"
+}
+nc abc 'NCCL_IB_TC=abc\n'; nc dq 'NCCL_IB_TC="106"\n'; nc t297 'NCCL_IB_TC=297\n'; nc empty 'NCCL_IB_TC=\n'
+nc long "#$(head -c 5000 /dev/zero | tr '\0' c)\nNCCL_IB_TC=41\n"; nc gabc 'NCCL_IB_GID_INDEX=abc\n'
+mkdir -p "$work/nc/fifo/etc"; mkfifo "$work/nc/fifo/etc/nccl.conf"
+for n in abc dq t297 empty long gabc fifo; do
+    timeout 20 "$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 --cloud none --root "$work/nc/$n" \
+        $(qos netarbiter-eth4.mlnx_qos) 2>&1 | head -1 | sed "s#$work/nc/##"
+done >"$work/nc.out"
+want_nc="class 0 (NCCL_IB_TC in abc/|class 0 (NCCL_IB_TC in dq/|class 41 (NCCL_IB_TC in t297/|class 0 (NCCL_IB_TC in empty/|class 41 (NCCL_IB_TC in long/|gid: mlx5_0 port 1 (ens3np0): NCCL_IB_GID_INDEX=0 in gabc/|nccl-conf: node: fifo/etc/nccl.conf: not a regular file"
+got_nc=$(sed 's/^ERROR: nccl-class: mlx5_0 port 1 (ens3np0): //; s/^ERROR: //; s#/etc/nccl.conf, what.*#/#; s#/etc/nccl.conf is no.*#/#; s/: every job.*//' "$work/nc.out" | tr '\n' '|')
+if [ "$got_nc" = "$want_nc|" ]; then
+    ok "nccl.conf read as NCCL reads it: abc, \"106\" and empty are class 0, 297 is 41, a long line hides nothing, a FIFO fails"
+else
+    not_ok "nccl.conf read as NCCL reads it"; diag "$(cat "$work/nc.out")"
 fi

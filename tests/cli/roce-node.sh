@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 22
+plan 23
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -363,12 +363,25 @@ fi
 # exact, else prefixes); where none matches, its bootstrap fails: nothing set
 node v4
 mkdir -p "$work/sys/$h/class/net/lo" "$work/sys/$h/class/net/ens1f0np0" "$work/sys/$h/class/net/eno1"
-for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1; do
+for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1 '^,' e a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,ens; do
     env_of --plugstack "socket_ifname=$spec" | grep "^  NCCL_SOCKET_IFNAME"
 done >"$work/ifname"
-if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1 " ] &&
+# (helper 30) "^," is an empty list excluded: none; one character NCCL
+# ignores; only NCCL's first 16 entries (MAX_IFS) count
+if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set " ] &&
+   grep -q "not set: socket_ifname=e is one character, which NCCL ignores" "$work/ifname" &&
    grep -q "not set: socket_ifname=nosuch matches no interface of this node (lo, eno1, ens1f0np0): NCCL's bootstrap would find no socket interface" "$work/ifname"; then
-    ok "socket_ifname= set only where NCCL would match an interface by it (prefix, =exact, ^exclusion)"
+    ok "socket_ifname= set only where NCCL would match an interface by it (prefix, =exact, ^exclusion, 16 entries)"
 else
     not_ok "socket_ifname= set only where NCCL would match an interface"; diag "$(cat "$work/ifname")"
+fi
+# (helper 30) GPUs of two models among those CUDA numbers: its default order
+# (FASTEST_FIRST) is the bus order among equal GPUs only; no UCX_NET_DEVICES
+printf 'Model:\t\t NVIDIA L40S\nDevice Minor:\t 1\n' >"$work/proc/node001/driver/nvidia/gpus/0000:16:00.0/information"
+printf 'Model:\t\t NVIDIA H100 80GB HBM3\nDevice Minor:\t 0\n' >"$work/proc/node001/driver/nvidia/gpus/0000:12:00.0/information"
+gpu_of >"$work/models"
+if grep -q "UCX_NET_DEVICES not set: CUDA numbers GPUs of two models here (NVIDIA H100 80GB HBM3, NVIDIA L40S), fastest first" "$work/models"; then
+    ok "GPUs of two models: which one CUDA_VISIBLE_DEVICES names is not known, no UCX_NET_DEVICES"
+else
+    not_ok "GPUs of two models: no UCX_NET_DEVICES"; diag "$(cat "$work/models")"
 fi
