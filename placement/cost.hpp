@@ -101,8 +101,9 @@ double span_slowdown_of(const Cluster &c, const Placement &p, const JobShape &jo
                         const UplinkLoad *load = nullptr);
 
 // The slowdown of `nodes` hosts spread over one leaf more than the fewest
-// (the largest leaves, as even as they allow), the leaves' other hosts
-// crossing their uplinks too: what spanning now costs a job that could have
+// (the largest leaves, as even as they allow, or full with one host on the
+// extra leaf, as Slurm's best fit leaves it on a fragmented fabric), the
+// leaves' other hosts crossing their uplinks too: what spanning now costs a job that could have
 // waited for its island. 1 plus a few microseconds' worth on a non-blocking
 // fabric; 1 for a job that fits one host.
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);

@@ -54,12 +54,16 @@ bool block_holds(const Cluster &c, const BlockSite &b, Level level, int n)
         int island = -1;
         for (std::size_t i = first; i < std::min(first + per, b.blocks.size()); ++i) {
             auto it = leaf_index.find(b.blocks[i]);
-            if (it == leaf_index.end() || c.island(it->second).hosts.empty())
+            if (it == leaf_index.end())
                 continue;
-            int here = c.island_of(c.island(it->second).hosts.front(), level);
-            if (island >= 0 && here != island)
-                return false;
-            island = here;
+            // every host: an NVLink domain may reach two leaves (helper 31:
+            // a block across two leaves held a leaf:required job to neither)
+            for (int h : c.island(it->second).hosts) {
+                int here = c.island_of(h, level);
+                if (island >= 0 && here != island)
+                    return false;
+                island = here;
+            }
         }
     }
     return true;
@@ -74,10 +78,48 @@ SlurmAsk ask_block(const Cluster &c, SlurmAsk a, const std::string &request, boo
     a.segment = required && b.base > 0 && n > b.base && n % b.base == 0 ? b.base : 0;
     if (a.level == Level::Fabric || block_holds(c, b, a.level, n))
         return a;
+    // an island whose nodes the blocks hold (topology/block runs no job on
+    // a node of no block): its leaf, or its NVLink domains, written
     std::set<std::string> written(b.blocks.begin(), b.blocks.end());
-    for (int is : rank(a.level, n))
-        if (a.level != Level::Leaf || written.count(c.island(is).name))
+    std::vector<char> in_block(c.host_count(), 0);
+    for (Level bl : {Level::Domain, Level::Leaf})
+        for (int is : c.at(bl))
+            if (written.count(c.island(is).name))
+                for (int h : c.island(is).hosts)
+                    in_block[static_cast<std::size_t>(h)] = 1;
+    // under --segment, only an island with n/segment whole blocks inside
+    // can ever start the job (a block that reaches two leaves is whole in
+    // neither); without one such island the segment is not asked
+    std::map<std::string, int> block_island;  // written block -> its island
+    for (Level bl : {Level::Domain, Level::Leaf})
+        for (int is : c.at(bl))
+            if (written.count(c.island(is).name))
+                block_island[c.island(is).name] = is;
+    auto whole_blocks = [&](int is) {
+        int k = 0;
+        for (const auto &bi : block_island) {
+            const auto &hs = c.island(bi.second).hosts;
+            k += !hs.empty() && std::all_of(hs.begin(), hs.end(), [&](int h) { return c.island_of(h, a.level) == is; });
+        }
+        return k;
+    };
+    std::vector<int> with_segments;
+    for (int is : rank(a.level, n)) {
+        int held = 0;
+        for (int h : c.island(is).hosts)
+            held += in_block[static_cast<std::size_t>(h)];
+        if (a.level != Level::Leaf || held >= n) {
             a.constraint.push_back(is);
+            if (a.segment > 0 && whole_blocks(is) >= n / a.segment)
+                with_segments.push_back(is);
+        }
+    }
+    if (a.segment > 0) {
+        if (with_segments.empty())
+            a.segment = 0;
+        else
+            a.constraint = with_segments;
+    }
     if (a.constraint.empty()) {
         a.refuse = "--fabric-island=" + request + ": no leaf written as a block can hold " + std::to_string(n) +
                    " nodes (topology/block)";

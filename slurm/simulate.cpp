@@ -156,6 +156,9 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     };
     // the fewest leaves' wait: the site's leaf wait, at most the model's
     // wait for the job (atoll-place caps --switches=K@leaf_wait so)
+    // topology/block ignores --switches (its blocks and segments decide):
+    // under the slurm-block policy a leaf wait holds no job (helper 31)
+    const bool switches_count = std::string(policy.name()) != "slurm-block";
     auto leaf_bound = [&](const Live &j) { return opt.model_wait ? std::min(opt.leaf_wait, j.island_wait) : opt.leaf_wait; };
     // held: the constraint's level, when one holds the job (Fabric: none)
     auto request_for = [&](const Live &j, double t, Level *held_level = nullptr) {
@@ -178,7 +181,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             if (held_level)
                 *held_level = req.level;
         }
-        if (a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, leaf_bound(j)))) {
+        if (switches_count && a.switches > 0 && (a.wait == SwitchWait::Island ? island : waiting(j, t, leaf_bound(j)))) {
             if (a.switches == 1) {
                 if (!(req.fit == Fit::Required && req.level < Level::Leaf)) {  // not over a domain's constraint
                     req.level = Level::Leaf;  // one leaf switch: one leaf island

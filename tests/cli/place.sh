@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 75
+plan 77
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -313,3 +313,26 @@ fi
 out=$("$PLACE" simulate "$work/nvl72.json" "$ATOLL_SRCDIR/bench/data/nvl72-stream.csv" --policy atoll --seeds 2 --load 0.8 \
       --island-wait 600 --fit required --leaf-wait 600 | grep '^% domain-fitting jobs in one domain')
 check "simulate: a required domain stays one domain under a leaf wait" sh -c "echo '$out' | grep -q ' 100.0 ('"
+# (helper 31) topology/block ignores --switches: a leaf wait holds no job of
+# the slurm-block policy (excess leaves and waits moved with it)
+"$TOPO" generate --pods 2 --groups 4 --hosts 12 --domain-size 6 --format json -o "$work/d96.json"
+blk() { "$PLACE" simulate "$work/d96.json" "$ATOLL_SRCDIR/bench/data/nvl72-stream.csv" --policy slurm-block --seeds 1 --load 0.7 \
+        --fit required --leaf-wait "$1" | grep -E '^(excess leaves|mean wait)'; }
+b0=$(blk 0); b1=$(blk 36000)
+if [ -n "$b0" ] && [ "$b0" = "$b1" ]; then ok "simulate: slurm-block is not held by a leaf wait"; else not_ok "simulate: slurm-block is not held by a leaf wait"; diag "$b0" "$b1"; fi
+# (helper 31) NVLink domains that reach two leaves (shifted by 9 hosts), as
+# topology/block blocks: a leaf:required job was asked nothing, as if every
+# block lay in one leaf; now held to the leaves by a constraint, and no
+# --segment where no leaf has the job's whole blocks (it could never start)
+awk -F': ' '{ n = substr($1, 3) + 0; d = int((n + 8) / 18); printf "%s: 8d6e40c4-d722-4357-9ba6-%012d, 32766\n", $1, d }' \
+    "$DATA/nvlink/su-nvl72.txt" >"$work/cross.txt"
+"$TOPO" discover "$work/nvl72.net" --nvlink "$work/cross.txt" -o "$work/cross.json" 2>/dev/null
+c18=$("$PLACE" place "$work/cross.json" --nodes 18 --island leaf:required --slurm --topology block | grep -v '^free=')
+c36=$("$PLACE" place "$work/cross.json" --nodes 36 --island leaf:required --slurm --topology block | grep -v '^free=')
+a36=$("$PLACE" place "$work/nvl72.json" --nodes 36 --island leaf:required --slurm --topology block | grep -v '^free=')
+if echo "$c18" | grep -q '^constraint=\[grp-' && echo "$c36" | grep -q '^constraint=\[grp-' && ! echo "$c36" | grep -q segment &&
+   [ "$a36" = "segment=18" ]; then
+    ok "topology/block: blocks that reach two leaves get a leaf constraint, no unsatisfiable --segment; aligned blocks ask a segment alone"
+else
+    not_ok "topology/block: blocks that reach two leaves"; diag "$c18" "$c36" "$a36"
+fi
