@@ -372,6 +372,9 @@ int cmd_place(int argc, char **argv)
             throw Usage(std::string("--") + o + " goes with --time-limit (auto's wait decision)");
     if (a.flag("pending") && !a.flag("running"))
         throw Usage("--pending goes with --running (the queue ahead waits for the running jobs' ends)");
+    // checked whatever the request: cli_filter.lua passes every job's --time
+    if (a.flag("time-limit") && slurm_seconds(a.get("time-limit")) < 0)
+        throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;

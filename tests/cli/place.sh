@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 77
+plan 78
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -336,3 +336,6 @@ if echo "$c18" | grep -q '^constraint=\[grp-' && echo "$c36" | grep -q '^constra
 else
     not_ok "topology/block: blocks that reach two leaves"; diag "$c18" "$c36" "$a36"
 fi
+# (helper 31) a --time-limit is checked whatever the request (it was only for auto)
+expect "place --time-limit xyz with a required pod is a usage error" 2 "\\-\\-time-limit: \"xyz\", expected Slurm's" \
+    "$PLACE" place "$work/pods.json" --nodes 4 --island pod:required --slurm --time-limit xyz
