@@ -337,6 +337,40 @@ UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &ru
     return load;
 }
 
+double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
+{
+    int k = c.min_leaves(nodes);
+    std::vector<int> leaves = c.at(Level::Leaf);
+    if (nodes < 2 || k < 2 || static_cast<std::size_t>(k) > leaves.size())
+        return 1;
+    std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) { return c.capacity(a) > c.capacity(b); });
+    const Shape best = best_shape(c, nodes, m, job);
+    double least = 0;
+    for (int even = 0; even < 1; ++even) {  // Slurm's best fit: the fullest leaves whole, then the rest
+        std::vector<std::pair<int, int>> per_leaf;
+        int rem = nodes;
+        for (int i = 0; i < k && rem > 0; ++i) {
+            const int l = leaves[static_cast<std::size_t>(i)];
+            int give = even ? std::min(c.capacity(l), (rem + (k - i) - 1) / (k - i)) : std::min(c.capacity(l), rem);
+            per_leaf.push_back({l, give});
+            rem -= give;
+        }
+        if (rem > 0)
+            continue;
+        int hops = 0;
+        for (const auto &a : per_leaf)
+            hops = std::max(hops, c.hops(per_leaf.front().first, a.first));
+        Shape s = shape_of(c, per_leaf, hops > 0 ? hops - 1 : 0, m, nullptr);
+        Shape ref = capped(best, s.host_GBps);
+        double rb = on(ref, ref, job, m).step_s;
+        if (rb > 0) {
+            double x = on(s, ref, job, m).step_s / rb;
+            least = least > 0 ? std::min(least, x) : x;
+        }
+    }
+    return least > 0 ? std::max(1.0, least) : 1;
+}
+
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
     int k = c.min_leaves(nodes) + 1;

@@ -107,5 +107,11 @@ double span_slowdown_of(const Cluster &c, const Placement &p, const JobShape &jo
 // waited for its island. 1 plus a few microseconds' worth on a non-blocking
 // fabric; 1 for a job that fits one host.
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);
+// The slowdown of `nodes` hosts on the fewest leaves as Slurm's best fit
+// takes them (the fullest leaves whole, then the rest), the leaves' other
+// hosts crossing their uplinks too: what waiting for the island buys on a
+// busy fabric, where even the island's placement is slower than an idle
+// fabric's.
+double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m);
 
 }  // namespace atl

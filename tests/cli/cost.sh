@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 18
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -169,4 +169,19 @@ if [ -z "$asked" ] && [ -z "$none" ] && awk -v s="$thin" 'BEGIN { exit !(s > 1.3
     ok "auto at 4:1 asks --switches at every size a thin slice would cost (72+6: $thin), nothing on 1:1"
 else
     not_ok "auto at 4:1 asks at every size a thin slice would cost"; diag "not asked at 4:1:$asked; asked at 1:1:$none; thin $thin"
+fi
+# (helper 31) under the busy charge the island's own placement crosses busy
+# uplinks too: 13 nodes of 12-host leaves at 4:1, Slurm's 5+5+3 now (cost
+# 2.19) against the 12+1 a two-leaf wait buys (2.48): no wait. It waited 600 s.
+"$TOPO" generate --pods 2 --groups 4 --hosts 12 --oversub 4 --format json -o "$work/p96.json"
+printf 'node[037-048] 2:00\nnode[006-012,018-024,028-036] 5:00:00\nnode[049-096] 5:00:00\n' >"$work/run1"
+now=$("$PLACE" cost "$work/p96.json" 'node[001-005,013-017,025-027]' | sed -n 's/^slowdown=//p')
+wait=$("$PLACE" cost "$work/p96.json" 'node[001-013]' | sed -n 's/^slowdown=//p')
+out=$("$PLACE" place "$work/p96.json" --nodes 13 --island auto --slurm --free 'node[001-005,013-017,025-027]' \
+      --time-limit 2:00:00 --running "$work/run1" --uplink-load busy --explain 2>&1)
+if awk -v a="$now" -v b="$wait" 'BEGIN { exit !(a < b) }' && echo "$out" | grep -q 'spanning adds 0 s .*(busy uplinks): no wait' &&
+   ! echo "$out" | grep -q '^switches='; then
+    ok "busy uplinks: no wait for an island whose own placement is no faster ($wait) than Slurm's now ($now)"
+else
+    not_ok "busy uplinks: no wait for an island whose own placement is no faster"; diag "now $now wait $wait" "$out"
 fi
