@@ -242,25 +242,18 @@ bool pci_function(const std::string &s)
 
 std::vector<std::string> node_netdevs(const std::string &sysfs_root) { return list_dir(sysfs_root + "/class/net"); }
 
-std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root)
-{
-    std::vector<std::string> out;
-    std::string base = sysfs_root + "/class/infiniband";
-    for (const std::string &dev : list_dir(base)) {
-        DIR *d = opendir((base + "/" + dev + "/ports").c_str());
-        if (d)
-            closedir(d);
-        else
-            out.push_back(dev);
-    }
-    return out;
-}
-
-std::vector<NodePort> node_ports(const std::string &sysfs_root)
+std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std::string> *unreadable)
 {
     std::vector<NodePort> out;
     std::string base = sysfs_root + "/class/infiniband";
     for (const std::string &dev : list_dir(base)) {
+        if (unreadable) {
+            DIR *d = opendir((base + "/" + dev + "/ports").c_str());
+            if (d)
+                closedir(d);
+            else
+                unreadable->push_back(dev);
+        }
         for (const std::string &p : list_dir(base + "/" + dev + "/ports")) {
             std::string dir = base + "/" + dev + "/ports/" + p;
             NodePort np;
@@ -371,7 +364,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root)
     return out;
 }
 
-std::map<int, std::string> nvidia_gpus(const std::string &proc_root)
+std::map<int, std::string> nvidia_gpus(const std::string &proc_root, std::map<int, std::string> *models)
 {
     std::map<int, std::string> out;
     std::string base = proc_root + "/driver/nvidia/gpus";
@@ -381,31 +374,20 @@ std::map<int, std::string> nvidia_gpus(const std::string &proc_root)
         if (at == std::string::npos)
             continue;
         int minor = std::atoi(text.c_str() + at + 13);
+        if (minor < 0 || minor >= 4096)
+            continue;
         std::string id = bus;
         for (char &c : id)
             c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (minor >= 0 && minor < 4096)
-            out[minor] = id;
-    }
-    return out;
-}
-
-std::map<int, std::string> nvidia_gpu_models(const std::string &proc_root)
-{
-    std::map<int, std::string> out;
-    std::string base = proc_root + "/driver/nvidia/gpus";
-    for (const std::string &bus : list_dir(base)) {
-        std::string text = read_small_file(base + "/" + bus + "/information", 8192).value_or("");
-        std::size_t at = text.find("Device Minor:"), mo = text.find("Model:");
-        if (at == std::string::npos || mo == std::string::npos)
+        out[minor] = id;
+        std::size_t mo = text.find("Model:");
+        if (!models || mo == std::string::npos)
             continue;
-        int minor = std::atoi(text.c_str() + at + 13);
         std::string model = text.substr(mo + 6, text.find('\n', mo) == std::string::npos ? std::string::npos
                                                                                         : text.find('\n', mo) - mo - 6);
         const std::size_t b = model.find_first_not_of(" \t"), e = model.find_last_not_of(" \t\r");
-        model = b == std::string::npos ? "" : model.substr(b, e - b + 1);
-        if (minor >= 0 && minor < 4096 && !model.empty())
-            out[minor] = model;
+        if (b != std::string::npos)
+            (*models)[minor] = model.substr(b, e - b + 1);
     }
     return out;
 }

@@ -31,10 +31,6 @@ struct GidEntry {
     bool routable() const;
 };
 
-// The entries of <sysfs_root>/class/infiniband whose ports cannot be listed
-// (a symlink loop, a permission): a device that is there, not known.
-std::vector<std::string> unreadable_rdma_devices(const std::string &sysfs_root);
-
 // The names under <sysfs_root>/class/net (the node's interfaces); empty when
 // it cannot be listed.
 std::vector<std::string> node_netdevs(const std::string &sysfs_root);
@@ -90,13 +86,15 @@ std::vector<const GidEntry *> routable_gids(const NodePort &p);
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max);
 
 // <sysfs_root>/class/infiniband/*/ports/*; empty when there is none.
-std::vector<NodePort> node_ports(const std::string &sysfs_root);
+// `unreadable`, when given, gets the entries whose ports cannot be listed (a
+// symlink loop, a permission): a device that is there, not known.
+std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std::string> *unreadable = nullptr);
 
 // NVIDIA GPUs from <proc_root>/driver/nvidia/gpus/<PCI bus id>/information:
 // device minor -> PCI bus id ("0000:07:00.0", lower case). Empty without the
 // driver.
-std::map<int, std::string> nvidia_gpus(const std::string &proc_root);
-// The same GPUs' "Model:" lines (device minor -> model, blanks trimmed).
-std::map<int, std::string> nvidia_gpu_models(const std::string &proc_root);
+// `models`, when given, gets their "Model:" lines (device minor -> model,
+// blanks trimmed).
+std::map<int, std::string> nvidia_gpus(const std::string &proc_root, std::map<int, std::string> *models = nullptr);
 
 }  // namespace atl

@@ -337,6 +337,25 @@ UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &ru
     return load;
 }
 
+namespace {
+
+// The step of hosts spread as `per_leaf` says, the leaves' other hosts
+// crossing their uplinks too, against `best` no faster than them: 0 when
+// the model gives no step
+double spread_ratio(const Cluster &c, const std::vector<std::pair<int, int>> &per_leaf, const Shape &best,
+                    const JobShape &job, const StepModel &m)
+{
+    int hops = 0;
+    for (const auto &a : per_leaf)
+        hops = std::max(hops, c.hops(per_leaf.front().first, a.first));
+    Shape s = shape_of(c, per_leaf, hops > 0 ? hops - 1 : 0, m, nullptr);
+    Shape ref = capped(best, s.host_GBps);  // the cost of spanning, not of slower hosts
+    double rb = on(ref, ref, job, m).step_s;
+    return rb > 0 ? on(s, ref, job, m).step_s / rb : 0;
+}
+
+}  // namespace
+
 double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
     int k = c.min_leaves(nodes);
@@ -344,31 +363,18 @@ double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const S
     if (nodes < 2 || k < 2 || static_cast<std::size_t>(k) > leaves.size())
         return 1;
     std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) { return c.capacity(a) > c.capacity(b); });
-    const Shape best = best_shape(c, nodes, m, job);
-    double least = 0;
-    for (int even = 0; even < 1; ++even) {  // Slurm's best fit: the fullest leaves whole, then the rest
-        std::vector<std::pair<int, int>> per_leaf;
-        int rem = nodes;
-        for (int i = 0; i < k && rem > 0; ++i) {
-            const int l = leaves[static_cast<std::size_t>(i)];
-            int give = even ? std::min(c.capacity(l), (rem + (k - i) - 1) / (k - i)) : std::min(c.capacity(l), rem);
-            per_leaf.push_back({l, give});
-            rem -= give;
-        }
-        if (rem > 0)
-            continue;
-        int hops = 0;
-        for (const auto &a : per_leaf)
-            hops = std::max(hops, c.hops(per_leaf.front().first, a.first));
-        Shape s = shape_of(c, per_leaf, hops > 0 ? hops - 1 : 0, m, nullptr);
-        Shape ref = capped(best, s.host_GBps);
-        double rb = on(ref, ref, job, m).step_s;
-        if (rb > 0) {
-            double x = on(s, ref, job, m).step_s / rb;
-            least = least > 0 ? std::min(least, x) : x;
-        }
+    // Slurm's best fit: the fullest leaves whole, then the rest
+    std::vector<std::pair<int, int>> per_leaf;
+    int rem = nodes;
+    for (int i = 0; i < k && rem > 0; ++i) {
+        const int l = leaves[static_cast<std::size_t>(i)];
+        const int give = std::min(c.capacity(l), rem);
+        per_leaf.push_back({l, give});
+        rem -= give;
     }
-    return least > 0 ? std::max(1.0, least) : 1;
+    if (rem > 0)
+        return 1;
+    return std::max(1.0, spread_ratio(c, per_leaf, best_shape(c, nodes, m, job), job, m));
 }
 
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
@@ -418,25 +424,18 @@ double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const Ste
                     rem -= 1;
                 }
                 for (int i = 0; i < k; ++i) {
+                    const int l = pick[static_cast<std::size_t>(i)];
                     if (thin >= 0 && static_cast<std::size_t>(i) == slim)
                         continue;
-                    const int left = thin >= 0 ? k - 1 - static_cast<int>(per_leaf.size()) + 1 : k - i;
-                    int give = thin >= 0 ? std::min(c.capacity(pick[static_cast<std::size_t>(i)]), rem)
-                                         : std::min(c.capacity(pick[static_cast<std::size_t>(i)]), (rem + left - 1) / left);
+                    // thin: the others as full as they come; else as even as they allow
+                    int give = std::min(c.capacity(l), thin >= 0 ? rem : (rem + (k - i) - 1) / (k - i));
                     if (give > 0)
-                        per_leaf.push_back({pick[static_cast<std::size_t>(i)], give});
+                        per_leaf.push_back({l, give});
                     rem -= give;
                 }
                 if (rem > 0 || per_leaf.size() < 2)
                     continue;
-                int hops = 0;
-                for (const auto &a : per_leaf)
-                    hops = std::max(hops, c.hops(per_leaf.front().first, a.first));
-                Shape s = shape_of(c, per_leaf, hops > 0 ? hops - 1 : 0, m, nullptr);
-                Shape ref = capped(best, s.host_GBps);  // the cost of spanning, not of slower hosts
-                double rb = on(ref, ref, job, m).step_s;
-                if (rb > 0)
-                    worst = std::max(worst, on(s, ref, job, m).step_s / rb);
+                worst = std::max(worst, spread_ratio(c, per_leaf, best, job, m));
             }
         }
     }

@@ -82,6 +82,9 @@ class Policy {
 public:
     virtual ~Policy() = default;
     virtual const char *name() const = 0;
+    // Whether a leaf limit (Request::max_leaves, Slurm's --switches) holds
+    // the policy: topology/block ignores --switches, its blocks decide.
+    virtual bool takes_switches() const { return true; }
     // A what-if: decides without changing `free`. Never throws for a request
     // that cannot be met; returns ok == false with an error instead.
     Placement place(const FreeState &free, const Request &req);

@@ -27,6 +27,7 @@ namespace {
 class SlurmBlock : public Policy {
 public:
     const char *name() const override { return "slurm-block"; }
+    bool takes_switches() const override { return false; }  // eval_nodes_block() reads no --switches
 
 protected:
     Placement choose(const FreeState &free, const Request &req) override;

@@ -33,6 +33,23 @@ std::set<std::vector<int>> partition(const Cluster &c, Level l)
     return parts;
 }
 
+// The island each block of the file names (a leaf island, or an NVLink
+// domain), in the file's order; -1 for a name the fabric lacks (a
+// placeholder)
+std::vector<int> block_islands(const Cluster &c, const BlockSite &b)
+{
+    std::map<std::string, int> by_name;
+    for (Level bl : {Level::Domain, Level::Leaf})
+        for (int is : c.at(bl))
+            by_name[c.island(is).name] = is;
+    std::vector<int> out;
+    for (const std::string &name : b.blocks) {
+        auto it = by_name.find(name);
+        out.push_back(it == by_name.end() ? -1 : it->second);
+    }
+    return out;
+}
+
 // Whether Slurm's block plugin alone keeps a job of n nodes in one island of
 // `level`: every aggregated block of the level it picks lies in one.
 bool block_holds(const Cluster &c, const BlockSite &b, Level level, int n)
@@ -45,20 +62,16 @@ bool block_holds(const Cluster &c, const BlockSite &b, Level level, int n)
     auto lv = std::find_if(b.levels.begin(), b.levels.end(), [&](int x) { return x >= k; });
     if (lv == b.levels.end())
         return false;  // every block as one: the whole system
-    std::map<std::string, int> leaf_index;  // a block's island: a leaf island, or an NVLink domain
-    for (Level bl : {Level::Domain, Level::Leaf})
-        for (int is : c.at(bl))
-            leaf_index[c.island(is).name] = is;
+    const std::vector<int> blocks = block_islands(c, b);
     const std::size_t per = std::size_t{1} << *lv;
-    for (std::size_t first = 0; first < b.blocks.size(); first += per) {
+    for (std::size_t first = 0; first < blocks.size(); first += per) {
         int island = -1;
-        for (std::size_t i = first; i < std::min(first + per, b.blocks.size()); ++i) {
-            auto it = leaf_index.find(b.blocks[i]);
-            if (it == leaf_index.end())
+        for (std::size_t i = first; i < std::min(first + per, blocks.size()); ++i) {
+            if (blocks[i] < 0)
                 continue;
             // every host: an NVLink domain may reach two leaves (helper 31:
             // a block across two leaves held a leaf:required job to neither)
-            for (int h : c.island(it->second).hosts) {
+            for (int h : c.island(blocks[i]).hosts) {
                 int here = c.island_of(h, level);
                 if (island >= 0 && here != island)
                     return false;
@@ -79,30 +92,22 @@ SlurmAsk ask_block(const Cluster &c, SlurmAsk a, const std::string &request, boo
     if (a.level == Level::Fabric || block_holds(c, b, a.level, n))
         return a;
     // an island whose nodes the blocks hold (topology/block runs no job on
-    // a node of no block): its leaf, or its NVLink domains, written
-    std::set<std::string> written(b.blocks.begin(), b.blocks.end());
+    // a node of no block), and under --segment the whole blocks each island
+    // holds: only one with n/segment of them can ever start the job (a
+    // block that reaches two leaves is whole in neither); without one such
+    // island the segment is not asked
     std::vector<char> in_block(c.host_count(), 0);
-    for (Level bl : {Level::Domain, Level::Leaf})
-        for (int is : c.at(bl))
-            if (written.count(c.island(is).name))
-                for (int h : c.island(is).hosts)
-                    in_block[static_cast<std::size_t>(h)] = 1;
-    // under --segment, only an island with n/segment whole blocks inside
-    // can ever start the job (a block that reaches two leaves is whole in
-    // neither); without one such island the segment is not asked
-    std::map<std::string, int> block_island;  // written block -> its island
-    for (Level bl : {Level::Domain, Level::Leaf})
-        for (int is : c.at(bl))
-            if (written.count(c.island(is).name))
-                block_island[c.island(is).name] = is;
-    auto whole_blocks = [&](int is) {
-        int k = 0;
-        for (const auto &bi : block_island) {
-            const auto &hs = c.island(bi.second).hosts;
-            k += !hs.empty() && std::all_of(hs.begin(), hs.end(), [&](int h) { return c.island_of(h, a.level) == is; });
-        }
-        return k;
-    };
+    std::map<int, int> whole;  // island -> blocks all of whose hosts lie in it
+    for (int bi : block_islands(c, b)) {
+        if (bi < 0 || c.island(bi).hosts.empty())
+            continue;
+        const std::vector<int> &hs = c.island(bi).hosts;
+        for (int h : hs)
+            in_block[static_cast<std::size_t>(h)] = 1;
+        const int is = c.island_of(hs.front(), a.level);
+        if (std::all_of(hs.begin(), hs.end(), [&](int h) { return c.island_of(h, a.level) == is; }))
+            ++whole[is];
+    }
     std::vector<int> with_segments;
     for (int is : rank(a.level, n)) {
         int held = 0;
@@ -110,7 +115,7 @@ SlurmAsk ask_block(const Cluster &c, SlurmAsk a, const std::string &request, boo
             held += in_block[static_cast<std::size_t>(h)];
         if (a.level != Level::Leaf || held >= n) {
             a.constraint.push_back(is);
-            if (a.segment > 0 && whole_blocks(is) >= n / a.segment)
+            if (a.segment > 0 && whole[is] >= n / a.segment)
                 with_segments.push_back(is);
         }
     }

@@ -156,9 +156,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     };
     // the fewest leaves' wait: the site's leaf wait, at most the model's
     // wait for the job (atoll-place caps --switches=K@leaf_wait so)
-    // topology/block ignores --switches (its blocks and segments decide):
-    // under the slurm-block policy a leaf wait holds no job (helper 31)
-    const bool switches_count = std::string(policy.name()) != "slurm-block";
+    // a leaf wait holds only a policy that takes --switches (not topology/block's)
+    const bool switches_count = policy.takes_switches();
     auto leaf_bound = [&](const Live &j) { return opt.model_wait ? std::min(opt.leaf_wait, j.island_wait) : opt.leaf_wait; };
     // held: the constraint's level, when one holds the job (Fabric: none)
     auto request_for = [&](const Live &j, double t, Level *held_level = nullptr) {

@@ -859,15 +859,6 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
     }
     return record();
 }
-namespace {
-std::string lower(std::string s)
-{
-    for (char &c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-}  // namespace
-
 std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const std::string &step_gpus,
                                          int constrained, const std::map<int, std::string> &gpus, std::string &why,
                                          const std::map<int, std::string> &models)
@@ -955,7 +946,7 @@ std::vector<std::string> task_gpu_busids(const std::string &cuda_visible, const 
     // is in CUDA is not known
     std::vector<std::string> by_index;
     for (const auto &kv : gpus) {
-        if (!by_index.empty() && lower(kv.second) < lower(by_index.back())) {
+        if (!by_index.empty() && kv.second < by_index.back()) {  // nvidia_gpus() writes them lower case
             why = "this node's GPU device minors are not in PCI bus order (" + escaped(by_index.back(), 20) + " before " +
                   escaped(kv.second, 20) + "): Slurm counts GPUs by minor and CUDA by bus, so which GPU the task has "
                   "is not known";

@@ -274,11 +274,10 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
                           const NcclUserFiles &user_conf, NodeDevices &dev, const UcxUserFiles &ucx_conf)
 {
     NodeFacts facts;
-    facts.ports = node_ports(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
-    facts.unreadable_devices = unreadable_rdma_devices(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
-    facts.netdevs = node_netdevs(cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node));
-    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
-    facts.gpu_models = nvidia_gpu_models(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node));
+    const std::string sysfs = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
+    facts.ports = node_ports(sysfs, &facts.unreadable_devices);
+    facts.netdevs = node_netdevs(sysfs);
+    facts.gpus = nvidia_gpus(cfg.proc_root.empty() ? "/proc" : per_node_path(cfg.proc_root, node), &facts.gpu_models);
     const auto started = std::chrono::steady_clock::now();  // the user's files share one bound
     // as NCCL's initEnvFunc (misc/param.cc): NCCL_CONF_FILE instead of
     // HOME/.nccl.conf, then /etc/nccl.conf
@@ -314,7 +313,6 @@ NodeFacts read_node_facts(const FabricView &f, const PluginConfig &cfg, const st
     std::string machine_type = cfg.machine_type;
     if (cloud_profile(f.profile)) {
         std::string root = cfg.cloud_root.empty() ? "/" : per_node_path(cfg.cloud_root, node);
-        std::string sysfs = cfg.sysfs_root.empty() ? "/sys" : per_node_path(cfg.sysfs_root, node);
         std::string problem;
         facts.cloud = read_cloud_node_bounded(root, sysfs, cfg.machine_type, problem);
         if (!problem.empty())

@@ -149,7 +149,7 @@ struct NodeDevices {
 // which rule), with the same name, hca= and ACTIVE checks; when the rule
 // finds none, no ports and its reason in `problems`.
 // A rail that is no RDMA port here while a device here cannot be read
-// (`unreadable`, unreadable_rdma_devices()) may be that device: then none
+// (`unreadable`, as node_ports() lists them) may be that device: then none
 // is taken, as for a rail found whose link layer or owner is not known.
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
                          const std::vector<NodePort> &ports, const std::string &machine_type = "",

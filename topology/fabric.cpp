@@ -202,15 +202,21 @@ InputError::InputError(const std::string &file, std::size_t line, const std::str
 {
 }
 
-std::string escaped(const std::string &s, std::size_t max)
+namespace {
+
+// escaped() and one_line(): controls, DEL and non-ASCII as \xNN, at most
+// `max` characters, then "..."; `whole` (escaped()) also a backslash as
+// \x5c and a newline as \n, one_line() keeps a backslash (a part escaped
+// already) and writes a newline as \x0a
+std::string escape_bytes(const std::string &s, std::size_t max, bool whole)
 {
     static const char hex[] = "0123456789abcdef";
     std::string out;
     for (unsigned char c : s) {
         char piece[5] = {static_cast<char>(c), 0, 0, 0, 0};
-        if (c == '\n')
+        if (whole && c == '\n')
             std::memcpy(piece, "\\n", 3);
-        else if (c < 0x20 || c >= 0x7f || c == '\\')
+        else if (c < 0x20 || c >= 0x7f || (whole && c == '\\'))
             piece[0] = '\\', piece[1] = 'x', piece[2] = hex[c >> 4], piece[3] = hex[c & 15];
         if (out.size() + std::strlen(piece) > max) {
             out += "...";
@@ -221,22 +227,11 @@ std::string escaped(const std::string &s, std::size_t max)
     return out;
 }
 
-std::string one_line(const std::string &s, std::size_t max)
-{
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : s) {
-        char piece[5] = {static_cast<char>(c), 0, 0, 0, 0};
-        if (c < 0x20 || c >= 0x7f)
-            piece[0] = '\\', piece[1] = 'x', piece[2] = hex[c >> 4], piece[3] = hex[c & 15];
-        if (out.size() + std::strlen(piece) > max) {
-            out += "...";
-            break;
-        }
-        out += piece;
-    }
-    return out;
-}
+}  // namespace
+
+std::string escaped(const std::string &s, std::size_t max) { return escape_bytes(s, max, true); }
+
+std::string one_line(const std::string &s, std::size_t max) { return escape_bytes(s, max, false); }
 
 std::string shown(const std::string &s, std::size_t max)
 {
