@@ -293,6 +293,54 @@ public:
             add("nccl-class", HealthStatus::Ok, path + "priority " + std::to_string(prio) + ", lossless");
     }
 
+    // Under trust pcp the queue is the VLAN PCP, and for a verbs QP over
+    // RoCE mlx5 sends the address's SL as the PCP (mlx5_set_path:
+    // eth_prio = sl & 7). NCCL's SL is NCCL_IB_SL, 0 when unset: a node
+    // whose PFC is on priority 3 sent every job's NCCL on priority 0 while
+    // trust, pfc and the class passed.
+    void nccl_sl()
+    {
+        if (trust() != "pcp")
+            return;
+        if (p_.nccl_sl < 0)
+            nccl_sl(0, "NCCL's default: " + p_.nccl_conf + " sets no NCCL_IB_SL");
+        for (int sl : {p_.nccl_sl, p_.nccl_sl2})
+            if (sl >= 0)
+                nccl_sl(sl, "NCCL_IB_SL in " + p_.nccl_conf);
+    }
+    void nccl_sl(int sl, const std::string &from)
+    {
+        const std::string what = "SL " + std::to_string(sl) + " (" + from + ", what every job's NCCL sends)";
+        if (!f_.qos) {
+            unverified("nccl-sl", "where " + what + " lands");
+            return;
+        }
+        const int prio = sl & 7;
+        int lossless = roce_priority();
+        if (lossless < 0) {  // no policy priority: the one priority PFC is on, if one
+            int on = 0;
+            for (int i = 0; i < 8; ++i)
+                if (f_.qos->pfc[static_cast<std::size_t>(i)]) {
+                    lossless = i;
+                    ++on;
+                }
+            if (on != 1)
+                lossless = -1;
+        }
+        const std::string fix =
+            lossless >= 0 ? ": set NCCL_IB_SL=" + std::to_string(lossless) + " in " + p_.nccl_conf : std::string();
+        const std::string path = what + " -> priority " + std::to_string(prio) + " (trust pcp: mlx5 sends SL & 7 as the PCP)";
+        if (!f_.qos->pfc[static_cast<std::size_t>(prio)])
+            add("nccl-sl", HealthStatus::Error,
+                path + ", where PFC is off: NCCL's RDMA rides a lossy queue, drops under incast and its all-reduce "
+                "throughput collapses" + fix);
+        else if (p_.pfc_priority >= 0 && prio != p_.pfc_priority)
+            add("nccl-sl", HealthStatus::Error,
+                path + ", not " + std::to_string(p_.pfc_priority) + ", the policy's lossless priority" + fix);
+        else
+            add("nccl-sl", HealthStatus::Ok, path + ", lossless");
+    }
+
     void pfc()
     {
         if (!f_.qos) {
@@ -779,6 +827,9 @@ const std::vector<std::pair<std::string, std::string>> &health_checks()
         {"trust", "the netdev's priority trust state (dscp or pcp) is the policy's"},
         {"dscp2prio", "the RoCE class's DSCP maps to the policy's lossless priority"},
         {"pfc", "PFC is on the RoCE priority and on no other"},
+        {"nccl-class", "the NCCL_IB_TC the node's nccl.conf sets lands on the lossless priority"},
+        {"nccl-sl", "under trust pcp, the SL every job's NCCL sends (NCCL_IB_SL, default 0) is the lossless priority"},
+        {"nccl-conf", "the node's nccl.conf is a regular file every user can read"},
         {"ecn", "ECN (roce_np, roce_rp) is on for the RoCE priority"},
         {"mtu", "the netdev's MTU is the policy's"},
         {"rdma-mtu", "the active RDMA MTU derived from the netdev MTU is the policy's least or more"},
@@ -820,6 +871,7 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
                 c.dscp2prio();
                 c.pfc();
                 c.nccl_class();
+                c.nccl_sl();
                 c.ecn();
             }
             c.mtu(!c.member());  // the active RDMA MTU follows the bond's MTU

@@ -43,6 +43,9 @@ struct HealthPolicy {
     // nccl_tc2: a second class the same text may be (NCCL_IB_TC=-1: 0 from
     // NCCL 2.27, 255 before), -1 none
     int nccl_tc = -1, nccl_tc2 = -1, nccl_gid_index = -1;
+    // Its NCCL_IB_SL, read the same way (-1: not set, NCCL's default 0;
+    // nccl_sl2 the second reading of -1: 0 from NCCL 2.27, 255 before)
+    int nccl_sl = -1, nccl_sl2 = -1;
     std::string nccl_conf;
 
     bool operator==(const HealthPolicy &o) const

@@ -235,6 +235,15 @@ int cmd_health(int argc, char **argv)
                 policy.nccl_tc = static_cast<int>(static_cast<unsigned long long>(tc) & 0xff);
             }
         }
+        long long sl = 0;
+        if (param("NCCL_IB_SL", 0, sl)) {  // a byte (ibv_ah_attr.sl), -1 as NCCL_IB_TC's
+            if (sl == -1) {
+                policy.nccl_sl = 0;
+                policy.nccl_sl2 = 255;
+            } else {
+                policy.nccl_sl = static_cast<int>(static_cast<unsigned long long>(sl) & 0xff);
+            }
+        }
         if (param("NCCL_IB_GID_INDEX", -1, gid)) {
             const int as_int = static_cast<int>(static_cast<std::uint32_t>(static_cast<unsigned long long>(gid)));
             policy.nccl_gid_index = as_int < 0 ? -1 : as_int;

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 29
+plan 30
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -299,4 +299,23 @@ if [ "$got_nc" = "$want_nc|" ]; then
     ok "nccl.conf read as NCCL reads it: abc, \"106\" and empty are class 0, 297 is 41, a long line hides nothing, a FIFO fails"
 else
     not_ok "nccl.conf read as NCCL reads it"; diag "$(cat "$work/nc.out")"
+fi
+# (helper 30) under trust pcp the queue is the VLAN PCP, which mlx5 takes
+# from the QP's SL (mlx5_set_path: eth_prio = sl & 7), and NCCL's SL is
+# NCCL_IB_SL, 0 when unset: a pcp site with PFC on 3 sent every job's NCCL
+# on priority 0 while trust and pfc passed
+printf 'trust=pcp\npfc-priority=3\n' >"$work/pcp.policy"
+nc sl3 'NCCL_IB_SL=3\n'; nc sl4 'NCCL_IB_SL=4\n'; nc slm1 'NCCL_IB_SL=-1\n'; nc sl11 'NCCL_IB_SL=0xb\n'; mkdir -p "$work/nc/none"
+for n in none sl3 sl4 slm1 sl11; do
+    "$TOPO" health --policy "$work/pcp.policy" --sysfs-root "$work/good" --interval 0 --cloud none --root "$work/nc/$n" \
+        --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+    echo "$n exit $? $(grep -c '^ERROR: nccl-sl' "$work/out") $(grep '^ERROR' "$work/out" | head -1 | sed "s#$work/nc/##g")"
+done >"$work/sl.out"
+if grep -q "^none exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 (NCCL's default: none/etc/nccl.conf sets no NCCL_IB_SL, what every job's NCCL sends) -> priority 0 (trust pcp: mlx5 sends SL & 7 as the PCP), where PFC is off: .*: set NCCL_IB_SL=3 in none/etc/nccl.conf$" "$work/sl.out" &&
+   grep -q "^sl3 exit 0 0 $" "$work/sl.out" && grep -q "^sl11 exit 0 0 $" "$work/sl.out" &&
+   grep -q "^sl4 exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 4 (NCCL_IB_SL in sl4/etc/nccl.conf.*-> priority 4 .*where PFC is off" "$work/sl.out" &&
+   grep -q "^slm1 exit 4 4 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 " "$work/sl.out"; then
+    ok "trust pcp: NCCL's SL (default 0, or nccl.conf's; 0xb sends 3; -1 is 0 and 255) must be the PFC priority"
+else
+    not_ok "trust pcp: NCCL's SL must be the PFC priority"; diag "$(cat "$work/sl.out")"
 fi
