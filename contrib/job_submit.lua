@@ -162,6 +162,7 @@ local function quote(s)
 end
 
 atoll_settings_cache = atoll_settings_cache or {at = -math.huge}
+atoll_settings_warned = atoll_settings_warned or {}
 
 local function site_conf()
     local now = os.time()
@@ -188,6 +189,11 @@ local function site_conf()
             if k == "topology" then conf.topology = v end
             local part = k and k:match("^topology@(.+)$")
             if part then conf.partitions[part] = v end
+            -- a wait Slurm cuts (max_switch_wait): said once, not at every refresh
+            if k == "warning" and not atoll_settings_warned[v] then
+                atoll_settings_warned[v] = true
+                slurm.log_info("atoll: %s", v)
+            end
         end
     else
         local why = rc == "124" and ("atoll-place settings took longer than " .. TIMEOUT .. " s")

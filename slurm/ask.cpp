@@ -592,6 +592,20 @@ SiteTopology read_site_topology(const std::string &slurm_conf, const std::string
     return site_topology(slurm_conf, topology_name(partitions(slurm_conf), partition));
 }
 
+long max_switch_wait(const std::string &slurm_conf)
+{
+    std::ifstream conf(slurm_conf);
+    std::string params = slurm_conf_value(conf, "SchedulerParameters");
+    std::string low = params;
+    std::transform(low.begin(), low.end(), low.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const std::string key = "max_switch_wait=";
+    auto at = low.find(key);
+    if (at == std::string::npos)
+        return 300;
+    long v = std::strtol(params.c_str() + at + key.size(), nullptr, 10);
+    return v < 0 ? 300 : std::min(v, static_cast<long>(INT_MAX));
+}
+
 std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf)
 {
     const auto parts = partitions(slurm_conf);

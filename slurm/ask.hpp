@@ -84,6 +84,11 @@ struct SiteTopology {
     std::string name;              // the topology.yaml entry, or the plugin
 };
 SiteTopology read_site_topology(const std::string &slurm_conf, const std::string &partition = "");
+// Slurm's max_switch_wait (SchedulerParameters), in seconds: 300 where slurm.conf
+// sets none, as slurmctld's _max_switch_wait() reads it (the first
+// "max_switch_wait=" in the value, any case, atoi; a negative one ignored).
+// Slurm cuts every --switches=K@WAIT to it, a longer island or leaf wait too.
+long max_switch_wait(const std::string &slurm_conf);
 // Every partition of slurm.conf with what it runs (the settings for job_submit.lua).
 std::vector<std::pair<std::string, SiteTopology>> partition_topologies(const std::string &slurm_conf);
 

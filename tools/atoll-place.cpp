@@ -158,6 +158,7 @@ PlugstackLine site_settings(const std::string &slurm_conf)
 // settings: the site's keys that job_submit.lua and cli_filter.lua use, as
 // key=value lines (the only reader of them is read_plugstack_line()):
 //   found=yes|no  where=FILE:LINE  policy=  island_wait=  leaf_wait=  strict=yes|no
+//   max_switch_wait=  warning= (a wait over it)  topology=  topology@PART=
 int cmd_settings(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, {"slurm-conf"}, {});
@@ -173,6 +174,16 @@ int cmd_settings(int argc, char **argv)
               << "island_wait=" << l.config.island_wait << "\n"
               << "leaf_wait=" << l.config.leaf_wait_s() << "\n"
               << "strict=" << (l.config.strict ? "yes" : "no") << "\n";
+    // Slurm cuts every --switches wait to max_switch_wait, silently: a
+    // longer island or leaf wait is not what the site's jobs get
+    const long msw = max_switch_wait(conf);
+    std::cout << "max_switch_wait=" << msw << "\n";
+    for (const auto &w : {std::make_pair("island_wait", static_cast<long>(l.config.island_wait)),
+                          std::make_pair("leaf_wait", static_cast<long>(l.config.leaf_wait_s()))})
+        if (w.second > msw)
+            std::cout << "warning=" << w.first << "=" << w.second << " is over Slurm's max_switch_wait=" << msw
+                      << " (SchedulerParameters" << (msw == 300 ? ", its default" : "")
+                      << "): Slurm waits " << msw << " s at most for the leaves asked; raise max_switch_wait\n";
     // what the default partition runs, then each partition (topology.yaml)
     std::cout << "topology=" << (read_site_topology(conf).block ? "block" : "tree") << "\n";
     for (const auto &p : partition_topologies(conf))

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 78
+plan 80
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -156,7 +156,16 @@ out=$("$PLACE" place "$work/pods.json" --nodes 2 --island leaf:preferred --slurm
 check "--slurm-conf: --policy and --island-wait given win over the line" [ "$out" = "switches=1@1:30 constraint=[pod-ib-leaf01|pod-ib-leaf03] " ]
 out=$(SLURM_CONF="$work/etc/slurm.conf" "$PLACE" settings | tr '\n' ' ')
 check "settings: the line's keys for job_submit.lua, from \$SLURM_CONF" \
-    [ "$out" = "found=yes where=$work/etc/plugstack.d/atoll.conf:1 policy=slurm-tree island_wait=120 leaf_wait=3600 strict=yes topology=tree " ]
+    [ "$out" = "found=yes where=$work/etc/plugstack.d/atoll.conf:1 policy=slurm-tree island_wait=120 leaf_wait=3600 strict=yes max_switch_wait=300 warning=leaf_wait=3600 is over Slurm's max_switch_wait=300 (SchedulerParameters, its default): Slurm waits 300 s at most for the leaves asked; raise max_switch_wait topology=tree " ]
+# Slurm cuts every --switches wait to max_switch_wait (slurmctld's
+# _max_switch_wait(): the first "max_switch_wait=" of SchedulerParameters,
+# any case, 300 without one): a longer wait is said, one at or under it not
+printf 'PlugStackConfig=%s\nSchedulerParameters=bf_interval=5,MAX_SWITCH_WAIT=3600\n' "$work/etc/plugstack.conf" >"$work/etc/slurm-msw.conf"
+out=$("$PLACE" settings --slurm-conf "$work/etc/slurm-msw.conf" | grep -e '^max_switch_wait=' -e '^warning=' | tr '\n' ' ')
+check "settings: max_switch_wait=3600 from SchedulerParameters, so leaf_wait=3600 draws no warning" [ "$out" = "max_switch_wait=3600 " ]
+printf 'PlugStackConfig=%s\nSchedulerParameters=max_switch_wait=60\n' "$work/etc/plugstack.conf" >"$work/etc/slurm-msw.conf"
+out=$("$PLACE" settings --slurm-conf "$work/etc/slurm-msw.conf" | grep -c '^warning=.* is over Slurm.s max_switch_wait=60 (SchedulerParameters): Slurm waits 60 s')
+check "settings: max_switch_wait=60: island_wait=120 and leaf_wait=3600 are both said" [ "$out" = 2 ]
 # topology/block: a preferred leaf of 2 is held by one block, nothing asked;
 # slurm.conf's TopologyPlugin and topology.conf's BlockSizes=4 (no aggregate):
 # a required pod of 8 gets the pods and --segment=4, never --switches
