@@ -50,6 +50,7 @@ echo "   B: atoll and slurm-tree without waiting (Slurm's default)"
 echo "   C: atoll and slurm-tree, waiting up to ${wait} s for the smallest island, then widening (preferred)"
 echo "   D: atoll with --split pack, required"
 echo "   E: atoll and slurm-tree, required, and waiting up to ${leafwait} s for the fewest leaves (what --switches=K@time adds)"
+echo "   G: atoll and slurm-tree, required, with the plugin's defaults: the fewest leaves waited for up to its leaf_wait (600 s)"
 echo
 for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods.json rails8.json; do
     for t in curie_multinode_14d thunder_multinode_14d philly_ge4gpu_jobs; do
@@ -63,8 +64,10 @@ for f in selene.txt alibaba.csv ft32x16-1to1.json ft32x16-2to1.json 3level-4pods
             --csv "$work/D.csv" >/dev/null
         "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
             --leaf-wait "$leafwait" --csv "$work/E.csv" >/dev/null
+        "$place" simulate "$work/$f" "$work/$t.csv" $common --policy atoll,slurm-tree --fit required \
+            --csv "$work/G.csv" >/dev/null
         grep -E '^(fabric|leaves|trace):' "$work/A.txt" | sed 's/^/# /'
-        for cfg in A B C D E; do
+        for cfg in A B C D E G; do
             summary "$cfg" "$f" "$t" "$work/$cfg.csv"
         done
     done

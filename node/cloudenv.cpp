@@ -383,6 +383,8 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
                 throw InputError("/etc/nccl.conf: over " + std::to_string(conf_max) +
                                  " bytes, expected a short NAME=VALUE file (NCCL reads it whole; atoll does not)");
             n.nccl_conf = parse_nccl_conf(in, "/etc/nccl.conf", &n.nccl_conf_cr);
+            for (const NcclConfLine &l : nccl_conf_lines_before_2_30(*conf))
+                n.nccl_conf_before_2_30.emplace(l.name, l.value);
         } catch (const InputError &e) {
             n.nccl_conf_problem = e.what();
         }

@@ -73,6 +73,7 @@ struct CloudNode {
     bool nccl_conf_present = false;  // <root>/etc/nccl.conf
     std::map<std::string, std::string> nccl_conf;
     std::set<std::string> nccl_conf_cr;  // its variables on CRLF lines (parse_nccl_conf)
+    std::map<std::string, std::string> nccl_conf_before_2_30;  // the same as NCCL before 2.30 reads it (whole lines)
     std::string nccl_conf_problem;   // why it could not be read
     int topo_file_found = -1;        // its NCCL_TOPO_FILE exists under root: 1, 0, -1 none named
     std::string ofi_nccl_library;    // the aws-ofi-nccl plugin found (root-relative path), "" none

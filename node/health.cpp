@@ -91,6 +91,24 @@ public:
         out_.push_back(h);
     }
 
+    // Several readings of one check (nccl.conf as two NCCL releases read
+    // it): one finding of it per port, the worst
+    void keep_worst(std::size_t from)
+    {
+        if (out_.size() <= from + 1)
+            return;
+        auto rank = [](HealthStatus s) {
+            return s == HealthStatus::Error ? 0 : s == HealthStatus::Warning ? 1 : s == HealthStatus::Ok ? 2 : 3;
+        };
+        std::size_t w = from;
+        for (std::size_t i = from + 1; i < out_.size(); ++i)
+            if (rank(out_[i].status) < rank(out_[w].status))
+                w = i;
+        HealthFinding keep = out_[w];
+        out_.resize(from);
+        out_.push_back(std::move(keep));
+    }
+
     bool roce() const { return f_.port.link_layer == "Ethernet"; }
     bool member() const { return !f_.bond.empty(); }                     // a bond member's netdev checks
     bool bond() const { return !member() && !f_.port.lower.empty(); }   // the bond: its members do the netdev checks
@@ -168,7 +186,12 @@ public:
     void trust_check()
     {
         std::string t = trust();
-        if (trust_unknown())
+        if (f_.qos && !f_.qos->trust.empty() && !f_.trust_sysfs.empty() && f_.qos->trust != f_.trust_sysfs)
+            add("trust", HealthStatus::Error,
+                "the mlnx_qos text (" + f_.qos->source + ") says trust " + f_.qos->trust + ", /sys/class/net/" +
+                    f_.netdev + "/qos/trust says " + one_line(f_.trust_sysfs, 40) +
+                    ": which the NIC classifies by cannot be told (a stale or another port's text?)");
+        else if (trust_unknown())
             add("trust", HealthStatus::Error, trust_unknown_why() + ", expected trust " + p_.want_trust());
         else if (t.empty())
             unverified("trust", "the trust state", " and there is no /sys/class/net/" + f_.netdev + "/qos/trust");
@@ -185,13 +208,32 @@ public:
             add("trust", HealthStatus::Ok, "trust " + t);
     }
 
-    // The priority RoCE traffic gets: through dscp2prio under trust dscp; -1 unknown
+    // The priority RoCE traffic gets: through dscp2prio under trust dscp;
+    // under trust pcp, the PCP of NCCL's SL (every reading agreeing); -1 unknown
     int mapped_priority() const
     {
+        if (trust() == "pcp") {
+            int prio = -1;
+            for (const HealthPolicy::NcclValue &v : sls()) {
+                if (prio >= 0 && (v.value & 7) != prio)
+                    return -1;
+                prio = v.value & 7;
+            }
+            return p_.nccl_unknown ? -1 : prio;
+        }
         int tc = traffic_class();
         if (tc < 0 || !f_.qos || trust() != "dscp" || !f_.qos->has_dscp2prio)
             return -1;
         return f_.qos->dscp2prio[static_cast<std::size_t>(tc >> 2)];
+    }
+
+    // the SLs NCCL sends: nccl.conf's readings, else NCCL's default 0
+    std::vector<HealthPolicy::NcclValue> sls() const
+    {
+        if (!p_.nccl_sl.empty())
+            return p_.nccl_sl;
+        return {{0, "NCCL's default: " + (p_.nccl_conf.empty() ? std::string("nccl.conf") : p_.nccl_conf) +
+                        " sets no NCCL_IB_SL"}};
     }
 
     // The priority that must be lossless: the policy's, else where the class maps
@@ -242,14 +284,15 @@ public:
     // priority 1, without PFC, while every check passed)
     void nccl_class()
     {
-        for (int tc : {p_.nccl_tc, p_.nccl_tc2})
-            if (tc >= 0 && tc != traffic_class())
-                nccl_class(tc);
+        const std::size_t from = out_.size();
+        for (const HealthPolicy::NcclValue &v : p_.nccl_tc)
+            if (v.value != traffic_class())
+                nccl_class(v.value, v.from);
+        keep_worst(from);
     }
-    void nccl_class(int tc)
+    void nccl_class(int tc, const std::string &from)
     {
-        const std::string what = "class " + std::to_string(tc) + " (NCCL_IB_TC in " + p_.nccl_conf +
-                                 ", what every job's NCCL sends)";
+        const std::string what = "class " + std::to_string(tc) + " (" + from + ", what every job's NCCL sends)";
         if (p_.roce_tc >= 0) {
             add("nccl-class", HealthStatus::Error,
                 what + ", the policy's class is " + std::to_string(p_.roce_tc) +
@@ -302,22 +345,19 @@ public:
     {
         if (trust() != "pcp")
             return;
-        if (p_.nccl_sl < 0)
-            nccl_sl(0, "NCCL's default: " + p_.nccl_conf + " sets no NCCL_IB_SL");
-        for (int sl : {p_.nccl_sl, p_.nccl_sl2})
-            if (sl >= 0)
-                nccl_sl(sl, "NCCL_IB_SL in " + p_.nccl_conf);
-    }
-    void nccl_sl(int sl, const std::string &from)
-    {
-        const std::string what = "SL " + std::to_string(sl) + " (" + from + ", what every job's NCCL sends)";
-        if (!f_.qos) {
-            unverified("nccl-sl", "where " + what + " lands");
+        if (p_.nccl_unknown) {
+            add("nccl-sl", p_.qos_required() ? HealthStatus::Error : HealthStatus::Skipped,
+                "what " + p_.nccl_conf + " makes NCCL_IB_SL cannot be told (see nccl-conf): the priority every job's "
+                "NCCL sends on under trust pcp is not known");
             return;
         }
-        const int prio = sl & 7;
-        int lossless = roce_priority();
-        if (lossless < 0) {  // no policy priority: the one priority PFC is on, if one
+        if (!f_.qos) {
+            unverified("nccl-sl", "where the SL every job's NCCL sends lands");
+            return;
+        }
+        // the lossless priority: the policy's, else the one priority PFC is on
+        int lossless = p_.pfc_priority;
+        if (lossless < 0) {
             int on = 0;
             for (int i = 0; i < 8; ++i)
                 if (f_.qos->pfc[static_cast<std::size_t>(i)]) {
@@ -327,9 +367,20 @@ public:
             if (on != 1)
                 lossless = -1;
         }
-        const std::string fix =
-            lossless >= 0 ? ": set NCCL_IB_SL=" + std::to_string(lossless) + " in " + p_.nccl_conf : std::string();
-        const std::string path = what + " -> priority " + std::to_string(prio) + " (trust pcp: mlx5 sends SL & 7 as the PCP)";
+        const std::size_t from = out_.size();
+        for (const HealthPolicy::NcclValue &v : sls())
+            nccl_sl(v.value, v.from, lossless);
+        keep_worst(from);
+    }
+    void nccl_sl(int sl, const std::string &from, int lossless)
+    {
+        const int prio = sl & 7;
+        const std::string fix = lossless >= 0 && prio != lossless
+                                    ? ": set NCCL_IB_SL=" + std::to_string(lossless) + " in " + p_.nccl_conf +
+                                          " (on its first NCCL_IB_SL line, the one NCCL takes)"
+                                    : std::string();
+        const std::string path = "SL " + std::to_string(sl) + " (" + from + ", what every job's NCCL sends) -> priority " +
+                                 std::to_string(prio) + " (trust pcp: mlx5 sends SL & 7 as the PCP)";
         if (!f_.qos->pfc[static_cast<std::size_t>(prio)])
             add("nccl-sl", HealthStatus::Error,
                 path + ", where PFC is off: NCCL's RDMA rides a lossy queue, drops under incast and its all-reduce "
@@ -622,6 +673,14 @@ std::string label(const std::string &v)
             s += '\\';
         if (c == '\n') {
             s += "\\n";
+            continue;
+        }
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x7f) {  // a node's bytes: the textfile stays UTF-8, one line
+            static const char hex[] = "0123456789abcdef";
+            s += "\\\\x";
+            s += hex[u >> 4];
+            s += hex[u & 15];
             continue;
         }
         s += c;

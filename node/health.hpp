@@ -38,14 +38,18 @@ struct HealthPolicy {
 
     // Not the site's words but this node's NCCL configuration, which every
     // job's NCCL reads and the plugin leaves alone (<root>/etc/nccl.conf, a
-    // cloud's profile): its NCCL_IB_TC and NCCL_IB_GID_INDEX (-1 none),
-    // and the file, for messages. Set by `health` from the node.
-    // nccl_tc2: a second class the same text may be (NCCL_IB_TC=-1: 0 from
-    // NCCL 2.27, 255 before), -1 none
-    int nccl_tc = -1, nccl_tc2 = -1, nccl_gid_index = -1;
-    // Its NCCL_IB_SL, read the same way (-1: not set, NCCL's default 0;
-    // nccl_sl2 the second reading of -1: 0 from NCCL 2.27, 255 before)
-    int nccl_sl = -1, nccl_sl2 = -1;
+    // cloud's profile), and the file, for messages. Set by `health` from
+    // the node. Each value NCCL may take from it: where NCCL releases read
+    // the file or a value differently (a line over 4095 bytes before and
+    // from 2.30, -1 before and from 2.27), every reading is checked.
+    struct NcclValue {
+        int value = 0;
+        std::string from;  // "NCCL_IB_SL in FILE", "NCCL's default: FILE sets no NCCL_IB_SL", ...
+    };
+    std::vector<NcclValue> nccl_tc;  // the classes its NCCL_IB_TC gives (empty: it sets none)
+    std::vector<NcclValue> nccl_sl;  // the SLs NCCL sends (empty: NCCL's default 0)
+    bool nccl_unknown = false;       // what the file sets cannot be told (a FIFO, over 1 MiB)
+    int nccl_gid_index = -1;         // its NCCL_IB_GID_INDEX, -1 none
     std::string nccl_conf;
 
     bool operator==(const HealthPolicy &o) const

@@ -174,6 +174,9 @@ int cmd_health(int argc, char **argv)
     // the programs are run only on the node's own /sys, never for a test tree
     bool live = !a.flag("sysfs-root") || root == "/sys";
     auto qos_files = per_netdev(a, "mlnx-qos"), eth_files = per_netdev(a, "ethtool");
+    for (const auto &kv : qos_files)
+        if (kv.second.size() > 1)
+            throw Usage("--mlnx-qos " + kv.first + "=...: give it once (the last would silently win)");
     for (const auto &kv : eth_files)
         if (kv.second.size() > 2)
             throw Usage("--ethtool " + kv.first + "=...: give it once (one read) or twice (before and after)");
@@ -183,6 +186,14 @@ int cmd_health(int argc, char **argv)
     std::string cloud = a.get("cloud", "auto");
     if (cloud != "auto" && cloud != "none" && !cloud_profile(cloud))
         throw Usage("--cloud " + cloud + ": expected auto, none, aws, azure, gcp, oci or nebius");
+    if (a.flag("root")) {  // a mistyped root would read as a node with no nccl.conf at all
+        struct stat rs;
+        const bool there = ::stat(a.get("root").c_str(), &rs) == 0;
+        if (!there || !S_ISDIR(rs.st_mode))
+            throw InputError("--root " + escaped(a.get("root"), 200) + ": " +
+                             (there ? std::string("not a directory") : std::string(std::strerror(errno))) +
+                             ", expected the node's root directory");
+    }
     CloudNode cnode = read_cloud_node(a.get("root", "/"), root, a.get("machine-type", ""));
     if (cloud == "auto")
         cloud = cloud_of(cnode);
@@ -204,47 +215,65 @@ int cmd_health(int argc, char **argv)
     };
     struct stat conf_st;
     const bool conf_exists = ::stat(conf_path.c_str(), &conf_st) == 0;
-    if (conf_exists && !S_ISREG(conf_st.st_mode))
+    // the SL NCCL sends where the file gives none: its default, 0
+    auto sl_default = [&](const std::string &why) { policy.nccl_sl = {{0, "NCCL's default: " + why}}; };
+    if (conf_exists && !S_ISREG(conf_st.st_mode)) {
         conf_finding("not a regular file: every job's NCCL opens it (a FIFO blocks it), and the class it sends "
                      "cannot be verified");
-    else if (!cnode.nccl_conf_problem.empty())
+        policy.nccl_unknown = true;
+    } else if (!cnode.nccl_conf_problem.empty()) {
         conf_finding(cnode.nccl_conf_problem.substr(cnode.nccl_conf_problem.rfind("/etc/nccl.conf: ", 0) == 0 ? 16 : 0) +
                      ": the class every job's NCCL takes from it cannot be verified");
-    else if (conf_exists && !(conf_st.st_mode & S_IROTH)) {
+        policy.nccl_unknown = true;
+    } else if (conf_exists && !(conf_st.st_mode & S_IROTH)) {
         HealthFinding h;  // a file jobs cannot read sets nothing for them
         h.check = "nccl-conf";
         h.status = HealthStatus::Warning;
         h.message = policy.nccl_conf + ": not readable by every user: jobs' NCCL does not read it, its values are not checked";
         conf_findings.push_back(h);
+        sl_default(policy.nccl_conf + " is not readable by every user, so jobs' NCCL reads nothing from it");
+    } else if (!conf_exists) {
+        sl_default("there is no " + policy.nccl_conf);
     } else {
-        auto param = [&](const char *name, long long def, long long &into) {
-            auto it = cnode.nccl_conf.find(name);
-            if (it == cnode.nccl_conf.end())
+        // each reading: NCCL 2.30 and later (fgets: a line over 4095 bytes
+        // in pieces), and before (getline: whole lines)
+        const std::pair<const std::map<std::string, std::string> *, std::string> readings[] = {
+            {&cnode.nccl_conf, ""}, {&cnode.nccl_conf_before_2_30, ", as NCCL before 2.30 reads its long lines"}};
+        auto param = [&](const std::map<std::string, std::string> &conf, const char *name, long long def, long long &into) {
+            auto it = conf.find(name);
+            if (it == conf.end())
                 return false;
             errno = 0;
             long long v = std::strtoll(it->second.c_str(), nullptr, 0);
             into = it->second.empty() || errno != 0 ? def : v;
             return true;
         };
-        long long tc = 0, gid = -1;
-        if (param("NCCL_IB_TC", 0, tc)) {
-            if (tc == -1) {
-                policy.nccl_tc = 0;
-                policy.nccl_tc2 = 255;
-            } else {
-                policy.nccl_tc = static_cast<int>(static_cast<unsigned long long>(tc) & 0xff);
+        // a byte (the class: net_ib; the SL: ibv_ah_attr.sl), -1 the default:
+        // 0 from NCCL 2.27, 255 before; each value once, its first reading
+        auto bytes = [&](const char *name, std::vector<HealthPolicy::NcclValue> &into, bool with_default) {
+            for (const auto &r : readings) {
+                long long v = 0;
+                std::vector<HealthPolicy::NcclValue> got;
+                if (!param(*r.first, name, 0, v)) {
+                    if (with_default)
+                        got.push_back({0, "NCCL's default: " + policy.nccl_conf + " sets no " + name + r.second});
+                } else if (v == -1) {
+                    got.push_back({0, std::string(name) + "=-1 in " + policy.nccl_conf + ": 0 from NCCL 2.27" + r.second});
+                    got.push_back({255, std::string(name) + "=-1 in " + policy.nccl_conf + ": 255 before NCCL 2.27" + r.second});
+                } else {
+                    got.push_back({static_cast<int>(static_cast<unsigned long long>(v) & 0xff),
+                                   std::string(name) + " in " + policy.nccl_conf + r.second});
+                }
+                for (const HealthPolicy::NcclValue &g : got)
+                    if (std::none_of(into.begin(), into.end(), [&](const HealthPolicy::NcclValue &x) { return x.value == g.value; }))
+                        into.push_back(g);
             }
-        }
-        long long sl = 0;
-        if (param("NCCL_IB_SL", 0, sl)) {  // a byte (ibv_ah_attr.sl), -1 as NCCL_IB_TC's
-            if (sl == -1) {
-                policy.nccl_sl = 0;
-                policy.nccl_sl2 = 255;
-            } else {
-                policy.nccl_sl = static_cast<int>(static_cast<unsigned long long>(sl) & 0xff);
-            }
-        }
-        if (param("NCCL_IB_GID_INDEX", -1, gid)) {
+        };
+        bytes("NCCL_IB_TC", policy.nccl_tc, false);
+        bytes("NCCL_IB_SL", policy.nccl_sl, true);
+        long long gid = -1;
+        const auto &conf = cnode.nccl_conf;
+        if (param(conf, "NCCL_IB_GID_INDEX", -1, gid)) {
             const int as_int = static_cast<int>(static_cast<std::uint32_t>(static_cast<unsigned long long>(gid)));
             policy.nccl_gid_index = as_int < 0 ? -1 : as_int;
         }

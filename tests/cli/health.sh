@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 30
+plan 31
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -311,11 +311,48 @@ for n in none sl3 sl4 slm1 sl11; do
         --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
     echo "$n exit $? $(grep -c '^ERROR: nccl-sl' "$work/out") $(grep '^ERROR' "$work/out" | head -1 | sed "s#$work/nc/##g")"
 done >"$work/sl.out"
-if grep -q "^none exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 (NCCL's default: none/etc/nccl.conf sets no NCCL_IB_SL, what every job's NCCL sends) -> priority 0 (trust pcp: mlx5 sends SL & 7 as the PCP), where PFC is off: .*: set NCCL_IB_SL=3 in none/etc/nccl.conf$" "$work/sl.out" &&
+if grep -q "^none exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 (NCCL's default: there is no none/etc/nccl.conf, what every job's NCCL sends) -> priority 0 (trust pcp: mlx5 sends SL & 7 as the PCP), where PFC is off: .*: set NCCL_IB_SL=3 in none/etc/nccl.conf (on its first NCCL_IB_SL line, the one NCCL takes)$" "$work/sl.out" &&
    grep -q "^sl3 exit 0 0 $" "$work/sl.out" && grep -q "^sl11 exit 0 0 $" "$work/sl.out" &&
    grep -q "^sl4 exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 4 (NCCL_IB_SL in sl4/etc/nccl.conf.*-> priority 4 .*where PFC is off" "$work/sl.out" &&
-   grep -q "^slm1 exit 4 4 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 " "$work/sl.out"; then
-    ok "trust pcp: NCCL's SL (default 0, or nccl.conf's; 0xb sends 3; -1 is 0 and 255) must be the PFC priority"
+   grep -q "^slm1 exit 4 2 ERROR: nccl-sl: mlx5_0 port 1 (ens3np0): SL 0 (NCCL_IB_SL=-1 in slm1/etc/nccl.conf: 0 from NCCL 2.27" "$work/sl.out"; then
+    ok "trust pcp: NCCL's SL (default 0, or nccl.conf's; 0xb sends 3; -1 is 0 and 255, one finding a port) must be the PFC priority"
 else
     not_ok "trust pcp: NCCL's SL must be the PFC priority"; diag "$(cat "$work/sl.out")"
+fi
+# (helper 32) what else a pcp node hid: a line over 4095 bytes is one line
+# to NCCL before 2.30 (getline) and pieces from 2.30 (fgets), so both
+# readings count; the saved mlnx_qos text and sysfs qos/trust disagreeing;
+# without pfc-priority the pfc and ecn checks take NCCL's priority (SL & 7)
+# under pcp; a mistyped --root is an input error, not a node without
+# nccl.conf; one Prometheus series per check and port; a netdev's raw bytes
+# escaped in the textfile
+nc longsl "NCCL_DEBUG_SUBSYS=$(head -c 4077 /dev/zero | tr '\0' ,)NCCL_IB_SL=3\n"
+pcp() {  # ROOT QOS-FILE ARGS...
+    r=$1 q=$2; shift 2
+    "$TOPO" health --sysfs-root "$r" --interval 0 --cloud none --mlnx-qos ens3np0="$H/$q" --mlnx-qos ens2np0="$H/$q" "$@" >"$work/out" 2>&1
+    rc=$?
+}
+pcp "$work/good" trust-pcp.mlnx_qos --policy "$work/pcp.policy" --root "$work/nc/longsl"
+r1="$rc $(grep -c '^ERROR: nccl-sl: .*SL 0 (NCCL.s default: .* sets no NCCL_IB_SL, as NCCL before 2.30 reads its long lines' "$work/out")"
+cp -r "$work/good" "$work/trustmix"
+for nd in ens3np0 ens2np0; do mkdir -p "$work/trustmix/class/net/$nd/qos"; echo pcp >"$work/trustmix/class/net/$nd/qos/trust"; done
+"$TOPO" health --sysfs-root "$work/trustmix" --interval 0 --cloud none --root "$work/nc/sl3" $(qos netarbiter-eth4.mlnx_qos) >"$work/out" 2>&1
+r2="$? $(grep -c '^ERROR: trust: .*says trust dscp, /sys/class/net/ens.*/qos/trust says pcp: which the NIC classifies by cannot be told' "$work/out")"
+pcp "$work/good" trust-pcp.mlnx_qos --trust pcp --root "$work/nc/sl4"
+r3="$rc $(grep -c '^ERROR: pfc: .*PFC is on priority 3, not on 4, the RoCE priority' "$work/out")"
+"$TOPO" health --sysfs-root "$work/good" --interval 0 --cloud none --root "$work/nc/no-such-dir" $(qos netarbiter-eth4.mlnx_qos) >"$work/out" 2>&1
+r4="$? $(grep -c 'root .*no-such-dir: No such file or directory, expected the node.s root directory' "$work/out")"
+pcp "$work/good" trust-pcp.mlnx_qos --policy "$work/pcp.policy" --root "$work/nc/slm1" --prometheus "$work/sl.prom"
+r5="$rc $(grep -c '^atoll_health_nccl_sl_ok{' "$work/sl.prom")"
+cp -r "$work/good" "$work/esc"
+mv "$work/esc/class/net/ens2np0" "$work/esc/class/net/$(printf 'ens2\033[31m\377')"
+for f in "$work/esc/class/infiniband/mlx5_1/ports/1/gid_attrs/ndevs/"*; do
+    if [ "$(cat "$f")" = ens2np0 ]; then printf 'ens2\033[31m\377\n' >"$f"; fi
+done
+"$TOPO" health --sysfs-root "$work/esc" --interval 0 --cloud none --root "$work/nc/sl3" $(qos netarbiter-eth4.mlnx_qos) --prometheus "$work/esc.prom" >"$work/out" 2>&1
+r6="$(LC_ALL=C grep -c "$(printf '[\001-\037\177-\377]')" "$work/esc.prom") $(grep -c 'netdev="ens2\\\\x1b\[31m\\\\xff"' "$work/esc.prom")"
+if [ "$r1" = "4 2" ] && [ "$r2" = "4 2" ] && [ "$r3" = "4 2" ] && [ "$r4" = "1 1" ] && [ "$r5" = "4 2" ] && [ "${r6% *}" = 0 ] && [ "${r6#* }" -gt 0 ]; then
+    ok "pcp: a long line read both ways, trust text against sysfs, pfc on NCCL's SL priority, --root checked, one series, escaped labels"
+else
+    not_ok "pcp: helper 32's cases"; diag "long line: $r1, trust mix: $r2, pfc on SL: $r3, --root: $r4, series: $r5, escapes: $r6" "$(cat "$work/out")" "$(head -5 "$work/esc.prom")"
 fi
