@@ -28,6 +28,7 @@ struct Live {
     double island_wait = 0;         // its own bound (opt.model_wait: what spanning costs it, at most opt's)
     double span_cost = 0;           // opt.model_wait: span_slowdown - 1 for its size
     std::vector<int> crossing;      // leaves whose uplinks its ring crosses while it runs
+    std::vector<int> order, wider_order;  // opt.rank_at_submit: its constraints' islands as ranked at submit
 };
 
 // The island request a job of the replay makes: its smallest level,
@@ -202,6 +203,26 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             return policy.place(state, req);
         if (held == Level::Fabric)
             return opt.select->place(state, req);
+        if (opt.rank_at_submit && !(j.order.empty() && j.wider_order.empty())) {
+            // Slurm's matching OR: the first listed island where its select
+            // places the job under the --switches asked; none: it waits
+            const SlurmAsk &a = *j.ask;
+            const bool wide = a.widen && !waiting(j, t, j.island_wait);
+            for (int is : wide ? j.wider_order : j.order) {
+                if (state.free_in(is) < j.nodes)
+                    continue;
+                FreeState inside(c, false);
+                for (int h : c.island(is).hosts)
+                    if (state.is_free(h))
+                        inside.set(h, true);
+                Placement p = opt.select->place(inside, req);
+                if (p.ok)
+                    return p;
+            }
+            Placement none;
+            none.error = "no listed island holds the job";
+            return none;
+        }
         Request rank;
         rank.nodes = j.nodes;
         rank.level = held;
@@ -507,6 +528,15 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             wakeups.pop();
         }
         while (next < jobs.size() && jobs[next].submit <= now) {
+            Live &a = jobs[next];
+            if (opt.rank_at_submit && opt.select && !a.ask->none && policy.takes_switches() &&
+                std::string(policy.name()) != "slurm-tree") {
+                // cli_filter.lua's order: the policy's ranking on the hosts free now
+                if (!a.ask->constraint.empty())
+                    a.order = rank_islands(policy, free, c.island(a.ask->constraint.front()).level, a.nodes);
+                if (!a.ask->wider.empty())
+                    a.wider_order = rank_islands(policy, free, c.island(a.ask->wider.front()).level, a.nodes);
+            }
             queue.push_back(static_cast<int>(next));
             if (opt.min_age_reserve > 0)
                 wakeups.push(jobs[next].submit + opt.min_age_reserve);

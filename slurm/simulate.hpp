@@ -52,6 +52,12 @@ struct SimOptions {
     // ranks the constraint's islands: the job gets the first that holds it,
     // and `select`, slurm-tree, picks its hosts there); null: the policy's hosts
     Policy *select = nullptr;
+    // With `select`: the constraint's islands in the order the policy gave
+    // them at submit (as cli_filter.lua lists them), Slurm taking the first
+    // listed island that holds the job when it starts (node_scheduler.c's
+    // matching-OR loop; backfill's earliest start, ties to the first). Off:
+    // the policy ranks them again on the state at each try.
+    bool rank_at_submit = false;
     std::size_t max_jobs = 0;  // first N jobs that fit the pool (0: all)
     Split split = Split::Pack; // how spanning jobs are divided (policies that choose)
     std::vector<JobRecord> *records = nullptr;  // when set, one per started job

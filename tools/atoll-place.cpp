@@ -53,7 +53,7 @@ const char *usage_text =
     "                   [--bf-reserve N]\n"
     "                   [--span-slowdown F | --comm-share S [--gpus-per-node N] [--all-to-all] [--model-wait]\n"
     "                    [--uplink-load running|busy]]\n"
-    "                   [--select slurm-tree]\n"
+    "                   [--select slurm-tree [--rank-at submit|start]]\n"
     "                   [--max-jobs N] [--split pack|even]\n"
     "                   [--columns ROLE=COLUMN,...] [--csv FILE] [--json FILE] [--plot FILE.svg] [--jobs FILE]\n"
     "       atoll-place order FABRIC HOSTLIST [--output FILE]   (the hosts in topology order, one a line)\n"
@@ -836,7 +836,7 @@ int cmd_simulate(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2,
                         {"policy", "seeds", "jitter", "load", "island-wait", "bf-depth", "bf-interval", "bf-window", "bf-min-age-reserve", "bf-reserve", "backfill", "span-slowdown", "max-jobs", "columns", "split", "comm-share", "gpus-per-node", "select",
-                         "uplink-load", "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs"},
+                         "uplink-load", "csv", "json", "plot", "format", "csv-columns", "fabric-type", "title", "fit", "leaf-wait", "jobs", "rank-at"},
                         {"model-wait", "all-to-all"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
@@ -904,6 +904,11 @@ int cmd_simulate(int argc, char **argv)
             select = make_policy("slurm-tree", c);
         opt.select = select.get();
     }
+    // where Slurm picks the hosts, the policy's order is the one cli_filter.lua
+    // gave at submit, Slurm taking the first listed island that holds the job
+    if (a.flag("rank-at") && !opt.select)
+        throw Usage("--rank-at needs --select slurm-tree (Slurm then takes the first listed island)");
+    opt.rank_at_submit = opt.select && (!a.flag("rank-at") || a.get_one_of("rank-at", {"submit", "start"}) == "submit");
 
     std::vector<SimMetrics> runs;
     std::map<std::string, std::map<std::string, Stat>> stats;

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 80
+plan 81
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -348,3 +348,18 @@ fi
 # (helper 31) a --time-limit is checked whatever the request (it was only for auto)
 expect "place --time-limit xyz with a required pod is a usage error" 2 "\\-\\-time-limit: \"xyz\", expected Slurm's" \
     "$PLACE" place "$work/pods.json" --nodes 4 --island pod:required --slurm --time-limit xyz
+# --select: the constraint's islands in the order cli_filter.lua gave at
+# submit, Slurm taking the first listed island that holds the job when it
+# starts (node_scheduler.c's matching-OR loop), not ranked again at each try
+"$TOPO" generate --groups 16 --hosts 16 --spines 4 --oversub 4 --format json -o "$work/f4.json"
+gunzip -c "$ATOLL_SRCDIR/bench/data/thunder_multinode_14d.csv.gz" >"$work/thunder.csv"
+for r in start submit; do
+    "$PLACE" simulate "$work/f4.json" "$work/thunder.csv" --seeds 1 --max-jobs 1000 --policy atoll --select slurm-tree \
+        --rank-at "$r" --fit required --leaf-wait 0 --comm-share 0.7 --jobs "$work/rank-$r.csv" >/dev/null 2>&1
+done
+"$PLACE" simulate "$work/f4.json" "$work/thunder.csv" --seeds 1 --max-jobs 1000 --policy atoll --select slurm-tree \
+    --fit required --leaf-wait 0 --comm-share 0.7 --jobs "$work/rank-default.csv" >/dev/null 2>&1
+"$PLACE" simulate "$work/f4.json" "$work/thunder.csv" --seeds 1 --max-jobs 10 --policy atoll --rank-at submit >/dev/null 2>&1
+rc=$?
+check "simulate --select ranks at submit by default (Slurm takes the first listed island), --rank-at start differs, --rank-at needs --select" \
+    sh -c '[ -s "$1/rank-submit.csv" ] && cmp -s "$1/rank-submit.csv" "$1/rank-default.csv" && ! cmp -s "$1/rank-submit.csv" "$1/rank-start.csv" && [ "$2" = 2 ]' _ "$work" "$rc"
