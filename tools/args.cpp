@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -225,6 +229,41 @@ PlainStdout::~PlainStdout()
     std::cout.flush();
     std::cout.rdbuf(old_);
     delete buf_;
+}
+
+std::string read_option_file(const std::string &path, const std::string &what, std::size_t cap)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        throw InputError(path + ": cannot open (" + std::strerror(errno) + "), expected " + what);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const bool dir = S_ISDIR(st.st_mode), fifo = S_ISFIFO(st.st_mode);
+        ::close(fd);
+        throw InputError(path + ": not a regular file (a " +
+                         std::string(dir ? "directory" : fifo ? "FIFO" : "device or special file") + "), expected " + what);
+    }
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            throw InputError(path + ": cannot read (" + std::strerror(e) + "), expected " + what);
+        }
+        if (n == 0)
+            break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > cap) {
+            ::close(fd);
+            throw InputError(path + ": over " + std::to_string(cap) + " bytes, expected " + what);
+        }
+    }
+    ::close(fd);
+    return text;
 }
 
 }  // namespace atl

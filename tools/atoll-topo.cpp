@@ -106,9 +106,7 @@ std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
     if (!a.flag("slurm-nodes"))
         return nullptr;
     std::string p = a.get("slurm-nodes");
-    std::ifstream in(p);
-    if (!in)
-        throw InputError(p + ": cannot open (--slurm-nodes)");
+    std::istringstream in(read_option_file(p, "Slurm's node list (--slurm-nodes)"));
     return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, p));
 }
 
@@ -132,9 +130,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     std::unique_ptr<HostMap> hosts;
     if (a.flag("host-map")) {
         std::string p = a.get("host-map");
-        std::ifstream in(p);
-        if (!in)
-            throw InputError(p + ": cannot open the host map (--host-map)");
+        std::istringstream in(read_option_file(p, "the host map (--host-map)"));
         hosts = std::make_unique<HostMap>(parse_host_map(in, p));
     }
     for (const auto &p : a.operands)
@@ -180,9 +176,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     }
     if (a.flag("health")) {
         std::string p = a.get("health");
-        std::ifstream in(p);
-        if (!in)
-            throw InputError(p + ": cannot open the health results");
+        std::istringstream in(read_option_file(p, "the health results (--health)"));
         for (const auto &kv : parse_health_results(in, p, &f.warnings))
             f.unhealthy.push_back(kv.first + ": " + kv.second);
         normalise(f);
@@ -196,9 +190,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
         throw Usage("--unmapped needs --node-name-map");
     if (a.flag("node-name-map")) {
         std::string p = a.get("node-name-map");
-        std::ifstream in(p);
-        if (!in)
-            throw InputError(p + ": cannot open the node name map");
+        std::istringstream in(read_option_file(p, "the node name map (--node-name-map)"));
         apply_node_name_map(f, parse_node_name_map(in, p), unmapped == "refuse");
     }
     return select_hcas(std::move(f), a.get("hca"));
@@ -471,9 +463,7 @@ int cmd_slurm(int argc, char **argv)
     std::map<std::string, NodeFeatures> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
-        std::ifstream in(p);
-        if (!in)
-            throw InputError(p + ": cannot open");
+        std::istringstream in(read_option_file(p, "scontrol show nodes output (--scontrol-nodes)"));
         current = parse_scontrol_nodes(in, p);
     }
     if (a.flag("previous") && what != "scontrol")
@@ -485,6 +475,14 @@ int cmd_slurm(int argc, char **argv)
         for (const std::string &h : hosts_outside(t, *only))
             std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
                       << "): no line written for it\n";
+    // every host refused (or none in the input): a file of switches alone
+    // would replace a good one and stop slurmctld ("No switches configured"
+    // once they hold no node); the old file is kept
+    if (t.hosts.empty())
+        throw InputError(t.fabric.source + ": no host left to write (" +
+                         (t.refused.empty() ? std::string("the input names none")
+                                            : std::to_string(t.refused.size()) + " refused, see the warnings") +
+                         "): nothing written" + (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept"));
     std::vector<K8sLabelChange> changed;
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         if (what == "tree")

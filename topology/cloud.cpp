@@ -101,6 +101,14 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
             if (j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty())
                 throw InputError(source + ": found \"" + k + "\": one page of a longer answer, expected the whole " + expected +
                                  " (let the CLI follow the pages: no --max-results or --no-paginate)");
+    // kubectl's list: metadata.continue (and remainingItemCount) on a chunk (--chunk-size, --limit)
+    if (j.is_object() && j.contains("metadata") && j["metadata"].is_object()) {
+        const json &md = j["metadata"];
+        if ((md.contains("continue") && md["continue"].is_string() && !md["continue"].get<std::string>().empty()) ||
+            (md.contains("remainingItemCount") && md["remainingItemCount"].is_number() && md["remainingItemCount"].get<double>() > 0))
+            throw InputError(source + ": found \"metadata.continue\": one chunk of a longer list, expected the whole " +
+                             expected + " (kubectl get nodes -o json without --chunk-size or --limit)");
+    }
     return j;
 }
 
@@ -108,7 +116,8 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
 // the host's names, else by its own first name. Refuses two hosts of one
 // name and a leaf that hangs under two pods (or a pod under two cores).
 Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &source, const std::string &kind,
-                    const std::string &domain_field, const HostMap *map, std::vector<std::string> warnings)
+                    const std::string &domain_field, const HostMap *map, std::vector<std::string> warnings,
+                    const std::string &above_cores = "")
 {
     if (hosts.empty())
         throw InputError(source + ": found no instance with a topology, expected at least one");
@@ -181,7 +190,7 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
         warnings.push_back(source + ": " + std::to_string(unmapped) + " of " + std::to_string(hosts.size()) +
                            " instances the host map does not name (first " + shown(first_unmapped) +
                            "): kept as the cloud names them");
-    Fabric f = fabric_from_placements(rows, source, true, have_core);
+    Fabric f = fabric_from_placements(rows, source, true, have_core, above_cores);
     f.kind = kind;
     f.domains = std::move(domains);
     f.warnings.insert(f.warnings.end(), warnings.begin(), warnings.end());
@@ -325,7 +334,10 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source, const Hos
         h.where = where;
         hosts.push_back(h);
     }
-    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, warnings);
+    // layer 1 is only the highest layer EC2 shows: instances under two of
+    // its nodes still reach each other above them (one AZ, one placement
+    // group), so one switch joins them, or Slurm would run no job across
+    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, warnings, "aws-above-layer1");
 }
 
 Fabric parse_gcp_topology(std::istream &in, const std::string &source, const HostMap *map)

@@ -79,7 +79,7 @@ std::map<std::string, std::string> parse_role_columns(const std::string &spec, c
 }
 
 Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std::string &source, bool have_pod,
-                              bool have_core)
+                              bool have_core, const std::string &above_cores)
 {
     Fabric fab;
     fab.source = source;
@@ -132,6 +132,17 @@ Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std:
         uplink(leaf, pod);
         if (have_core && !r.core.empty())
             uplink(pod, add_switch("core", r.core));
+    }
+    if (have_pod && have_core && !above_cores.empty()) {
+        std::set<std::string> cores;
+        for (const HostPlacement &r : rows)
+            if (!r.core.empty())
+                cores.insert(r.core);
+        if (cores.size() > 1) {
+            std::uint64_t top = add_switch("above", above_cores);
+            for (const std::string &c : cores)
+                uplink(name_guid("core", c), top);
+        }
     }
     if (have_pod && !have_core) {
         // pods joined by one core so the fabric is connected

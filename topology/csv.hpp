@@ -35,8 +35,11 @@ std::uint64_t name_guid(const std::string &kind, const std::string &name);
 // One synthetic switch per name (GUIDs hashed from the names), one port per
 // host, leaves cabled to their pod (or to one "core" switch when there are no
 // pods), pods to their cores (or one "core"); link speeds unknown.
+// `above_cores` non-empty: where the rows name several cores, one switch of
+// that name above them all (a cloud whose top tier is only the highest it
+// shows, its instances reaching each other above it).
 Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std::string &source, bool have_pod,
-                              bool have_core);
+                              bool have_core, const std::string &above_cores = "");
 
 // Column names by role ("host", "leaf", "pod", "core"). Roles left out are
 // found by their usual names: host|node|hostname, leaf|leaf_id|leaf_switch|asw,

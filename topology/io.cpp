@@ -263,7 +263,16 @@ Fabric load_fabric_from(std::istream &in, const std::string &name, const std::st
         std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
         return lldp_fabric(parse_lldp(in, name, base.substr(0, base.find('.'))), name, roles);
     }
-    return fmt == InputFormat::Json ? load_fabric_json(in, name) : parse_ibnetdiscover(in, name);
+    if (fmt == InputFormat::Json) {
+        Fabric f = load_fabric_json(in, name);
+        // a cloud's fabric.json, written by discover without the map: its
+        // hosts are the cloud's IDs, renamed here as a CSV's are
+        if (hosts && f.kind != "ib" && f.kind != "roce" && apply_host_map(f, *hosts) == 0)
+            f.warnings.push_back(name + ": the host map (--host-map) names none of its hosts: they keep the names "
+                                        "it has (give the map to discover, which reads the cloud's own IDs)");
+        return f;
+    }
+    return parse_ibnetdiscover(in, name);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 21
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -135,3 +135,38 @@ done
 check "6 hostile cloud inputs (truncated, wrong type, duplicate IDs, 70 kB name, control bytes): exit 1, one short line each, no file" [ $bad -eq 0 ]
 "$TOPO" discover "$C/hostile-gke-control.json" -o "$work/out.json" 2>"$work/ctl"
 check "a control byte in a node name is shown escaped, never as a forged line" grep -q "found metadata.name 'gke-a\\\\x1b\[31m-1\\\\nNodeName=forged'" "$work/ctl"
+# (helper 33) every instance refused (IDs that are no Slurm name): exit 1,
+# nothing written, the old topology.conf kept (it was replaced by switches
+# alone, exit 0, and slurmctld stops on such a file)
+printf 'SwitchName=old Nodes=keep[1-4]\n' >"$work/keep.conf"
+"$TOPO" slurm "$C/hostile-aws-names.json" -o "$work/keep.conf" >"$work/out" 2>&1
+rc=$?
+check "every instance refused: exit 1, 'no host left to write', the old topology.conf kept" \
+    sh -c '[ "$1" = 1 ] && grep -q "no host left to write (4 refused" "$2/out" && [ "$(cat "$2/keep.conf")" = "SwitchName=old Nodes=keep[1-4]" ]' _ "$rc" "$work"
+# EC2's layer 1 is only the highest layer it shows: instances under two of
+# its nodes are joined by one switch above, and a job may span them
+"$TOPO" slurm "$C/aws-two-layer1.json" >"$work/two.conf" 2>&1
+n6=$("$PLACE" place "$C/aws-two-layer1.json" --nodes 6 2>&1)
+check "AWS under two layer-1 nodes: one fabric above them in topology.conf, a 6-node job placed across" \
+    sh -c 'grep -q "^SwitchName=fabric Switches=pod-nn-l1,pod-nn-l3$" "$1/two.conf" && [ "$2" = "i-[1-6]" ]' _ "$work" "$n6"
+# --host-map on a cloud's fabric.json (discover without the map: hosts are
+# instance IDs) renames them as the cloud's answer would; a map that is a
+# directory or a FIFO is refused at once (it was an empty map, or a hang)
+printf 'i-%s gpu-%s\n' 1 01 2 02 3 03 4 04 5 05 6 06 7 07 8 08 >"$work/two.map"
+"$TOPO" discover "$C/aws-two-layer1.json" -o "$work/two.fabric.json" 2>/dev/null
+"$TOPO" slurm "$work/two.fabric.json" --host-map "$work/two.map" >"$work/two-mapped.conf" 2>&1
+mkfifo "$work/map.fifo"
+timeout 10 "$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work/map.fifo" >"$work/fifo.out" 2>&1
+r_fifo=$?
+"$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work" >"$work/dir.out" 2>&1
+r_dir=$?
+check "--host-map on a cloud fabric.json renames its hosts; a FIFO or directory map: exit 1 at once" \
+    sh -c 'grep -q "^SwitchName=nn-l1 Nodes=gpu-\[01-02\]$" "$1/two-mapped.conf" && [ "$2" = 1 ] && [ "$3" = 1 ] &&
+           grep -q "not a regular file (a FIFO)" "$1/fifo.out" && grep -q "not a regular file (a directory)" "$1/dir.out"' _ "$work" "$r_fifo" "$r_dir"
+# kubectl's chunked list (metadata.continue) is one page, as the other clouds' tokens
+sed 's/"resourceVersion": ""/"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", "remainingItemCount": 60/' \
+    "$C/gke-nodes.json" >"$work/gke-chunk.json"
+"$TOPO" show "$work/gke-chunk.json" >"$work/out" 2>&1
+rc=$?
+check "a GKE list with metadata.continue: exit 1, one chunk of a longer list" \
+    sh -c '[ "$1" = 1 ] && grep -q "metadata.continue.*one chunk of a longer list" "$2/out"' _ "$rc" "$work"
