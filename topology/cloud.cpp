@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <istream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -73,28 +74,96 @@ const json *items_of(const json &j, std::initializer_list<const char *> keys)
     return nullptr;
 }
 
+// A key twice in one object: JSON readers keep one of the two without a
+// word ("Instances" twice lost the first array's hosts), so it is refused.
+// A second pass over the document's text, SAX, that builds nothing.
+struct DuplicateKeys : nlohmann::json_sax<json> {
+    std::vector<std::vector<std::string>> open;  // the keys of each open object (few: a linear search)
+    std::vector<std::string> path;               // the key each open container was reached by
+    std::string last_key, found, under;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override
+    {
+        path.push_back(last_key);
+        open.emplace_back();
+        return true;
+    }
+    bool end_object() override
+    {
+        open.pop_back();
+        path.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override
+    {
+        path.push_back(last_key);
+        last_key.clear();
+        return true;
+    }
+    bool end_array() override
+    {
+        path.pop_back();
+        return true;
+    }
+    bool key(string_t &k) override
+    {
+        last_key = k;
+        std::vector<std::string> &keys = open.back();
+        if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+            found = k;
+            for (const std::string &p : path)
+                if (!p.empty())
+                    under += (under.empty() ? "" : ".") + p;
+            return false;  // stop here
+        }
+        keys.push_back(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override { return false; }
+};
+
+void refuse_duplicate_keys(const std::string &text, const std::string &source, const std::string &expected)
+{
+    DuplicateKeys d;
+    json::sax_parse(text, &d, nlohmann::detail::input_format_t::json, false);
+    if (!d.found.empty())
+        throw InputError(source + ": found the key " + shown(d.found) + " twice in one object" +
+                         (d.under.empty() ? std::string() : " (under " + shown(d.under) + ")") +
+                         ", expected each key once in " + expected + " (a reader would keep one of them)");
+}
+
 json read_json(std::istream &in, const std::string &source, const std::string &expected)
 {
     json j;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream doc(text);
     try {
-        in >> j;
+        doc >> j;
     } catch (const json::exception &e) {
         throw InputError(source + ": not valid JSON (" + json_error_text(e) + "), expected " + expected);
     }
+    std::istream &in_rest = doc;
     // one document: a second one (pages concatenated) or trailing bytes would
     // otherwise be dropped without a word
     char c = 0;
     std::size_t at = 0;
-    if (in.rdstate() == std::ios::goodbit) {
-        std::streampos p = in.tellg();
+    if (in_rest.rdstate() == std::ios::goodbit) {
+        std::streampos p = in_rest.tellg();
         at = p < 0 ? 0 : static_cast<std::size_t>(p);
-        while (in.get(c) && std::isspace(static_cast<unsigned char>(c)))
+        while (in_rest.get(c) && std::isspace(static_cast<unsigned char>(c)))
             ++at;
-        if (in)
+        if (in_rest)
             throw InputError(source + ": found " + shown(std::string(1, c)) + " after the JSON document (at byte " +
                              std::to_string(at) + "), expected one " + expected +
                              " (several pages or files: give each as its own input)");
     }
+    refuse_duplicate_keys(text, source, expected);
     // a page of a longer answer names the next one: the cluster would be cut short
     if (j.is_object())
         for (const char *k : {"NextToken", "nextPageToken", "next_page_token", "opc-next-page"})

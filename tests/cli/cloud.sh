@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 21
+plan 22
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -170,3 +170,15 @@ sed 's/"resourceVersion": ""/"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", "rema
 rc=$?
 check "a GKE list with metadata.continue: exit 1, one chunk of a longer list" \
     sh -c '[ "$1" = 1 ] && grep -q "metadata.continue.*one chunk of a longer list" "$2/out"' _ "$rc" "$work"
+# a key twice in one object: JSON readers keep one without a word ("Instances"
+# twice dropped the first array's hosts); refused, naming the key; a key
+# again in another object, or in a nested one, is no duplicate
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"]}], "Instances": []}' >"$work/dup1.json"
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["a", "b", "c"], "NetworkNodes": ["x", "y", "z"]}]}' >"$work/dup2.json"
+printf '{"Instances": [{"InstanceId": "i-1", "Tags": {"InstanceId": "t"}, "NetworkNodes": ["a", "b", "c"]}, {"InstanceId": "i-2", "NetworkNodes": ["a", "b", "c"]}]}' >"$work/nodup.json"
+"$TOPO" show "$work/dup1.json" >"$work/d1" 2>&1; r1=$?
+"$TOPO" show "$work/dup2.json" >"$work/d2" 2>&1; r2=$?
+"$TOPO" show "$work/nodup.json" >"$work/d3" 2>&1; r3=$?
+check "a JSON key twice in one object: exit 1 naming it (and where); the same key in other objects is fine" \
+    sh -c '[ "$1$2$3" = 110 ] && grep -q "found the key .Instances. twice in one object, expected" "$4/d1" &&
+           grep -q "found the key .NetworkNodes. twice in one object (under .Instances.)" "$4/d2"' _ "$r1" "$r2" "$r3" "$work"
