@@ -135,6 +135,16 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     }
     for (const auto &p : a.operands)
         parts.push_back(load_fabric(p, fmt, cols, roles, hosts.get()));
+    // a cloud's answers are not cabled fabrics to merge: two pages would
+    // number one switch's ports twice ("cabled to two peers"); the CLI
+    // follows the pages and prints one answer with every instance
+    std::vector<std::string> clouds;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        if (parts[i].kind == "aws" || parts[i].kind == "gcp" || parts[i].kind == "oci" || parts[i].kind == "nebius")
+            clouds.push_back(a.operands[i]);
+    if (clouds.size() > 1)
+        throw InputError(clouds[0] + ", " + clouds[1] + ": found two cloud answers, expected one with every instance "
+                         "(the cloud's CLI follows the pages itself; a fabric.json from discover is one answer too)");
     if (hosts && std::none_of(parts.begin(), parts.end(), [](const Fabric &p) {
             return p.kind == "aws" || p.kind == "gcp" || p.kind == "oci" || p.kind == "nebius" || p.kind == "generic";
         }))

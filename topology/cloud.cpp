@@ -161,7 +161,7 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
         if (in_rest)
             throw InputError(source + ": found " + shown(std::string(1, c)) + " after the JSON document (at byte " +
                              std::to_string(at) + "), expected one " + expected +
-                             " (several pages or files: give each as its own input)");
+                             " (pages printed one after another: let the CLI follow the pages and print one answer)");
     }
     refuse_duplicate_keys(text, source, expected);
     // a page of a longer answer names the next one: the cluster would be cut short

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 22
+plan 23
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -182,3 +182,9 @@ printf '{"Instances": [{"InstanceId": "i-1", "Tags": {"InstanceId": "t"}, "Netwo
 check "a JSON key twice in one object: exit 1 naming it (and where); the same key in other objects is fine" \
     sh -c '[ "$1$2$3" = 110 ] && grep -q "found the key .Instances. twice in one object, expected" "$4/d1" &&
            grep -q "found the key .NetworkNodes. twice in one object (under .Instances.)" "$4/d2"' _ "$r1" "$r2" "$r3" "$work"
+# two cloud answers (pages saved apart) are no fabrics to merge: one error
+# naming both, where it was "port ... cabled to two peers"
+"$TOPO" slurm "$C/aws-two-layer1.json" "$C/aws-instance-topology.json" >"$work/two-ans" 2>&1
+rc=$?
+check "two cloud answers in one run: exit 1 naming both, one answer expected" \
+    sh -c '[ "$1" = 1 ] && grep -q "aws-two-layer1.json, .*aws-instance-topology.json: found two cloud answers, expected one with every instance" "$2/two-ans"' _ "$rc" "$work"
