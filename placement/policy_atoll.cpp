@@ -223,6 +223,38 @@ std::vector<int> Atoll::domain_order(const FreeState &free, int island, int k) c
     for (int d : c.island(island).children)
         if (c.island(d).level == Level::Domain && free.free_in(d) > 0)
             doms.push_back({free.free_in(d), d});
+    if (doms.empty() && c.island(island).level == Level::Domain) {
+        // a domain that reaches two leaves (a cloud's NVLink group over
+        // leaves of 8): its hosts by leaf, the smallest leaf that holds the
+        // job first, else the fullest first, so the job spans the fewest
+        std::vector<std::pair<int, int>> leaves;  // (free, leaf)
+        for (int h : c.island(island).hosts)
+            if (free.is_free(h)) {
+                const int l = c.leaf_of(h);
+                auto it = std::find_if(leaves.begin(), leaves.end(), [&](const auto &x) { return x.second == l; });
+                if (it == leaves.end())
+                    leaves.push_back({1, l});
+                else
+                    ++it->first;
+            }
+        if (leaves.size() <= 1)
+            return c.island(island).hosts;
+        std::sort(leaves.begin(), leaves.end(), [](const auto &a, const auto &b) {
+            return a.first != b.first ? a.first > b.first : a.second < b.second;
+        });
+        auto fit = std::find_if(leaves.rbegin(), leaves.rend(), [&](const auto &x) { return x.first >= k; });
+        if (fit != leaves.rend())
+            std::rotate(leaves.begin(), fit.base() - 1, fit.base());
+        std::vector<int> out;
+        for (const auto &x : leaves)
+            for (int h : c.island(island).hosts)
+                if (c.leaf_of(h) == x.second)
+                    out.push_back(h);
+        for (int h : c.island(island).hosts)  // busy hosts last (the caller skips them)
+            if (!free.is_free(h))
+                out.push_back(h);
+        return out;
+    }
     if (doms.empty())
         return c.island(island).hosts;
     std::sort(doms.begin(), doms.end(), [](const auto &a, const auto &b) {

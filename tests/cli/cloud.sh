@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 23
+plan 24
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -188,3 +188,10 @@ check "a JSON key twice in one object: exit 1 naming it (and where); the same ke
 rc=$?
 check "two cloud answers in one run: exit 1 naming both, one answer expected" \
     sh -c '[ "$1" = 1 ] && grep -q "aws-two-layer1.json, .*aws-instance-topology.json: found two cloud answers, expected one with every instance" "$2/two-ans"' _ "$rc" "$work"
+# a cloud's NVLink group over two leaves of 8 (Nebius): a job the group
+# holds takes the fewest leaves inside it, not hosts in name order
+# (worker-1,worker-[10-12] reached two leaves where worker-1..7 had room)
+p4=$("$PLACE" place "$C/nebius-instances.json" --nodes 4 --free 'worker-[1-63]' 2>/dev/null)
+p8=$("$PLACE" place "$C/nebius-instances.json" --nodes 8 --free 'worker-[1-63]' 2>/dev/null)
+check "inside an NVLink domain over two leaves: 4 nodes in one leaf (worker-[1-4]), 8 on the whole free leaf" \
+    [ "$p4 $p8" = "worker-[1-4] worker-[10-15],worker-[8-9]" ]
