@@ -212,6 +212,18 @@ int Atoll::leaves_in(const FreeState &free, const std::vector<int> &leaves, int 
     return k;
 }
 
+// (free, island) pairs in the order to fill k from: the one with the
+// fewest free that holds k first, then the freest; ties by index
+void best_fit_first(std::vector<std::pair<int, int>> &v, int k)
+{
+    std::sort(v.begin(), v.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    auto fit = std::find_if(v.rbegin(), v.rend(), [&](const auto &x) { return x.first >= k; });
+    if (fit != v.rend())
+        std::rotate(v.begin(), fit.base() - 1, fit.base());
+}
+
 // The hosts of an island in the order to take k of them: in whole NVLink
 // domains, the fewest (the best-fitting domain when one holds k, else the
 // freest first), then hosts in no domain; its hosts as they are when it has
@@ -239,12 +251,7 @@ std::vector<int> Atoll::domain_order(const FreeState &free, int island, int k) c
             }
         if (leaves.size() <= 1)
             return c.island(island).hosts;
-        std::sort(leaves.begin(), leaves.end(), [](const auto &a, const auto &b) {
-            return a.first != b.first ? a.first > b.first : a.second < b.second;
-        });
-        auto fit = std::find_if(leaves.rbegin(), leaves.rend(), [&](const auto &x) { return x.first >= k; });
-        if (fit != leaves.rend())
-            std::rotate(leaves.begin(), fit.base() - 1, fit.base());
+        best_fit_first(leaves, k);
         std::vector<int> out;
         for (const auto &x : leaves)
             for (int h : c.island(island).hosts)
@@ -257,12 +264,7 @@ std::vector<int> Atoll::domain_order(const FreeState &free, int island, int k) c
     }
     if (doms.empty())
         return c.island(island).hosts;
-    std::sort(doms.begin(), doms.end(), [](const auto &a, const auto &b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    auto fit = std::find_if(doms.rbegin(), doms.rend(), [&](const auto &d) { return d.first >= k; });
-    if (fit != doms.rend())
-        std::rotate(doms.begin(), fit.base() - 1, fit.base());
+    best_fit_first(doms, k);
     std::vector<int> out;
     for (const auto &d : doms)
         out.insert(out.end(), c.island(d.second).hosts.begin(), c.island(d.second).hosts.end());
