@@ -193,6 +193,7 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
     std::vector<HostPlacement> rows;
     std::map<std::string, std::string> named;  // host name -> where
     std::map<std::string, std::pair<std::string, std::string>> up;  // "leaf:X" -> (parent, where)
+    std::map<std::string, std::pair<std::string, std::string>> tier_of;  // network node -> (its tier, where)
     std::vector<HostDomain> domains;
     std::size_t unmapped = 0;
     std::string first_unmapped;
@@ -243,6 +244,19 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
                              shown(e.first->second.first) + " (" + e.first->second.second +
                              "), expected each network node under one parent");
         };
+        // one network node at one tier: a leaf that is another host's
+        // spine (or its own parent) is no tree (it was split in two)
+        auto tier = [&](const std::string &node, const std::string &what) {
+            auto e = tier_of.emplace(node, std::make_pair(what, h.where));
+            if (!e.second && e.first->second.first != what)
+                throw InputError(h.where + ": found network node " + shown(node) + " as a " + what + ", and as a " +
+                                 e.first->second.first + " at " + e.first->second.second +
+                                 ", expected each network node at one tier");
+        };
+        tier(h.leaf, "leaf");
+        tier(h.pod, "spine (pod)");
+        if (have_core)
+            tier(h.core, "core");
         parent("leaf", h.leaf, h.pod);
         if (have_core)
             parent("pod", h.pod, h.core);

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -195,3 +195,11 @@ p4=$("$PLACE" place "$C/nebius-instances.json" --nodes 4 --free 'worker-[1-63]' 
 p8=$("$PLACE" place "$C/nebius-instances.json" --nodes 8 --free 'worker-[1-63]' 2>/dev/null)
 check "inside an NVLink domain over two leaves: 4 nodes in one leaf (worker-[1-4]), 8 on the whole free leaf" \
     [ "$p4 $p8" = "worker-[1-4] worker-[10-15],worker-[8-9]" ]
+# one network node at two tiers (a leaf that is another instance's spine,
+# or its own parent) is no tree: refused, naming both instances (it was
+# split into two hashed switches without a word)
+printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "s", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "l1", "l2"]}]}' >"$work/tiers.json"
+"$TOPO" show "$work/tiers.json" >"$work/tiers.out" 2>&1
+rc=$?
+check "a network node at two tiers: exit 1, naming the node and both instances" \
+    sh -c '[ "$1" = 1 ] && grep -q "Instances\[1\] (i-2): found network node .l1. as a spine (pod), and as a leaf at .*Instances\[0\] (i-1)" "$2/tiers.out"' _ "$rc" "$work"
