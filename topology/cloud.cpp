@@ -286,6 +286,33 @@ std::string item_where(const std::string &source, const std::string &list, std::
     return source + ": " + list + "[" + std::to_string(k) + "]";
 }
 
+// Instances the answer lists in another state than running (a stopped VM, a
+// host in repair): kept where the answer places them, as Slurm keeps the
+// node (DOWN), but said once: a VM that starts again may land on another
+// host, and the topology is then stale until discovered again.
+struct NotRunning {
+    std::size_t n = 0;
+    std::string first;
+    void note(const json *state, const std::string &where, std::initializer_list<const char *> running)
+    {
+        if (!state || !state->is_string())
+            return;
+        const std::string &v = state->get_ref<const std::string &>();
+        for (const char *r : running)
+            if (v == r)
+                return;
+        if (n++ == 0)
+            first = where + ": " + shown(v, 40);
+    }
+    void warn(std::vector<std::string> &w, const std::string &source, const std::string &field) const
+    {
+        if (n)
+            w.push_back(source + ": " + std::to_string(n) + " instance" + (n == 1 ? "" : "s") + " not running by " + field +
+                        " (first " + first + "): kept where the answer places them; one that starts again may land "
+                        "on another host: discover again after it does");
+    }
+};
+
 }  // namespace
 
 HostMap parse_host_map(std::istream &in, const std::string &source)
@@ -432,6 +459,7 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
                                   "the instances.list API answer, or kubectl get nodes -o json");
     std::vector<CloudHost> hosts;
     std::vector<std::string> warnings;
+    NotRunning stopped;
     std::size_t k = 0;
     std::vector<bool> nvlink_subblock;  // per host kept: its machine type is A4X
     for (const auto &it : *items) {
@@ -475,6 +503,7 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
                     h.names.push_back(checked_name(*id, where, "id"));
             }
             where += " (" + h.names[0] + ")";
+            stopped.note(member(it, {"status"}), where, {"RUNNING"});
             const json *rs = member(it, {"resourceStatus"});
             const json *pht = rs ? member(*rs, {"physicalHostTopology"}) : nullptr;
             if (!pht) {
@@ -520,6 +549,7 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
     for (std::size_t i = 0; i < hosts.size(); ++i)
         if (nvlink_subblock[i])
             hosts[i].domain = hosts[i].leaf;
+    stopped.warn(warnings, source, "status");
     return cloud_fabric(hosts, source, "gcp", "sub-block", map, warnings);
 }
 
@@ -531,6 +561,7 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
     std::size_t i = text.find_first_not_of(" \t\r\n");
     std::vector<CloudHost> hosts;
     std::vector<std::string> warnings;
+    NotRunning stopped;
     if (i != std::string::npos && (text[i] == '{' || text[i] == '[')) {
         std::istringstream js(text);
         json j = read_json(js, source, "the OCI ListComputeHosts answer (oci compute compute-host list)");
@@ -552,6 +583,7 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
             if (const json *id = member(it, {"id"}))
                 h.names.push_back(checked_name(*id, where, "id"));
             where += " (" + h.names[0] + ")";
+            stopped.note(member(it, {"lifecycleState", "lifecycle-state"}), where, {"ACTIVE", "AVAILABLE"});
             const json *lb = member(it, {"localBlockId", "local-block-id"});
             const json *nb = member(it, {"networkBlockId", "network-block-id"});
             const json *hi = member(it, {"hpcIslandId", "hpc-island-id"});
@@ -566,6 +598,7 @@ Fabric parse_oci_topology(std::istream &in, const std::string &source, const Hos
             h.where = where;
             hosts.push_back(h);
         }
+        stopped.warn(warnings, source, "lifecycleState");
         return cloud_fabric(hosts, source, "oci", "gpuMemoryFabricId", map, warnings);
     }
     // pdsh output of curl .../opc/v2/host/rdmaTopologyData: "HOST: TEXT"
@@ -655,6 +688,7 @@ Fabric parse_nebius_topology(std::istream &in, const std::string &source, const 
         throw InputError(source + ": found no \"items\" array, expected nebius compute instance list --format json");
     std::vector<CloudHost> hosts;
     std::vector<std::string> warnings;
+    NotRunning stopped;
     std::size_t k = 0;
     for (const auto &it : *items) {
         std::string where = item_where(source, "items", k++);
@@ -670,6 +704,8 @@ Fabric parse_nebius_topology(std::istream &in, const std::string &source, const 
         h.names.push_back(checked_name(*id, where, "metadata.id"));
         where += " (" + h.names[0] + ")";
         const json *st = member(it, {"status"});
+        if (st && st->is_object())
+            stopped.note(member(*st, {"state"}), where, {"RUNNING"});
         const json *tp = st ? member(*st, {"infiniband_topology_path", "infinibandTopologyPath"}) : nullptr;
         if (!tp) {
             warnings.push_back(where + ": no status.infiniband_topology_path (not in a GPU cluster?), left out");
@@ -688,6 +724,7 @@ Fabric parse_nebius_topology(std::istream &in, const std::string &source, const 
         h.where = where;
         hosts.push_back(h);
     }
+    stopped.warn(warnings, source, "status.state");
     return cloud_fabric(hosts, source, "nebius", "nvl_instance_group_id", map, warnings);
 }
 

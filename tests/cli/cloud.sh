@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -203,3 +203,10 @@ printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "s", "l1"]}, 
 rc=$?
 check "a network node at two tiers: exit 1, naming the node and both instances" \
     sh -c '[ "$1" = 1 ] && grep -q "Instances\[1\] (i-2): found network node .l1. as a spine (pod), and as a leaf at .*Instances\[0\] (i-1)" "$2/tiers.out"' _ "$rc" "$work"
+# an instance the answer lists as not running (a stopped VM) is kept where
+# it was placed, but said: it may start again on another host
+sed '0,/"status": "RUNNING"/s//"status": "TERMINATED"/' "$C/gcp-instances.json" >"$work/gcp-stopped.json"
+"$TOPO" show "$work/gcp-stopped.json" >"$work/stopped.out" 2>&1
+rc=$?
+check "a TERMINATED GCP instance: kept (64 hosts) with one warning naming it" \
+    sh -c '[ "$1" = 0 ] && grep -q "^hosts: *64" "$2/stopped.out" && grep -q "warning: .*1 instance not running by status (first .*items\[0\] .*TERMINATED" "$2/stopped.out"' _ "$rc" "$work"
