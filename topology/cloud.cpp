@@ -262,6 +262,7 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
             parent("pod", h.pod, h.core);
         HostPlacement r;
         r.host = name;
+        r.id = h.names.front();
         r.leaf = h.leaf;
         r.pod = h.pod;
         r.core = h.core;

@@ -117,7 +117,7 @@ Fabric fabric_from_placements(const std::vector<HostPlacement> &rows, const std:
         std::uint64_t leaf = add_switch("leaf", r.leaf);
         Node h;
         h.type = NodeType::Ca;
-        h.guid = name_guid("host", r.host);
+        h.guid = name_guid("host", r.id.empty() ? r.host : r.id);
         h.num_ports = 1;
         h.desc = r.host + " nic0";
         h.line = r.line;
@@ -283,7 +283,7 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
 
     std::vector<HostPlacement> placed;
     for (const Row &r : rows)
-        placed.push_back({r.host, r.leaf, r.pod, r.core, r.line});
+        placed.push_back({r.host, r.leaf, r.pod, r.core, r.line, std::string()});
     Fabric fab = fabric_from_placements(placed, source, col.count("pod") > 0, col.count("core") > 0);
     for (const Row &r : rows)
         if (!r.domain.empty())

@@ -27,6 +27,10 @@ std::map<std::string, std::string> parse_role_columns(const std::string &spec, c
 struct HostPlacement {
     std::string host, leaf, pod, core;
     std::size_t line = 0;  // input line, 0 when there is none (JSON)
+    // what the host's GUID is hashed from: the cloud's own ID (a host map's
+    // Slurm name changes with the map; a swapped map must show as moved
+    // GUIDs to check --previous); empty: the host name
+    std::string id;
 };
 // A synthetic GUID for a named node: FNV-1a of "kind:name", never 0, so a
 // host and a switch of one name differ.

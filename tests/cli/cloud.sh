@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -210,3 +210,12 @@ sed '0,/"status": "RUNNING"/s//"status": "TERMINATED"/' "$C/gcp-instances.json" 
 rc=$?
 check "a TERMINATED GCP instance: kept (64 hosts) with one warning naming it" \
     sh -c '[ "$1" = 0 ] && grep -q "^hosts: *64" "$2/stopped.out" && grep -q "warning: .*1 instance not running by status (first .*items\[0\] .*TERMINATED" "$2/stopped.out"' _ "$rc" "$work"
+# a host's GUID is hashed from the cloud's own ID, not the Slurm name the
+# map gives: a map that swaps two names shows as name-moved to check
+# --previous (the GUIDs followed the names, and it found nothing)
+printf 'i-%s gpu-%s\n' 1 08 2 02 3 03 4 04 5 05 6 06 7 07 8 01 >"$work/two-swapped.map"
+"$TOPO" discover "$C/aws-two-layer1.json" --host-map "$work/two.map" -o "$work/map-a.json" 2>/dev/null
+"$TOPO" discover "$C/aws-two-layer1.json" --host-map "$work/two-swapped.map" -o "$work/map-b.json" 2>/dev/null
+"$TOPO" check "$work/map-b.json" --previous "$work/map-a.json" >"$work/swap.out" 2>&1
+check "a host map that swaps two Slurm names: check --previous says name-moved for both" \
+    [ "$(grep -c '^error: name-moved: gpu-0[18]: host is on adapters that were gpu-0[18].s' "$work/swap.out")" = 2 ]
