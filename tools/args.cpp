@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <poll.h>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -236,33 +238,46 @@ std::string read_option_file(const std::string &path, const std::string &what, s
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         throw InputError(path + ": cannot open (" + std::strerror(errno) + "), expected " + what);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const bool dir = S_ISDIR(st.st_mode), fifo = S_ISFIFO(st.st_mode);
-        ::close(fd);
-        throw InputError(path + ": not a regular file (a " +
-                         std::string(dir ? "directory" : fifo ? "FIFO" : "device or special file") + "), expected " + what);
-    }
+    if (::fstat(fd, &st) != 0)
+        throw InputError(path + ": cannot read (" + std::strerror(errno) + "), expected " + what);
+    // a pipe is a process substitution (<(scontrol show nodes -o)) or a FIFO
+    // someone writes: read within a time bound, never forever
+    const bool pipe = S_ISFIFO(st.st_mode);
+    if (!S_ISREG(st.st_mode) && !pipe)
+        throw InputError(path + ": not a regular file or a pipe (a " +
+                         std::string(S_ISDIR(st.st_mode) ? "directory" : "device or special file") + "), expected " + what);
+    constexpr int bound_s = 60;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(bound_s);
     std::string text;
     char buf[65536];
     for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            const int e = errno;
-            ::close(fd);
-            throw InputError(path + ": cannot read (" + std::strerror(e) + "), expected " + what);
+        if (pipe) {
+            // no writer yet is no end of input: wait for data or the writer's close
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            pollfd pf{fd, POLLIN, 0};
+            const int r = left.count() > 0 ? ::poll(&pf, 1, static_cast<int>(left.count())) : 0;
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r == 0)
+                throw InputError(path + ": a pipe that did not end within " + std::to_string(bound_s) +
+                                 " s (no writer, or one that never closes), expected " + what);
         }
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            throw InputError(path + ": cannot read (" + std::strerror(errno) + "), expected " + what);
         if (n == 0)
             break;
         text.append(buf, static_cast<std::size_t>(n));
-        if (text.size() > cap) {
-            ::close(fd);
+        if (text.size() > cap)
             throw InputError(path + ": over " + std::to_string(cap) + " bytes, expected " + what);
-        }
     }
-    ::close(fd);
     return text;
 }
 

@@ -74,9 +74,10 @@ private:
 InputFormat input_format(const Args &a);
 
 // The text of a file an option names (a map, a node list, health results):
-// a regular file only, opened without blocking (a FIFO no one writes would
-// hang the run, a directory or /dev/null read as an empty file), at most
-// `cap` bytes; InputError "PATH: what was found, expected WHAT" otherwise.
+// a regular file, or a pipe (a process substitution) read within 60 s (a
+// FIFO no one writes would hang the run); a directory or a device (/dev/null
+// read as an empty map) is refused; at most `cap` bytes; InputError
+// "PATH: what was found, expected WHAT" otherwise.
 std::string read_option_file(const std::string &path, const std::string &what, std::size_t cap = std::size_t(1) << 30);
 
 }  // namespace atl

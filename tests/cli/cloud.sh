@@ -155,14 +155,25 @@ check "AWS under two layer-1 nodes: one fabric above them in topology.conf, a 6-
 printf 'i-%s gpu-%s\n' 1 01 2 02 3 03 4 04 5 05 6 06 7 07 8 08 >"$work/two.map"
 "$TOPO" discover "$C/aws-two-layer1.json" -o "$work/two.fabric.json" 2>/dev/null
 "$TOPO" slurm "$work/two.fabric.json" --host-map "$work/two.map" >"$work/two-mapped.conf" 2>&1
-mkfifo "$work/map.fifo"
-timeout 10 "$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work/map.fifo" >"$work/fifo.out" 2>&1
+# a pipe is read (a process substitution, a FIFO someone writes), within
+# 60 s: a FIFO no one writes is an error after it, never a hang
+mkfifo "$work/map.fifo" "$work/idle.fifo"
+(cat "$work/two.map" >"$work/map.fifo") &
+"$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work/map.fifo" >"$work/fifo.conf" 2>&1
 r_fifo=$?
+wait
+timeout 90 "$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work/idle.fifo" >"$work/idle.out" 2>&1
+r_idle=$?
 "$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work" >"$work/dir.out" 2>&1
 r_dir=$?
-check "--host-map on a cloud fabric.json renames its hosts; a FIFO or directory map: exit 1 at once" \
-    sh -c 'grep -q "^SwitchName=nn-l1 Nodes=gpu-\[01-02\]$" "$1/two-mapped.conf" && [ "$2" = 1 ] && [ "$3" = 1 ] &&
-           grep -q "not a regular file (a FIFO)" "$1/fifo.out" && grep -q "not a regular file (a directory)" "$1/dir.out"' _ "$work" "$r_fifo" "$r_dir"
+"$TOPO" slurm "$C/aws-two-layer1.json" --host-map /dev/null >"$work/null.out" 2>&1
+r_null=$?
+check "--host-map: renames a cloud fabric.json's hosts; a written FIFO is read; an idle one fails after 60 s; a directory or /dev/null: exit 1" \
+    sh -c 'grep -q "^SwitchName=nn-l1 Nodes=gpu-\[01-02\]$" "$1/two-mapped.conf" && [ "$2$3$4$5" = 0111 ] &&
+           grep -q "^SwitchName=nn-l1 Nodes=gpu-\[01-02\]$" "$1/fifo.conf" &&
+           grep -q "a pipe that did not end within 60 s" "$1/idle.out" &&
+           grep -q "not a regular file or a pipe (a directory)" "$1/dir.out" && grep -q "(a device or special file)" "$1/null.out"' \
+    _ "$work" "$r_fifo" "$r_idle" "$r_dir" "$r_null"
 # kubectl's chunked list (metadata.continue) is one page, as the other clouds' tokens
 sed 's/"resourceVersion": ""/"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", "remainingItemCount": 60/' \
     "$C/gke-nodes.json" >"$work/gke-chunk.json"
