@@ -208,19 +208,10 @@ public:
             add("trust", HealthStatus::Ok, "trust " + t);
     }
 
-    // The priority RoCE traffic gets: through dscp2prio under trust dscp;
-    // under trust pcp, the PCP of NCCL's SL (every reading agreeing); -1 unknown
+    // The priority RoCE traffic gets: through dscp2prio under trust dscp
+    // (under trust pcp, roce_priorities()); -1 unknown
     int mapped_priority() const
     {
-        if (trust() == "pcp") {
-            int prio = -1;
-            for (const HealthPolicy::NcclValue &v : sls()) {
-                if (prio >= 0 && (v.value & 7) != prio)
-                    return -1;
-                prio = v.value & 7;
-            }
-            return p_.nccl_unknown ? -1 : prio;
-        }
         int tc = traffic_class();
         if (tc < 0 || !f_.qos || trust() != "dscp" || !f_.qos->has_dscp2prio)
             return -1;
@@ -392,13 +383,53 @@ public:
             add("nccl-sl", HealthStatus::Ok, path + ", lossless");
     }
 
+    // the priorities RoCE traffic may ride: the policy's; under trust pcp
+    // each one NCCL's SL readings give (2.27's -1, a long line read two
+    // ways); else the class's through dscp2prio; empty: none known
+    std::vector<int> roce_priorities() const
+    {
+        if (p_.pfc_priority >= 0)
+            return {p_.pfc_priority};
+        std::vector<int> out;
+        if (trust() == "pcp") {
+            if (!p_.nccl_unknown)
+                for (const HealthPolicy::NcclValue &v : sls())
+                    if (std::find(out.begin(), out.end(), v.value & 7) == out.end())
+                        out.push_back(v.value & 7);
+        } else if (mapped_priority() >= 0) {
+            out.push_back(mapped_priority());
+        }
+        return out;
+    }
+
+    // pfc and ecn at each priority RoCE may ride, one finding: the worst
     void pfc()
+    {
+        const std::size_t from = out_.size();
+        const std::vector<int> prios = roce_priorities();
+        if (prios.empty())
+            pfc(-1);
+        for (int prio : prios)
+            pfc(prio);
+        keep_worst(from);
+    }
+    void ecn()
+    {
+        const std::size_t from = out_.size();
+        const std::vector<int> prios = roce_priorities();
+        if (prios.empty())
+            ecn(-1);
+        for (int prio : prios)
+            ecn(prio);
+        keep_worst(from);
+    }
+
+    void pfc(int prio)
     {
         if (!f_.qos) {
             unverified("pfc", "PFC");
             return;
         }
-        int prio = roce_priority();
         std::vector<int> on;
         for (int i = 0; i < 8; ++i)
             if (f_.qos->pfc[static_cast<std::size_t>(i)])
@@ -428,13 +459,12 @@ public:
             add("pfc", HealthStatus::Ok, "PFC on priority " + std::to_string(prio) + " only");
     }
 
-    void ecn()
+    void ecn(int prio)
     {
         if (!p_.ecn) {
             add("ecn", HealthStatus::Skipped, "the policy says ecn=no");
             return;
         }
-        int prio = roce_priority();
         if (prio < 0) {
             add("ecn", HealthStatus::Skipped, "no RoCE priority known");
             return;

@@ -481,10 +481,18 @@ int cmd_slurm(int argc, char **argv)
     std::unique_ptr<Topology> previous = previous_fabric(a);
     // a host the fabric names that Slurm lacks is a finding (check), never a line
     std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
-    if (only)
-        for (const std::string &h : hosts_outside(t, *only))
+    if (only) {
+        const std::vector<std::string> outside = hosts_outside(t, *only);
+        // none of them Slurm's (a map forgotten): no file of nothing over a good one
+        if (!t.hosts.empty() && outside.size() >= t.hosts.size())
+            throw InputError(a.get("slurm-nodes") + ": names none of the " + std::to_string(t.hosts.size()) +
+                             " hosts of " + t.fabric.source + " (first " + shown(outside.front(), 80) +
+                             "; a --host-map forgotten?): nothing written" +
+                             (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept"));
+        for (const std::string &h : outside)
             std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
                       << "): no line written for it\n";
+    }
     // every host refused (or none in the input): a file of switches alone
     // would replace a good one and stop slurmctld ("No switches configured"
     // once they hold no node); the old file is kept

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <istream>
+#include <map>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "topology/csv.hpp"
 #include "topology/json.hpp"
@@ -81,6 +83,7 @@ struct DuplicateKeys : nlohmann::json_sax<json> {
     std::vector<std::vector<std::string>> open;  // the keys of each open object (few: a linear search)
     std::vector<std::string> path;               // the key each open container was reached by
     std::string last_key, found, under;
+    std::map<std::size_t, std::unordered_set<std::string>> big;  // depth -> the keys of an object of many
     bool null() override { return true; }
     bool boolean(bool) override { return true; }
     bool number_integer(number_integer_t) override { return true; }
@@ -96,6 +99,7 @@ struct DuplicateKeys : nlohmann::json_sax<json> {
     }
     bool end_object() override
     {
+        big.erase(open.size());
         open.pop_back();
         path.pop_back();
         return true;
@@ -115,7 +119,13 @@ struct DuplicateKeys : nlohmann::json_sax<json> {
     {
         last_key = k;
         std::vector<std::string> &keys = open.back();
-        if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+        // few keys: a linear search; many (one object of 100,000): a set
+        if (keys.size() == 32 && !big.count(open.size()))
+            big[open.size()].insert(keys.begin(), keys.end());
+        auto set = big.find(open.size());
+        const bool again = set != big.end() ? !set->second.insert(k).second
+                                            : std::find(keys.begin(), keys.end(), k) != keys.end();
+        if (again) {
             found = k;
             for (const std::string &p : path)
                 if (!p.empty())
@@ -175,7 +185,7 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
         const json &md = j["metadata"];
         if ((md.contains("continue") && md["continue"].is_string() && !md["continue"].get<std::string>().empty()) ||
             (md.contains("remainingItemCount") && md["remainingItemCount"].is_number() && md["remainingItemCount"].get<double>() > 0))
-            throw InputError(source + ": found \"metadata.continue\": one chunk of a longer list, expected the whole " +
+            throw InputError(source + ": found a non-empty \"metadata.continue\" or \"remainingItemCount\": one chunk of a longer list, expected the whole " +
                              expected + " (kubectl get nodes -o json without --chunk-size or --limit)");
     }
     return j;
@@ -186,7 +196,7 @@ json read_json(std::istream &in, const std::string &source, const std::string &e
 // name and a leaf that hangs under two pods (or a pod under two cores).
 Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &source, const std::string &kind,
                     const std::string &domain_field, const HostMap *map, std::vector<std::string> warnings,
-                    const std::string &above_cores = "")
+                    const std::string &above_cores = "", bool one_namespace = false)
 {
     if (hosts.empty())
         throw InputError(source + ": found no instance with a topology, expected at least one");
@@ -244,9 +254,14 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
                              shown(e.first->second.first) + " (" + e.first->second.second +
                              "), expected each network node under one parent");
         };
-        // one network node at one tier: a leaf that is another host's
-        // spine (or its own parent) is no tree (it was split in two)
+        // one network node at one tier, where the tiers' names are one
+        // namespace (EC2's network nodes): a leaf that is another host's
+        // spine (or its own parent) is no tree (it was split in two). GCP
+        // scopes a sub-block's ID to its block, a block's to its cluster:
+        // one ID at two levels is two nodes there.
         auto tier = [&](const std::string &node, const std::string &what) {
+            if (!one_namespace)
+                return;
             auto e = tier_of.emplace(node, std::make_pair(what, h.where));
             if (!e.second && e.first->second.first != what)
                 throw InputError(h.where + ": found network node " + shown(node) + " as a " + what + ", and as a " +
@@ -448,7 +463,7 @@ Fabric parse_aws_topology(std::istream &in, const std::string &source, const Hos
     // layer 1 is only the highest layer EC2 shows: instances under two of
     // its nodes still reach each other above them (one AZ, one placement
     // group), so one switch joins them, or Slurm would run no job across
-    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, warnings, "aws-above-layer1");
+    return cloud_fabric(hosts, source, "aws", "CapacityBlockId", map, warnings, "aws-above-layer1", true);
 }
 
 Fabric parse_gcp_topology(std::istream &in, const std::string &source, const HostMap *map)

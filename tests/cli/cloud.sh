@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 27
+plan 28
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -230,3 +230,17 @@ printf 'i-%s gpu-%s\n' 1 08 2 02 3 03 4 04 5 05 6 06 7 07 8 01 >"$work/two-swapp
 "$TOPO" check "$work/map-b.json" --previous "$work/map-a.json" >"$work/swap.out" 2>&1
 check "a host map that swaps two Slurm names: check --previous says name-moved for both" \
     [ "$(grep -c '^error: name-moved: gpu-0[18]: host is on adapters that were gpu-0[18].s' "$work/swap.out")" = 2 ]
+# (helper 34) --slurm-nodes that names none of the hosts (a map forgotten)
+# left a features file of its header alone, exit 0: exit 1, the old file
+# kept; GCP scopes IDs per level, so a sub-block ID equal to its block's is
+# two nodes, not one at two tiers (that rule is EC2's alone)
+"$TOPO" slurm --format features "$C/aws-two-layer1.json" --host-map "$work/two.map" -o "$work/feat.conf" 2>/dev/null
+cp "$work/feat.conf" "$work/feat.before"
+printf 'NodeName=gpu-01\nNodeName=gpu-02\n' >"$work/slurm-nodes.conf"
+"$TOPO" slurm --format features "$C/aws-two-layer1.json" --slurm-nodes "$work/slurm-nodes.conf" -o "$work/feat.conf" >"$work/feat.out" 2>&1
+rc=$?
+sed 's/"subblock": "[^"]*"/"subblock": "SAME"/; s/"block": "[^"]*"/"block": "SAME"/' "$C/gcp-instances.json" >"$work/gcp-same.json"
+"$TOPO" show "$work/gcp-same.json" >"$work/gcp-same.out" 2>&1
+rg=$?
+check "--slurm-nodes naming no host: exit 1, the old features file kept; a GCP sub-block ID equal to its block's is accepted" \
+    sh -c '[ "$1" = 1 ] && cmp -s "$2/feat.conf" "$2/feat.before" && grep -q "names none of the 8 hosts" "$2/feat.out" && [ "$3" = 0 ]' _ "$rc" "$work" "$rg"

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 31
+plan 32
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -355,4 +355,19 @@ if [ "$r1" = "4 2" ] && [ "$r2" = "4 2" ] && [ "$r3" = "4 2" ] && [ "$r4" = "1 1
     ok "pcp: a long line read both ways, trust text against sysfs, pfc on NCCL's SL priority, --root checked, one series, escaped labels"
 else
     not_ok "pcp: helper 32's cases"; diag "long line: $r1, trust mix: $r2, pfc on SL: $r3, --root: $r4, series: $r5, escapes: $r6" "$(cat "$work/out")" "$(head -5 "$work/esc.prom")"
+fi
+# (helper 34) under trust pcp without pfc-priority, pfc and ecn are checked
+# at every priority NCCL's SL readings give (-1: 0 from 2.27, 7 before),
+# the worst kept: PFC on every priority passed when the readings disagreed
+cp "$H/trust-pcp.mlnx_qos" "$work/pcp-all.qos"
+sed -i 's/^\( *enabled\) .*/\1     1   1   1   1   1   1   1   1/' "$work/pcp-all.qos"
+pcp "$work/good" trust-pcp.mlnx_qos --trust pcp --root "$work/nc/slm1"
+"$TOPO" health --sysfs-root "$work/good" --interval 0 --cloud none --trust pcp --root "$work/nc/slm1" \
+    --mlnx-qos ens3np0="$work/pcp-all.qos" --mlnx-qos ens2np0="$work/pcp-all.qos" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is on priority .* as well as on " "$work/out" &&
+   [ "$(grep -c '^ERROR: pfc:' "$work/out")" = 2 ]; then
+    ok "pcp, NCCL_IB_SL=-1 (0 or 7), PFC on every priority: pfc fails once a port (it was skipped: no priority known)"
+else
+    not_ok "pcp, NCCL_IB_SL=-1: pfc checked at both readings"; diag "exit $rc" "$(cat "$work/out")"
 fi
