@@ -403,26 +403,18 @@ public:
     }
 
     // pfc and ecn at each priority RoCE may ride, one finding: the worst
-    void pfc()
+    void at_each_priority(void (PortChecks::*check)(int))
     {
         const std::size_t from = out_.size();
         const std::vector<int> prios = roce_priorities();
         if (prios.empty())
-            pfc(-1);
+            (this->*check)(-1);
         for (int prio : prios)
-            pfc(prio);
+            (this->*check)(prio);
         keep_worst(from);
     }
-    void ecn()
-    {
-        const std::size_t from = out_.size();
-        const std::vector<int> prios = roce_priorities();
-        if (prios.empty())
-            ecn(-1);
-        for (int prio : prios)
-            ecn(prio);
-        keep_worst(from);
-    }
+    void pfc() { at_each_priority(&PortChecks::pfc); }
+    void ecn() { at_each_priority(&PortChecks::ecn); }
 
     void pfc(int prio)
     {
