@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <sys/stat.h>
 
 #include "topology/ibnetdiscover.hpp"
 
@@ -168,7 +169,11 @@ struct FabricDeleter {
 
 Fabric load_ibnetdiscover_cache(const std::string &path)
 {
-    // libibnetdisc reports a bad file on stderr only: check what we can first.
+    // libibnetdisc reports a bad file on stderr only: check what we can
+    // first. It opens the path itself, so a regular file: a FIFO would block.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file, expected an `ibnetdiscover --cache` file");
     std::ifstream probe(path, std::ios::binary);
     if (!probe)
         throw InputError(path + ": cannot open: " + std::strerror(errno));

@@ -283,6 +283,11 @@ NvlinkDomains load_nvlink(const std::string &path)
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(path, ec)) {
+        // a FIFO no one writes would block the open for ever
+        const fs::file_status st = fs::status(path, ec);
+        if (!ec && st.type() != fs::file_type::regular)
+            throw InputError(path + ": not a regular file or directory, expected the nvidia-smi outputs (a file of "
+                                    "pdsh lines or a directory of them)");
         std::ifstream in(path);
         if (!in)
             throw InputError(path + ": cannot open the nvidia-smi outputs");

@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 10))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 11))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -212,4 +212,17 @@ if [ $rc -eq 1 ] && grep -q "a second file of system '${victim%%.*}'" "$work/dir
     ok "two tables of one system in a directory of LLDP tables: an error naming both"
 else
     not_ok "two tables of one system in a directory of LLDP tables: an error naming both"; diag "rc $rc" "$(cat "$work/dir-two.err")"
+fi
+# (helper 34) a FIFO no one writes as --ib-cache or --nvlink blocked the open
+# for ever (libibnetdisc opens the cache path itself): exit 1 at once
+mkfifo "$work/idle.fifo"
+timeout 20 "$TOPO" show --ib-cache "$work/idle.fifo" >"$work/fifo1.err" 2>&1
+r1=$?
+timeout 20 "$TOPO" slurm "$DATA/cloud/aws-two-layer1.json" --nvlink "$work/idle.fifo" >"$work/fifo2.err" 2>&1
+r2=$?
+if [ "$r1$r2" = 11 ] && grep -q "not a regular file, expected an .ibnetdiscover --cache. file" "$work/fifo1.err" &&
+   grep -q "not a regular file or directory, expected the nvidia-smi outputs" "$work/fifo2.err"; then
+    ok "--ib-cache and --nvlink on a FIFO: exit 1 at once, no hang"
+else
+    not_ok "--ib-cache and --nvlink on a FIFO: exit 1 at once"; diag "rc $r1 $r2" "$(cat "$work/fifo1.err" "$work/fifo2.err")"
 fi
