@@ -1017,7 +1017,17 @@ void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, 
       << "atoll_health_warnings " << warnings << "\n"
       << "# HELP atoll_health_interval_seconds Seconds between the two counter reads\n"
       << "# TYPE atoll_health_interval_seconds gauge\n"
-      << "atoll_health_interval_seconds " << num(seconds) << "\n";
+      << "atoll_health_interval_seconds " << num(seconds) << "\n"
+      << "# HELP atoll_health_up 1 when this run read the node and checked it, 0 when it could not\n"
+      << "# TYPE atoll_health_up gauge\n"
+      << "atoll_health_up 1\n";
+}
+
+void write_health_down(std::ostream &o)
+{
+    o << "# HELP atoll_health_up 1 when this run read the node and checked it, 0 when it could not\n"
+      << "# TYPE atoll_health_up gauge\n"
+      << "atoll_health_up 0\n";
 }
 
 }  // namespace atl

@@ -154,5 +154,9 @@ void write_health_report(std::ostream &o, const std::vector<HealthFinding> &f, s
 // passed or warned, 0 failed, per port), the counter rates, the totals.
 void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, const std::vector<PortFacts> &ports,
                           double seconds);
+// The textfile of a run that could not check the node (an input error, a
+// usage error): atoll_health_up 0 and nothing else, so the last run's gauges
+// do not stay on as if they were read now.
+void write_health_down(std::ostream &o);
 
 }  // namespace atl

@@ -143,14 +143,17 @@ std::optional<std::string> run_capture(const std::vector<std::string> &argv, std
 
 }  // namespace
 
-int cmd_health(int argc, char **argv)
+namespace {
+
+int health_run(int argc, char **argv, std::string &prometheus)
 {
-    PlainStdout plain;  // its lines are NHC's drain reason: no terminal codes from a node's sysfs
     std::vector<std::string> vals = {"sysfs-root", "then-sysfs-root", "interval", "mlnx-qos", "ethtool", "policy", "prometheus",
                                      "cloud", "root", "machine-type", "dev-root", "proc-root", "imex-uid"};
     for (const std::string &k : health_policy_keys())
         vals.push_back(k);
     Args a = parse_args(argc, argv, 2, vals, {"verbose", "imex"});
+    if (a.flag("prometheus"))
+        prometheus = a.get("prometheus");
     if (!a.operands.empty())
         throw Usage("health takes no operands");
     if ((a.flag("dev-root") || a.flag("proc-root") || a.flag("imex-uid")) && !a.flag("imex"))
@@ -424,6 +427,37 @@ int cmd_health(int argc, char **argv)
         if (h.status == HealthStatus::Error)
             return 4;
     return 0;
+}
+
+}  // namespace
+
+int cmd_health(int argc, char **argv)
+{
+    PlainStdout plain;  // its lines are NHC's drain reason: no terminal codes from a node's sysfs
+    // the textfile of a run that fails (a usage or input error) says so,
+    // atoll_health_up 0, in place of the last run's gauges: a node whose
+    // health cannot be read must not go on showing as healthy. Where the
+    // arguments do not parse, the path is the last --prometheus given.
+    std::string prometheus;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--prometheus" && i + 1 < argc)
+            prometheus = argv[++i];
+        else if (arg.rfind("--prometheus=", 0) == 0)
+            prometheus = arg.substr(13);
+    }
+    try {
+        return health_run(argc, argv, prometheus);
+    } catch (...) {
+        if (!prometheus.empty() && prometheus != "-") {
+            try {
+                write_file_atomically(prometheus, [](std::ostream &o) { write_health_down(o); });
+            } catch (const std::exception &e) {
+                std::cerr << "atoll-topo: warning: --prometheus " << escaped(prometheus, 200) << ": " << e.what() << "\n";
+            }
+        }
+        throw;
+    }
 }
 
 }  // namespace atl

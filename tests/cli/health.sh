@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 32
+plan 33
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -79,6 +79,23 @@ if grep -q '^# TYPE atoll_health_pfc_ok gauge$' "$work/metrics.prom" &&
     ok "--prometheus: a gauge per check with HELP/TYPE, counter rates (tx_prio3_pause 1290502 - 1290418 = 84/s, CNPs 90/s), no temporary left"
 else
     not_ok "--prometheus: a gauge per check with HELP/TYPE, counter rates, no temporary left"; diag "$(cat "$work/metrics.prom")" "$(ls "$work")"
+fi
+
+# a run that cannot read the node (a usage or input error) replaces the last
+# run's gauges with atoll_health_up 0: a node whose health cannot be read
+# must not go on showing the old values as if read now
+up1=$(grep -c '^atoll_health_up 1$' "$work/metrics.prom")
+cp "$work/metrics.prom" "$work/up.prom"
+"$TOPO" health --sysfs-root "$work/no-such-sysfs" --interval 0 --cloud none --prometheus "$work/up.prom" >"$work/out" 2>&1
+d1="$? $(grep -c . "$work/up.prom") $(grep -c '^atoll_health_up 0$' "$work/up.prom")"
+cp "$work/metrics.prom" "$work/up.prom"
+"$TOPO" health --sysfs-root "$work/good" --no-such-flag --prometheus="$work/up.prom" >"$work/out" 2>&1
+d2="$? $(grep -c '^atoll_health_up 0$' "$work/up.prom") $(grep -c '_ok{' "$work/up.prom")"
+rm -f "$work/up.prom"
+if [ "$up1" = 1 ] && [ "${d1% * *}" != 0 ] && [ "${d1#* }" = "3 1" ] && [ "${d2% * *}" = 2 ] && [ "${d2#* }" = "1 0" ]; then
+    ok "--prometheus: atoll_health_up 1 on a run that checked; a failed run (no sysfs, an unknown flag) leaves only atoll_health_up 0"
+else
+    not_ok "--prometheus on a failed run"; diag "up after a good run: $up1, no sysfs: $d1, bad flag: $d2"
 fi
 
 health "$work/good" "$work/good" pfc-prio4.mlnx_qos

@@ -746,8 +746,10 @@ TEST_CASE("two models of eight rails numbered apart: every host keeps its own ei
         Fabric f = models(3, 5);
         std::uint64_t g = 0x90000;
         for (const char *host : {"hgx001", "hgx002", "hgx003"})
-            for (const char *hca : {"mlx5_1", "mlx5_7"})
-                add_adapter(f, ++g, std::string(host) + " " + hca, 40 + static_cast<int>(g & 0xf));
+            for (const char *hca : {"mlx5_1", "mlx5_7"}) {
+                ++g;
+                add_adapter(f, g, std::string(host) + " " + hca, 40 + static_cast<int>(g & 0xf));
+            }
         normalise(f);
         Topology t = analyse(f);
         for (const char *host : {"gpu001", "gpu002", "gpu003"}) {
