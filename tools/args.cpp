@@ -1,4 +1,5 @@
 #include "tools/args.hpp"
+#include "topology/io.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace atl {
@@ -194,6 +196,23 @@ Args parse_args(int argc, char **argv, int first, const std::vector<std::string>
             a.operands.push_back(s);
         }
     }
+    // standard input read by an option file (read_option_file) and by
+    // another input: refused before either is read, not as a parse error of
+    // the one that came second to a drained pipe
+    std::vector<std::string> on_stdin;
+    for (const char *o : {"slurm-nodes", "host-map", "health", "node-name-map", "scontrol-nodes"}) {
+        auto it = a.opts.find(o);
+        if (it != a.opts.end() && std::find(it->second.begin(), it->second.end(), "-") != it->second.end())
+            on_stdin.push_back(std::string("--") + o);
+    }
+    if (!on_stdin.empty() && std::find(a.operands.begin(), a.operands.end(), "-") != a.operands.end())
+        on_stdin.push_back("the input operand");
+    if (on_stdin.size() > 1) {
+        std::string both;
+        for (std::size_t i = 0; i < on_stdin.size(); ++i)
+            both += (i == 0 ? "" : i + 1 == on_stdin.size() ? " and " : ", ") + on_stdin[i];
+        throw Usage("- (standard input) given for " + both + ": expected it for one input, give the others as files");
+    }
     return a;
 }
 
@@ -235,21 +254,36 @@ PlainStdout::~PlainStdout()
 
 std::string read_option_file(const std::string &path, const std::string &what, std::size_t cap)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    // "-" is standard input (`scontrol show nodes -o | atoll-topo ...
+    // --scontrol-nodes -`), read as a pipe is; a terminal is not waited on
+    const bool std_in = path == "-";
+    static std::map<std::string, std::string> stdin_text;  // what -> its text: an option read twice reads stdin once
+    if (std_in) {
+        auto seen = stdin_text.find(what);
+        if (seen != stdin_text.end())
+            return seen->second;
+        take_stdin(what);
+        if (::isatty(STDIN_FILENO))
+            throw InputError("- (standard input) is a terminal, expected " + what + " piped in or redirected");
+    } else {
+        note_input_file(path);  // never written over by this run's output
+    }
+    const std::string name = std_in ? "<stdin>" : path;
+    const int fd = std_in ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        throw InputError(path + ": cannot open (" + std::strerror(errno) + "), expected " + what);
+        throw InputError(name + ": cannot open (" + std::strerror(errno) + "), expected " + what);
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0)
-        throw InputError(path + ": cannot read (" + std::strerror(errno) + "), expected " + what);
+        throw InputError(name + ": cannot read (" + std::strerror(errno) + "), expected " + what);
     // a pipe is a process substitution (<(scontrol show nodes -o)) or a FIFO
     // someone writes: read within a time bound, never forever
     const bool pipe = S_ISFIFO(st.st_mode);
     if (!S_ISREG(st.st_mode) && !pipe)
-        throw InputError(path + ": not a regular file or a pipe (a " +
+        throw InputError(name + ": not a regular file or a pipe (a " +
                          std::string(S_ISDIR(st.st_mode) ? "directory" : "device or special file") + "), expected " + what);
     constexpr int bound_s = 60;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(bound_s);
@@ -264,20 +298,22 @@ std::string read_option_file(const std::string &path, const std::string &what, s
             if (r < 0 && errno == EINTR)
                 continue;
             if (r == 0)
-                throw InputError(path + ": a pipe that did not end within " + std::to_string(bound_s) +
+                throw InputError(name + ": a pipe that did not end within " + std::to_string(bound_s) +
                                  " s (no writer, or one that never closes), expected " + what);
         }
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (n < 0)
-            throw InputError(path + ": cannot read (" + std::strerror(errno) + "), expected " + what);
+            throw InputError(name + ": cannot read (" + std::strerror(errno) + "), expected " + what);
         if (n == 0)
             break;
         text.append(buf, static_cast<std::size_t>(n));
         if (text.size() > cap)
-            throw InputError(path + ": over " + std::to_string(cap) + " bytes, expected " + what);
+            throw InputError(name + ": over " + std::to_string(cap) + " bytes, expected " + what);
     }
+    if (std_in)
+        stdin_text[what] = text;
     return text;
 }
 

@@ -73,11 +73,14 @@ private:
 // --format for inputs: auto, text, json, cache or csv.
 InputFormat input_format(const Args &a);
 
+// The name an option file is shown by in messages: "<stdin>" for "-".
+inline std::string option_source(const std::string &path) { return path == "-" ? "<stdin>" : path; }
 // The text of a file an option names (a map, a node list, health results):
-// a regular file, or a pipe (a process substitution) read within 60 s (a
-// FIFO no one writes would hang the run); a directory or a device (/dev/null
-// read as an empty map) is refused; at most `cap` bytes; InputError
-// "PATH: what was found, expected WHAT" otherwise.
+// a regular file, or a pipe (a process substitution, or "-": standard input,
+// once a run) read within 60 s (a FIFO no one writes would hang the run); a
+// directory, a device (/dev/null read as an empty map) or a terminal is
+// refused; at most `cap` bytes; InputError "PATH: what was found, expected
+// WHAT" otherwise. A regular file read is an input: never this run's output.
 std::string read_option_file(const std::string &path, const std::string &what, std::size_t cap = std::size_t(1) << 30);
 
 }  // namespace atl

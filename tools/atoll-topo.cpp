@@ -107,7 +107,7 @@ std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
         return nullptr;
     std::string p = a.get("slurm-nodes");
     std::istringstream in(read_option_file(p, "Slurm's node list (--slurm-nodes)"));
-    return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, p));
+    return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, option_source(p)));
 }
 
 // All inputs merged into one fabric, the node name map applied. Slurm's node
@@ -131,7 +131,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     if (a.flag("host-map")) {
         std::string p = a.get("host-map");
         std::istringstream in(read_option_file(p, "the host map (--host-map)"));
-        hosts = std::make_unique<HostMap>(parse_host_map(in, p));
+        hosts = std::make_unique<HostMap>(parse_host_map(in, option_source(p)));
     }
     for (const auto &p : a.operands)
         parts.push_back(load_fabric(p, fmt, cols, roles, hosts.get()));
@@ -187,7 +187,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     if (a.flag("health")) {
         std::string p = a.get("health");
         std::istringstream in(read_option_file(p, "the health results (--health)"));
-        for (const auto &kv : parse_health_results(in, p, &f.warnings))
+        for (const auto &kv : parse_health_results(in, option_source(p), &f.warnings))
             f.unhealthy.push_back(kv.first + ": " + kv.second);
         normalise(f);
     }
@@ -201,7 +201,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     if (a.flag("node-name-map")) {
         std::string p = a.get("node-name-map");
         std::istringstream in(read_option_file(p, "the node name map (--node-name-map)"));
-        apply_node_name_map(f, parse_node_name_map(in, p), unmapped == "refuse");
+        apply_node_name_map(f, parse_node_name_map(in, option_source(p)), unmapped == "refuse");
     }
     return select_hcas(std::move(f), a.get("hca"));
 }
@@ -474,7 +474,7 @@ int cmd_slurm(int argc, char **argv)
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
         std::istringstream in(read_option_file(p, "scontrol show nodes output (--scontrol-nodes)"));
-        current = parse_scontrol_nodes(in, p);
+        current = parse_scontrol_nodes(in, option_source(p));
     }
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");

@@ -61,6 +61,15 @@ void note_input_file(const std::string &path)
         inputs_read().insert({st.st_dev, st.st_ino});
 }
 
+void take_stdin(const std::string &what)
+{
+    static std::string taken;
+    if (!taken.empty())
+        throw InputError("- (standard input) given as " + what + " and as " + taken +
+                         ", expected it for one input: give the other as a file");
+    taken = what;
+}
+
 PipeBuf::PipeBuf(std::streambuf *src, std::uint64_t limit) : src_(src), limit_(limit) {}
 
 std::string PipeBuf::read_head()
@@ -182,6 +191,7 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
     std::istream *in = &file;
     std::string h;
     if (path == "-") {
+        take_stdin("the fabric");
         // read as it streams in, not gathered first: a fabric.json's
         // elements are dropped as they are read, and an endless pipe stops
         // at the limit

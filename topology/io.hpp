@@ -67,6 +67,9 @@ bool is_atoll_fabric(const std::string &head);
 // Remembers a file read as an input of this run (load_fabric() does it for
 // every fabric): write_file_atomically() refuses to replace it.
 void note_input_file(const std::string &path);
+// Standard input ("-") given as `what`: one input of a run may be it; a
+// second throws InputError naming both.
+void take_stdin(const std::string &what);
 
 // Writes through a temporary file in the same directory, renamed into place
 // only when `write` returns and the data reached the disk; "-" is stdout.

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 28
+plan 29
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -174,6 +174,21 @@ check "--host-map: renames a cloud fabric.json's hosts; a written FIFO is read; 
            grep -q "a pipe that did not end within 60 s" "$1/idle.out" &&
            grep -q "not a regular file or a pipe (a directory)" "$1/dir.out" && grep -q "(a device or special file)" "$1/null.out"' \
     _ "$work" "$r_fifo" "$r_idle" "$r_dir" "$r_null"
+# --host-map - reads standard input (it was "cannot open"); standard input
+# for two inputs is a usage error before either is read; a map file is an
+# input: -o naming it is refused, the map kept
+"$TOPO" slurm "$C/aws-two-layer1.json" --host-map - <"$work/two.map" >"$work/stdin.conf" 2>&1
+r_in=$?
+"$TOPO" slurm - --host-map - <"$work/two.map" >"$work/stdin2.out" 2>&1
+r_two=$?
+cp "$work/two.map" "$work/keep.map"
+"$TOPO" slurm "$C/aws-two-layer1.json" --host-map "$work/keep.map" -o "$work/keep.map" >"$work/keep.out" 2>&1
+r_keep=$?
+check "--host-map -: read from standard input; - for the fabric too: exit 2 naming both; -o the map: exit 1, map kept" \
+    sh -c '[ "$2$3$4" = 021 ] && grep -q "^SwitchName=nn-l1 Nodes=gpu-\[01-02\]$" "$1/stdin.conf" &&
+           grep -q "standard input) given for --host-map and the input operand" "$1/stdin2.out" &&
+           grep -q "is also an input of this run" "$1/keep.out" && cmp -s "$1/keep.map" "$1/two.map"' \
+    _ "$work" "$r_in" "$r_two" "$r_keep"
 # kubectl's chunked list (metadata.continue) is one page, as the other clouds' tokens
 sed 's/"resourceVersion": ""/"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", "remainingItemCount": 60/' \
     "$C/gke-nodes.json" >"$work/gke-chunk.json"
