@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topology/fabric.hpp"
+
 namespace atl {
 namespace {
 
@@ -240,7 +242,19 @@ bool pci_function(const std::string &s)
 
 }  // namespace
 
-std::vector<std::string> node_netdevs(const std::string &sysfs_root) { return list_dir(sysfs_root + "/class/net"); }
+std::vector<std::string> node_netdevs(const std::string &sysfs_root)
+{
+    // an interface is a directory (a link to one under devices/); the
+    // bonding driver's class/net/bonding_masters is a file no interface
+    // list (getifaddrs, NCCL's) holds
+    std::vector<std::string> out;
+    for (const std::string &n : list_dir(sysfs_root + "/class/net")) {
+        struct stat st;
+        if (::stat((sysfs_root + "/class/net/" + n).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            out.push_back(n);
+    }
+    return out;
+}
 
 std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std::string> *unreadable)
 {
@@ -330,7 +344,12 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                     e.index = static_cast<int>(idx);
                     e.gid = read_line(dir + "/gids/" + i);
                     std::array<unsigned, 8> w{};
-                    if (!parse_gid(e.gid, w) || e.zero())
+                    if (!parse_gid(e.gid, w)) {
+                        if (np.gid_unread.size() < 3)  // named in the message of a port with none routable
+                            np.gid_unread.push_back("gids/" + i + " holds " + shown(e.gid, 48));
+                        continue;
+                    }
+                    if (e.zero())
                         continue;
                     std::string type = read_line(dir + "/gid_attrs/types/" + i);
                     e.version = type.rfind("RoCE v2", 0) == 0 ? 2 : type.rfind("IB/RoCE v1", 0) == 0 || type.rfind("RoCE v1", 0) == 0 ? 1 : 0;

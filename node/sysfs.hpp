@@ -50,6 +50,7 @@ struct NodePort {
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)
     std::vector<GidEntry> gids;         // Ethernet: the GID table's entries with an address, by index
     int gid_table_len = 0;              // how many slots the table has
+    std::vector<std::string> gid_unread;  // "gids/N holds 'X'": a slot not as the kernel writes a GID (first few)
     int roce_v2_gid_index = -1; // Ethernet: the routable RoCE v2 GID atoll takes (routable_gid())
     std::string roce_v2_gid;    // its address
     int traffic_class = -1;     // <hca>/tc/<port>/traffic_class "tclass=N"; -1 when none is set

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <fstream>
@@ -66,9 +68,19 @@ bool known_profile(const std::string &p)
 PluginConfig parse_plugstack(const std::vector<std::string> &args)
 {
     PluginConfig c;
+    std::map<std::string, std::string> given;  // key -> its first argument
     for (const std::string &a : args) {
         std::size_t eq = a.find('=');
         std::string k = a.substr(0, eq), v = eq == std::string::npos ? "" : a.substr(eq + 1);
+        // a key twice (roce_tc=106 ... roce_tc=0): the last wins, as it
+        // always has (a site may append an override to its line; an error
+        // would stop every srun of a required plugin after an upgrade), but
+        // never without a word
+        auto first = given.emplace(k, a);
+        if (!first.second && first.first->second != a)
+            c.warnings.push_back("plugstack.conf: " + escaped(k) + " given twice (\"" + escaped(first.first->second) +
+                                 "\", then \"" + escaped(a) + "\"): the last is used");
+        first.first->second = a;
         if (k == "strict" && eq == std::string::npos) {
             c.strict = true;
             continue;

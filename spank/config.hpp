@@ -23,6 +23,7 @@ struct PluginConfig {
     std::string socket_ifname;          // NCCL_SOCKET_IFNAME
     std::string hca;                    // HCA selector: fnmatch pattern(s), comma separated; "!" excludes
     bool strict = false;                // our failures fail the job instead of a warning
+    std::vector<std::string> warnings;  // the line's own: a key given twice (the last is used)
     int island_wait = 600;              // seconds a preferred island is waited for
     int leaf_wait = -1;                 // seconds the fewest leaves are waited for above a leaf (-1: island_wait)
     int leaf_wait_s() const { return leaf_wait >= 0 ? leaf_wait : island_wait; }

@@ -46,6 +46,16 @@ std::string device_name_problem(const std::string &n)
     return "";
 }
 
+// the slots of a port's GID table not as the kernel writes a GID, for a
+// message that would otherwise blame the network setup alone
+std::string unread_gids(const NodePort &p)
+{
+    std::string out;
+    for (const std::string &u : p.gid_unread)
+        out += (out.empty() ? " (" : ", ") + u;
+    return out.empty() ? out : out + ": not a GID as the kernel writes one, eight groups of four hex digits)";
+}
+
 }  // namespace
 
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
@@ -86,6 +96,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     if (!d.from_node)
         guids = me->second.guids;
     std::vector<const NodePort *> hits;  // RoCE: the ports taken, for their addresses
+    std::vector<std::string> missing;      // RoCE: rails whose netdev no RDMA port here has
     for (std::size_t k = 0; k < named.size(); ++k) {
         const auto &hp = named[k];
         const NodePort *hit = nullptr;
@@ -190,7 +201,10 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
             continue;
         }
         if (!hit) {
-            d.problems.push_back(name + " is not an RDMA port of this node");
+            if (roce && !d.from_node)
+                missing.push_back(name);  // or a netdev renamed: looked at below
+            else
+                d.problems.push_back(name + " is not an RDMA port of this node");
             continue;
         }
         std::string bad = device_name_problem(hit->hca);
@@ -234,9 +248,41 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         }
         if (roce && hit->active() && routable_gids(*hit).empty())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
-                                 " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN");
+                                 " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN" +
+                                 unread_gids(*hit));
         if (roce)
             hits.push_back(hit);
+    }
+    // A RoCE rail's netdev that no RDMA port here has, where an Ethernet
+    // RDMA port here is no rail of the fabric: its netdev may have been
+    // renamed (ens3np0 now eth2), the adapter still there. NCCL would open
+    // it all the same, and a list without it would hold this node to fewer
+    // rails than its peers: nothing is set. With no such port the rail's
+    // adapter is not here at all, and it is left out.
+    if (!missing.empty()) {
+        const NodePort *other = nullptr;
+        for (const NodePort &p : ports) {
+            if (p.link_layer != "Ethernet" || p.soft || std::find(hits.begin(), hits.end(), &p) != hits.end())
+                continue;
+            if (std::any_of(named.begin(), named.end(), [&](const std::pair<std::string, int> &hp) {
+                    return has(p.netdevs, hp.first) || has(p.lower, hp.first);
+                }))
+                continue;
+            other = &p;
+            break;
+        }
+        if (other && d.refused.empty()) {
+            std::string nd = other->netdevs.empty() ? std::string("no netdev") : shown(other->netdevs.front(), 40);
+            d.refused = missing.front() + " is no netdev of an RDMA port here, and " + shown(other->hca, 40) + " port " +
+                        std::to_string(other->port) + " (" + nd +
+                        ") is an Ethernet RDMA port no rail of the fabric names: it may be that rail under another "
+                        "name (rediscover the fabric)";
+            for (std::size_t i = 1; i < missing.size(); ++i)
+                d.problems.push_back(missing[i] + " is not an RDMA port of this node");
+        } else {
+            for (const std::string &m : missing)
+                d.problems.push_back(m + " is not an RDMA port of this node");
+        }
     }
     // One address on two RDMA devices: a bond across two adapters without
     // RoCE LAG (the kernel gives each member's device the bond's GIDs; only a

@@ -162,6 +162,8 @@ extern "C" int atl_configure(int ac, char **av, int submit)
     try {
         std::vector<std::string> args(av, av + ac);
         g_cfg = parse_plugstack(args);
+        for (const std::string &w : g_cfg.warnings)
+            slurm_info("atoll: warning: %s", w.c_str());
         return 0;
     } catch (const std::exception &e) {
         slurm_error("atoll: %s%s", e.what(), submit ? "" : " (atoll does nothing in this step)");

@@ -665,18 +665,21 @@ int cmd_env(int argc, char **argv)
         throw Usage("env takes one fabric file (the plugin's view, or a fabric.json)");
     if (!a.flag("node"))
         throw Usage("env needs --node NAME");
-    std::vector<std::string> keys;
-    {
-        std::istringstream ps(a.get("plugstack"));
-        for (std::string k; ps >> k;)
-            keys.push_back(k);
-    }
+    std::vector<std::string> keys;  // every --plugstack given, as one line: a key twice is refused
+    if (a.flag("plugstack"))
+        for (const std::string &line : a.all("plugstack")) {
+            std::istringstream ps(line);
+            for (std::string k; ps >> k;)
+                keys.push_back(k);
+        }
     PluginConfig cfg;
     try {
         cfg = parse_plugstack(keys);
     } catch (const std::invalid_argument &e) {
         throw Usage(std::string("--plugstack: ") + e.what());
     }
+    for (const std::string &w : cfg.warnings)
+        std::cerr << "atoll-topo: warning: --plugstack: " << w << "\n";
     cfg.owner = geteuid();  // an admin's own copy may be checked too
     for (const char *k : {"sysfs-root", "proc-root", "hwloc-xml", "hca", "root", "machine-type"})
         if (a.flag(k)) {
@@ -687,6 +690,16 @@ int cmd_env(int argc, char **argv)
             if (std::string(k) == "proc-root") cfg.proc_root = v;
             if (std::string(k) == "hwloc-xml") cfg.hwloc_xml = v;
             if (std::string(k) == "hca") cfg.hca = v;
+            // a mistyped root reads as a node with no RDMA device, no
+            // nccl.conf: a plausible dry run of another node, exit 0
+            if (std::string(k) == "sysfs-root" || std::string(k) == "root" || std::string(k) == "proc-root") {
+                struct stat rs;
+                const bool there = ::stat(v.c_str(), &rs) == 0;
+                if (v.find('%') == std::string::npos && (!there || !S_ISDIR(rs.st_mode)))
+                    throw InputError("--" + std::string(k) + " " + escaped(v, 200) + ": " +
+                                     (there ? std::string("not a directory") : std::string(std::strerror(errno))) +
+                                     ", expected the node's " + (std::string(k) == "sysfs-root" ? "/sys" : std::string(k) == "root" ? "root directory" : "/proc"));
+            }
         }
     UserOptions opt;
     if (a.flag("fabric-sharp"))

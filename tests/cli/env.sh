@@ -47,6 +47,7 @@ check "without hwloc_xml no UCX_NET_DEVICES, and why" grep -q "UCX_NET_DEVICES n
 env_of --nodes node001 --set NCCL_IB_HCA=mlx5_0 >"$work/kept"
 check "a variable the user set is kept" grep -q "^  NCCL_IB_HCA=mlx5_0 (set by the user, kept)$" "$work/kept"
 # the node's sysfs without the rails (another machine's names): nothing
+mkdir -p "$work/nothing/class"
 env_of --sysfs-root "$work/nothing" >"$work/none"
 check "no RDMA device: NCCL_IB_HCA not set, and why" grep -q "^  NCCL_IB_HCA not set: no RDMA device in sysfs ($work/nothing/class/infiniband)" "$work/none"
 

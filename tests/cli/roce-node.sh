@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 23
+plan 25
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -384,4 +384,40 @@ if grep -q "UCX_NET_DEVICES not set: CUDA numbers GPUs of two models here (NVIDI
     ok "GPUs of two models: which one CUDA_VISIBLE_DEVICES names is not known, no UCX_NET_DEVICES"
 else
     not_ok "GPUs of two models: no UCX_NET_DEVICES"; diag "$(cat "$work/models")"
+fi
+# (helper 35) class/net/bonding_masters is the bonding driver's file, no
+# interface (getifaddrs, NCCL's findInterfaces never list it): socket_ifname=bond
+# matched it and was set on a node with no bond, where NCCL's bootstrap fails
+node v4
+mkdir -p "$work/sys/$h/class/net/lo" "$work/sys/$h/class/net/ens1f0np0"
+echo >"$work/sys/$h/class/net/bonding_masters"
+env_of --plugstack socket_ifname=bond >"$work/bm"
+if grep -q "^  NCCL_SOCKET_IFNAME not set: socket_ifname=bond matches no interface of this node (lo, ens1f0np0)" "$work/bm"; then
+    ok "socket_ifname=bond with only bonding_masters in class/net: not set (no interface)"
+else
+    not_ok "socket_ifname=bond with only bonding_masters: not set"; diag "$(cat "$work/bm")"
+fi
+# (helper 35) a rail's netdev renamed (ens1f0np0 now eth2), its adapter
+# still here: the list of the other two held this node to fewer rails than
+# its peers; nothing is set, naming the port that may be it. A GID slot not
+# as the kernel writes one is named where a port has no routable GID.
+node v4
+rm -rf "$work/sys/$h/class/infiniband/mlx5_0"
+port mlx5_0 eth2 0000:0000:0000:0000:0000:ffff:c0a8:0a05
+env_of >"$work/renamed"
+node v4
+echo "::ffff:192.168.12.5" >"$work/sys/$h/class/infiniband/mlx5_2/ports/1/gids/3"
+echo "::ffff:192.168.12.5" >"$work/sys/$h/class/infiniband/mlx5_2/ports/1/gids/2"
+env_of >"$work/badgid"
+env_of --plugstack roce_tc=106 --plugstack roce_tc=0 >"$work/twice"; r_twice=$?
+"$TOPO" env "$work/roce.view" --node "$h" --sysfs-root "$work/no-such-sys" >"$work/nosys" 2>&1; r_nosys=$?
+if grep -q "^  NCCL_IB_HCA not set: ens1f0np0 port 1 is no netdev of an RDMA port here, and 'mlx5_0' port 1 ('eth2') is an Ethernet RDMA port no rail" "$work/renamed" &&
+   ! grep -q "^  NCCL_IB_HCA=" "$work/renamed" &&
+   grep -q "mlx5_2 port 1 has no routable RoCE v2 GID .*gids/3 holds '::ffff:192.168.12.5': not a GID as the kernel writes one" "$work/badgid" &&
+   [ "$r_twice" = 0 ] && grep -q '^atoll-topo: warning: --plugstack: plugstack.conf: roce_tc given twice ("roce_tc=106", then "roce_tc=0"): the last is used$' "$work/twice" &&
+   [ "$r_nosys" = 1 ] && grep -q "sysfs-root .*no-such-sys: No such file or directory, expected the node's /sys" "$work/nosys"; then
+    ok "a renamed rail netdev: no NCCL_IB_HCA; a bad GID slot named; a plugstack key twice: a warning; a missing --sysfs-root: exit 1"
+else
+    not_ok "helper 35: renamed netdev, bad GID slot, key twice, missing root"
+    diag "$(cat "$work/renamed" "$work/badgid")" "twice: $r_twice $(cat "$work/twice")" "no sysfs: $r_nosys $(cat "$work/nosys")"
 fi

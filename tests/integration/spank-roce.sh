@@ -147,7 +147,8 @@ printf 'UCX_NET_DEVICES=mlx5_0:1\n' >"$work/wd/ucx.conf"
 chmod -R a+rX "$work/home" "$work/wd"
 timeout 30 srun -N1 -w node001 --chdir=/ sh -c 'echo "${UCX_IB_TRAFFIC_CLASS:-unset} ${NCCL_IB_TC:-unset}"' >"$work/uc0" 2>&1
 HOME="$work/home" timeout 30 srun -N1 -w node001 --chdir=/ sh -c 'echo "${UCX_IB_TRAFFIC_CLASS:-unset} ${NCCL_IB_TC:-unset} $ATOLL_ENV_SET"' >"$work/uc1" 2>&1
-if [ "$(cat "$work/uc0")" = "106 106" ] && [ "$(cut -d' ' -f1-2 "$work/uc1")" = "unset 106" ] && ! grep -q UCX_IB_TRAFFIC_CLASS "$work/uc1"; then
+# (the task's line is the last: srun may say first that the job queued)
+if [ "$(tail -n1 "$work/uc0")" = "106 106" ] && [ "$(tail -n1 "$work/uc1" | cut -d' ' -f1-2)" = "unset 106" ] && ! grep -q UCX_IB_TRAFFIC_CLASS "$work/uc1"; then
     ok "HOME's ucx.conf names UCX_IB_TRAFFIC_CLASS: atoll leaves it to UCX (NCCL_IB_TC still set)"
 else not_ok "HOME's ucx.conf names UCX_IB_TRAFFIC_CLASS: atoll leaves it to UCX"; diag "$(cat "$work/uc0" "$work/uc1")"; fi
 # the task's working directory's: UCX_NET_DEVICES (a task variable) and,

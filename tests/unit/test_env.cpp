@@ -338,11 +338,18 @@ TEST_CASE("expert table: a RoCE node named by its netdevs (LLDP)", "[env]")
     CHECK(sub.find("ROCE_LOCAL_SUBNET") == std::string::npos);  // a reachability filter, never the answer
     CHECK_THAT(why_of(node_env(v, cfg, opt, step, facts, no_user), "NCCL_IB_GID_INDEX"),
                Catch::Contains("NCCL >= 2.21 picks each itself"));
-    // an LLDP name that is no RDMA port here: nothing, and why
+    // an LLDP name that is no RDMA port here, where an Ethernet RDMA port
+    // no rail names is (eth9: the rail's netdev renamed?): nothing, and why
     facts.ports = {port("mlx5_0", "Ethernet", "eth9")};
     auto none = node_env(v, cfg, opt, step, facts, no_user);
     CHECK(table(none).find("NCCL_IB_HCA-\n") != std::string::npos);
-    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens1f0np0 port 1 is not an RDMA port of this node"));
+    CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("ens1f0np0 port 1 is no netdev of an RDMA port here, and 'mlx5_0' port 1 "
+                                                            "('eth9') is an Ethernet RDMA port no rail of the fabric names"));
+    // the same with that port InfiniBand: no rail's adapter can be here; nothing, as none is ACTIVE
+    facts.ports = {port("mlx5_0", "InfiniBand", "ib0")};
+    auto gone = node_env(v, cfg, opt, step, facts, no_user);
+    CHECK(table(gone).find("NCCL_IB_HCA-\n") != std::string::npos);
+    CHECK_THAT(why_of(gone, "NCCL_IB_HCA"), Catch::Contains("ens1f0np0 port 1 is not an RDMA port of this node"));
 }
 
 TEST_CASE("expert table: a batch script with two srun steps", "[env]")

@@ -34,6 +34,14 @@ TEST_CASE("plugstack.conf keys", "[spank]")
     CHECK(c.island_wait == 1800);
     CHECK(c.leaf_wait_s() == 4 * 3600);
     CHECK(parse_plugstack({"island_wait=30m"}).leaf_wait_s() == 1800);  // unset: island_wait
+    // a key twice: the last is used, as before (a site's appended override),
+    // but with a warning naming both (it won without a word: roce_tc=106 ...
+    // roce_tc=0 sent NCCL's lossy default)
+    PluginConfig twice = parse_plugstack({"roce_tc=106", "env=auto", "roce_tc=0"});
+    CHECK(twice.roce_tc == 0);
+    REQUIRE(twice.warnings.size() == 1);
+    CHECK(twice.warnings[0] == "plugstack.conf: roce_tc given twice (\"roce_tc=106\", then \"roce_tc=0\"): the last is used");
+    CHECK(parse_plugstack({"strict", "strict", "roce_tc=106", "roce_tc=106"}).warnings.empty());  // the same twice: no doubt
     CHECK_THROWS_WITH(parse_plugstack({"leaf_wait=soon"}), Catch::Contains("leaf_wait=soon"));
     // a wait past an int's seconds is an error, not a wrapped negative wait
     // (2^31 - 1 s is 24855 days)
