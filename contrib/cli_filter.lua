@@ -152,6 +152,10 @@ function slurm_cli_pre_submit(options, offset)
     if days and (tostring(tl):find("-", 1, true) and days >= 2982616 or days >= 4294967294) then
         tl = nil
     end
+    -- a limit of zero is no limit (sbatch(1) --time), not a 0 s job
+    if tl ~= nil and tostring(tl):match("^[0:%-]+$") then
+        tl = nil
+    end
     local modelled = false
     local temps = {}
     local function squeue_file(flag, args)

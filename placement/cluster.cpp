@@ -293,6 +293,31 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         }
         min_leaves_[static_cast<std::size_t>(n)] = k;
     }
+    // ... and inside one group or pod: the fewest over its islands
+    for (Level within : {Level::Group, Level::Pod}) {
+        std::map<int, std::vector<int>> under;  // island at `within` -> its leaves' capacities
+        for (int l : leaves)
+            if (capacity(l) > 0) {
+                int above = island_of(island_(l).hosts.front(), within);
+                if (above >= 0)
+                    under[above].push_back(capacity(l));
+            }
+        std::vector<int> &m = min_leaves_in_[static_cast<std::size_t>(within)];
+        m.assign(static_cast<std::size_t>(pool_) + 1, 0);
+        for (auto &kv : under) {
+            std::sort(kv.second.rbegin(), kv.second.rend());
+            int got = 0, used = 0;
+            for (int cap : kv.second) {
+                ++used;
+                for (int n = got + 1; n <= got + cap && n <= pool_; ++n) {
+                    int &best = m[static_cast<std::size_t>(n)];
+                    if (best == 0 || used < best)
+                        best = used;
+                }
+                got += cap;
+            }
+        }
+    }
 
     // Slurm's view: the switches of the topology.conf atoll-topo writes.
     std::vector<TreeSwitch> ts = slurm_tree(t);
@@ -374,6 +399,16 @@ int Cluster::min_leaves(int n) const
     if (n <= 0 || n > pool_)
         return 0;
     return min_leaves_[static_cast<std::size_t>(n)];
+}
+
+int Cluster::min_leaves(int n, Level within) const
+{
+    const std::vector<int> &m = min_leaves_in_[static_cast<std::size_t>(within)];
+    if (m.empty())
+        return min_leaves(n);
+    if (n <= 0 || n > pool_)
+        return 0;
+    return m[static_cast<std::size_t>(n)];
 }
 
 std::vector<int> topology_order(const Cluster &c, std::vector<int> hosts)

@@ -74,6 +74,10 @@ public:
     int hops(int leaf_a, int leaf_b) const;
     // Fewest leaf islands whose capacities hold n hosts (0 when the pool cannot).
     int min_leaves(int n) const;
+    // Fewest leaf islands that hold n hosts inside one island of `within`
+    // (group or pod: what a constraint to that level leaves Slurm; 0 when
+    // no such island can). Other levels: min_leaves(n).
+    int min_leaves(int n, Level within) const;
 
     // Subnets: the parts of the fabric no cable joins (merged captures of
     // separate subnets). A job on hosts of two could not run.
@@ -123,6 +127,7 @@ private:
     std::vector<std::pair<int, int>> sharing_;  // leaf pos pairs (a < b), sorted
     std::vector<std::vector<int>> tree_adj_;    // tree records' edges, both ways
     std::vector<int> min_leaves_;     // n -> fewest leaves
+    std::array<std::vector<int>, 5> min_leaves_in_;  // by Level (group, pod): n -> fewest leaves in one island
     std::array<int, 5> largest_{};    // by Level: capacity of its largest island
     std::vector<TreeRecord> tree_;
     BlockView blocks_;

@@ -16,6 +16,7 @@
 
 #include "placement/cost.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/io.hpp"
 #include "topology/slurm.hpp"
 
 namespace atl {
@@ -156,7 +157,10 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
         required = false;
         level = Level::Fabric;
         for (Level l : order)
-            if (c.largest(l) >= n) {
+            // one node gains nothing from an NVLink domain (its GPUs share
+            // NVLink in any case): on a fabric with hosts in no domain the
+            // constraint only kept it off them
+            if (c.largest(l) >= n && !(l == Level::Domain && n < 2)) {
                 level = l;
                 break;
             }
@@ -212,9 +216,12 @@ SlurmAsk ask_with(const Cluster &c, const IslandRequest &ir, const std::string &
         return a;
     }
     // above a leaf, --switches=K@leaf_wait with K the fewest leaves that can
-    // hold the job (an NVLink domain lies in a leaf: its constraint says more)
+    // hold the job inside one island of the level the constraint holds it
+    // to (the fewest over the whole fabric may lie across pods: a K no
+    // constrained island can meet, waited for in vain); an NVLink domain
+    // lies in a leaf: its constraint says more
     if (level > Level::Leaf) {
-        a.switches = c.min_leaves(n);
+        a.switches = c.min_leaves(n, level);
         a.wait = SwitchWait::Leaf;
     }
     if (required) {
@@ -422,6 +429,8 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
                                                                const std::string &source)
 {
     std::vector<std::pair<double, std::vector<int>>> out;
+    constexpr std::size_t kMaxRunningNames = 4000000;
+    std::size_t total = 0;
     std::string line;
     int no = 0;
     while (std::getline(in, line)) {
@@ -445,6 +454,14 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
         } catch (const std::exception &e) {
             throw std::invalid_argument(source + ":" + std::to_string(no) + ": " + e.what());
         }
+        // every line's names together, as --free's: squeue names real
+        // nodes, a few jobs a node at most; a file naming more would take
+        // minutes to read at each submit
+        total += names.size();
+        if (total > kMaxRunningNames)
+            throw std::invalid_argument(source + ":" + std::to_string(no) + ": more than " +
+                                        std::to_string(kMaxRunningNames) +
+                                        " host names in all, expected squeue's running jobs (NODELIST TIMELEFT)");
         std::vector<int> hosts;
         for (const std::string &h : names) {
             int i = c.find_host(h);
@@ -517,7 +534,7 @@ namespace {
 std::vector<std::pair<std::string, std::map<std::string, std::string>>> partitions(const std::string &slurm_conf)
 {
     std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
-    std::ifstream conf(slurm_conf);
+    std::ifstream conf = open_config(slurm_conf);
     std::string line;
     while (std::getline(conf, line)) {
         auto w = slurm_conf_words(line);
@@ -531,7 +548,7 @@ std::vector<std::pair<std::string, std::map<std::string, std::string>>> partitio
 SiteTopology site_topology(const std::string &slurm_conf, const std::string &topology_name)
 {
     SiteTopology st;
-    std::ifstream yaml(directory_of(slurm_conf) + "/topology.yaml");
+    std::ifstream yaml = open_config(directory_of(slurm_conf) + "/topology.yaml");
     if (yaml) {
         std::vector<TopologyYamlEntry> all = read_topology_yaml(yaml);
         const TopologyYamlEntry *pick = nullptr;
@@ -545,7 +562,7 @@ SiteTopology site_topology(const std::string &slurm_conf, const std::string &top
         }
         return st;
     }
-    std::ifstream conf(slurm_conf);
+    std::ifstream conf = open_config(slurm_conf);
     std::string plugin = slurm_conf_value(conf, "TopologyPlugin");
     st.name = plugin;
     st.block = plugin == "topology/block" || plugin == "block";
@@ -556,7 +573,7 @@ SiteTopology site_topology(const std::string &slurm_conf, const std::string &top
     std::string file = slurm_conf_value(conf, "TopologyConf");
     if (file.empty())
         file = directory_of(slurm_conf) + "/topology.conf";
-    std::ifstream topo(file);
+    std::ifstream topo = open_config(file);
     std::istringstream sizes(slurm_conf_value(topo, "BlockSizes"));
     for (std::string x; std::getline(sizes, x, ',');) {
         int v = std::atoi(x.c_str());
@@ -594,7 +611,7 @@ SiteTopology read_site_topology(const std::string &slurm_conf, const std::string
 
 long max_switch_wait(const std::string &slurm_conf)
 {
-    std::ifstream conf(slurm_conf);
+    std::ifstream conf = open_config(slurm_conf);
     std::string params = slurm_conf_value(conf, "SchedulerParameters");
     std::string low = params;
     std::transform(low.begin(), low.end(), low.begin(), [](unsigned char ch) { return std::tolower(ch); });

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <fstream>
 #include <glob.h>
+#include <sys/stat.h>
 
 #include "topology/io.hpp"
 #include "topology/slurm.hpp"
@@ -211,7 +212,10 @@ void scan_plugstack(std::istream &in, const std::string &file, int depth, Plugst
 
 void scan_plugstack(const std::string &file, int depth, PlugstackLine &out)
 {
-    std::ifstream in(file);
+    struct stat st;
+    if (depth > 0 && ::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return;  // an include glob's directory (plugstack.conf.d/old/) holds no line, as before
+    std::ifstream in = open_config(file);  // a FIFO or device: refused, never waited on
     if (!in)
         return;  // as Slurm: a missing plugstack file loads no plugin
     scan_plugstack(in, file, depth, out);
@@ -262,7 +266,7 @@ PlugstackLine read_plugstack_text(std::istream &in, const std::string &file, boo
 PlugstackLine read_plugstack_line(const std::string &slurm_conf)
 {
     std::string stack = directory_of(slurm_conf) + "/plugstack.conf";
-    std::ifstream conf(slurm_conf);
+    std::ifstream conf = open_config(slurm_conf);
     std::string named = slurm_conf_value(conf, "PlugStackConfig");
     if (!named.empty())
         stack = named;

@@ -159,6 +159,16 @@ PlugstackLine site_settings(const std::string &slurm_conf)
 // key=value lines (the only reader of them is read_plugstack_line()):
 //   found=yes|no  where=FILE:LINE  policy=  island_wait=  leaf_wait=  strict=yes|no
 //   max_switch_wait=  warning= (a wait over it)  topology=  topology@PART=
+// slurm.conf as a user named it (--slurm-conf, SLURM_CONF): missing, it
+// printed found=no and Slurm's defaults, exit 0, for a typo
+void require_slurm_conf(const std::string &path, const char *named_by)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+        throw InputError(path + " (" + named_by + "): " + std::strerror(errno) + ", expected slurm.conf");
+    open_config(path);  // a directory, FIFO or device: named, at once
+}
+
 int cmd_settings(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, {"slurm-conf"}, {});
@@ -166,6 +176,8 @@ int cmd_settings(int argc, char **argv)
         throw Usage("settings: no operands (--slurm-conf FILE names slurm.conf)");
     const char *env = std::getenv("SLURM_CONF");
     std::string conf = a.get("slurm-conf", env && *env ? env : "/etc/slurm/slurm.conf");
+    if (a.flag("slurm-conf") || (env && *env))
+        require_slurm_conf(conf, a.flag("slurm-conf") ? "--slurm-conf" : "SLURM_CONF");
     PlugstackLine l = site_settings(conf);
     std::cout << "found=" << (l.found ? "yes" : "no") << "\n";
     if (l.found)
@@ -248,8 +260,10 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // topology/block: --topology, else what --slurm-conf's slurm.conf says;
     // the blocks from --block-size, else BlockSizes, else atoll's layout
     SiteTopology st;
-    if (a.flag("slurm-conf"))
+    if (a.flag("slurm-conf")) {
+        require_slurm_conf(a.get("slurm-conf"), "--slurm-conf");
         st = read_site_topology(a.get("slurm-conf"), a.get("partition", ""));
+    }
     if (a.flag("topology"))
         st.block = a.get_one_of("topology", {"tree", "block"}) == "block";
     if (a.flag("block-size") && !st.block)
@@ -274,8 +288,12 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // too: a group or pod (its constraint, widened by atoll-widen) and the
     // fewest leaves (--switches=K@leaf_wait) are asked only when worth a
     // wait, and the leaf wait is at most the model's
+    // a time limit of zero is no limit (sbatch(1) --time: "A time limit of
+    // zero requests that no time limit be imposed"): the wait alone, as
+    // without --time-limit, never a 0 s job that nothing is worth a wait for
     if (ir.auto_level && ask.refuse.empty() && ask.switches > 0 &&
-        (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf) && a.flag("time-limit")) {
+        (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf) && a.flag("time-limit") &&
+        slurm_seconds(a.get("time-limit")) != 0) {
         long limit = slurm_seconds(a.get("time-limit"));
         if (limit < 0)
             throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");

@@ -61,6 +61,18 @@ void note_input_file(const std::string &path)
         inputs_read().insert({st.st_dev, st.st_ino});
 }
 
+std::ifstream open_config(const std::string &path)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw InputError(path + ": not a regular file (a " +
+                         std::string(S_ISDIR(st.st_mode)    ? "directory"
+                                     : S_ISFIFO(st.st_mode) ? "FIFO, never waited on"
+                                                            : "device or special file") +
+                         "), expected a configuration file");
+    return std::ifstream(path);
+}
+
 void take_stdin(const std::string &what)
 {
     static std::string taken;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <iosfwd>
 #include <streambuf>
@@ -67,6 +68,12 @@ bool is_atoll_fabric(const std::string &head);
 // Remembers a file read as an input of this run (load_fabric() does it for
 // every fabric): write_file_atomically() refuses to replace it.
 void note_input_file(const std::string &path);
+// A site's configuration file (slurm.conf, plugstack.conf and its includes,
+// topology.yaml) opened for reading: a path that is there but no regular
+// file (a FIFO would block the open for ever, /dev/zero never ends, a
+// directory reads as empty) is InputError naming it; a missing one is a
+// stream that is not open, as before.
+std::ifstream open_config(const std::string &path);
 // Standard input ("-") given as `what`: one input of a run may be it; a
 // second throws InputError naming both.
 void take_stdin(const std::string &what);

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 81
+plan 85
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -363,3 +363,58 @@ done
 rc=$?
 check "simulate --select ranks at submit by default (Slurm takes the first listed island), --rank-at start differs, --rank-at needs --select" \
     sh -c '[ -s "$1/rank-submit.csv" ] && cmp -s "$1/rank-submit.csv" "$1/rank-default.csv" && ! cmp -s "$1/rank-submit.csv" "$1/rank-start.csv" && [ "$2" = 2 ]' _ "$work" "$rc"
+# (helper 36) a pod constraint with --switches=K: K the fewest leaves inside
+# one pod (pod P1: leaves of 16, 4, 4, 4; P2: 12, 12, 1, 1), not over the
+# fabric (16 + 12 across pods), which no constrained pod can meet: Slurm
+# waited the whole leaf wait for it
+{
+    echo "node,host_hash,core_dsw,pod_psw,leaf_asw,leaf_id"
+    i=0
+    for spec in P1-S1:16 P1-S2:4 P1-S3:4 P1-S4:4 P2-S5:12 P2-S6:12 P2-S7:1 P2-S8:1; do
+        leaf=${spec%%:*} k=${spec#*:}
+        j=0
+        while [ $j -lt "$k" ]; do i=$((i + 1)) j=$((j + 1)); printf 'h%03d,x,G1,%s,%s,%s\n' $i "${leaf%%-*}" "${leaf#*-}" "$leaf"; done
+    done
+} >"$work/asym.csv"
+k26=$("$PLACE" place "$work/asym.csv" --nodes 26 --island pod --slurm | grep '^switches=')
+k28=$("$PLACE" place "$work/asym.csv" --nodes 28 --island pod:preferred --slurm | grep '^switches=')
+check "--island pod: switches= the fewest leaves inside one pod (4), not across pods (2)" \
+    [ "$k26 $k28" = "switches=4@10:00 switches=4@10:00" ]
+# (helper 36) auto for one node asks for no NVLink domain: on a fabric with
+# hosts in none, the constraint only kept it off them (busy for days);
+# a time limit of zero is no limit (sbatch(1)): the wait alone, not "0 s"
+"$TOPO" generate --groups 4 --hosts 36 --domain-size 18 --format json -o "$work/nvl.json"
+one=$("$PLACE" place "$work/nvl.json" --nodes 1 --island auto --slurm --free "node[037-144]" | grep -v '^free=')
+two=$("$PLACE" place "$work/nvl.json" --nodes 2 --island auto --slurm | grep -c '^constraint=\[nvl-')
+printf 'node[001-003] 10:00\n' >"$work/soon3"
+z=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 0 --running "$work/soon3" | grep '^switches=')
+check "auto: 1 node asks no NVLink domain, 2 nodes do; --time-limit 0 waits island_wait" \
+    [ "$one|$two|$z" = "|1|switches=1@60:00" ]
+# (helper 36) slurm.conf, plugstack.conf and their includes are regular
+# files: a FIFO blocked settings (run by job_submit.lua at each submission)
+# for ever and /dev/zero grew without bound; refused at once, naming it. A
+# --slurm-conf that is not there is exit 1 (it printed found=no, exit 0).
+mkdir -p "$work/cf/d"
+mkfifo "$work/cf/fifo"
+printf 'PlugStackConfig=%s\n' "$work/cf/plugstack.conf" >"$work/cf/slurm.conf"
+echo "include $work/cf/fifo" >"$work/cf/plugstack.conf"
+timeout 20 "$PLACE" settings --slurm-conf "$work/cf/slurm.conf" >"$work/cf/o1" 2>&1; r1=$?
+echo "include /dev/zero" >"$work/cf/plugstack.conf"
+timeout 20 "$PLACE" settings --slurm-conf "$work/cf/slurm.conf" >"$work/cf/o2" 2>&1; r2=$?
+timeout 20 "$PLACE" settings --slurm-conf "$work/cf/fifo" >"$work/cf/o3" 2>&1; r3=$?
+"$PLACE" settings --slurm-conf "$work/cf/no-such.conf" >"$work/cf/o4" 2>&1; r4=$?
+echo "include $work/cf/d/*" >"$work/cf/plugstack.conf"  # a directory an include glob matches: no line, as before
+mkdir -p "$work/cf/d/old"
+"$PLACE" settings --slurm-conf "$work/cf/slurm.conf" >"$work/cf/o5" 2>&1; r5=$?
+check "settings: a FIFO or device as slurm.conf or an include: exit 1 at once; a missing --slurm-conf: exit 1" \
+    sh -c '[ "$2$3$4$5$6" = 11110 ] && grep -q "fifo: not a regular file (a FIFO, never waited on)" "$1/o1" &&
+           grep -q "/dev/zero: not a regular file (a device" "$1/o2" && grep -q "fifo: not a regular file" "$1/o3" &&
+           grep -q "no-such.conf (--slurm-conf): No such file" "$1/o4" && grep -q "^found=no" "$1/o5"' \
+    _ "$work/cf" "$r1" "$r2" "$r3" "$r4" "$r5"
+# (helper 36) --running's names in all are bounded as --free's: 41 lines of
+# 100,000 names (0.9 KB) took minutes to read at each submit
+i=0
+while [ $i -lt 41 ]; do echo "x[000000-099999] 1:00"; i=$((i + 1)); done >"$work/run-big"
+expect "--running naming more than 4,000,000 hosts in all: exit 1, FILE:LINE" 1 "run-big:41: more than 4000000 host names in all" \
+    "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 1:00 --running "$work/run-big"
