@@ -338,8 +338,10 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
                     if (rest.is_free(h))
                         rest.set(h, false);
         Placement q = slurm->place(rest, req);
-        if (!q.ok)
-            return span_slowdown(c, n, job, m) - 1;
+        if (!q.ok)  // nothing else holds it: no span to price; under the
+                    // running jobs' load (none crossing here) nothing is charged,
+                    // the busy charge is the site's own assumption (helper 36)
+            return load ? 0 : span_slowdown(c, n, job, m) - 1;
         return q.leaves <= 1 ? 0 : span_slowdown_of(c, q, job, m, load) - 1;
     }
     // against what the wait buys: under the busy charge (no load given)

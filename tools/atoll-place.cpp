@@ -1104,7 +1104,11 @@ int cmd_cost(int argc, char **argv)
         p.hosts.push_back(h);
     }
     std::sort(p.hosts.begin(), p.hosts.end());
-    p.hosts.erase(std::unique(p.hosts.begin(), p.hosts.end()), p.hosts.end());
+    // a job's node list names each node once: a host twice was priced as
+    // one node, a smaller job than asked, without a word
+    auto twice = std::adjacent_find(p.hosts.begin(), p.hosts.end());
+    if (twice != p.hosts.end())
+        throw InputError("HOSTLIST: host " + shown(c.host_name(*twice)) + " given twice, expected each of the job's hosts once");
     describe(c, p);
     JobShape job;
     job.gpus_per_node = static_cast<int>(a.get_int("gpus-per-node", 8, 1, 1024));

@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -185,3 +185,8 @@ if awk -v a="$now" -v b="$wait" 'BEGIN { exit !(a < b) }' && echo "$out" | grep 
 else
     not_ok "busy uplinks: no wait for an island whose own placement is no faster"; diag "now $now wait $wait" "$out"
 fi
+# (helper 36) a host twice in HOSTLIST is an error: it was priced as one
+# node, a smaller job than asked, without a word
+"$PLACE" cost "$work/p96.json" 'node001,node[001-002]' >"$work/dup" 2>&1
+rc=$?
+check "cost: a host given twice is exit 1, naming it" sh -c '[ "$1" = 1 ] && grep -q "host .node001. given twice" "$2"' _ "$rc" "$work/dup"

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 85
+plan 86
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -418,3 +418,12 @@ i=0
 while [ $i -lt 41 ]; do echo "x[000000-099999] 1:00"; i=$((i + 1)); done >"$work/run-big"
 expect "--running naming more than 4,000,000 hosts in all: exit 1, FILE:LINE" 1 "run-big:41: more than 4000000 host names in all" \
     "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 1:00 --running "$work/run-big"
+# (helper 36) under --uplink-load running with no job running, a job every
+# leaf holds is charged nothing (it was the busy charge, 3235 s of 3600,
+# unmarked); under busy the charge stays
+: >"$work/none-running"
+r=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 1:00:00 --running "$work/none-running" \
+    --uplink-load running --explain | grep -c -e '^decision=.*spanning adds 0 s .*: no wait$' -e '^switches=')
+b=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 1:00:00 --running "$work/none-running" \
+    --uplink-load busy | grep -c '^switches=1@10:00$')
+check "auto, running load with nothing running: no charge, no wait; the busy charge still waits" [ "$r $b" = "1 1" ]
