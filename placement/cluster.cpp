@@ -142,11 +142,13 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         down(t.switches.size(), 0);
     std::vector<int> leaf_down_n(t.switches.size(), 0), up_n(t.switches.size(), 0), down_n(t.switches.size(), 0);
     std::vector<char> unknown(t.switches.size(), 0);
+    host_nics_.assign(H, 0);
     for (std::size_t h = 0; h < H; ++h) {
         bool known = true;  // a host with a link of unknown speed: unknown
+        double slowest = 0;
         for (const HostPort &p : t.hosts[h].ports) {
             double g = t.fabric.links[p.link].gbps();
-            host_bw[h] += g;
+            slowest = slowest > 0 ? std::min(slowest, g) : g;
             leaf_down[static_cast<std::size_t>(p.sw)] += g;
             ++leaf_down_n[static_cast<std::size_t>(p.sw)];
             if (!(g > 0)) {
@@ -154,8 +156,11 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
                 known = false;
             }
         }
-        if (!known)
-            host_bw[h] = 0;
+        // NCCL splits a collective evenly over its channels, a NIC each, so
+        // the slowest NIC sets the pace of all: ports x the slowest, not
+        // their sum (one rail at 1x is not 1/8 off but the whole node's pace)
+        host_nics_[h] = static_cast<int>(t.hosts[h].ports.size());
+        host_bw[h] = known ? slowest * static_cast<double>(t.hosts[h].ports.size()) : 0;
     }
     auto edges = boost::edges(t.graph);
     for (auto it = edges.first; it != edges.second; ++it) {

@@ -27,7 +27,7 @@ struct PlaceIsland {
     std::vector<int> hosts;          // pool hosts, ascending
     std::vector<int> leaf_islands;   // leaf islands under it (itself for a leaf)
     bool healthy = true;             // no degraded link on its leaves (see check), no host whose health failed
-    double host_gbps = 0;            // a host's bandwidth into the fabric (sum of its links)
+    double host_gbps = 0;            // a host's bandwidth into the fabric (its links x the slowest of them)
     double oversub = 1;              // leaf tier: host bandwidth / uplink bandwidth (>= 1)
 };
 
@@ -93,8 +93,10 @@ public:
     FabricKind kind() const { return kind_; }
     const std::string &source() const { return source_; }
     int rails() const { return rails_; }
-    // a host's bandwidth into the fabric (the sum of its links; 0: unknown)
+    // a host's bandwidth into the fabric (its links x the slowest: NCCL's pace; 0: unknown)
     double host_gbps(int h) const { return host_bw_[static_cast<std::size_t>(h)]; }
+    // its ports into the fabric (its NICs; 0 unknown)
+    int host_nics(int h) const { return host_nics_[static_cast<std::size_t>(h)]; }
     // a leaf island's uplinks against its host ports (>= 1), kept on the
     // island above it
     double leaf_oversub(int leaf) const
@@ -112,6 +114,7 @@ private:
     std::vector<std::string> names_;
     std::vector<int> leaf_of_;
     std::vector<double> host_bw_;
+    std::vector<int> host_nics_;
     double spine_os_ = 1;
     std::vector<std::array<int, 5>> island_of_;  // by Level
     std::vector<PlaceIsland> islands_;

@@ -55,6 +55,7 @@ struct Shape {
     std::vector<double> up_others;  // per leaf: what the others send across them (GB/s)
     int switches = 0;               // on the longest path
     double host_GBps = 0;           // the slowest host's NIC bandwidth (all its rails), busBW
+    int nics = 0;                   // the fewest NICs (ports) of those hosts (0: unknown)
     bool assumed = false;
 };
 
@@ -78,6 +79,10 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
 {
     StepEstimate e;
     const int g = std::max(1, job.gpus_per_node), N = s.nodes, n = N * g;
+    // the job's own share of its hosts' NICs: each GPU's channels go through
+    // its nearest NIC, so g GPUs on a host of more NICs use g of them (one
+    // GPU of an 8-rail node reaches the network through one NIC, not eight)
+    const double mine = s.nics > g ? s.host_GBps * g / s.nics : s.host_GBps;
     e.nodes = N;
     e.ranks = n;
     e.leaves = static_cast<int>(s.per_leaf.size());
@@ -93,7 +98,7 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
         // together, whatever its GPU count
         double bw = g > 1 ? m.nvlink_GBps : 1e30;
         if (N > 1) {
-            e.inter_GBps = s.host_GBps;
+            e.inter_GBps = mine;
             bw = std::min(bw, e.inter_GBps);
         }
         if (e.leaves > 1) {
@@ -101,7 +106,7 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
             // traffic across its uplinks, beside the others'
             double up = 1e30;
             for (std::size_t i = 0; i < s.per_leaf.size(); ++i)
-                up = std::min(up, share(s.host_GBps, s.up_cap[i], s.up_others[i]));
+                up = std::min(up, share(mine, s.up_cap[i], s.up_others[i]));
             e.uplink_GBps = std::min(up, e.inter_GBps);
             bw = std::min(bw, e.uplink_GBps);
         }
@@ -125,11 +130,11 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
             // hosts sending at once
             double t = g > 1 ? B * (g - 1) / n / (m.nvlink_GBps * 1e9) : 0;
             if (N > 1)
-                t = std::max(t, g * B * (N - 1) / N / (s.host_GBps * 1e9));
+                t = std::max(t, g * B * (N - 1) / N / (mine * 1e9));
             for (std::size_t i = 0; i < s.per_leaf.size() && e.leaves > 1; ++i) {
                 double k = s.per_leaf[i];
                 // each host sends (N-k)/(N-1) of its remote traffic out of the leaf
-                double want = k * s.host_GBps * (N - k) / (N - 1);
+                double want = k * mine * (N - k) / (N - 1);
                 double got = share(want, s.up_cap[i], s.up_others[i]);
                 if (got > 0)
                     t = std::max(t, g * B * k * (N - k) / N / (got * 1e9));
@@ -170,6 +175,19 @@ Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_lea
         crosses_pods = crosses_pods || (first_pod != -2 && pod != first_pod);
         if (first_pod == -2)
             first_pod = pod;
+    }
+    // the fewest NICs: the job's hosts', else each leaf's first host's
+    if (hosts && !hosts->empty()) {
+        for (int h : *hosts)
+            if (h >= 0 && static_cast<std::size_t>(h) < c.host_count() && c.host_nics(h) > 0)
+                s.nics = s.nics > 0 ? std::min(s.nics, c.host_nics(h)) : c.host_nics(h);
+    } else {
+        for (const auto &pl : per_leaf)
+            if (!c.island(pl.first).hosts.empty()) {
+                int k = c.host_nics(c.island(pl.first).hosts.front());
+                if (k > 0)
+                    s.nics = s.nics > 0 ? std::min(s.nics, k) : k;
+            }
     }
     if (hosts && !hosts->empty()) {
         // the hosts' own links when every one is known, else their leaves' usual

@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -190,3 +190,15 @@ fi
 "$PLACE" cost "$work/p96.json" 'node001,node[001-002]' >"$work/dup" 2>&1
 rc=$?
 check "cost: a host given twice is exit 1, naming it" sh -c '[ "$1" = 1 ] && grep -q "host .node001. given twice" "$2"' _ "$rc" "$work/dup"
+# (helper 36) NCCL splits a collective evenly over its channels, one NIC
+# each (src/graph/search.cc, connect.cc), so one rail of eight at 1x NDR
+# (100 Gb/s) sets the node's pace: 8 x 100 x 0.94 / 8 = 94 GB/s, not the
+# sum's 340.75; and a GPU's channels use its nearest NIC, so one GPU a node
+# of 8 x 400 Gb/s reaches 400 x 0.94 / 8 = 47 GB/s, four GPUs 188
+"$TOPO" generate --groups 2 --rails 8 --hosts 4 --speed NDR --degrade node001:0 --format json -o "$work/r8d.json" 2>/dev/null
+"$TOPO" generate --groups 2 --rails 8 --hosts 4 --speed NDR --format json -o "$work/r8.json"
+d=$("$PLACE" cost "$work/r8d.json" 'node[001-002]' --explain 2>&1 | sed -n 's/^here: .*per GPU \([0-9.]*\) GB\/s across nodes.*/\1/p')
+g1=$("$PLACE" cost "$work/r8.json" 'node[001-002]' --gpus-per-node 1 --explain 2>&1 | sed -n 's/^here: .*per GPU \([0-9.]*\) GB\/s across nodes.*/\1/p')
+g4=$("$PLACE" cost "$work/r8.json" 'node[001-002]' --gpus-per-node 4 --explain 2>&1 | sed -n 's/^here: .*per GPU \([0-9.]*\) GB\/s across nodes.*/\1/p')
+check "cost: a 1x rail of eight sets the node's pace (94 GB/s); 1 and 4 GPUs a node use 1 and 4 of 8 NICs (47, 188 GB/s)" \
+    [ "$d $g1 $g4" = "94 47 188" ]
