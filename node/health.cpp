@@ -978,6 +978,17 @@ void write_health_report(std::ostream &o, const std::vector<HealthFinding> &f, s
       << " checks passed, " << n[3] << " skipped on " << ports << " ports\n";
 }
 
+namespace {
+
+void write_health_up(std::ostream &o, bool up)
+{
+    o << "# HELP atoll_health_up 1 when this run read the node and checked it, 0 when it could not\n"
+      << "# TYPE atoll_health_up gauge\n"
+      << "atoll_health_up " << (up ? 1 : 0) << "\n";
+}
+
+}  // namespace
+
 void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, const std::vector<PortFacts> &ports,
                           double seconds)
 {
@@ -1017,17 +1028,10 @@ void write_health_metrics(std::ostream &o, const std::vector<HealthFinding> &f, 
       << "atoll_health_warnings " << warnings << "\n"
       << "# HELP atoll_health_interval_seconds Seconds between the two counter reads\n"
       << "# TYPE atoll_health_interval_seconds gauge\n"
-      << "atoll_health_interval_seconds " << num(seconds) << "\n"
-      << "# HELP atoll_health_up 1 when this run read the node and checked it, 0 when it could not\n"
-      << "# TYPE atoll_health_up gauge\n"
-      << "atoll_health_up 1\n";
+      << "atoll_health_interval_seconds " << num(seconds) << "\n";
+    write_health_up(o, true);
 }
 
-void write_health_down(std::ostream &o)
-{
-    o << "# HELP atoll_health_up 1 when this run read the node and checked it, 0 when it could not\n"
-      << "# TYPE atoll_health_up gauge\n"
-      << "atoll_health_up 0\n";
-}
+void write_health_down(std::ostream &o) { write_health_up(o, false); }
 
 }  // namespace atl

@@ -242,6 +242,14 @@ bool pci_function(const std::string &s)
 
 }  // namespace
 
+std::string gid_unread_note(const NodePort &p)
+{
+    std::string out;
+    for (const std::string &u : p.gid_unread)
+        out += (out.empty() ? " (" : ", ") + u;
+    return out.empty() ? out : out + ": not a GID as the kernel writes one, eight groups of four hex digits)";
+}
+
 std::vector<std::string> node_netdevs(const std::string &sysfs_root)
 {
     // an interface is a directory (a link to one under devices/); the

@@ -66,6 +66,10 @@ struct NodePort {
     // the state file's text without its trailing blanks
     std::string state_text() const;
 };
+// " (gids/N holds 'X', ...: not a GID as the kernel writes one, ...)" for a
+// port's unreadable GID slots, "" when none: for a message that would
+// otherwise blame the network setup alone
+std::string gid_unread_note(const NodePort &p);
 // What NCCL (>= 2.21, ncclIbGetGidIndex in net_ib) takes on a RoCE port
 // without NCCL_IB_GID_INDEX: index 0 first, then each later slot replaces it
 // when its address family is the wanted one (AF_INET unless

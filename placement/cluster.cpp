@@ -64,6 +64,28 @@ std::vector<int> bfs(const std::vector<std::vector<int>> &adj, const std::vector
 
 }  // namespace
 
+namespace {
+
+// m[n]: the fewest of these leaf capacities that hold n hosts, where that
+// is fewer than m[n] holds already (0: none yet); the largest first
+void fewest_leaves(std::vector<int> caps, std::vector<int> &m)
+{
+    std::sort(caps.rbegin(), caps.rend());
+    const int top = static_cast<int>(m.size()) - 1;
+    int got = 0, used = 0;
+    for (int cap : caps) {
+        ++used;
+        for (int n = got + 1; n <= got + cap && n <= top; ++n) {
+            int &best = m[static_cast<std::size_t>(n)];
+            if (best == 0 || used < best)
+                best = used;
+        }
+        got += cap;
+    }
+}
+
+}  // namespace
+
 Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fabric.source)
 {
     rails_ = static_cast<int>(t.rails.size());
@@ -284,21 +306,13 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         for (int i : by_level_[l])
             largest_[l] = std::max(largest_[l], capacity(i));
     }
-    // Fewest leaves for n hosts.
+    // Fewest leaves for n hosts: over the fabric, and inside one group or pod
+    // (the fewest over its islands)
     std::vector<int> caps;
     for (int l : leaves)
         caps.push_back(capacity(l));
-    std::sort(caps.rbegin(), caps.rend());
     min_leaves_.assign(static_cast<std::size_t>(pool_) + 1, 0);
-    int k = 0, sum = 0;
-    for (int n = 1; n <= pool_; ++n) {
-        while (sum < n) {
-            sum += caps[static_cast<std::size_t>(k)];
-            ++k;
-        }
-        min_leaves_[static_cast<std::size_t>(n)] = k;
-    }
-    // ... and inside one group or pod: the fewest over its islands
+    fewest_leaves(caps, min_leaves_);
     for (Level within : {Level::Group, Level::Pod}) {
         std::map<int, std::vector<int>> under;  // island at `within` -> its leaves' capacities
         for (int l : leaves)
@@ -309,19 +323,8 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
             }
         std::vector<int> &m = min_leaves_in_[static_cast<std::size_t>(within)];
         m.assign(static_cast<std::size_t>(pool_) + 1, 0);
-        for (auto &kv : under) {
-            std::sort(kv.second.rbegin(), kv.second.rend());
-            int got = 0, used = 0;
-            for (int cap : kv.second) {
-                ++used;
-                for (int n = got + 1; n <= got + cap && n <= pool_; ++n) {
-                    int &best = m[static_cast<std::size_t>(n)];
-                    if (best == 0 || used < best)
-                        best = used;
-                }
-                got += cap;
-            }
-        }
+        for (auto &kv : under)
+            fewest_leaves(std::move(kv.second), m);
     }
 
     // Slurm's view: the switches of the topology.conf atoll-topo writes.

@@ -236,8 +236,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
             skip("NCCL_IB_GID_INDEX", port_name(p) + " has no routable RoCE v2 GID (only link-local, such as fe80::/10 or "
                                                       "169.254/16, or none): check its "
                                                       "IP address; NCCL would take " + std::to_string(nccl_gid_index(*p)) +
-                                                      (p->gid_unread.empty() ? std::string() : "; " + p->gid_unread.front() +
-                                                       ", not a GID as the kernel writes one"));
+                                                      gid_unread_note(*p));
             return;
         }
         // two addresses of one family (a second IP, a VLAN or macvlan device):

@@ -46,16 +46,6 @@ std::string device_name_problem(const std::string &n)
     return "";
 }
 
-// the slots of a port's GID table not as the kernel writes a GID, for a
-// message that would otherwise blame the network setup alone
-std::string unread_gids(const NodePort &p)
-{
-    std::string out;
-    for (const std::string &u : p.gid_unread)
-        out += (out.empty() ? " (" : ", ") + u;
-    return out.empty() ? out : out + ": not a GID as the kernel writes one, eight groups of four hex digits)";
-}
-
 }  // namespace
 
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
@@ -249,7 +239,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         if (roce && hit->active() && routable_gids(*hit).empty())
             d.problems.push_back(hit->hca + " port " + std::to_string(hit->port) +
                                  " has no routable RoCE v2 GID (IPv4, or IPv6 not link-local): check its IP address and VLAN" +
-                                 unread_gids(*hit));
+                                 gid_unread_note(*hit));
         if (roce)
             hits.push_back(hit);
     }

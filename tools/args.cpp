@@ -252,6 +252,16 @@ PlainStdout::~PlainStdout()
     delete buf_;
 }
 
+void require_directory(const std::string &option, const std::string &path, const std::string &expected)
+{
+    struct stat st;
+    const bool there = ::stat(path.c_str(), &st) == 0;
+    if (!there || !S_ISDIR(st.st_mode))
+        throw InputError("--" + option + " " + escaped(path, 200) + ": " +
+                         (there ? std::string("not a directory") : std::string(std::strerror(errno))) + ", expected " +
+                         expected);
+}
+
 std::string read_option_file(const std::string &path, const std::string &what, std::size_t cap)
 {
     // "-" is standard input (`scontrol show nodes -o | atoll-topo ...

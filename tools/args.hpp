@@ -73,6 +73,10 @@ private:
 // --format for inputs: auto, text, json, cache or csv.
 InputFormat input_format(const Args &a);
 
+// A root directory an option names (--root, --sysfs-root): one that is not
+// there would read as a node with nothing on it; InputError "--OPTION PATH:
+// what was found, expected EXPECTED" otherwise.
+void require_directory(const std::string &option, const std::string &path, const std::string &expected);
 // The name an option file is shown by in messages: "<stdin>" for "-".
 inline std::string option_source(const std::string &path) { return path == "-" ? "<stdin>" : path; }
 // The text of a file an option names (a map, a node list, health results):

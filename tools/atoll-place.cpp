@@ -155,10 +155,6 @@ PlugstackLine site_settings(const std::string &slurm_conf)
     }
 }
 
-// settings: the site's keys that job_submit.lua and cli_filter.lua use, as
-// key=value lines (the only reader of them is read_plugstack_line()):
-//   found=yes|no  where=FILE:LINE  policy=  island_wait=  leaf_wait=  strict=yes|no
-//   max_switch_wait=  warning= (a wait over it)  topology=  topology@PART=
 // slurm.conf as a user named it (--slurm-conf, SLURM_CONF): missing, it
 // printed found=no and Slurm's defaults, exit 0, for a typo
 void require_slurm_conf(const std::string &path, const char *named_by)
@@ -166,9 +162,13 @@ void require_slurm_conf(const std::string &path, const char *named_by)
     struct stat st;
     if (::stat(path.c_str(), &st) != 0)
         throw InputError(path + " (" + named_by + "): " + std::strerror(errno) + ", expected slurm.conf");
-    open_config(path);  // a directory, FIFO or device: named, at once
+    check_config_file(path);  // a directory, FIFO or device: named, at once
 }
 
+// settings: the site's keys that job_submit.lua and cli_filter.lua use, as
+// key=value lines (the only reader of them is read_plugstack_line()):
+//   found=yes|no  where=FILE:LINE  policy=  island_wait=  leaf_wait=  strict=yes|no
+//   max_switch_wait=  warning= (a wait over it)  topology=  topology@PART=
 int cmd_settings(int argc, char **argv)
 {
     Args a = parse_args(argc, argv, 2, {"slurm-conf"}, {});

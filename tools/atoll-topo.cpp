@@ -692,14 +692,10 @@ int cmd_env(int argc, char **argv)
             if (std::string(k) == "hca") cfg.hca = v;
             // a mistyped root reads as a node with no RDMA device, no
             // nccl.conf: a plausible dry run of another node, exit 0
-            if (std::string(k) == "sysfs-root" || std::string(k) == "root" || std::string(k) == "proc-root") {
-                struct stat rs;
-                const bool there = ::stat(v.c_str(), &rs) == 0;
-                if (v.find('%') == std::string::npos && (!there || !S_ISDIR(rs.st_mode)))
-                    throw InputError("--" + std::string(k) + " " + escaped(v, 200) + ": " +
-                                     (there ? std::string("not a directory") : std::string(std::strerror(errno))) +
-                                     ", expected the node's " + (std::string(k) == "sysfs-root" ? "/sys" : std::string(k) == "root" ? "root directory" : "/proc"));
-            }
+            if ((std::string(k) == "sysfs-root" || std::string(k) == "root" || std::string(k) == "proc-root") &&
+                v.find('%') == std::string::npos)
+                require_directory(k, v, std::string("the node's ") +
+                                            (std::string(k) == "sysfs-root" ? "/sys" : std::string(k) == "root" ? "root directory" : "/proc"));
         }
     UserOptions opt;
     if (a.flag("fabric-sharp"))

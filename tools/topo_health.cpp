@@ -189,14 +189,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
     std::string cloud = a.get("cloud", "auto");
     if (cloud != "auto" && cloud != "none" && !cloud_profile(cloud))
         throw Usage("--cloud " + cloud + ": expected auto, none, aws, azure, gcp, oci or nebius");
-    if (a.flag("root")) {  // a mistyped root would read as a node with no nccl.conf at all
-        struct stat rs;
-        const bool there = ::stat(a.get("root").c_str(), &rs) == 0;
-        if (!there || !S_ISDIR(rs.st_mode))
-            throw InputError("--root " + escaped(a.get("root"), 200) + ": " +
-                             (there ? std::string("not a directory") : std::string(std::strerror(errno))) +
-                             ", expected the node's root directory");
-    }
+    if (a.flag("root"))  // a mistyped root would read as a node with no nccl.conf at all
+        require_directory("root", a.get("root"), "the node's root directory");
     CloudNode cnode = read_cloud_node(a.get("root", "/"), root, a.get("machine-type", ""));
     if (cloud == "auto")
         cloud = cloud_of(cnode);

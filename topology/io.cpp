@@ -61,7 +61,7 @@ void note_input_file(const std::string &path)
         inputs_read().insert({st.st_dev, st.st_ino});
 }
 
-std::ifstream open_config(const std::string &path)
+void check_config_file(const std::string &path)
 {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
@@ -70,6 +70,11 @@ std::ifstream open_config(const std::string &path)
                                      : S_ISFIFO(st.st_mode) ? "FIFO, never waited on"
                                                             : "device or special file") +
                          "), expected a configuration file");
+}
+
+std::ifstream open_config(const std::string &path)
+{
+    check_config_file(path);
     return std::ifstream(path);
 }
 

@@ -74,6 +74,8 @@ void note_input_file(const std::string &path);
 // directory reads as empty) is InputError naming it; a missing one is a
 // stream that is not open, as before.
 std::ifstream open_config(const std::string &path);
+// That check alone, for a path to be opened later.
+void check_config_file(const std::string &path);
 // Standard input ("-") given as `what`: one input of a run may be it; a
 // second throws InputError naming both.
 void take_stdin(const std::string &what);
