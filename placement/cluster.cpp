@@ -142,6 +142,17 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
                 on.insert(t.hosts[static_cast<std::size_t>(h)].leaf_island);
         islands_[static_cast<std::size_t>(d)].leaf_islands.assign(on.begin(), on.end());
     }
+    // the largest part of one NVLink domain on each leaf island (the step
+    // model's best placement looks for it)
+    leaf_domain_max_.assign(I, 0);
+    for (int d : by_level_[static_cast<std::size_t>(Level::Domain)]) {
+        std::map<int, int> on;
+        for (int h : islands_[static_cast<std::size_t>(d)].hosts)
+            ++on[leaf_of_[static_cast<std::size_t>(h)]];
+        for (const auto &lk : on)
+            leaf_domain_max_[static_cast<std::size_t>(lk.first)] =
+                std::max(leaf_domain_max_[static_cast<std::size_t>(lk.first)], lk.second);
+    }
 
     // Health: a degraded link on a leaf switch makes its leaf islands, and the
     // islands above them, unhealthy.

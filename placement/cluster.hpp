@@ -107,6 +107,8 @@ public:
     // the spines' uplinks against their downlinks (>= 1; 1 with one pod):
     // what a job crossing pods meets on top of its leaves' ratio
     double spine_oversub() const { return spine_os_; }
+    // the most pool hosts of one NVLink domain on a leaf island (0: none)
+    int largest_domain_on(int leaf) const { return leaf_domain_max_[static_cast<std::size_t>(leaf)]; }
 
 private:
     const PlaceIsland &island_(int i) const { return islands_[static_cast<std::size_t>(i)]; }
@@ -115,6 +117,7 @@ private:
     std::vector<int> leaf_of_;
     std::vector<double> host_bw_;
     std::vector<int> host_nics_;
+    std::vector<int> leaf_domain_max_;  // island -> largest_domain_on
     double spine_os_ = 1;
     std::vector<std::array<int, 5>> island_of_;  // by Level
     std::vector<PlaceIsland> islands_;

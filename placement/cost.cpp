@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace atl {
 
@@ -57,6 +58,11 @@ struct Shape {
     double host_GBps = 0;           // the slowest host's NIC bandwidth (all its rails), busBW
     int nics = 0;                   // the fewest NICs (ports) of those hosts (0: unknown)
     bool assumed = false;
+    // job hosts per NVLink domain, a host in none alone (empty: every node
+    // alone, a fabric without domains)
+    std::vector<int> per_clique;
+    int domains = 0;                // real domains among them
+    bool in_domains = false;        // every host in one: NVLink 5 inside and between them
 };
 
 int log2i(int n)
@@ -83,7 +89,14 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
     // its nearest NIC, so g GPUs on a host of more NICs use g of them (one
     // GPU of an 8-rail node reaches the network through one NIC, not eight)
     const double mine = s.nics > g ? s.host_GBps * g / s.nics : s.host_GBps;
+    // NVLink domains: NCCL's nodes are its cliques (MNNVL), D of them, the
+    // network's crossings carried by the smallest one's hosts together
+    const int D = s.per_clique.empty() ? N : static_cast<int>(s.per_clique.size());
+    const int kmin = s.per_clique.empty() ? 1 : *std::min_element(s.per_clique.begin(), s.per_clique.end());
+    const int kmax = s.per_clique.empty() ? 1 : *std::max_element(s.per_clique.begin(), s.per_clique.end());
+    const double nvl = s.in_domains ? m.domain_GBps : m.nvlink_GBps;
     e.nodes = N;
+    e.domains = s.domains;
     e.ranks = n;
     e.leaves = static_cast<int>(s.per_leaf.size());
     e.assumed = s.assumed;
@@ -96,45 +109,49 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
         // spread over the node's NICs, so a ring edge between two nodes
         // carries 2(n-1)/n of the bytes over all of a host's rails
         // together, whatever its GPU count
-        double bw = g > 1 ? m.nvlink_GBps : 1e30;
+        double bw = g > 1 || D < N ? nvl : 1e30;
         if (N > 1) {
-            e.inter_GBps = mine;
+            // across domains: kmin hosts' NICs carry each crossing; inside
+            // one domain the nodes meet over NVLink alone
+            e.inter_GBps = D > 1 ? std::min(kmin * mine, D < N ? nvl : 1e30) : nvl;
             bw = std::min(bw, e.inter_GBps);
         }
-        if (e.leaves > 1) {
-            // the rings enter and leave every leaf once: one host's worth of
-            // traffic across its uplinks, beside the others'
+        if (e.leaves > 1 && D > 1) {
+            // the rings enter and leave every leaf once: a crossing's worth
+            // of traffic across its uplinks (one host's, or a domain
+            // part's), beside the others'
             double up = 1e30;
             for (std::size_t i = 0; i < s.per_leaf.size(); ++i)
-                up = std::min(up, share(mine, s.up_cap[i], s.up_others[i]));
+                up = std::min(up, share(e.inter_GBps, s.up_cap[i], s.up_others[i]));
             e.uplink_GBps = std::min(up, e.inter_GBps);
             bw = std::min(bw, e.uplink_GBps);
         }
         double inter_lat = m.net_lat_us + s.switches * m.hop_lat_us;
-        // ring: 2(n-1) steps, 2(N-1) of them over the network
-        int steps = 2 * (n - 1), inter_steps = N > 1 ? 2 * (N - 1) : 0;
+        // ring: 2(n-1) steps, 2(D-1) of them over the network
+        int steps = 2 * (n - 1), inter_steps = D > 1 ? 2 * (D - 1) : 0;
         double ring_lat = m.base_lat_us + (steps - inter_steps) * m.nvlink_lat_us + inter_steps * inter_lat;
         double ring_alg = bw * n / (2.0 * (n - 1));  // algBW = busBW x n / 2(n-1)
         e.ring_s = ring_lat * 1e-6 + B / (ring_alg * 1e9);
         // tree: half the bus bandwidth (NCCL's ratio .5), and all-reduce's
         // 0.92 refinement (busBw * .92; its per-channel cap, nChannels x 24 to
         // 41 GB/s, is above every NIC's bandwidth here), log latency
-        double tree_lat = m.base_lat_us + 2 * ((g - 1) * m.nvlink_lat_us + log2i(N) * inter_lat);
+        double tree_lat = m.base_lat_us + 2 * ((kmax * g - 1) * m.nvlink_lat_us + log2i(D) * inter_lat);
         e.tree_s = tree_lat * 1e-6 + B / (bw * 0.92 * 0.5 * 1e9);
         e.comm_s = std::min(e.ring_s, e.tree_s);
         e.algo = e.ring_s <= e.tree_s ? "ring" : "tree";
         if (job.all_to_all) {
-            // every rank sends B/n to each other rank: (N-1)/N of a node's
-            // g x B over its NICs, and out of a leaf of k job hosts
-            // k(N-k)/N hosts' worth over its uplinks, every one of those k
-            // hosts sending at once
-            double t = g > 1 ? B * (g - 1) / n / (m.nvlink_GBps * 1e9) : 0;
-            if (N > 1)
-                t = std::max(t, g * B * (N - 1) / N / (mine * 1e9));
-            for (std::size_t i = 0; i < s.per_leaf.size() && e.leaves > 1; ++i) {
+            // every rank sends B/n to each other rank: to the ranks of its
+            // own domain (its node's, without one) over NVLink, (N-k)/N of a
+            // node's g x B over its NICs for a domain part of k, and out of
+            // a leaf of k job hosts k(N-k)/N hosts' worth over its uplinks,
+            // every one of those k hosts sending at once
+            double t = kmax * g > 1 ? B * (kmax * g - 1) / n / (nvl * 1e9) : 0;
+            if (D > 1)
+                t = std::max(t, g * B * (N - kmin) / N / (mine * 1e9));
+            for (std::size_t i = 0; i < s.per_leaf.size() && e.leaves > 1 && D > 1; ++i) {
                 double k = s.per_leaf[i];
-                // each host sends (N-k)/(N-1) of its remote traffic out of the leaf
-                double want = k * mine * (N - k) / (N - 1);
+                // each host sends (N-k)/(N-kmin) of its network traffic out of the leaf
+                double want = k * mine * std::min(1.0, (N - k) / std::max(1.0, static_cast<double>(N - kmin)));
                 double got = share(want, s.up_cap[i], s.up_others[i]);
                 if (got > 0)
                     t = std::max(t, g * B * k * (N - k) / N / (got * 1e9));
@@ -155,6 +172,58 @@ int pod_of(const Cluster &c, int leaf)
         if (c.island(i).level == Level::Pod)
             return i;
     return -1;
+}
+
+// The job's hosts by NVLink domain: a part per domain, a host in none alone.
+void cliques_of(const Cluster &c, const std::vector<int> &hosts, Shape &s)
+{
+    std::map<int, int> per;  // domain -> job hosts
+    int alone = 0;
+    for (int h : hosts) {
+        int d = h >= 0 && static_cast<std::size_t>(h) < c.host_count() ? c.island_of(h, Level::Domain) : -1;
+        if (d >= 0)
+            ++per[d];
+        else
+            ++alone;
+    }
+    for (const auto &dk : per)
+        s.per_clique.push_back(dk.second);
+    s.domains += static_cast<int>(per.size());
+    s.per_clique.insert(s.per_clique.end(), static_cast<std::size_t>(alone), 1);
+}
+
+// k hosts of a leaf island as the best placement takes them: the fewest of
+// its NVLink domains (the largest first), split as evenly as they hold (the
+// smallest part carries every crossing of the network), then hosts in none
+void cliques_in_leaf(const Cluster &c, int leaf, int k, Shape &s)
+{
+    std::map<int, int> on;  // domain -> its hosts on this leaf
+    for (int h : c.island(leaf).hosts) {
+        int d = c.island_of(h, Level::Domain);
+        if (d >= 0)
+            ++on[d];
+    }
+    std::vector<int> sizes;
+    for (const auto &dk : on)
+        sizes.push_back(dk.second);
+    std::sort(sizes.rbegin(), sizes.rend());
+    std::size_t D = 0;
+    int sum = 0;
+    while (D < sizes.size() && sum < k)
+        sum += sizes[D++];
+    std::vector<int> caps(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(D));
+    std::sort(caps.begin(), caps.end());  // the smallest first: each as much as an even share
+    int rem = std::min(k, sum);
+    const int in_domains = rem;
+    for (std::size_t i = 0; i < caps.size(); ++i) {
+        int give = std::min(caps[i], rem / static_cast<int>(caps.size() - i));
+        if (give > 0) {
+            s.per_clique.push_back(give);
+            ++s.domains;
+        }
+        rem -= give;
+    }
+    s.per_clique.insert(s.per_clique.end(), static_cast<std::size_t>(std::max(0, k - in_domains + rem)), 1);
 }
 
 // hosts: the job's hosts (their own links: the slowest sets the ring's
@@ -219,6 +288,14 @@ Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_lea
         s.up_others.push_back(std::max(0, others) * s.host_GBps);
     }
     s.switches = switches;
+    if (!c.at(Level::Domain).empty()) {
+        if (hosts && !hosts->empty())
+            cliques_of(c, *hosts, s);
+        else
+            for (const auto &pl : per_leaf)
+                cliques_in_leaf(c, pl.first, pl.second, s);
+        s.in_domains = s.domains > 0 && s.per_clique.size() == static_cast<std::size_t>(s.domains);
+    }
     return s;
 }
 
@@ -257,8 +334,9 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
             return c.island(a).host_gbps > c.island(b).host_gbps;
         return c.leaf_oversub(a) < c.leaf_oversub(b);
     });
+    const bool domains = !c.at(Level::Domain).empty();
     Shape best = fill(by_size);
-    if (!by_size.empty() && c.capacity(by_size.front()) >= nodes)
+    if (!domains && !by_size.empty() && c.capacity(by_size.front()) >= nodes)
         return best;
     std::stable_sort(by_speed.begin(), by_speed.end(), [&](int a, int b) {
         if (c.island(a).host_gbps != c.island(b).host_gbps)
@@ -279,6 +357,18 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
         }
     };
     keep(fast);
+    // in the largest NVLink domains: the network only between them (a
+    // larger leaf of smaller domains, or of none, may hold the job in fewer leaves)
+    if (domains) {
+        std::vector<int> by_domain = leaves;
+        std::stable_sort(by_domain.begin(), by_domain.end(), [&](int a, int b) {
+            int da = std::min(c.largest_domain_on(a), nodes), db = std::min(c.largest_domain_on(b), nodes);
+            if (da != db)
+                return da > db;
+            return c.capacity(a) > c.capacity(b);
+        });
+        keep(fill(by_domain));
+    }
     // inside one pod: the fewest leaves over the fabric may cross the
     // spines' uplinks where a pod's more leaves do not (helper 36: 16 + 12
     // across a 4:1 spine against 16 + 4 + 4 + 4 in one pod)

@@ -39,9 +39,17 @@ Estimate ring_allreduce(const Cluster &c, const Placement &p, double bytes, cons
 // 2((g-1) intra + log2(N) inter). The intra-node part goes over NVLink, the
 // inter-node part over each GPU's NIC (its rail), and the part that leaves a
 // leaf over the leaf's uplinks, shared by every job that crosses them.
+// Hosts of one multi-node NVLink domain are one NVLink node to NCCL (MNNVL):
+// its rings cross the network only between domains, each crossing carried
+// by all of the domain's job hosts' NICs, so the network's bus bandwidth is
+// the smallest domain part's hosts x a host's (NVIDIA/nccl#1801: GB200
+// partitions of 1 and 2 nodes over InfiniBand, ring busBW 196.7 and 393.7
+// GB/s); a job inside one domain never uses the network.
 
 struct StepModel {
     double nvlink_GBps = 360;     // per GPU, NCCL busBW inside a DGX H100 (nccl-tests#290 reports 476 with NVLS)
+    double domain_GBps = 835;     // per GPU, NCCL busBW across a whole GB200 NVL72 domain, 72 GPUs: 835-847 GB/s
+                                  // at 4-8 GB (coreweave/nccl-tests#43); hosts in a domain are NVLink 5 inside too
     double net_efficiency = 0.94; // busBW / NIC line rate: 46-48 GB/s on a 400 Gb/s NDR NIC (nccl-tests#290)
     double base_lat_us = 8.4;     // NCCL baseLatencies, Ring and Tree, Simple protocol
     double nvlink_lat_us = 3.4;   // NCCL hwLatencies NVLINK, Ring, Simple (Tree: 4.0)
@@ -74,10 +82,12 @@ UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &ru
 
 struct StepEstimate {
     int nodes = 0, ranks = 0, leaves = 0;
+    int domains = 0;                           // NVLink domains spanned (0: none of the hosts is in one)
     double ring_s = 0, tree_s = 0, a2a_s = 0;  // the collective alone
     double comm_s = 0;                         // what NCCL would pick (min of ring and tree), or all-to-all
     double step_s = 0;                         // compute + comm
-    double inter_GBps = 0;                     // per GPU across nodes (after the leaf's uplink share)
+    double inter_GBps = 0;                     // per GPU across nodes: over the network (across domains
+                                               // when in them), or NVLink inside one domain
     double uplink_GBps = 0;                    // per GPU across leaves (0: one leaf)
     const char *algo = "none";
     bool assumed = false;                      // the host bandwidth is the model's assumption

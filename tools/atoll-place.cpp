@@ -1146,7 +1146,10 @@ int cmd_cost(int argc, char **argv)
     if (a.flag("explain")) {
         auto line = [&](const char *what, const StepEstimate &e) {
             std::cerr << what << ": " << e.nodes << " nodes x " << job.gpus_per_node << " GPUs on " << e.leaves
-                      << " leaves; " << e.algo << " " << e.comm_s * 1e3 << " ms (ring " << e.ring_s * 1e3
+                      << " leaves";
+            if (e.domains > 0)
+                std::cerr << ", " << e.domains << " NVLink domain" << (e.domains == 1 ? "" : "s");
+            std::cerr << "; " << e.algo << " " << e.comm_s * 1e3 << " ms (ring " << e.ring_s * 1e3
                       << ", tree " << e.tree_s * 1e3 << "); per GPU " << e.inter_GBps << " GB/s across nodes";
             if (e.leaves > 1)
                 std::cerr << ", " << e.uplink_GBps << " GB/s across leaves";
@@ -1156,7 +1159,7 @@ int cmd_cost(int argc, char **argv)
         line("here", here);
         line("best", best);
         std::cerr << "model: NCCL's ring and tree formulas (src/graph/tuning.cc), NVLink " << m.nvlink_GBps
-                  << " GB/s per GPU, NIC busBW " << m.net_efficiency * 100
+                  << " GB/s per GPU (" << m.domain_GBps << " in and across an NVLink domain), NIC busBW " << m.net_efficiency * 100
                   << " % of line rate; "
                   << (shared ? "the leaves' uplinks shared with the running jobs that span them\n"
                              : "the leaf's other hosts assumed to cross its uplinks too\n");

@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 24
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -202,3 +202,32 @@ g1=$("$PLACE" cost "$work/r8.json" 'node[001-002]' --gpus-per-node 1 --explain 2
 g4=$("$PLACE" cost "$work/r8.json" 'node[001-002]' --gpus-per-node 4 --explain 2>&1 | sed -n 's/^here: .*per GPU \([0-9.]*\) GB\/s across nodes.*/\1/p')
 check "cost: a 1x rail of eight sets the node's pace (94 GB/s); 1 and 4 GPUs a node use 1 and 4 of 8 NICs (47, 188 GB/s)" \
     [ "$d $g1 $g4" = "94 47 188" ]
+
+# (issue 26) NVLink domains: NCCL takes the hosts of one multi-node NVLink
+# domain for one NVLink node (MNNVL), so its rings cross the network only
+# between domains, each crossing carried by the NICs of the smallest domain
+# part together. NVIDIA/nccl#1801 measured GB200 partitions of 1 and 2 trays
+# over InfiniBand at ring busBW 196.7 and 393.7 GB/s: here 4 x 400 Gb/s x
+# 0.94 / 8 = 188 GB/s a tray, 376 for two. Inside one domain the network is
+# not used: 835 GB/s, a whole NVL72 rack's (coreweave/nccl-tests#43, 835-847).
+"$TOPO" generate --groups 4 --hosts 36 --rails 4 --speed NDR --domain-size 18 --format json -o "$work/nvl.json"
+gbps() { "$PLACE" cost "$work/nvl.json" "$1" --gpus-per-node 4 --explain 2>&1 | sed -n 's/^here: .*per GPU \([0-9.]*\) GB\/s across nodes.*/\1/p'; }
+check "cost: in one NVLink domain 835 GB/s; 3 domains of 1 and of 2 trays 188, 376; 17+1 as slow as its 1" \
+    [ "$(gbps 'node[001-002]') $(gbps 'node[001,019,037]') $(gbps 'node[001-002,019-020,037-038]') $(gbps 'node[001-017,019]')" = "835 188 376 188" ]
+sd=$("$PLACE" cost "$work/nvl.json" 'node[001,019]' --gpus-per-node 4 | sed -n 's/^slowdown=//p')
+check "cost: 2 trays in two domains step $sd times as long as in one" awk -v s="$sd" 'BEGIN { exit !(s > 1.9 && s < 2.1) }'
+# the best placement of a size is in a domain, though a larger leaf of hosts
+# in none holds it in as few leaves (CSV: 100 Gb/s assumed a host)
+{ echo host,leaf,domain; i=0; while [ $i -lt 32 ]; do i=$((i + 1)); echo "a$i,L0,"; done
+  i=0; while [ $i -lt 18 ]; do i=$((i + 1)); echo "b$i,L1,rack1"; done; } >"$work/mixed.csv"
+on_a=$("$PLACE" cost "$work/mixed.csv" 'a[1-2]' --gpus-per-node 4 | sed -n 's/^slowdown=//p')
+on_b=$("$PLACE" cost "$work/mixed.csv" 'b[1-2]' --gpus-per-node 4 | sed -n 's/^slowdown=//p')
+check "cost: 2 hosts outside the domain are the slower ($on_a), in it the best (1.000)" \
+    sh -c '[ "$2" = 1.000 ] && awk -v s="$1" "BEGIN { exit !(s > 1.5) }"' _ "$on_a" "$on_b"
+# the best placement splits a job over the fewest domains as evenly as they
+# hold: 20 one-GPU trays over two racks cross at 10 trays' NICs (10 x 47 GB/s),
+# 18 + 2 at 2 trays' (94)
+even=$("$PLACE" cost "$work/nvl.json" 'node[001-018,019-020]' --gpus-per-node 1 --explain 2>&1)
+check "cost: 18 + 2 trays cross at 94 GB/s, the best (10 + 10) at 470" \
+    sh -c 'echo "$1" | grep -q "^here: 20 nodes x 1 GPUs on 1 leaves, 2 NVLink domains; .*per GPU 94 GB/s" &&
+           echo "$1" | grep -q "^best: 20 nodes x 1 GPUs on 1 leaves, 2 NVLink domains; .*per GPU 470 GB/s"' _ "$even"
