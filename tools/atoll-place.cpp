@@ -2,6 +2,7 @@
 // job traces to compare placement policies.
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
@@ -87,6 +88,11 @@ double parse_size(const std::string &s, const std::string &flag = "--message-siz
     char *end = nullptr;
     double v = std::strtod(s.c_str(), &end);
     std::string unit = end ? end : "";
+    // a decimal number: strtod also takes leading blanks, hex, inf and nan
+    const std::string num = s.substr(0, s.size() - unit.size());
+    if (num.empty() || !(std::isdigit(static_cast<unsigned char>(num[0])) || num[0] == '.') ||
+        num.find_first_not_of("0123456789.eE+-") != std::string::npos)
+        throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes, with an optional K, M or G");
     double mult = 1;
     if (unit == "" || unit == "B")
         mult = 1;

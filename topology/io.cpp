@@ -230,6 +230,22 @@ Fabric load_fabric(const std::string &path, InputFormat fmt, const CsvColumns &c
         if (piped && piped->overflowed())
             throw InputError(name + ": more than 1 GiB, expected a fabric description; give a file rather than a pipe");
     };
+    // a UTF-8 byte order mark (a CSV saved by a spreadsheet, a file written
+    // on Windows) is not part of the text: skipped before the format is told
+    static const std::string bom = "\xEF\xBB\xBF";
+    if (h.empty() && path != "-") {  // a format given: the file's own first bytes
+        char b[3] = {0, 0, 0};
+        file.read(b, 3);
+        h.assign(b, static_cast<std::size_t>(file.gcount()));
+        file.clear();
+        file.seekg(0);
+        if (h != bom)
+            h.clear();
+    }
+    if (h.compare(0, bom.size(), bom) == 0) {
+        h.erase(0, bom.size());
+        in->ignore(static_cast<std::streamsize>(bom.size()));
+    }
     try {
         Fabric f = load_fabric_from(*in, name, path, fmt, h, columns, roles, hosts);
         over_limit();

@@ -420,9 +420,15 @@ public:
         }
         return true;
     }
-    bool parse_error(std::size_t, const std::string &, const json::exception &e) override
+    bool parse_error(std::size_t byte, const std::string &, const json::exception &e) override
     {
         parse_message = source_ + ": " + json_error_text(e);
+        // a number out of range says neither where nor in what (a syntax
+        // error says its line and column)
+        if (e.id == 406)
+            parse_message += " at byte " + std::to_string(byte) +
+                             (depth_ >= 1 && !key_.empty() ? " in the member \"" + key_ + "\"" : std::string()) +
+                             ", expected a number a double holds";
         return false;
     }
 

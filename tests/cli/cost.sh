@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 25
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -231,3 +231,11 @@ even=$("$PLACE" cost "$work/nvl.json" 'node[001-018,019-020]' --gpus-per-node 1 
 check "cost: 18 + 2 trays cross at 94 GB/s, the best (10 + 10) at 470" \
     sh -c 'echo "$1" | grep -q "^here: 20 nodes x 1 GPUs on 1 leaves, 2 NVLink domains; .*per GPU 94 GB/s" &&
            echo "$1" | grep -q "^best: 20 nodes x 1 GPUs on 1 leaves, 2 NVLink domains; .*per GPU 470 GB/s"' _ "$even"
+# (helper 36) --bytes is a decimal number: strtod's hex, leading blanks, inf
+# and signs are usage errors
+bad=0
+for b in 0x10 ' 7' inf +5; do
+    "$PLACE" cost "$work/ft.txt" 'node[001-002]' --bytes "$b" >/dev/null 2>"$work/berr"
+    [ $? -eq 2 ] && grep -q -- "--bytes: \"$b\", expected a size" "$work/berr" || bad=$((bad + 1))
+done
+check "cost: --bytes 0x10, ' 7', inf and +5 are usage errors naming it" [ "$bad" = 0 ]

@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 11))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 13))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -226,3 +226,20 @@ if [ "$r1$r2" = 11 ] && grep -q "not a regular file, expected an .ibnetdiscover 
 else
     not_ok "--ib-cache and --nvlink on a FIFO: exit 1 at once"; diag "rc $r1 $r2" "$(cat "$work/fifo1.err" "$work/fifo2.err")"
 fi
+
+# (helper 36) a UTF-8 byte order mark (a spreadsheet's CSV, a file written on
+# Windows) is not text: the CSV and the fabric.json read as without it, with
+# the format told or given
+{ printf '\357\273\277'; echo host,leaf; echo h1,L0; echo h2,L0; } >"$work/bom.csv"
+"$TOPO" generate --groups 1 --hosts 2 --format json -o "$work/nobom.json"
+{ printf '\357\273\277'; cat "$work/nobom.json"; } >"$work/bom.json"
+check "a byte order mark before a CSV or a fabric.json is skipped" sh -c '
+    "$1" cost "$2" "h[1-2]" >/dev/null && "$1" cost --format csv "$2" "h[1-2]" >/dev/null &&
+    "$1" cost "$3" "node[001-002]" >/dev/null' _ "$PLACE" "$work/bom.csv" "$work/bom.json"
+# (helper 36) a number no double holds says where and in what
+"$TOPO" generate --groups 1 --hosts 2 --format json -o "$work/v.json"
+sed 's/"version": 1/"version": 4e400/' "$work/v.json" >"$work/4e400.json"
+"$PLACE" cost "$work/4e400.json" 'node[001-002]' >/dev/null 2>"$work/4e400.err"
+rc=$?
+check "a number out of range names its byte and member" sh -c '[ "$1" = 1 ] &&
+    grep -q "number overflow parsing .4e400. at byte [0-9]* in the member \"version\"" "$2"' _ "$rc" "$work/4e400.err"
