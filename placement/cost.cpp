@@ -97,6 +97,7 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
     const double nvl = s.in_domains ? m.domain_GBps : m.nvlink_GBps;
     e.nodes = N;
     e.domains = s.domains;
+    e.outside = static_cast<int>(s.per_clique.size()) - s.domains;
     e.ranks = n;
     e.leaves = static_cast<int>(s.per_leaf.size());
     e.assumed = s.assumed;
@@ -135,7 +136,9 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
         // tree: half the bus bandwidth (NCCL's ratio .5), and all-reduce's
         // 0.92 refinement (busBw * .92; its per-channel cap, nChannels x 24 to
         // 41 GB/s, is above every NIC's bandwidth here), log latency
-        double tree_lat = m.base_lat_us + 2 * ((kmax * g - 1) * m.nvlink_lat_us + log2i(D) * inter_lat);
+        // (a domain's nodes meet in a tree over NVLink, a node's GPUs in a
+        // chain: one domain is never slower than the same hosts split)
+        double tree_lat = m.base_lat_us + 2 * ((g - 1 + log2i(kmax)) * m.nvlink_lat_us + log2i(D) * inter_lat);
         e.tree_s = tree_lat * 1e-6 + B / (bw * 0.92 * 0.5 * 1e9);
         e.comm_s = std::min(e.ring_s, e.tree_s);
         e.algo = e.ring_s <= e.tree_s ? "ring" : "tree";
@@ -156,7 +159,7 @@ StepEstimate estimate(const Shape &s, const JobShape &job, const StepModel &m)
                 if (got > 0)
                     t = std::max(t, g * B * k * (N - k) / N / (got * 1e9));
             }
-            e.a2a_s = (n - 1) * inter_lat * 1e-6 / std::max(1, g) + t;
+            e.a2a_s = (n - 1) * (D > 1 ? inter_lat : m.nvlink_lat_us) * 1e-6 / std::max(1, g) + t;
             e.comm_s = e.a2a_s;
             e.algo = "all-to-all";
         }
@@ -192,9 +195,32 @@ void cliques_of(const Cluster &c, const std::vector<int> &hosts, Shape &s)
     s.per_clique.insert(s.per_clique.end(), static_cast<std::size_t>(alone), 1);
 }
 
-// k hosts of a leaf island as the best placement takes them: the fewest of
-// its NVLink domains (the largest first), split as evenly as they hold (the
-// smallest part carries every crossing of the network), then hosts in none
+// k hosts over the fewest of `sizes` (the largest first), as evenly as they
+// hold (the smallest part carries every crossing of the network): how many
+// each takes, in the order given (0: not taken)
+std::vector<int> even_parts(const std::vector<int> &sizes, int k)
+{
+    std::vector<std::size_t> order(sizes.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+    std::size_t D = 0;
+    int sum = 0;
+    while (D < order.size() && sum < k)
+        sum += sizes[order[D++]];
+    order.resize(D);
+    std::reverse(order.begin(), order.end());  // the smallest first: each as much as an even share
+    std::vector<int> take(sizes.size(), 0);
+    int rem = std::min(k, sum);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        take[order[i]] = std::min(sizes[order[i]], rem / static_cast<int>(order.size() - i));
+        rem -= take[order[i]];
+    }
+    return take;
+}
+
+// k hosts of a leaf island as the best placement takes them: its NVLink
+// domains by even_parts, then hosts in none
 void cliques_in_leaf(const Cluster &c, int leaf, int k, Shape &s)
 {
     std::map<int, int> on;  // domain -> its hosts on this leaf
@@ -206,24 +232,14 @@ void cliques_in_leaf(const Cluster &c, int leaf, int k, Shape &s)
     std::vector<int> sizes;
     for (const auto &dk : on)
         sizes.push_back(dk.second);
-    std::sort(sizes.rbegin(), sizes.rend());
-    std::size_t D = 0;
-    int sum = 0;
-    while (D < sizes.size() && sum < k)
-        sum += sizes[D++];
-    std::vector<int> caps(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(D));
-    std::sort(caps.begin(), caps.end());  // the smallest first: each as much as an even share
-    int rem = std::min(k, sum);
-    const int in_domains = rem;
-    for (std::size_t i = 0; i < caps.size(); ++i) {
-        int give = std::min(caps[i], rem / static_cast<int>(caps.size() - i));
-        if (give > 0) {
-            s.per_clique.push_back(give);
+    int taken = 0;
+    for (int t : even_parts(sizes, k))
+        if (t > 0) {
+            s.per_clique.push_back(t);
             ++s.domains;
+            taken += t;
         }
-        rem -= give;
-    }
-    s.per_clique.insert(s.per_clique.end(), static_cast<std::size_t>(std::max(0, k - in_domains + rem)), 1);
+    s.per_clique.insert(s.per_clique.end(), static_cast<std::size_t>(std::max(0, k - taken)), 1);
 }
 
 // hosts: the job's hosts (their own links: the slowest sets the ring's
@@ -368,6 +384,26 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
             return c.capacity(a) > c.capacity(b);
         });
         keep(fill(by_domain));
+        // the fewest whole domains, split as evenly as they hold, wherever
+        // their leaves (helper 37: 18 + 1 over two leaves of one domain
+        // each was taken for the best, 10 + 9 crosses at 9 hosts' NICs)
+        const std::vector<int> &doms = c.at(Level::Domain);
+        std::vector<int> sizes;
+        for (int d : doms)
+            sizes.push_back(c.capacity(d));
+        const std::vector<int> take = even_parts(sizes, nodes);
+        std::vector<int> hosts;
+        std::map<int, int> on;  // leaf -> the chosen hosts on it
+        for (std::size_t i = 0; i < doms.size(); ++i)
+            for (int k = 0; k < take[i]; ++k) {
+                int h = c.island(doms[i]).hosts[static_cast<std::size_t>(k)];
+                hosts.push_back(h);
+                ++on[c.leaf_of(h)];
+            }
+        if (static_cast<int>(hosts.size()) == nodes) {
+            std::vector<std::pair<int, int>> per_leaf(on.begin(), on.end());
+            keep(shape_of(c, per_leaf, per_leaf.size() > 1 ? 3 : nodes > 1 ? 1 : 0, m, &none, &hosts));
+        }
     }
     // inside one pod: the fewest leaves over the fabric may cross the
     // spines' uplinks where a pod's more leaves do not (helper 36: 16 + 12

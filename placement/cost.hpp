@@ -83,6 +83,7 @@ UplinkLoad uplink_load(const Cluster &c, const std::vector<std::vector<int>> &ru
 struct StepEstimate {
     int nodes = 0, ranks = 0, leaves = 0;
     int domains = 0;                           // NVLink domains spanned (0: none of the hosts is in one)
+    int outside = 0;                           // on a fabric with domains, hosts in none
     double ring_s = 0, tree_s = 0, a2a_s = 0;  // the collective alone
     double comm_s = 0;                         // what NCCL would pick (min of ring and tree), or all-to-all
     double step_s = 0;                         // compute + comm

@@ -1153,11 +1153,14 @@ int cmd_cost(int argc, char **argv)
         auto line = [&](const char *what, const StepEstimate &e) {
             std::cerr << what << ": " << e.nodes << " nodes x " << job.gpus_per_node << " GPUs on " << e.leaves
                       << " leaves";
-            if (e.domains > 0)
-                std::cerr << ", " << e.domains << " NVLink domain" << (e.domains == 1 ? "" : "s");
+            if (e.domains > 0 || e.outside > 0)
+                std::cerr << ", " << e.domains << " NVLink domain" << (e.domains == 1 ? "" : "s")
+                          << (e.outside > 0 ? " and " + std::to_string(e.outside) + " host" +
+                                                  (e.outside == 1 ? "" : "s") + " in none"
+                                            : "");
             std::cerr << "; " << e.algo << " " << e.comm_s * 1e3 << " ms (ring " << e.ring_s * 1e3
                       << ", tree " << e.tree_s * 1e3 << "); per GPU " << e.inter_GBps << " GB/s across nodes";
-            if (e.leaves > 1)
+            if (e.leaves > 1 && e.uplink_GBps > 0)  // 0: one domain over the leaves, NVLink alone
                 std::cerr << ", " << e.uplink_GBps << " GB/s across leaves";
             std::cerr << "; step " << e.step_s * 1e3 << " ms" << (e.assumed ? " (host bandwidth assumed)" : "")
                       << "\n";

@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -239,3 +239,15 @@ for b in 0x10 ' 7' inf +5; do
     [ $? -eq 2 ] && grep -q -- "--bytes: \"$b\", expected a size" "$work/berr" || bad=$((bad + 1))
 done
 check "cost: --bytes 0x10, ' 7', inf and +5 are usage errors naming it" [ "$bad" = 0 ]
+# (helper 37) the best is the fewest whole domains split evenly wherever
+# their leaves are: on leaves of one domain each, 18 + 1 trays cross at one
+# tray's NICs and 10 + 9 at 9 trays' (capped by NVLink's 835), so 18 + 1 is
+# the slower; and a domain over two leaves is one NVLink node, not two
+"$TOPO" generate --groups 4 --rails 4 --hosts 18 --speed NDR --domain-size 18 --format json -o "$work/d18.json"
+"$TOPO" generate --groups 4 --rails 4 --hosts 18 --speed NDR --domain-size 36 --format json -o "$work/d36.json"
+s181=$("$PLACE" cost "$work/d18.json" 'node[001-019]' --gpus-per-node 4 | sed -n 's/^slowdown=//p')
+s109=$("$PLACE" cost "$work/d18.json" 'node[001-010,019-027]' --gpus-per-node 4 | sed -n 's/^slowdown=//p')
+one=$("$PLACE" cost "$work/d36.json" 'node[001-036]' --gpus-per-node 4 --explain 2>&1)
+check "cost: 18 + 1 trays over two leaves slower ($s181) than 10 + 9 (the best, $s109); a domain over two leaves is one" \
+    sh -c 'awk -v s="$1" "BEGIN { exit !(s > 1.5) }" && [ "$2" = 1.000 ] && echo "$3" | grep -q "^slowdown=1.000" &&
+           echo "$3" | grep -q "^best: 36 nodes x 4 GPUs on 2 leaves, 1 NVLink domain;"' _ "$s181" "$s109" "$one"
