@@ -385,6 +385,10 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 if (v >= 0 && v <= 255 && rest_blank)
                     np.traffic_class = v;
             }
+            // not what the driver writes: a class of its own, unknown (an
+            // empty file, or none, is no class set)
+            if (np.traffic_class < 0 && tc.find_first_not_of(" \t\r\n") != std::string::npos)
+                np.traffic_class_bad = tc.size() > 40 ? tc.substr(0, 37) + "..." : tc;
             out.push_back(np);
         }
     }

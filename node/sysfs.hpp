@@ -54,6 +54,7 @@ struct NodePort {
     int roce_v2_gid_index = -1; // Ethernet: the routable RoCE v2 GID atoll takes (routable_gid())
     std::string roce_v2_gid;    // its address
     int traffic_class = -1;     // <hca>/tc/<port>/traffic_class "tclass=N"; -1 when none is set
+    std::string traffic_class_bad;  // that file's text when it is not what the driver writes (class unknown)
 
     // the kernel's "4: ACTIVE" (IBV_PORT_ACTIVE), the one state NCCL and UCX
     // open a port in; "5: ACTIVE_DEFER" is not it

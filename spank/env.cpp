@@ -754,11 +754,16 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         // whose tc directory a driver may drop with the address)
         std::set<int> tcs;
         std::string classless;  // a port with no class beside ones with one
+        std::string unreadable;  // a port whose traffic_class file says no class the driver writes
         for (const NodePort &p : facts.ports)
             if (in_hca(dev, p) && !down_without_address(p)) {
                 tcs.insert(p.traffic_class);
                 if (p.traffic_class < 0 && classless.empty())
                     classless = p.hca + ":" + std::to_string(p.port);
+                if (!p.traffic_class_bad.empty() && unreadable.empty())
+                    unreadable = p.hca + ":" + std::to_string(p.port) + "'s tc/" + std::to_string(p.port) +
+                                 "/traffic_class reads \"" + escaped(p.traffic_class_bad, 40) +
+                                 "\", not \"Global tclass=N\" as mlx5 writes it: its class is unknown";
             }
         int tc = cfg.roce_tc;
         std::string why = "site RoCE traffic class (roce_tc)";
@@ -797,9 +802,12 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             for (const NodePort &o : facts.ports)
                 // (a port with no class configured gets UCX's own 106: a class of 106 changes nothing there)
                 if (other.empty() && !in_hca(dev, o) && !down_without_address(o) && o.link_layer == "Ethernet" &&
-                    (o.traffic_class >= 0 ? o.traffic_class : 106) != tc)
-                    other = o.hca + ":" + std::to_string(o.port) + (o.traffic_class < 0 ? std::string(" has no class configured (UCX's 106 there)")
-                                                                                         : " has class " + std::to_string(o.traffic_class));
+                    (!o.traffic_class_bad.empty() || (o.traffic_class >= 0 ? o.traffic_class : 106) != tc))
+                    other = o.hca + ":" + std::to_string(o.port) +
+                            (!o.traffic_class_bad.empty() ? " has a traffic_class file that reads \"" +
+                                                                escaped(o.traffic_class_bad, 40) + "\", no class known"
+                             : o.traffic_class < 0 ? std::string(" has no class configured (UCX's 106 there)")
+                                                   : " has class " + std::to_string(o.traffic_class));
             if (cfg.roce_tc < 0 && !user_devs.empty())
                 // the class read from atoll's ports says nothing of the devices
                 // the user's UCX_NET_DEVICES names (rc_mlx5 sends it as given)
@@ -812,7 +820,8 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             else
                 add("UCX_IB_TRAFFIC_CLASS", std::to_string(tc), why + ", the same for UCX");
         } else {
-            const std::string why_not = tcs.size() > 1 && !classless.empty()
+            const std::string why_not = !unreadable.empty() ? unreadable + ": set roce_tc="
+                                        : tcs.size() > 1 && !classless.empty()
                                             ? "compute port " + classless + " has no traffic class configured and others have one: set roce_tc="
                                         : tcs.size() > 1 ? "this node's RoCE ports have different traffic classes: set roce_tc="
                                                          : "no roce_tc= and no class configured on the ports: NCCL would use 0, "

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -134,12 +134,22 @@ check "IPv4 GIDs in 169.254/16 (no DHCP lease) are link-local: no NCCL_IB_GID_IN
 node v4
 tc_all 0x6a
 env_of >"$work/tchex"
-if grep -q "^  NCCL_IB_TC not set: no roce_tc= and no class configured on the ports" "$work/tchex" &&
+if grep -q "^  NCCL_IB_TC not set: mlx5_0:1's tc/1/traffic_class reads \"Global tclass=0x6a\", not \"Global tclass=N\" as mlx5 writes it: its class is unknown: set roce_tc=" "$work/tchex" &&
    ! grep -q "UCX_IB_TRAFFIC_CLASS=" "$work/tchex"; then
-    ok "a traffic_class file not in the driver's decimal (0x6a) is no class: NCCL_IB_TC not set (it was 0)"
+    ok "a traffic_class file not in the driver's decimal (0x6a) is no class: NCCL_IB_TC not set (it was 0), the file named"
 else
     not_ok "a traffic_class file not in the driver's decimal (0x6a) is no class"; diag "$(cat "$work/tchex")"
 fi
+# (helper 35) and on a front-end port UCX opens too, no class known is not
+# UCX's 106: the compute ports' 106 was set for UCX there
+node v4
+port mlx5_3 eno1np0 0000:0000:0000:0000:0000:ffff:0a00:0005
+echo "Global tclass=abc" >"$work/sys/$h/class/infiniband/mlx5_3/tc/1/traffic_class"
+tc_all 106
+env_of >"$work/fejunk"
+check "a front-end port whose traffic_class file is junk: no UCX_IB_TRAFFIC_CLASS, the file's text named" sh -c '
+    grep -q "^  NCCL_IB_TC=106 " "$1" &&
+    grep -q "^  UCX_IB_TRAFFIC_CLASS not set: mlx5_3:1 has a traffic_class file that reads \"Global tclass=abc\", no class known, no compute port" "$1"' _ "$work/fejunk"
 # the user's NCCL_IB_HCA: the class of atoll's ports says nothing of the user's devices
 node v4
 env_of --set NCCL_IB_HCA=mlx5_2 >"$work/userhca"
