@@ -318,7 +318,7 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
 }
 
 double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
-                     const UplinkLoad *load)
+                     const UplinkLoad *load, Level level)
 {
     auto slurm = make_policy("slurm-tree", c);
     Request req;
@@ -327,12 +327,16 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
     Placement p = slurm->place(free, req);
     if (!p.ok)
         return span_slowdown(c, n, job, m) - 1;
-    if (p.leaves <= 1) {
-        // It fits a leaf now, but the request is made before the job starts
+    // the island auto asks for: a domain (Slurm's topology/tree does not
+    // see them: its choice in one leaf may cross two), else a leaf
+    const bool domain = level == Level::Domain && !c.at(Level::Domain).empty();
+    auto in_one = [&](const Placement &x) { return domain ? x.domains == 1 && x.domain_hosts_only : x.leaves <= 1; };
+    if (in_one(p)) {
+        // It fits one now, but the request is made before the job starts
         // (live, a second or more later): what it risks is spanning should
-        // those hosts go first, Slurm's choice outside every leaf that holds it
+        // those hosts go first, Slurm's choice outside every island that holds it
         FreeState rest = free;
-        for (int l : c.at(Level::Leaf))
+        for (int l : c.at(domain ? Level::Domain : Level::Leaf))
             if (free.free_in(l) >= n)
                 for (int h : c.island(l).hosts)
                     if (rest.is_free(h))
@@ -342,7 +346,7 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
                     // running jobs' load (none crossing here) nothing is charged,
                     // the busy charge is the site's own assumption (helper 36)
             return load ? 0 : span_slowdown(c, n, job, m) - 1;
-        return q.leaves <= 1 ? 0 : span_slowdown_of(c, q, job, m, load) - 1;
+        return in_one(q) ? 0 : span_slowdown_of(c, q, job, m, load) - 1;
     }
     // against what the wait buys: under the busy charge (no load given)
     // the island's own placement crosses busy uplinks too (helper 31: a

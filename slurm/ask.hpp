@@ -124,9 +124,12 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
 // busy-fabric assumption), less 1. When that choice is one leaf (the job
 // fits one now), what it risks should those hosts go before it starts:
 // Slurm's choice outside every leaf that holds it, priced the same.
-// span_slowdown(c, n) - 1 when the free hosts cannot hold it.
+// span_slowdown(c, n) - 1 when the free hosts cannot hold it. level:
+// the island auto asks for; an NVLink domain's (Level::Domain) is judged
+// by domains (one domain now, Slurm's choice outside every domain that
+// holds it), every other level's by leaves.
 double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
-                     const UplinkLoad *load);
+                     const UplinkLoad *load, Level level = Level::Leaf);
 // The expected wait for an island of `level` that holds n free hosts: the
 // time from now at which, as the running jobs end (ends: seconds from now
 // and the hosts that job frees, any order), one island of the level first

@@ -340,7 +340,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
                 // against what spanning now would cost: Slurm's choice on
                 // the free hosts, under the uplink load the run is charged
-                double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing);
+                double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing,
+                                            j.ask->level);
                 // priced over its time limit, as cli_filter.lua prices it
                 // (--time-limit): its run time is not known before it runs
                 j.island_wait = auto_wait(cost, j.limit, expected, opt.island_wait);

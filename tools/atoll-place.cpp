@@ -297,9 +297,14 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // a time limit of zero is no limit (sbatch(1) --time: "A time limit of
     // zero requests that no time limit be imposed"): the wait alone, as
     // without --time-limit, never a 0 s job that nothing is worth a wait for
-    if (ir.auto_level && ask.refuse.empty() && ask.switches > 0 &&
-        (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf) && a.flag("time-limit") &&
-        slurm_seconds(a.get("time-limit")) != 0) {
+    // An NVLink domain too (its constraint, widened by atoll-widen after
+    // island_wait): not asked when the expected wait for one costs more
+    // than spanning domains now; the wait itself stays island_wait
+    // (job_submit.lua's atoll-widen deadline)
+    const bool domain_ask = ask.level == Level::Domain && ask.widen && !ask.constraint.empty();
+    if (ir.auto_level && ask.refuse.empty() &&
+        ((ask.switches > 0 && (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf)) || domain_ask) &&
+        a.flag("time-limit") && slurm_seconds(a.get("time-limit")) != 0) {
         long limit = slurm_seconds(a.get("time-limit"));
         if (limit < 0)
             throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
@@ -328,14 +333,14 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                     hosts.push_back(r.second);
                 load = uplink_load(c, hosts);
             }
-            span = span_cost_now(c, free, n, shape, model, busy ? nullptr : &load);
+            span = span_cost_now(c, free, n, shape, model, busy ? nullptr : &load, ask.level);
             // the queue (--pending: squeue's pending jobs) takes the first
             // hosts to free up
             if (a.flag("pending"))
                 ahead = queue_ahead(c, pending_file(a.get("pending")), ask.level);
             expected = expected_island_wait(c, free, ask.level, n, std::move(running), ahead);
         } else {
-            span = span_cost_now(c, free, n, shape, model, nullptr);
+            span = span_cost_now(c, free, n, shape, model, nullptr, ask.level);
         }
         double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
         if (a.flag("explain")) {

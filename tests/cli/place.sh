@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 86
+plan 87
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -391,6 +391,17 @@ z=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600
     --time-limit 0 --running "$work/soon3" | grep '^switches=')
 check "auto: 1 node asks no NVLink domain, 2 nodes do; --time-limit 0 waits island_wait" \
     [ "$one|$two|$z" = "|1|switches=1@60:00" ]
+# (issue 26) auto weighs an NVLink domain as it weighs a leaf: with one
+# host free in each domain and the rest busy for 30 days, a 2-node job of an
+# hour asks for none (it held the constraint for island_wait, then spanned)
+: >"$work/dom30"
+for d in 0 1 2 3 4 5 6 7; do printf 'node[%03d-%03d] 30-00:00:00\n' $((d * 18 + 2)) $((d * 18 + 18)) >>"$work/dom30"; done
+dfree=node001,node019,node037,node055,node073,node091,node109,node127
+dom=$("$PLACE" place "$work/nvl.json" --nodes 2 --island auto --slurm --free "$dfree" --time-limit 1:00:00 \
+      --running "$work/dom30" --explain)
+check "auto: no NVLink domain asked when one frees up in 30 days and spanning costs an hour at most" \
+    sh -c 'echo "$1" | grep -q "^decision=spanning now adds [0-9]* s to the 3600 s limit; a domain frees up in 2592000 s: no wait" &&
+           ! echo "$1" | grep -q "^constraint="' _ "$dom"
 # (helper 36) slurm.conf, plugstack.conf and their includes are regular
 # files: a FIFO blocked settings (run by job_submit.lua at each submission)
 # for ever and /dev/zero grew without bound; refused at once, naming it. A
