@@ -191,8 +191,15 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
             f.unhealthy.push_back(kv.first + ": " + kv.second);
         normalise(f);
     }
-    for (const std::string &p : a.all("nvlink"))
-        add_nvlink(f, load_nvlink(p));
+    for (const std::string &p : a.all("nvlink")) {
+        NvlinkDomains d = load_nvlink(p);
+        // an empty file (pdsh that reached no node) says nothing of the
+        // domains: said, not taken quietly for a fabric without them
+        if (d.domains.empty() && d.problems.empty())
+            f.warnings.push_back(p + ": no host in it reports an NVLink domain (an empty file, or every node's "
+                                     "nvidia-smi found no GPU): the fabric gets no domains from it");
+        add_nvlink(f, d);
+    }
     std::string unmapped = a.get("unmapped", "trust");
     if (unmapped != "trust" && unmapped != "refuse")
         throw Usage("--unmapped: \"" + unmapped + "\", expected trust or refuse");
@@ -402,6 +409,20 @@ int cmd_slurm(int argc, char **argv)
     // --format names the input format elsewhere; here a Slurm format name
     // (tree, block, features, scontrol) selects the output.
     Args a = parse_args(argc, argv, 2, vals, {"k8s-labels"});
+    // appended to each compute host's NodeName line: one line's words, no
+    // line or comment of their own, no second Features= (helper 38: a
+    // newline wrote "NodeName=evil State=DRAIN" after every host)
+    if (a.flag("node-params")) {
+        const std::string np = a.get("node-params");
+        std::string lower = np;
+        for (char &ch : lower)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (std::any_of(np.begin(), np.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }) ||
+            np.find('#') != std::string::npos || lower.find("nodename=") != std::string::npos ||
+            lower.find("features=") != std::string::npos)
+            throw Usage("--node-params: " + shown(np) + ", expected KEY=VALUE words of one NodeName line (no "
+                        "control character, '#', NodeName= or Features=: atoll writes those)");
+    }
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     std::string f = a.get("format", "");
     if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" || f == "scontrol" ||
@@ -469,6 +490,21 @@ int cmd_slurm(int argc, char **argv)
             std::cerr << "atoll-topo: warning: topology/block: leaf island "
                       << t.islands[static_cast<std::size_t>(layout.left_out[k])].name << " left out ("
                       << layout.why_left_out[k] << "): its nodes run no job under topology/block\n";
+        // the blocks are the domains: a compute host in none is in no block
+        // (helper 38: nvidia-smi outputs of one node of eight gave one block
+        // and seven nodes that could run nothing, without a word)
+        if (layout.level == Level::Domain) {
+            std::vector<std::string> none;
+            for (const Host &h : t.hosts)
+                if (h.compute && h.leaf_island >= 0 && h.domain < 0)
+                    none.push_back(h.name);
+            if (!none.empty())
+                std::cerr << "atoll-topo: warning: topology/block: " << none.size() << " compute host"
+                          << (none.size() == 1 ? "" : "s") << " in no NVLink domain ("
+                          << compress_hostlist(none)
+                          << ") in no block: they run no job under topology/block (hosts the --nvlink outputs do not "
+                             "report, or whose GPUs report no domain)\n";
+        }
     }
     std::map<std::string, NodeFeatures> current;
     if (what == "scontrol" && a.flag("scontrol-nodes")) {

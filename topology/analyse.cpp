@@ -683,10 +683,15 @@ Topology analyse(Fabric fabric)
         t.graph[i].guid = t.switches[i].guid;
     name_switches(t);
 
-    // Hosts from CA descriptions, FQDNs shortened to Slurm's node names.
+    // Hosts from CA descriptions, FQDNs shortened to Slurm's node names:
+    // the names a node gives itself (its node description, its LLDP system
+    // name). A name an admin wrote (a node name map, a CSV, a cloud's host
+    // map) or a cloud's API gave is Slurm's node name as written (helper
+    // 38: a map's gpu.1 was written as gpu, a CSV's h3.5 as another node's h3)
+    const bool self_named = f.kind == "ib" || f.kind == "roce";
     std::vector<std::string> given_names;
     for (const Node &n : f.nodes)
-        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
+        if (self_named && !n.mapped && n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
             auto hd = split_ca_desc(n.desc);
             if (host_name_problem(hd.first).empty() && hca_name_problem(hd.second).empty())
                 given_names.push_back(hd.first);

@@ -339,10 +339,15 @@ void write_file_atomically(const std::string &path, const std::function<void(std
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
         char *real = ::realpath(path.c_str(), nullptr);
-        if (!real)
+        struct stat to {};
+        if (real) {
+            target = real;
+            std::free(real);
+        } else if (::stat(path.c_str(), &to) != 0 || S_ISREG(to.st_mode)) {
+            // (a link that resolves to no path but opens, /dev/stdout on a
+            // pipe, is written through below)
             throw std::runtime_error(path + ": a symbolic link to nothing (" + std::strerror(errno) + "), expected a file to replace");
-        target = real;
-        std::free(real);
+        }
     }
     bool existed = ::stat(target.c_str(), &st) == 0;
     if (existed && S_ISREG(st.st_mode) && inputs_read().count({st.st_dev, st.st_ino}))
@@ -351,9 +356,21 @@ void write_file_atomically(const std::string &path, const std::function<void(std
     if (existed && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             throw std::runtime_error(path + ": a directory, expected a file name");
-        int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+        // a FIFO no process reads would block the open for ever (a cron
+        // job wedged): a reader is waited for 10 s at most, then it is
+        // written as a pipe is
+        const int flags = O_WRONLY | O_CLOEXEC | (S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0);
+        int fd = ::open(target.c_str(), flags);
+        for (int tries = 0; fd < 0 && errno == ENXIO && tries < 200; ++tries) {
+            ::usleep(50000);
+            fd = ::open(target.c_str(), flags);
+        }
+        if (fd < 0 && errno == ENXIO)
+            throw std::runtime_error(path + ": a FIFO no process read within 10 s, expected a file (or a pipe being read)");
         if (fd < 0)
             throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
+        if (S_ISFIFO(st.st_mode))
+            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         std::size_t off = 0;
         while (off < data.size()) {
             ssize_t w = ::write(fd, data.data() + off, data.size() - off);

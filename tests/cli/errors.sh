@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 30
+plan 31
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -155,6 +155,16 @@ rc=$?
 if [ $rc -eq 0 ] && "$TOPO" show "$work/d.json" | grep -q "^nvlink: *2 domain islands"; then
     ok "discover accepts --nvlink (the domains reach fabric.json) and --unmapped"
 else not_ok "discover accepts --nvlink (the domains reach fabric.json) and --unmapped"; diag "rc=$rc" "$(cat "$work/err")"; fi
+# (helper 38) nvidia-smi outputs of some nodes only, or none: the blocks
+# are the domains, so a host with no report is in no block, and an empty
+# file gives no domains; both said on standard error, not taken quietly
+grep '^node001' "$work/nv.txt" >"$work/nv1.txt"
+: >"$work/nv0.txt"
+"$TOPO" slurm --format block --nvlink "$work/nv1.txt" "$work/g.net" >/dev/null 2>"$work/nv1.err"
+"$TOPO" slurm --format block --nvlink "$work/nv0.txt" "$work/g.net" >/dev/null 2>"$work/nv0.err"
+check "block: hosts no --nvlink output reports are named as in no block; an empty --nvlink file is said" sh -c '
+    grep -q "topology/block: 7 compute hosts in no NVLink domain (node\[002-008\]) in no block" "$1" &&
+    grep -q "nv0.txt: no host in it reports an NVLink domain" "$2"' _ "$work/nv1.err" "$work/nv0.err"
 "$PLACE" settings --help >"$work/help" 2>&1
 if grep -q "^usage: atoll-place settings" "$work/help" && ! grep -q "simulate" "$work/help"; then
     ok "atoll-place settings --help prints the settings synopsis only"

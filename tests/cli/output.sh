@@ -8,7 +8,7 @@
 # VM) is left out with a warning.
 . "$(dirname "$0")/../lib.sh"
 work=$(tmpdir)
-plan 11
+plan 14
 good="$work/aws.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-login", "NetworkNodes": []}]}\n' >"$good"
 
@@ -89,3 +89,29 @@ if [ $rc -eq 0 ] && grep -q '^SwitchName=l1' "$work/kept.conf" && [ "$(stat -c %
 else
     not_ok "a replaced file keeps its mode and owner; a new one is 644"; diag "exit $rc" "$(ls -l "$work/kept.conf" "$work/new.conf")"
 fi
+# (helper 38) a FIFO no process reads: exit 1 after 10 s, not a wedged cron job
+rm -f "$work/fifo2"; mkfifo "$work/fifo2"
+timeout 30 "$TOPO" slurm "$good" -o "$work/fifo2" 2>"$work/fifo2.err"; rc=$?
+check "-o onto a FIFO no one reads: exit 1 within 10 s, saying so" sh -c \
+    '[ "$1" = 1 ] && grep -q "a FIFO no process read within 10 s" "$2"' _ "$rc" "$work/fifo2.err"
+# (helper 38) --node-params is words of one NodeName line: a newline, '#' or
+# a NodeName= of its own would write slurm.conf lines of the caller's choosing
+bad=0
+for np in 'CPUs=1
+NodeName=evil State=DRAIN' 'CPUs=1 # x' 'Features=x'; do
+    "$TOPO" slurm --format features --node-params "$np" "$good" >"$work/np.out" 2>"$work/np.err"
+    [ $? -eq 2 ] && [ ! -s "$work/np.out" ] && grep -q -- "--node-params: " "$work/np.err" || bad=$((bad + 1))
+done
+"$TOPO" slurm --format features --node-params 'CPUs=128 Gres=gpu:8' "$good" >"$work/np.ok"
+check "--node-params with a newline, '#' or Features= is a usage error; KEY=VALUE words are appended" sh -c \
+    '[ "$1" = 0 ] && grep -q "^NodeName=i-\[1-2\] Features=.* CPUs=128 Gres=gpu:8$" "$2"' _ "$bad" "$work/np.ok"
+# (helper 38) names an admin or a cloud gave are Slurm's as written: a host
+# map's gpu.1 and a CSV's h3.5 were cut at the dot (h3.5 became another
+# node's h3), and h1 beside h1.a left both out of topology.conf
+printf 'i-1 gpu.1\n' >"$work/dot.map"
+printf 'host,leaf\nh1,L1\nh1.a,L1\nh3.5,L1\nh2,L2\n' >"$work/dot.csv"
+"$TOPO" slurm --host-map "$work/dot.map" "$good" >"$work/dotmap.out" 2>&1
+"$TOPO" slurm "$work/dot.csv" >"$work/dotcsv.out" 2>&1
+check "a host map's and a CSV's dotted names are written as given" sh -c \
+    'grep -q "^SwitchName=l1 Nodes=gpu.1,i-2$" "$1" && grep -q "^SwitchName=L1 Nodes=h1,h1.a,h3.5$" "$2"' _ \
+    "$work/dotmap.out" "$work/dotcsv.out"

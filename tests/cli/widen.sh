@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -109,3 +109,18 @@ if [ -n "$want" ] && [ "$got" = "atoll-widen (atoll) $want" ]; then
 else
     not_ok "atoll-widen --version prints the configured release"; diag "got '$got', atoll-topo says '$want'"
 fi
+# (helper 38) a deadline test(1) cannot compare (a mark of 23 digits) is
+# skipped without a shell error each pass; --every without a value is the
+# tool's own usage error
+mkdir -p "$work/big"
+printf '#!/bin/sh\necho "104|atoll-widen 99999999999999999999999 leaf1"\n' >"$work/bin/squeue"
+printf '#!/bin/sh\necho scontrol "$@" >>"%s/big/calls"\n' "$work" >"$work/bin/scontrol"
+chmod 755 "$work/bin/squeue" "$work/bin/scontrol"
+mkdir -m 700 "$work/big/l"
+ATOLL_WIDEN_LOCK="$work/big/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
+rc=$?
+timeout 5 sh "$widen" --every >/dev/null 2>"$work/err2"
+rc2=$?
+check "a 23-digit deadline is skipped quietly; --every with no value is exit 2 naming it" sh -c '
+    [ "$1" = 0 ] && [ ! -s "$2" ] && [ ! -e "$3" ] && [ "$4" = 2 ] && grep -q "^atoll-widen: --every: no value" "$5"' _ \
+    "$rc" "$work/err" "$work/big/calls" "$rc2" "$work/err2"
