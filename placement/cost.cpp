@@ -177,11 +177,11 @@ int pod_of(const Cluster &c, int leaf)
     return -1;
 }
 
-// The job's hosts by NVLink domain: a part per domain, a host in none alone.
-void cliques_of(const Cluster &c, const std::vector<int> &hosts, Shape &s)
+// Hosts by NVLink domain: domain -> how many; `alone`: those in none.
+std::map<int, int> by_domain(const Cluster &c, const std::vector<int> &hosts, int &alone)
 {
-    std::map<int, int> per;  // domain -> job hosts
-    int alone = 0;
+    std::map<int, int> per;
+    alone = 0;
     for (int h : hosts) {
         int d = h >= 0 && static_cast<std::size_t>(h) < c.host_count() ? c.island_of(h, Level::Domain) : -1;
         if (d >= 0)
@@ -189,6 +189,14 @@ void cliques_of(const Cluster &c, const std::vector<int> &hosts, Shape &s)
         else
             ++alone;
     }
+    return per;
+}
+
+// The job's hosts by NVLink domain: a part per domain, a host in none alone.
+void cliques_of(const Cluster &c, const std::vector<int> &hosts, Shape &s)
+{
+    int alone = 0;
+    const std::map<int, int> per = by_domain(c, hosts, alone);
     for (const auto &dk : per)
         s.per_clique.push_back(dk.second);
     s.domains += static_cast<int>(per.size());
@@ -223,14 +231,9 @@ std::vector<int> even_parts(const std::vector<int> &sizes, int k)
 // domains by even_parts, then hosts in none
 void cliques_in_leaf(const Cluster &c, int leaf, int k, Shape &s)
 {
-    std::map<int, int> on;  // domain -> its hosts on this leaf
-    for (int h : c.island(leaf).hosts) {
-        int d = c.island_of(h, Level::Domain);
-        if (d >= 0)
-            ++on[d];
-    }
-    std::vector<int> sizes;
-    for (const auto &dk : on)
+    int alone = 0;
+    std::vector<int> sizes;  // its domains' hosts on this leaf
+    for (const auto &dk : by_domain(c, c.island(leaf).hosts, alone))
         sizes.push_back(dk.second);
     int taken = 0;
     for (int t : even_parts(sizes, k))
