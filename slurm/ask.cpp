@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -344,8 +345,11 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
         Placement q = slurm->place(rest, req);
         if (!q.ok)  // nothing else holds it: no span to price; under the
                     // running jobs' load (none crossing here) nothing is charged,
-                    // the busy charge is the site's own assumption (helper 36)
-            return load ? 0 : span_slowdown(c, n, job, m) - 1;
+                    // the busy charge is the site's own assumption (helper 36);
+                    // but crossing domains costs NVLink, whatever the uplinks
+                    // carry, and the constraint costs nothing while one has
+                    // room (helper 39: idle domains asked nothing)
+            return load && !domain ? 0 : span_slowdown(c, n, job, m) - 1;
         return in_one(q) ? 0 : span_slowdown_of(c, q, job, m, load) - 1;
     }
     // against what the wait buys: under the busy charge (no load given)
@@ -525,6 +529,19 @@ long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level l
         if (j.nodes <= c.largest(level))
             ahead += j.nodes;
     return ahead;
+}
+
+double island_extra_wait(const Cluster &c, const FreeState &free, Level level, int n,
+                         const std::vector<std::pair<double, std::vector<int>>> &ends,
+                         const std::vector<PendingJob> &queue, double *anywhere)
+{
+    const double island = expected_island_wait(c, free, level, n, ends, queue_ahead(c, queue, level));
+    const double any = expected_island_wait(c, free, Level::Fabric, n, ends, queue_ahead(c, queue, Level::Fabric));
+    if (anywhere)
+        *anywhere = any;
+    if (std::isinf(island) || std::isinf(any))
+        return island;  // never, or never anywhere: as the island's own
+    return std::max(0.0, island - any);
 }
 
 SlurmAsk slurm_ask(const Cluster &c, Policy &policy, const FreeState &free, const IslandRequest &ir,

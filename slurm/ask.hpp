@@ -169,6 +169,17 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
 // waiting for islands too hopeful: the island rarely came, and on a busy
 // queue auto's turnaround went 5-12 % above plain Slurm's).
 long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level level);
+// What waiting for an island adds to the job's wait: the expected wait for
+// an island of `level` (expected_island_wait(), the queue ahead that fits
+// one) beyond its wait for n free hosts anywhere (the whole queue ahead):
+// a job that cannot start now loses only the difference (helper 39: 16
+// hosts free for 18 nodes, 24 free in 2:50 and a domain whole in 3:00; the
+// domain was priced at 3 hours and not asked, though spanning could start
+// no sooner than 10 minutes before it). `anywhere` (may be null) gets the
+// second wait.
+double island_extra_wait(const Cluster &c, const FreeState &free, Level level, int n,
+                         const std::vector<std::pair<double, std::vector<int>>> &ends,
+                         const std::vector<PendingJob> &queue, double *anywhere = nullptr);
 
 // What is asked, up to the order of the constraint's islands (index order
 // here, no policy consulted): the trace replay's request model, so that it

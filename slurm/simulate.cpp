@@ -336,8 +336,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                         pj.nodes = jobs[static_cast<std::size_t>(q)].nodes;
                         before.push_back(pj);
                     }
-                long ahead = queue_ahead(c, before, j.ask->level);
-                double expected = expected_island_wait(c, free, j.ask->level, j.nodes, std::move(ends_at), ahead);
+                double expected = island_extra_wait(c, free, j.ask->level, j.nodes, ends_at, before);
                 // against what spanning now would cost: Slurm's choice on
                 // the free hosts, under the uplink load the run is charged
                 double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing,

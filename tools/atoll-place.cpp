@@ -322,7 +322,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         const bool busy = a.flag("uplink-load") ? a.get_one_of("uplink-load", {"running", "busy"}) == "busy"
                                                 : site.busy_uplinks;
         const StepModel model = default_step_model(c.kind());
-        double span, expected = -1;
+        double span, expected = -1, anywhere = 0;
         long ahead = 0;
         if (a.flag("running")) {
             auto running = running_file(a.get("running"), c);
@@ -336,9 +336,13 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             span = span_cost_now(c, free, n, shape, model, busy ? nullptr : &load, ask.level);
             // the queue (--pending: squeue's pending jobs) takes the first
             // hosts to free up
-            if (a.flag("pending"))
-                ahead = queue_ahead(c, pending_file(a.get("pending")), ask.level);
-            expected = expected_island_wait(c, free, ask.level, n, std::move(running), ahead);
+            std::vector<PendingJob> queue;
+            if (a.flag("pending")) {
+                queue = pending_file(a.get("pending"));
+                ahead = queue_ahead(c, queue, ask.level);
+            }
+            // what the island adds: beyond the job's wait for any nodes
+            expected = island_extra_wait(c, free, ask.level, n, running, queue, &anywhere);
         } else {
             span = span_cost_now(c, free, n, shape, model, nullptr, ask.level);
         }
@@ -351,8 +355,8 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             const bool fits_now = free.most_free(ask.level) >= n;
             if (fits_now)  // the wait only matters should those hosts go before it starts
                 d << "decision=a " << lv << " has room now; should its hosts go first, spanning adds ";
-            else
-                d << "decision=spanning now adds ";
+            else  // (not now when the free hosts are too few: once they are)
+                d << (anywhere > 0 ? "decision=spanning adds " : "decision=spanning now adds ");
             d << std::max(0.0, span) * static_cast<double>(limit) << " s to the " << limit << " s limit"
               << (busy || !a.flag("running") ? " (busy uplinks)" : "");
             if (!fits_now) {  // when one frees up
@@ -360,6 +364,9 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                     d << "; when a " << lv << " frees up is unknown (no running jobs given)";
                 else if (std::isinf(expected))
                     d << "; no " << lv << " frees up as the running jobs end";
+                else if (anywhere > 0)  // the job waits for its turn anyway: what the island adds
+                    d << "; a " << lv << " frees up " << expected << " s after " << n << " nodes anywhere do (in "
+                      << anywhere << " s)";
                 else
                     d << "; a " << lv << " frees up in " << expected << " s";
                 if (a.flag("pending"))

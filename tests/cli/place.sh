@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 87
+plan 88
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -402,6 +402,32 @@ dom=$("$PLACE" place "$work/nvl.json" --nodes 2 --island auto --slurm --free "$d
 check "auto: no NVLink domain asked when one frees up in 30 days and spanning costs an hour at most" \
     sh -c 'echo "$1" | grep -q "^decision=spanning now adds [0-9]* s to the 3600 s limit; a domain frees up in 2592000 s: no wait" &&
            ! echo "$1" | grep -q "^constraint="' _ "$dom"
+# (helper 39) a job that cannot start now (16 hosts free for 18 nodes) is
+# weighed by what the domain adds to its wait: 24 hosts are free in 2:50, a
+# domain whole in 3:00, so the domain costs 10 minutes, not 3 hours (it was
+# not asked); and on an idle fabric the domain constraint costs nothing while
+# one has room, so it is asked under the running jobs' load too (it was not:
+# no uplink crossed, no charge, though crossing domains costs NVLink)
+cat >"$work/run18" <<'RUN'
+node[001-016] 3:00:00
+node[019-030] 3-00:00:00
+node[031-034] 2:50:00
+node[037-048] 3-00:00:00
+node[049-052] 2:50:00
+node[055-070] 3-00:00:00
+node[073-088] 3-00:00:00
+node[091-106] 3-00:00:00
+node[109-124] 3-00:00:00
+node[127-142] 3-00:00:00
+RUN
+free18='node[017-018,035-036,053-054,071-072,089-090,107-108,125-126,143-144]'
+d18=$("$PLACE" place "$work/nvl.json" --nodes 18 --island auto --slurm --free "$free18" --time-limit 1:00:00 \
+      --running "$work/run18" --explain)
+echo "node144 1:00" >"$work/norun"
+d4=$("$PLACE" place "$work/nvl.json" --nodes 4 --island auto --slurm --time-limit 1:00:00 --running "$work/norun")
+check "auto: a domain 10 minutes after any 18 nodes is asked; an idle domain is asked under the running load" sh -c '
+    echo "$1" | grep -q "^decision=spanning adds [0-9]* s to the 3600 s limit; a domain frees up 600 s after 18 nodes anywhere do (in 10200 s): waits up to 600 s" &&
+    echo "$1" | grep -q "^constraint=\[nvl-" && echo "$2" | grep -q "^constraint=\[nvl-"' _ "$d18" "$d4"
 # (helper 36) slurm.conf, plugstack.conf and their includes are regular
 # files: a FIFO blocked settings (run by job_submit.lua at each submission)
 # for ever and /dev/zero grew without bound; refused at once, naming it. A
