@@ -360,7 +360,7 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
 }
 
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
-                            std::vector<std::pair<double, std::vector<int>>> ends, long ahead)
+                            const std::vector<std::pair<double, std::vector<int>>> &ends, long ahead)
 {
     const std::vector<int> &islands = c.at(level);
     std::map<int, int> have;  // island -> free hosts

@@ -138,7 +138,7 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
 // nodes the jobs queued before this one need; the first `ahead` hosts the
 // ends free go to them (a guess: wherever they lie), not to the island.
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
-                            std::vector<std::pair<double, std::vector<int>>> ends, long ahead = 0);
+                            const std::vector<std::pair<double, std::vector<int>>> &ends, long ahead = 0);
 
 // Slurm's time format (squeue %L, --time): MM, MM:SS, HH:MM:SS, D-HH,
 // D-HH:MM, D-HH:MM:SS, in seconds; -1 for UNLIMITED, NOT_SET, INVALID or
