@@ -453,6 +453,21 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
             throw std::invalid_argument(source + ":" + std::to_string(no) +
                                         ": expected NODELIST TIMELEFT (squeue -h -t R -o '%N %L')");
         long s = slurm_seconds(left);
+        // squeue writes each field after the first in range (secs2time_str):
+        // 1:60 or 1-24:00:00 is not its output
+        if (s >= 0) {
+            std::vector<long> f;
+            std::size_t at = left.find('-') == std::string::npos ? 0 : left.find('-') + 1;
+            for (std::size_t i = at; i <= left.size();) {
+                std::size_t e = std::min(left.find(':', i), left.size());
+                f.push_back(std::stol(left.substr(i, e - i)));
+                i = e + 1;
+            }
+            bool days = at > 0;
+            for (std::size_t i = 0; i < f.size(); ++i)
+                if ((i > 0 || days) && f[i] >= (days && i == 0 ? 24 : 60))
+                    s = -2;
+        }
         if (s < 0 && left != "UNLIMITED" && left != "INVALID" && left != "NOT_SET")
             throw std::invalid_argument(source + ":" + std::to_string(no) + ": found TIMELEFT " + shown(left, 40) +
                                         ", expected squeue's [D-]HH:MM:SS, MM:SS or UNLIMITED");
@@ -509,7 +524,16 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
         if (bar == std::string::npos || t.back() != '|' || t.find('|', bar + 1) != t.size() - 1)
             throw bad("\"" + t.substr(0, 80) + "\" is not two fields");
         std::string count = trim(t.substr(0, bar));
-        count = count.substr(0, count.find('-'));  // a range: its minimum
+        const std::size_t dash = count.find('-');
+        if (dash != std::string::npos) {  // a range: its minimum (squeue's min-max, min <= max)
+            const std::string hi = count.substr(dash + 1);
+            const std::string lo = count.substr(0, dash);
+            if (hi.empty() || hi.size() > 9 || hi.find_first_not_of("0123456789") != std::string::npos ||
+                lo.size() > 9 || lo.find_first_not_of("0123456789") != std::string::npos ||
+                (!lo.empty() && std::stol(hi) < std::stol(lo)))
+                throw bad("NODES \"" + t.substr(0, std::min<std::size_t>(bar, 40)) + "\" is not a node count or range");
+            count = lo;
+        }
         if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos ||
             count.find_first_not_of('0') == std::string::npos)
             throw bad("NODES \"" + t.substr(0, std::min<std::size_t>(bar, 40)) + "\" is not a node count");

@@ -250,6 +250,23 @@ std::vector<PendingJob> pending_file(const std::string &path)
     return squeue_file(path, [&](std::istream &in) { return read_pending(in, path); });
 }
 
+// --time-limit in seconds, as sbatch(1) --time takes it: Slurm's
+// [D-]HH:MM:SS or minutes; 0 for no limit (0, UNLIMITED, INFINITE or -1:
+// none imposed, the wait alone). A usage error otherwise.
+long time_limit(const Args &a)
+{
+    const std::string t = a.get("time-limit");
+    std::string u;
+    for (char ch : t)
+        u += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (u == "UNLIMITED" || u == "INFINITE" || u == "-1")
+        return 0;
+    const long s = slurm_seconds(t);
+    if (s < 0)
+        throw Usage("--time-limit: \"" + t + "\", expected Slurm's [D-]HH:MM:SS, minutes or UNLIMITED");
+    return s;
+}
+
 int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &policy, const FreeState &free, int n,
                   const PluginConfig &site)
 {
@@ -302,12 +319,14 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // than spanning domains now; the wait itself stays island_wait
     // (job_submit.lua's atoll-widen deadline)
     const bool domain_ask = ask.level == Level::Domain && ask.widen && !ask.constraint.empty();
-    if (ir.auto_level && ask.refuse.empty() &&
-        ((ask.switches > 0 && (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf)) || domain_ask) &&
-        a.flag("time-limit") && slurm_seconds(a.get("time-limit")) != 0) {
-        long limit = slurm_seconds(a.get("time-limit"));
-        if (limit < 0)
-            throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
+    const bool weighed = ir.auto_level && ask.refuse.empty() &&
+                         ((ask.switches > 0 && (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf)) ||
+                          domain_ask);
+    if (weighed && a.flag("time-limit") && time_limit(a) == 0 && a.flag("explain"))
+        std::cout << "decision=no time limit (" << a.get("time-limit") << "): waits up to " << wait
+                  << " s (island_wait)\n";
+    if (weighed && a.flag("time-limit") && time_limit(a) != 0) {
+        long limit = time_limit(a);
         // the job: the site's (plugstack comm_share=, collective=) unless
         // the options say otherwise
         JobShape shape;
@@ -420,8 +439,8 @@ int cmd_place(int argc, char **argv)
     if (a.flag("pending") && !a.flag("running"))
         throw Usage("--pending goes with --running (the queue ahead waits for the running jobs' ends)");
     // checked whatever the request: cli_filter.lua passes every job's --time
-    if (a.flag("time-limit") && slurm_seconds(a.get("time-limit")) < 0)
-        throw Usage("--time-limit: \"" + a.get("time-limit") + "\", expected Slurm's [D-]HH:MM:SS or minutes");
+    if (a.flag("time-limit"))
+        time_limit(a);
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;

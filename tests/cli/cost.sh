@@ -7,7 +7,7 @@
 # 2(n-1)/n of the bytes, so its slowest link sets its pace. Fabrics are
 # synthetic: atoll-topo generate, edited by awk/sed here.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 28
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 16 -o "$work/ft.txt"
 "$TOPO" generate --groups 4 --hosts 16 --oversub 2 -o "$work/o2.txt"
@@ -146,6 +146,32 @@ if [ $rc1 = 1 ] && grep -q "run.bad:1: found TIMELEFT 'abc', expected squeue's" 
     [ $rc2 = 1 ] && grep -q 'pend.bad:1: NODES "0" is not a node count' "$work/bad2.err" && [ $rc3 = 0 ]; then
     ok "a TIMELEFT squeue never prints and a pending job of 0 nodes: FILE:LINE errors; UNLIMITED and INVALID read"
 else not_ok "a bad TIMELEFT, a pending job of 0 nodes: FILE:LINE errors"; diag "rc $rc1 $rc2 $rc3" "$(cat "$work/bad1.err" "$work/bad2.err")"; fi
+# (helper 39) a TIMELEFT out of squeue's ranges (1:60, 1-24:00:00) and a
+# pending range whose maximum is below its minimum (8-2) were read as 120 s,
+# 2 days and 8 nodes; --time-limit UNLIMITED (sbatch's own word for none) was
+# a usage error, and a limit of none printed no decision= line
+printf 'node[001-004] 1:60\n' >"$work/run.60"
+printf 'node[001-004] 1-24:00:00\n' >"$work/run.24"
+printf '8-2|Priority|\n' >"$work/pend.82"
+printf '8-12|Priority|\n' >"$work/pend.812"
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.60" >/dev/null 2>"$work/r60.err"; rc1=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.24" >/dev/null 2>"$work/r24.err"; rc2=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" --pending "$work/pend.82" >/dev/null 2>"$work/p82.err"; rc3=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" --pending "$work/pend.812" >/dev/null 2>&1; rc4=$?
+if [ $rc1 = 1 ] && grep -q "run.60:1: found TIMELEFT '1:60'" "$work/r60.err" &&
+    [ $rc2 = 1 ] && grep -q "run.24:1: found TIMELEFT '1-24:00:00'" "$work/r24.err" &&
+    [ $rc3 = 1 ] && grep -q 'pend.82:1: NODES "8-2" is not a node count or range' "$work/p82.err" && [ $rc4 = 0 ]; then
+    ok "TIMELEFT 1:60 and 1-24:00:00, pending 8-2: FILE:LINE errors; 8-12 read"
+else not_ok "TIMELEFT 1:60 and 1-24:00:00, pending 8-2: FILE:LINE errors"; diag "rc $rc1 $rc2 $rc3 $rc4" "$(cat "$work/r60.err" "$work/r24.err" "$work/p82.err")"; fi
+rc=
+for tl in UNLIMITED infinite -1 0; do
+    "$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit "$tl" --explain >"$work/tl.out" 2>&1
+    rc="$rc $?"
+    grep -q "^decision=no time limit ($tl): waits up to 600 s (island_wait)" "$work/tl.out" || rc="$rc no-decision"
+done
+if [ "$rc" = " 0 0 0 0" ]; then
+    ok "--time-limit UNLIMITED, INFINITE, -1 and 0: no limit, island_wait, said on a decision= line"
+else not_ok "--time-limit UNLIMITED, INFINITE, -1 and 0: no limit"; diag "rc$rc" "$(cat "$work/tl.out")"; fi
 # --jobs: times to the millisecond, never in %g's 6 digits (1.03743e+06)
 printf 'job_id,submit_s,duration_s,nodes\n1,0,100,2\n2,1234567.25,100,2\n' >"$work/late.csv"
 "$PLACE" simulate "$work/o4.json" "$work/late.csv" --seeds 1 --policy atoll --jobs "$work/late.jobs" >/dev/null 2>&1
