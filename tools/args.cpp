@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace atl {
@@ -19,7 +20,19 @@ namespace atl {
 std::string Args::get(const std::string &n, const std::string &def) const
 {
     auto it = opts.find(n);
-    return it == opts.end() ? def : it->second.back();
+    if (it == opts.end())
+        return def;
+    // An option given twice is the last one's (a wrapper's default, then
+    // the user's), except an input of names or hosts: a second --host-map
+    // dropped the first map's names, silently (helper 38). The options that
+    // add up (--nvlink, --set, ...) are read with all().
+    static const std::set<std::string> inputs{"host-map", "node-name-map", "slurm-nodes", "scontrol-nodes",
+                                              "health",   "free",          "running",     "pending"};
+    if (it->second.size() > 1 && inputs.count(n)) {
+        throw Usage("--" + n + " given " + std::to_string(it->second.size()) + " times (\"" + it->second[0] +
+                    "\", then \"" + it->second[1] + "\"): expected it once");
+    }
+    return it->second.back();
 }
 
 const std::vector<std::string> &Args::all(const std::string &n) const

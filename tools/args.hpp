@@ -23,6 +23,9 @@ struct Args {
     std::vector<std::string> operands;
 
     bool flag(const std::string &n) const { return opts.count(n) > 0; }
+    // The option's value: the last given, except that an input of names or
+    // hosts (--host-map, --free, ...) given twice is a Usage error (an
+    // option that adds up is read with all()).
     std::string get(const std::string &n, const std::string &def = "") const;
     const std::vector<std::string> &all(const std::string &n) const;
     // The option as a number in [lo, hi]; Usage naming the option otherwise.

@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 29
+plan 30
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -259,3 +259,10 @@ sed 's/"subblock": "[^"]*"/"subblock": "SAME"/; s/"block": "[^"]*"/"block": "SAM
 rg=$?
 check "--slurm-nodes naming no host: exit 1, the old features file kept; a GCP sub-block ID equal to its block's is accepted" \
     sh -c '[ "$1" = 1 ] && cmp -s "$2/feat.conf" "$2/feat.before" && grep -q "names none of the 8 hosts" "$2/feat.out" && [ "$3" = 0 ]' _ "$rc" "$work" "$rg"
+# (helper 38) --host-map given twice: the second map replaced the first,
+# silently, and the first map's names were lost; it is a usage error now.
+# Options of one value keep the last (a wrapper's default, then the user's).
+"$TOPO" discover "$C/aws-p6e-gb200.json" --host-map "$work/aws.map" --host-map "$work/aws.map" -o "$work/twice.json" >"$work/twice.out" 2>&1
+rc=$?
+check "--host-map given twice: usage error naming the flag, nothing written" \
+    sh -c '[ "$1" = 2 ] && grep -q -- "--host-map given 2 times" "$2/twice.out" && [ ! -e "$2/twice.json" ]' _ "$rc" "$work"
