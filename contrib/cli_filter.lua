@@ -181,7 +181,7 @@ function slurm_cli_pre_submit(options, offset)
             -- the jobs queued in the job's partition take the first hosts
             -- to free up
             squeue_file("--pending", "-t PD" .. (part and (" -p " .. quote(part)) or "") ..
-                        " -O " .. quote("NumNodes:|,Reason:|"))
+                        " -O " .. quote("NumNodes:|,Reason:|,TimeLimit:|"))
         end
     end
     if explain and modelled then

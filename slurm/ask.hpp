@@ -134,11 +134,10 @@ double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobSh
 // time from now at which, as the running jobs end (ends: seconds from now
 // and the hosts that job frees, any order), one island of the level first
 // has n free hosts (a host frees up when the last job on it ends: jobs may
-// share a node). 0 when one has them now; infinity when never. ahead:
-// nodes the jobs queued before this one need; the first `ahead` hosts the
-// ends free go to them (a guess: wherever they lie), not to the island.
+// share a node). 0 when one has them now; infinity when never. No queue:
+// island_extra_wait() adds it.
 double expected_island_wait(const Cluster &c, const FreeState &free, Level level, int n,
-                            const std::vector<std::pair<double, std::vector<int>>> &ends, long ahead = 0);
+                            const std::vector<std::pair<double, std::vector<int>>> &ends);
 
 // Slurm's time format (squeue %L, --time): MM, MM:SS, HH:MM:SS, D-HH,
 // D-HH:MM, D-HH:MM:SS, in seconds; -1 for UNLIMITED, NOT_SET, INVALID or
@@ -154,29 +153,31 @@ std::vector<std::pair<double, std::vector<int>>> read_running(std::istream &in, 
 // A job waiting in Slurm's queue, as auto's expected wait sees it.
 struct PendingJob {
     int nodes = 0;
+    double limit = -1;  // its time limit in seconds; < 0: not known (never frees its hosts)
 };
-// The pending jobs of `squeue -h -t PD -O "NumNodes:|,Reason:|"` (Slurm's
-// own output: NODES|REASON| a line; a range of nodes: its minimum). A job
-// held, or waiting for a dependency or its begin time, is not in the queue
-// for nodes and is left out. Throws std::invalid_argument naming
-// source:line on a line of another form.
+// The pending jobs of `squeue -h -t PD -O "NumNodes:|,Reason:|,TimeLimit:|"`
+// (Slurm's own output: NODES|REASON|TIMELIMIT| a line; a range of nodes: its
+// minimum; TIMELIMIT UNLIMITED, or a line of two fields NODES|REASON|, as
+// atoll 2026-12-06 and older asked: never frees its hosts). A job held,
+// or waiting for a dependency or its begin time, is not in the queue for
+// nodes and is left out. Throws std::invalid_argument naming source:line
+// on a line of another form.
 std::vector<PendingJob> read_pending(std::istream &in, const std::string &source);
-// The nodes the queue needs from the hosts that free up first (the `ahead`
-// of expected_island_wait()): every pending job that fits one island of
-// `level`, whatever it asked. Jobs queued before take them by priority, and
-// smaller jobs queued after by backfill, while the island's job waits for
-// hosts together (the simulator found a wait that counted only the jobs
-// waiting for islands too hopeful: the island rarely came, and on a busy
-// queue auto's turnaround went 5-12 % above plain Slurm's).
-long queue_ahead(const Cluster &c, const std::vector<PendingJob> &queue, Level level);
-// What waiting for an island adds to the job's wait: the expected wait for
-// an island of `level` (expected_island_wait(), the queue ahead that fits
-// one) beyond its wait for n free hosts anywhere (the whole queue ahead):
-// a job that cannot start now loses only the difference (helper 39: 16
-// hosts free for 18 nodes, 24 free in 2:50 and a domain whole in 3:00; the
-// domain was priced at 3 hours and not asked, though spanning could start
-// no sooner than 10 minutes before it). `anywhere` (may be null) gets the
-// second wait.
+// What waiting for an island adds to the job's wait: when, as the running
+// jobs end (ends, as for expected_island_wait()), one island of `level`
+// first has n hosts free, less when n are first free anywhere (a job that
+// cannot start now loses only the difference: helper 39, 16 hosts free for
+// 18 nodes, 24 free in 2:50 and a domain whole in 3:00, was priced at 3
+// hours). The queue (every pending job, whatever it asked: before the job
+// by priority, after it by backfill) does not take the hosts free now (it
+// was tried on them), but takes the hosts that free up, each job as soon as
+// they hold it, in order (the fullest island that holds it, else the
+// islands with most free first), and gives them back after its time limit
+// (never when not known). Counting the queue's nodes off the first hosts to
+// free up, for ever, had priced a long queue's island far too late: on the
+// NVL72 stream the weighed auto dropped 62 of 173 domain asks at the first
+// try and lost two thirds of what a fixed wait won. `anywhere` (may be
+// null) gets the second wait.
 double island_extra_wait(const Cluster &c, const FreeState &free, Level level, int n,
                          const std::vector<std::pair<double, std::vector<int>>> &ends,
                          const std::vector<PendingJob> &queue, double *anywhere = nullptr);

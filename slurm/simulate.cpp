@@ -326,14 +326,15 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                 std::vector<std::pair<double, std::vector<int>>> ends_at;
                 for (const End &e : running)
                     ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
-                // and the queue: every other queued job that fits an island
-                // of the level takes hosts as they free up, before it by
-                // priority or after it by backfill (queue_ahead())
+                // and the queue: every other queued job takes hosts as they
+                // free up, before it by priority or after it by backfill, and
+                // gives them back after its limit (island_extra_wait())
                 std::vector<PendingJob> before;
                 for (int q : queue)
                     if (q != ji) {
                         PendingJob pj;
                         pj.nodes = jobs[static_cast<std::size_t>(q)].nodes;
+                        pj.limit = jobs[static_cast<std::size_t>(q)].limit;
                         before.push_back(pj);
                     }
                 double expected = island_extra_wait(c, free, j.ask->level, j.nodes, ends_at, before);

@@ -244,7 +244,7 @@ std::vector<std::pair<double, std::vector<int>>> running_file(const std::string 
     return squeue_file(path, [&](std::istream &in) { return read_running(in, c, path); });
 }
 
-// squeue -h -t PD -O "NumNodes:|,Reason:|" (read_pending())
+// squeue -h -t PD -O "NumNodes:|,Reason:|,TimeLimit:|" (read_pending())
 std::vector<PendingJob> pending_file(const std::string &path)
 {
     return squeue_file(path, [&](std::istream &in) { return read_pending(in, path); });
@@ -342,7 +342,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                                                 : site.busy_uplinks;
         const StepModel model = default_step_model(c.kind());
         double span, expected = -1, anywhere = 0;
-        long ahead = 0;
+        long ahead = 0, queue_jobs = 0;  // the queue's nodes and jobs (--explain)
         if (a.flag("running")) {
             auto running = running_file(a.get("running"), c);
             UplinkLoad load;  // the running jobs' crossings; not needed when the site says busy
@@ -358,7 +358,9 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             std::vector<PendingJob> queue;
             if (a.flag("pending")) {
                 queue = pending_file(a.get("pending"));
-                ahead = queue_ahead(c, queue, ask.level);
+                queue_jobs = static_cast<long>(queue.size());
+                for (const PendingJob &j : queue)
+                    ahead += j.nodes;
             }
             // what the island adds: beyond the job's wait for any nodes
             expected = island_extra_wait(c, free, ask.level, n, running, queue, &anywhere);
@@ -388,8 +390,11 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                       << anywhere << " s)";
                 else
                     d << "; a " << lv << " frees up in " << expected << " s";
-                if (a.flag("pending"))
-                    d << " (" << ahead << " node" << (ahead == 1 ? "" : "s") << " of queued jobs first)";
+                if (a.flag("pending") && queue_jobs == 0)
+                    d << " (no job queued)";
+                else if (a.flag("pending"))  // (queue_waits())
+                    d << " (" << queue_jobs << " queued job" << (queue_jobs == 1 ? "" : "s") << ", " << ahead
+                      << " node" << (ahead == 1 ? "" : "s") << ", take hosts as they free up)";
             }
             if (w < 1)
                 d << ": no wait";

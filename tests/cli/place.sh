@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 88
+plan 89
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -83,21 +83,35 @@ switches=1@1:00 | switches=1@60:00 | "") not_ok "--slurm: auto whose leaf frees 
 switches=1@*) ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs" ;;
 *) not_ok "--slurm: auto whose leaf frees in 30 s waits what spanning a 60 s job costs"; diag "$out" ;;
 esac
-# --pending (squeue's pending jobs): every job queued that fits a leaf takes
-# the first hosts to free up. Two 3-node jobs take the six hosts the job
-# above frees at 30 s; no other end frees a leaf, so spanning now is the
-# cheaper (atoll-place(1))
+# --pending (squeue's pending jobs): the queue takes the hosts that free up,
+# each job as soon as they hold it (the fullest leaf that holds it), and
+# gives them back after its time limit (never when squeue gives none). Two
+# 3-node jobs take 3 of each leaf's 4 hosts the job above frees at 30 s;
+# no other end frees a leaf, so spanning now is the cheaper (atoll-place(1))
+# the decision for 2 nodes with node004 and node008 free, the job above
+# running, and the queue of FILE
+queued() {
+    "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+        --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$1" --explain | grep -v '^free=\|^constraint='
+}
 printf '3|Priority|\n3|Resources|\n' >"$work/pend"
-out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
-    --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend" --explain | grep -v '^free=')
+out=$(queued "$work/pend")
 check "--slurm --pending: queued jobs take the hosts that free up: auto spans now, saying why" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (6 nodes of queued jobs first): no wait" ]
-# jobs larger than a leaf, held or waiting for a dependency take none
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (2 queued jobs, 6 nodes, take hosts as they free up): no wait" ]
+# with their time limits (squeue's third field, 0:10) they give the leaves
+# back at 40 s: a leaf in 40 s, against 42 s of spanning, is worth the wait
+printf '3|Priority|0:10|\n3|Resources|0:10|\n' >"$work/pend10"
+out=$(queued "$work/pend10")
+check "--slurm --pending with time limits: the queue gives hosts back when its jobs end: auto waits" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 40 s (2 queued jobs, 6 nodes, take hosts as they free up): waits up to 42 s
+switches=1@0:42" ]
+# a job larger than a leaf takes 4 + 1 of the 8 hosts, leaving 3 in a leaf;
+# jobs held or waiting for a dependency take none (counted, the next 3-node
+# job would take that leaf too, and none would free up)
 printf '5|Priority|\n3|JobHeldUser|\n3|Dependency|\n' >"$work/pend0"
-out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
-    --time-limit 1:00 --comm-share 0.7 --running "$work/soon" --pending "$work/pend0" --explain | grep -v '^free=\|^constraint=')
-check "--slurm --pending: jobs larger than a leaf, held or dependent are not counted: auto waits" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (0 nodes of queued jobs first): waits up to 42 s
+out=$(queued "$work/pend0")
+check "--slurm --pending: a job larger than a leaf spans what frees up, held or dependent jobs take nothing: auto waits" \
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (1 queued job, 5 nodes, take hosts as they free up): waits up to 42 s
 switches=1@0:42" ]
 # uplink_load=busy (--uplink-load busy): the uplinks carry traffic squeue does
 # not show, so every other host of the two leaves crosses the 4:1 uplinks
@@ -134,7 +148,7 @@ expect() {  # NAME RC PATTERN COMMAND...
     if [ $rc -eq "$want" ] && grep -q -- "$pat" "$work/err"; then ok "$name"; else not_ok "$name"; diag "exit $rc" "$(cat "$work/err")"; fi
 }
 printf '3|Priority\n' >"$work/pendbad"
-expect "--slurm --pending: a line of one field is FILE:LINE" 1 "pendbad:1: .* is not two fields, expected NODES|REASON|" \
+expect "--slurm --pending: a line of one field is FILE:LINE" 1 "pendbad:1: .* is not two or three fields, expected NODES|REASON|TIMELIMIT|" \
     "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --running "$work/soon" --pending "$work/pendbad"
 expect "--pending without --running is a usage error" 2 "--pending goes with --running" \
     "$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --time-limit 60 --pending "$work/pend"

@@ -556,14 +556,14 @@ auto_queue() {  # NAME PATTERN EXPLAIN-PATTERN
     else not_ok "$1"; diag "$_info" "$(cat "$work/queue.err")" "$(squeue)"; fi
 }
 auto_queue "auto with --time on a 4:1 view: its leaf frees up soon, it waits for it" \
-    "Switches=1@00:0[1-9]:[0-9][0-9]" "a leaf frees up in [0-9]* s (0 nodes of queued jobs first): waits up to"
+    "Switches=1@00:0[1-9]:[0-9][0-9]" "a leaf frees up in [0-9]* s (no job queued): waits up to"
 for k in 1 2; do
     SLURM_CONF="$work/c3/slurm.conf" sbatch -o /dev/null -N3 --fabric-island=leaf:required --wrap true >/dev/null
 done
 i=0
 while [ "$(squeue -h -t PD -o %i | wc -l)" -lt 2 ] && [ $i -lt 25 ]; do i=$((i + 1)); sleep 0.2; done
 auto_queue "auto with --time: two jobs queued take the hosts that free up, it spans now (squeue -t PD)" \
-    "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (6 nodes of queued jobs first): no wait"
+    "Switches=1@00:00:00" "a leaf frees up in [0-9]* s (2 queued jobs, 6 nodes, take hosts as they free up): no wait"
 scancel --user=root
 wait_idle
 # uplink_load=busy (atoll(8)): the uplinks carry traffic squeue does not
@@ -580,10 +580,10 @@ i=0
 while [ "$(squeue -h -t R -o %i | wc -l)" -lt 3 ] && [ $i -lt 75 ]; do i=$((i + 1)); sleep 0.2; done
 set_plugstack "comm_share=0.7"
 auto_queue "auto with --time, comm_share=0.7: no job crosses the uplinks, it spans now" \
-    "Switches=1@00:00:00" "0 s to the 600 s limit; a leaf frees up in [0-9]* s (0 nodes of queued jobs first): no wait"
+    "Switches=1@00:00:00" "0 s to the 600 s limit; a leaf frees up in [0-9]* s (no job queued): no wait"
 set_plugstack "comm_share=0.7 uplink_load=busy"
 auto_queue "auto with --time, uplink_load=busy: spanning priced as if the leaves' hosts crossed the uplinks, it waits" \
-    "Switches=1@00:10:00" "12[56][0-9] s to the 600 s limit (busy uplinks); a leaf frees up in [0-9]* s (0 nodes of queued jobs first): waits up to 600 s (island_wait)"
+    "Switches=1@00:10:00" "12[56][0-9] s to the 600 s limit (busy uplinks); a leaf frees up in [0-9]* s (no job queued): waits up to 600 s (island_wait)"
 # no --time: Slurm 22.05's cli_filter gets NO_VAL (4294967294 minutes), which
 # is no limit: the wait alone, not a model of an 8,000-year job
 _jid=$(SLURM_CONF="$work/c3/slurm.conf" sbatch -H -o /dev/null -N2 --fabric-island=auto --fabric-explain \

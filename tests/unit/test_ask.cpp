@@ -363,8 +363,29 @@ TEST_CASE("the expected wait for an island from the running jobs' ends (worked b
     std::vector<std::pair<double, std::vector<int>>> ends{{50, {h1}}, {30, {h3}}, {80, {h2}}};
     CHECK(expected_island_wait(c, f, Level::Leaf, 1, ends) == 0);    // h4 is free now
     CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends) == 30);   // L2 whole when h3 ends
-    // a job of one node queued ahead takes h3: L1 whole when h2 ends
-    CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends, 1) == 80);
+    // a job of one node queued ahead takes the first host to free up (h3,
+    // best fit: L2, where h4 is free, has room for it): L1 whole when h2
+    // ends, at 80; n nodes anywhere when h1 ends, at 50; the island adds 30
+    std::vector<PendingJob> one(1);
+    one[0].nodes = 1;  // its time limit not known: it never gives h3 back
+    double any = -1;
+    CHECK(island_extra_wait(c, f, Level::Leaf, 2, ends, one, &any) == 30);
+    CHECK(any == 50);
+    // with a limit of 10 s it gives h3 back at 40: L2 whole then, and 2
+    // hosts anywhere at the same time: the island adds nothing
+    one[0].limit = 10;
+    CHECK(island_extra_wait(c, f, Level::Leaf, 2, ends, one, &any) == 0);
+    CHECK(any == 40);
+    // the queue does not take the hosts free now (it was tried on them):
+    // h4 holds a job of one node at once
+    CHECK(island_extra_wait(c, f, Level::Leaf, 1, ends, one, &any) == 0);
+    CHECK(any == 0);
+    // a job of 2 nodes queued ahead takes L2 when h3 ends, and L1 is whole
+    // at 80 for ours
+    one[0].nodes = 2;
+    one[0].limit = -1;
+    CHECK(island_extra_wait(c, f, Level::Leaf, 2, ends, one, &any) == 0);
+    CHECK(any == 80);
     f.take({h4});
     ends.push_back({100, {h4}});
     CHECK(expected_island_wait(c, f, Level::Leaf, 2, ends) == 80);   // L1 at 80, L2 at 100
@@ -428,14 +449,24 @@ TEST_CASE("squeue's pending jobs: the queue before an island (worked by hand)", 
                           "16|ReqNodeNotAvail, UnavailableNodes:node001|\n");
     auto q = read_pending(in, "pending.txt");
     REQUIRE(q.size() == 5);
+    CHECK(q[0].limit < 0);  // two fields: no time limit known
     CHECK(q[0].nodes == 4);
     CHECK(q[2].nodes == 2);  // a range: its minimum
     CHECK(q[4].nodes == 16);
-    // leaf: 4 + 2 (8, 6 and 16 fit none); pod: 4 + 8 + 2 + 6; the fabric: all
-    CHECK(queue_ahead(c, q, Level::Leaf) == 6);
-    CHECK(queue_ahead(c, q, Level::Pod) == 20);
-    CHECK(queue_ahead(c, q, Level::Fabric) == 36);
-    for (const char *bad : {"x|Priority|\n", "4|Priority\n", "4\n", "4|Priority|x|\n", "squeue: error: x\n"}) {
+    CHECK(q[1].nodes == 8);
+    CHECK(q[3].nodes == 6);
+    // -O "NumNodes:|,Reason:|,TimeLimit:|" (atoll's cli_filter.lua since
+    // 2026-12-06): the limit in seconds, UNLIMITED never frees
+    std::istringstream in3("4|Resources|1:00:00|\n"
+                           "2|Priority|UNLIMITED|\n"
+                           "3|Priority|1-00:00:00|\n");
+    auto q3 = read_pending(in3, "pending.txt");
+    REQUIRE(q3.size() == 3);
+    CHECK(q3[0].limit == 3600);
+    CHECK(q3[1].limit < 0);
+    CHECK(q3[2].limit == 86400);
+    for (const char *bad : {"x|Priority|\n", "4|Priority\n", "4\n", "4|Priority|x|\n", "4|Priority|1:00|x|\n",
+                            "squeue: error: x\n"}) {
         std::istringstream b(bad);
         CHECK_THROWS_WITH(read_pending(b, "pending.txt"),
                           Catch::Contains("pending.txt:1:") && Catch::Contains("expected NODES|REASON|"));
