@@ -3,6 +3,7 @@
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <vector>
 
 namespace atl {
@@ -349,7 +350,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
 }
 
 // Values built from SAX events, as nlohmann's own DOM parser builds them
-// (a repeated key keeps the last value).
+// (a repeated key is refused: key() says so).
 class Builder {
 public:
     void reset(json *root)
@@ -361,7 +362,15 @@ public:
     void value(json v) { *place() = std::move(v); }
     void open(json v) { stack_.push_back(place()); *stack_.back() = std::move(v); }
     void close() { stack_.pop_back(); }
-    void key(const std::string &k) { slot_ = &(*stack_.back())[k]; }
+    // false when the object has the key already
+    bool key(const std::string &k)
+    {
+        json &top = *stack_.back();
+        if (top.is_object() && top.contains(k))
+            return false;
+        slot_ = &top[k];
+        return true;
+    }
 
 private:
     json *place()
@@ -409,14 +418,21 @@ public:
     {
         if (mode_ == Mode::Skip)
             return true;
+        // A key given twice in one object: JSON leaves it undefined, and
+        // another reader (jq, Python) may take the other value than ours
+        // (helper 36: two "speed" members of a link, the last one read)
         if (depth_ == 1 && mode_ == Mode::Top) {
             key_ = k;
+            if (!top_seen_.insert(k).second)
+                return twice(k, "the top-level object");
             skip_next_ = !one_of(k, top_keys);  // "analysis" among them: derived, never read
         } else if (depth_ == 3 && (mode_ == Mode::Nodes || mode_ == Mode::Links) &&
                    !one_of(k, mode_ == Mode::Nodes ? node_keys : link_keys)) {
             skip_next_ = true;  // a member no reader looks at
-        } else {
-            b_.key(k);
+        } else if (!b_.key(k)) {
+            return twice(k, (mode_ == Mode::Nodes || mode_ == Mode::Links) && depth_ == 3
+                                ? "element " + std::to_string(count_ + 1) + " of \"" + key_ + "\""
+                                : "an object in \"" + key_ + "\"");
         }
         return true;
     }
@@ -435,6 +451,13 @@ public:
 private:
     enum class Mode { Top, Skip, Build, Nodes, Links };
 
+    bool twice(const std::string &k, const std::string &where)
+    {
+        parse_message = source_ + ": the key \"" + (k.size() > 60 ? k.substr(0, 57) + "..." : k) +
+                        "\" twice in " + where + ", expected each key once in an object";
+        return false;
+    }
+
     // the members assemble(), node_from() and link_from() read; the values
     // of any other are never built (a file of one deep or wide one would
     // otherwise cost many times its size)
@@ -450,16 +473,12 @@ private:
         return false;
     }
 
-    // a "nodes" or "links" member again: the last one counts, as in a DOM
-    void restart(const std::string &k)
-    {
-        if (k == "nodes")
-            nodes = {};
-        else if (k == "links")
-            links = {};
-    }
+    // a member of the top object begins (each once: key() refuses a
+    // second): its elements are counted from 1
+    void restart(const std::string &) { count_ = 0; }
     void element(const json &e)
     {
+        ++count_;
         if (mode_ == Mode::Nodes)
             read_element(nodes, e, source_, "nodes", node_from);
         else
@@ -551,6 +570,8 @@ private:
     Builder b_;
     json elem_;
     bool skip_next_ = false;  // the next value is one no reader looks at
+    std::set<std::string> top_seen_;  // the top-level keys read so far
+    std::size_t count_ = 0;           // elements of "nodes" or "links" read so far
     Mode skip_return_ = Mode::Top;
     int skip_base_ = 0;  // the depth the skipped value opened at
 };

@@ -44,7 +44,7 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$work/corrupt.cache" bs=1 see
 printf 'abc\000def' >"$work/nul-short.bin"
 hostile="hugecounts.cache truncated.cache corrupt.cache nul-short.bin nonutf8.txt badutf8-host.txt truncated.txt nul.txt cr.txt bignum.json overlong.json float.json wrongtype.json deep.json0 deep-fabric.json aws-bignum.json aws-bignum2.json deep-frontend.json deep-undecided.json deep-refused_claims.json deep-unhealthy.json deep-domains.json deep-unread.json link-array.json"
 
-n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 13))
+n=$(($(echo $fixtures | wc -w) + $(echo $hostile | wc -w) + 14))
 plan "$n"
 
 # run_all FILE TAG: every subcommand and format; prints what went wrong, if anything
@@ -243,3 +243,24 @@ sed 's/"version": 1/"version": 4e400/' "$work/v.json" >"$work/4e400.json"
 rc=$?
 check "a number out of range names its byte and member" sh -c '[ "$1" = 1 ] &&
     grep -q "number overflow parsing .4e400. at byte [0-9]* in the member \"version\"" "$2"' _ "$rc" "$work/4e400.err"
+# (helper 36) a key twice in one object of a fabric.json: the last one was
+# read, where jq or Python may read the other; an error naming the key and
+# where (a link's "speed", the top's "kind"), but not in "analysis", which is
+# derived and never read
+python3 - "$work/v.json" "$work" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+w = sys.argv[2]
+i = s.index('"speed"', s.index('"links"'))
+open(w + "/dup-link.json", "w").write(s[:i] + '"speed": "EDR", ' + s[i:])
+i = s.index('"kind"')
+open(w + "/dup-top.json", "w").write(s[:i] + '"kind": "roce", ' + s[i:])
+i = s.index('"name"', s.index('"analysis"'))
+open(w + "/dup-analysis.json", "w").write(s[:i] + '"name": "x", ' + s[i:])
+PY
+"$TOPO" show "$work/dup-link.json" >/dev/null 2>"$work/dup-link.err"; r1=$?
+"$TOPO" show "$work/dup-top.json" >/dev/null 2>"$work/dup-top.err"; r2=$?
+"$TOPO" show "$work/dup-analysis.json" >/dev/null 2>&1; r3=$?
+check "a key twice in one object of a fabric.json: exit 1 naming it and where" sh -c '[ "$1$2$3" = 110 ] &&
+    grep -q "dup-link.json: the key \"speed\" twice in element 1 of \"links\", expected each key once" "$4" &&
+    grep -q "dup-top.json: the key \"kind\" twice in the top-level object" "$5"' _ "$r1" "$r2" "$r3" "$work/dup-link.err" "$work/dup-top.err"
