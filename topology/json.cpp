@@ -431,7 +431,7 @@ public:
             skip_next_ = true;  // a member no reader looks at
         } else if (!b_.key(k)) {
             return twice(k, (mode_ == Mode::Nodes || mode_ == Mode::Links) && depth_ == 3
-                                ? "element " + std::to_string(count_ + 1) + " of \"" + key_ + "\""
+                                ? key_ + "[" + std::to_string(count_) + "]"
                                 : "an object in \"" + key_ + "\"");
         }
         return true;
