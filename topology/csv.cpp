@@ -208,7 +208,14 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
                              ? header[i] == given->second
                              : std::find(usual_names(role).begin(), usual_names(role).end(), lower(header[i])) !=
                                    usual_names(role).end();
-            if (match && !col.count(role))
+            // two columns for one role: which one the file meant cannot be
+            // told (helper 38: "host,leaf,leaf" read the first, silently)
+            if (match && col.count(role))
+                throw InputError(source, header_line,
+                                 "found columns " + shown(header[static_cast<std::size_t>(col[role])]) + " and " +
+                                     shown(header[i]) + " both for the " + role +
+                                     ", expected one (name it with --csv-columns)");
+            if (match)
                 col[role] = static_cast<int>(i);
         }
         if (given != columns.end() && !col.count(role))

@@ -725,6 +725,11 @@ TEST_CASE("host,leaf,pod,core CSV fabrics", "[topology][csv]")
     CHECK_THROWS_WITH(bad("host,leaf\na,L1,x\n"), Catch::StartsWith("f.csv:2: found 3 fields, expected 2"));
     CHECK_THROWS_WITH(bad("host,leaf\n,L1\n"), Catch::StartsWith("f.csv:2: found an empty host"));
     CHECK_THROWS_WITH(bad("host,leaf\n"), Catch::Contains("found no host rows"));
+    // two columns for one role (helper 38: the first was read, silently)
+    CHECK_THROWS_WITH(bad("host,leaf,leaf\na,L1,L2\n"),
+                      Catch::StartsWith("f.csv:1: found columns 'leaf' and 'leaf' both for the leaf, expected one"));
+    CHECK_THROWS_WITH(bad("host,node,leaf\na,b,L1\n"),
+                      Catch::StartsWith("f.csv:1: found columns 'host' and 'node' both for the host"));
     std::istringstream mapped("n,sw\na,S1\nb,S2\n");
     CHECK(parse_topology_csv(mapped, "m.csv", parse_csv_columns("host=n,leaf=sw")).nodes.size() == 5);
     CHECK_THROWS_WITH(parse_csv_columns("rack=r"), Catch::Contains("expected ROLE=COLUMN"));
