@@ -158,10 +158,10 @@ struct PendingJob {
 // The pending jobs of `squeue -h -t PD -O "NumNodes:|,Reason:|,TimeLimit:|"`
 // (Slurm's own output: NODES|REASON|TIMELIMIT| a line; a range of nodes: its
 // minimum; TIMELIMIT UNLIMITED, or a line of two fields NODES|REASON|, as
-// atoll 2026-12-06 and older asked: never frees its hosts). A job held,
-// or waiting for a dependency or its begin time, is not in the queue for
-// nodes and is left out. Throws std::invalid_argument naming source:line
-// on a line of another form.
+// atoll 2026-12-06 and older asked: never frees its hosts). Only a job
+// whose reason is None, Priority or Resources waits for nodes; any other
+// (held, a dependency, a limit, a reservation, a node down) is left out.
+// Throws std::invalid_argument naming source:line on a line of another form.
 std::vector<PendingJob> read_pending(std::istream &in, const std::string &source);
 // What waiting for an island adds to the job's wait: when, as the running
 // jobs end (ends, as for expected_island_wait()), one island of `level`
@@ -178,6 +178,8 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
 // NVL72 stream the weighed auto dropped 62 of 173 domain asks at the first
 // try and lost two thirds of what a fixed wait won. `anywhere` (may be
 // null) gets the second wait.
+// (the queue's first kModelledQueue jobs are modelled)
+constexpr std::size_t kModelledQueue = 10000;
 double island_extra_wait(const Cluster &c, const FreeState &free, Level level, int n,
                          const std::vector<std::pair<double, std::vector<int>>> &ends,
                          const std::vector<PendingJob> &queue, double *anywhere = nullptr);

@@ -359,8 +359,8 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
             if (a.flag("pending")) {
                 queue = pending_file(a.get("pending"));
                 queue_jobs = static_cast<long>(queue.size());
-                for (const PendingJob &j : queue)
-                    ahead += j.nodes;
+                for (std::size_t i = 0; i < queue.size() && i < kModelledQueue; ++i)
+                    ahead += queue[i].nodes;
             }
             // what the island adds: beyond the job's wait for any nodes
             expected = island_extra_wait(c, free, ask.level, n, running, queue, &anywhere);
@@ -385,18 +385,25 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                     d << "; when a " << lv << " frees up is unknown (no running jobs given)";
                 else if (std::isinf(expected))
                     d << "; no " << lv << " frees up as the running jobs end";
-                else if (anywhere > 0)  // the job waits for its turn anyway: what the island adds
+                else if (anywhere > 0 && expected < 1)  // the job waits for its turn anyway
+                    d << "; a " << lv << " frees up when " << n << " nodes anywhere do (in " << anywhere << " s)";
+                else if (anywhere > 0)  // what the island adds
                     d << "; a " << lv << " frees up " << expected << " s after " << n << " nodes anywhere do (in "
                       << anywhere << " s)";
                 else
                     d << "; a " << lv << " frees up in " << expected << " s";
                 if (a.flag("pending") && queue_jobs == 0)
                     d << " (no job queued)";
-                else if (a.flag("pending"))  // (queue_waits())
+                else if (a.flag("pending") && queue_jobs > static_cast<long>(kModelledQueue))
+                    d << " (" << queue_jobs << " queued jobs; the first " << kModelledQueue << ", " << ahead
+                      << " nodes, take hosts as they free up)";
+                else if (a.flag("pending"))  // (island_extra_wait())
                     d << " (" << queue_jobs << " queued job" << (queue_jobs == 1 ? "" : "s") << ", " << ahead
                       << " node" << (ahead == 1 ? "" : "s") << ", take hosts as they free up)";
             }
-            if (w < 1)
+            if (w < 1 && span > 0 && span < kFreeSpan)  // (auto_wait(): spanning is free)
+                d << ": under " << std::lround(kFreeSpan * 100) << " % of the run: no wait";
+            else if (w < 1)
                 d << ": no wait";
             else
                 d << ": waits up to " << std::lround(w) << " s"

@@ -100,6 +100,31 @@ const char *usage_text =
     "  check: 3 warnings found, 4 errors found; health: 4 a check failed; diff: 3 scheduling changed;\n"
     "  slurm: 3 written, but a Kubernetes label value is not its island's name (shortened or removed)\n";
 
+// --host-map lines whose Slurm name no host of the input took: the cloud ID
+// on the left matched none (a typo, or a map for more hosts than the input
+// has). Said, not an error: the host the line meant keeps the cloud's name,
+// which Slurm does not know (helper 38: such a line passed in silence).
+void warn_unused_map_lines(Fabric &f, const HostMap &map)
+{
+    std::set<std::string> names;
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca)
+            names.insert(n.desc.substr(0, n.desc.find(' ')));
+    std::vector<std::string> unused;
+    for (const auto &kv : map.names)
+        if (!names.count(kv.second))
+            unused.push_back(map.where.at(kv.first) + " (" + shown(kv.first) + ")");
+    if (unused.empty() || unused.size() == map.names.size())
+        return;  // all used, or none: the readers say that one
+    std::string first;
+    for (std::size_t i = 0; i < unused.size() && i < 3; ++i)
+        first += (i ? ", " : "") + unused[i];
+    f.warnings.push_back("--host-map: " + std::to_string(unused.size()) + " of its " +
+                         std::to_string(map.names.size()) + " lines name a cloud ID no host of the input has: " + first +
+                         (unused.size() > 3 ? ", ..." : "") +
+                         "; a host such a line meant keeps the cloud's name, which Slurm does not know");
+}
+
 // --slurm-nodes FILE: Slurm's node names (scontrol show nodes --oneliner, or a slurm.conf)
 std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
 {
@@ -184,6 +209,8 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
         f.links.insert(f.links.end(), parts[i].links.begin(), parts[i].links.end());
         normalise(f);
     }
+    if (hosts)
+        warn_unused_map_lines(f, *hosts);
     if (a.flag("health")) {
         std::string p = a.get("health");
         std::istringstream in(read_option_file(p, "the health results (--health)"));
@@ -507,6 +534,10 @@ int cmd_slurm(int argc, char **argv)
         }
     }
     std::map<std::string, NodeFeatures> current;
+    // (helper 40: with another format it was never read, a missing file
+    // and a second one unsaid)
+    if (a.flag("scontrol-nodes") && what != "scontrol")
+        throw Usage("--scontrol-nodes: only with --format scontrol");
     if (what == "scontrol" && a.flag("scontrol-nodes")) {
         std::string p = a.get("scontrol-nodes");
         std::istringstream in(read_option_file(p, "scontrol show nodes output (--scontrol-nodes)"));

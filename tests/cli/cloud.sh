@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 30
+plan 31
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -266,3 +266,12 @@ check "--slurm-nodes naming no host: exit 1, the old features file kept; a GCP s
 rc=$?
 check "--host-map given twice: usage error naming the flag, nothing written" \
     sh -c '[ "$1" = 2 ] && grep -q -- "--host-map given 2 times" "$2/twice.out" && [ ! -e "$2/twice.json" ]' _ "$rc" "$work"
+# (helper 38) a map line whose cloud ID no instance has (a typo) passed in
+# silence: the host it meant kept the cloud's name; it is named in a warning
+cp "$work/aws.map" "$work/typo.map"
+echo "i-0typo00000000000 gpu-st-p6e-99" >>"$work/typo.map"
+"$TOPO" discover "$C/aws-p6e-gb200.json" --host-map "$work/typo.map" -o "$work/typo.json" 2>"$work/typo.err"
+rc=$?
+check "--host-map: a line naming a cloud ID no host has is named in a warning, the fabric still written" \
+    sh -c '[ "$1" = 0 ] && [ -s "$2/typo.json" ] &&
+        grep -q "warning: --host-map: 1 of its 65 lines name a cloud ID no host of the input has: .*typo.map:65 (.i-0typo00000000000.)" "$2/typo.err"' _ "$rc" "$work"

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 89
+plan 92
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -113,6 +113,36 @@ out=$(queued "$work/pend0")
 check "--slurm --pending: a job larger than a leaf spans what frees up, held or dependent jobs take nothing: auto waits" \
     [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (1 queued job, 5 nodes, take hosts as they free up): waits up to 42 s
 switches=1@0:42" ]
+# (helper 40) only jobs waiting for nodes (None, Priority, Resources) take
+# hosts as they free up: 20 one-node jobs over their QOS limit switched the
+# wait off for every job (a leaf in 300 s, counted as taken by them)
+printf 'node004 5:00\nnode008 10:00\nnode[009-016] 5-00:00:00\n' >"$work/r40"
+for r in QOSMaxJobsPerUserLimit Priority; do
+    i=0; while [ $i -lt 20 ]; do echo "1|$r|UNLIMITED|"; i=$((i + 1)); done >"$work/p40.$r"
+    "$PLACE" place "$work/pods4.json" --nodes 4 --island auto --slurm --free 'node[001-003,005-007]' --time-limit 1:00:00 \
+        --running "$work/r40" --pending "$work/p40.$r" --uplink-load busy --explain >"$work/d40.$r" 2>&1
+done
+check "--slurm --pending: jobs over a QOS limit take no host that frees up (the job waits); jobs by priority do" \
+    sh -c 'grep -q "^decision=.*a leaf frees up in 300 s (no job queued): waits up to" "$1.QOSMaxJobsPerUserLimit" &&
+        grep -q "^decision=.*: no wait" "$1.Priority"' _ "$work/d40"
+# a pending time limit as squeue never prints it (1:60, a bare 5) is an
+# error, as in --running; a limit of 0 is none imposed: never frees
+printf '3|Priority|1:60|\n' >"$work/p60"
+printf '3|Priority|5|\n' >"$work/p5"
+printf '3|Priority|0:00|\n3|Resources|0:00|\n' >"$work/p00"
+"$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --free "node004,node008" --time-limit 1:00 \
+    --running "$work/soon" --pending "$work/p60" >/dev/null 2>"$work/p60.err"; r1=$?
+"$PLACE" place "$work/pods4.json" --nodes 2 --island auto --slurm --free "node004,node008" --time-limit 1:00 \
+    --running "$work/soon" --pending "$work/p5" >/dev/null 2>"$work/p5.err"; r2=$?
+out=$(queued "$work/p00")
+check "--pending: TIMELIMIT 1:60 and 5 are FILE:LINE errors; 0:00 never frees (no wait, as without a limit)" \
+    sh -c '[ "$1$2" = 11 ] && grep -q "p60:1: TIMELIMIT .1:60. is not a time limit squeue prints" "$3" &&
+        grep -q "p5:1: TIMELIMIT .5. is not a time limit squeue prints" "$4" && [ "${5##*: }" = "no wait" ]' \
+    _ "$r1" "$r2" "$work/p60.err" "$work/p5.err" "$out"
+# --scontrol-nodes with a format that never reads it: a usage error
+"$TOPO" slurm "$work/pods4.json" --scontrol-nodes /nonexistent >/dev/null 2>"$work/sn.err"
+check "slurm --scontrol-nodes without --format scontrol: usage error" \
+    sh -c '[ "$1" = 2 ] && grep -q -- "--scontrol-nodes: only with --format scontrol" "$2"' _ "$?" "$work/sn.err"
 # uplink_load=busy (--uplink-load busy): the uplinks carry traffic squeue does
 # not show, so every other host of the two leaves crosses the 4:1 uplinks
 # too: the ring at a quarter of its rate, 0.3 + 0.7 x 4 = 3.1 x the step,

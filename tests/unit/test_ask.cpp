@@ -448,13 +448,23 @@ TEST_CASE("squeue's pending jobs: the queue before an island (worked by hand)", 
                           "1|BeginTime|\n"
                           "16|ReqNodeNotAvail, UnavailableNodes:node001|\n");
     auto q = read_pending(in, "pending.txt");
-    REQUIRE(q.size() == 5);
-    CHECK(q[0].limit < 0);  // two fields: no time limit known
+    REQUIRE(q.size() == 4);  // a node down (ReqNodeNotAvail) waits for it, not for any
+    CHECK(q[0].limit < 0);   // two fields: no time limit known
     CHECK(q[0].nodes == 4);
     CHECK(q[2].nodes == 2);  // a range: its minimum
-    CHECK(q[4].nodes == 16);
     CHECK(q[1].nodes == 8);
     CHECK(q[3].nodes == 6);
+    // over a limit, or cut by squeue's 20 columns: not waiting for nodes
+    std::istringstream lim("1|QOSMaxJobsPerUserLimit|UNLIMITED|\n"
+                           "1|AssocGrpNodeLimit|UNLIMITED|\n"
+                           "1|PartitionTimeLimit|1:00|\n"
+                           "1|DependencyNeverSatis|1:00|\n"
+                           "1|launch failed requeued held|1:00|\n"
+                           "1|Reservation|1:00|\n"
+                           "2|None|1:00|\n");
+    auto ql = read_pending(lim, "pending.txt");
+    REQUIRE(ql.size() == 1);
+    CHECK(ql[0].nodes == 2);
     // -O "NumNodes:|,Reason:|,TimeLimit:|" (atoll's cli_filter.lua since
     // 2026-12-06): the limit in seconds, UNLIMITED never frees
     std::istringstream in3("4|Resources|1:00:00|\n"
