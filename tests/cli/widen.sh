@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 11
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -124,3 +124,13 @@ rc2=$?
 check "a 23-digit deadline is skipped quietly; --every with no value is exit 2 naming it" sh -c '
     [ "$1" = 0 ] && [ ! -s "$2" ] && [ ! -e "$3" ] && [ "$4" = 2 ] && grep -q "^atoll-widen: --every: no value" "$5"' _ \
     "$rc" "$work/err" "$work/big/calls" "$rc2" "$work/err2"
+# (helper 38) a throttled array listed as ID_[1-8%2] (squeue's JobArrayID
+# form) was skipped, its tasks held to their island for ever: updated as
+# ID_[1-8], the form scontrol update takes (its _is_job_id() refuses '%')
+mkdir -p "$work/arr"
+printf '#!/bin/sh\necho "123_[1-8%%2]|atoll-widen 1 -"\n' >"$work/bin/squeue"
+printf '#!/bin/sh\necho scontrol "$@" >>"%s/arr/calls"\n' "$work" >"$work/bin/scontrol"
+mkdir -m 700 "$work/arr/l"
+ATOLL_WIDEN_LOCK="$work/arr/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
+check "a throttled array's tasks (ID_[1-8%2]) are widened as ID_[1-8]" sh -c '
+    [ "$(cat "$1")" = "scontrol update JobId=123_[1-8] Features= AdminComment=" ]' _ "$work/arr/calls"

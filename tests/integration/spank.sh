@@ -6,7 +6,7 @@
 # a table worked out by hand, bad values, a missing fabric file, strict.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=73
+N=74
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v srun >/dev/null; then
@@ -440,6 +440,10 @@ hold 4 "node[001-004]" 60 >/dev/null
 hold 4 "node[009-012]" 60 >/dev/null
 sleep 1
 jid=$(sbatch -o /dev/null --exclusive -N5 --fabric-island=pod:preferred --wrap "sleep 30" | awk '{print $4}')
+# a throttled array, marked the same (helper 38 feared squeue would list
+# its pending tasks as ID_[1-2%1], which scontrol update refuses as written;
+# -O JobID lists the array's job ID, and atoll-widen takes either form)
+aid=$(sbatch -o /dev/null --exclusive -N5 --array=1-2%1 --fabric-island=pod:preferred --wrap "sleep 30" | awk '{print $4}')
 reset_plugstack
 # a user's own comment that looks like the mark is never applied
 fake=$(sbatch -H -o /dev/null -N1 --comment "AdminComment=atoll-widen 0 bigmem&gpu80g" --wrap true | awk '{print $4}')
@@ -456,7 +460,15 @@ flock "$ATOLL_WIDEN_LOCK" "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-lock
 locked_rc=$?
 "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen1"
 finfo=$(scontrol show job -o "$fake")
-scancel "$fake"
+ainfo=$(scontrol show job -o "$aid" | head -1)
+scancel "$fake" "$aid"
+if grep -q "job ${aid}\(_\[1-2\]\)* waited past its island deadline" "$work/widen1" && echo "$ainfo" | grep -q "Features=(null) " &&
+   ! echo "$ainfo" | grep -q "AdminComment=atoll-widen"; then
+    ok "atoll-widen: a throttled array's pending tasks are widened too"
+else
+    not_ok "atoll-widen: a throttled array's pending tasks are widened too"
+    diag "$ainfo" "$(cat "$work/widen0" "$work/widen1")"
+fi
 if echo "$finfo" | grep -q "Features=(null) " && ! grep -q "job $fake " "$work/widen0" "$work/widen1" &&
    [ $locked_rc -eq 1 ] && grep -q "another atoll-widen holds" "$work/widen-locked" && ! grep -q "job $jid" "$work/widen-locked"; then
     ok "atoll-widen: a user's Comment posing as the mark is ignored; a second atoll-widen waits for none, does nothing, exits 1"
