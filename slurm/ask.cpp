@@ -588,18 +588,18 @@ std::pair<double, double> queue_waits(const Cluster &c, const FreeState &free, L
             events.push({std::max(0.0, hf.second), {it->second, 1}});
     }
     // the queue not started, in order: its first kModelledQueue jobs (squeue
-    // lists pending jobs by priority); each pass over them starts one at
-    // least, so the work is their number squared (200,000 pending jobs took
-    // 19 s a submit; 10,000 take 0.4 s), and the jobs past them start
-    // after a horizon the decision does not reach
+    // lists pending jobs by priority); a pass over them at each time a job
+    // of them fits, so the work grows as their number squared (200,000
+    // pending jobs took 19 s a submit; 10,000 take 0.4 s), and the jobs past
+    // them start after a horizon the decision does not reach
     std::vector<std::size_t> waiting;
+    long smallest = LONG_MAX;  // the fewest nodes a waiting job needs
     for (std::size_t q = 0; q < queue.size() && waiting.size() < kModelledQueue; ++q)
-        if (queue[q].nodes > 0)
+        if (queue[q].nodes > 0) {
             waiting.push_back(q);
-    std::multiset<int> sizes;
-    for (std::size_t q : waiting)
-        sizes.insert(queue[q].nodes);
-    std::vector<std::size_t> touched;
+            smallest = std::min<long>(smallest, queue[q].nodes);
+        }
+    std::vector<std::size_t> touched, still;
     while (!events.empty()) {
         const double t = events.top().first;
         touched.clear();
@@ -609,13 +609,18 @@ std::pair<double, double> queue_waits(const Cluster &c, const FreeState &free, L
             touched.push_back(events.top().second.first);
             events.pop();
         }
-        // the queue ahead takes what it fits, in order: the fullest island
-        // that holds a job (best fit), else the islands with most free first
-        while (!sizes.empty() && *sizes.begin() <= total) {
-            for (auto it = waiting.begin(); it != waiting.end();) {
-                const PendingJob &j = queue[*it];
+        // the queue takes what it fits, in order (one pass: a job passed
+        // over needs more than was free then, and starts take hosts only):
+        // the fullest island that holds a job (best fit), else the islands
+        // with most free first
+        if (smallest <= total) {
+            still.clear();
+            smallest = LONG_MAX;
+            for (std::size_t q : waiting) {
+                const PendingJob &j = queue[q];
                 if (j.nodes > total) {
-                    ++it;
+                    still.push_back(q);
+                    smallest = std::min<long>(smallest, j.nodes);
                     continue;
                 }
                 std::size_t best = islands.size();
@@ -642,20 +647,18 @@ std::pair<double, double> queue_waits(const Cluster &c, const FreeState &free, L
                 for (const auto &tk : took) {
                     have[tk.first] -= tk.second;
                     total -= tk.second;
-                    if (j.limit >= 0)
+                    if (j.limit >= 0)  // gives them back after its limit
                         events.push({t + j.limit, tk});
                 }
-                sizes.erase(sizes.find(j.nodes));
-                it = waiting.erase(it);
             }
+            waiting.swap(still);
         }
         if (std::isinf(any) && total >= n)
             any = t;
+        // only an island hosts freed up in can hold n now (the queue takes)
         for (std::size_t i : touched)
             if (have[i] >= n)
                 return {t, any};
-        // a job's end may have made room that its own start then took: the
-        // islands it freed are the only ones that can hold n now
     }
     return {never, any};
 }
