@@ -453,6 +453,11 @@ int cmd_place(int argc, char **argv)
     // checked whatever the request: cli_filter.lua passes every job's --time
     if (a.flag("time-limit"))
         time_limit(a);
+    // and an input given twice, whether or not this request reads it
+    // (helper 41: --running twice passed where the decision was not weighed)
+    for (const char *o : {"free", "running", "pending"})
+        if (a.flag(o))
+            a.get(o);
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;

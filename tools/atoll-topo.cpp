@@ -451,16 +451,30 @@ int cmd_slurm(int argc, char **argv)
                         "control character, '#', NodeName= or Features=: atoll writes those)");
     }
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
-    std::string f = a.get("format", "");
-    if (f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" || f == "scontrol" ||
-        f == "islands" || f == "requests" || f == "view" || f == "k8s-labels") {
-        what = f;
-        a.opts.erase("format");
+    // --format names what to write, or the input's format, or one of each
+    // (helper 41: "--format features --format csv" took the last, and wrote
+    // topology.conf where a features file was asked for)
+    std::string output, input;
+    for (const std::string &f : a.all("format")) {
+        const bool out = f == "tree" || f == "block" || f == "yaml" || f == "features" || f == "feature-list" ||
+                         f == "scontrol" || f == "islands" || f == "requests" || f == "view" || f == "k8s-labels";
+        const bool in = f == "auto" || f == "text" || f == "json" || f == "cache" || f == "csv" || f == "aws" ||
+                        f == "gcp" || f == "oci" || f == "nebius" || f == "lldp";
+        if (!out && !in)
+            throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, feature-list, scontrol, islands, requests, view or k8s-labels "
+                        "(or an input format: auto, text, json, cache, csv, aws, gcp, oci, nebius, lldp)");
+        std::string &slot = out ? output : input;
+        if (!slot.empty())
+            throw Usage("--format given twice for the " + std::string(out ? "output" : "input") + " (\"" + slot +
+                        "\", then \"" + f + "\"): expected one output format and at most one input format");
+        slot = f;
     }
-    else if (!f.empty() && f != "auto" && f != "text" && f != "json" && f != "cache" && f != "csv" && f != "aws" &&
-             f != "gcp" && f != "oci" && f != "nebius" && f != "lldp")
-        throw Usage("--format: \"" + f + "\", expected tree, block, yaml, features, feature-list, scontrol, islands, requests, view or k8s-labels "
-                    "(or an input format: auto, text, json, cache, csv, aws, gcp, oci, nebius, lldp)");
+    if (!output.empty())
+        what = output;
+    if (input.empty())
+        a.opts.erase("format");
+    else
+        a.opts["format"] = {input};
     // --format requests --topology block: the answers for a site that runs
     // topology/block on the file --format block writes (same --block-size)
     bool block_requests = a.flag("topology") && a.get_one_of("topology", {"tree", "block"}) == "block";

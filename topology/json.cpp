@@ -432,6 +432,8 @@ public:
         } else if (!b_.key(k)) {
             return twice(k, (mode_ == Mode::Nodes || mode_ == Mode::Links) && depth_ == 3
                                 ? key_ + "[" + std::to_string(count_) + "]"
+                            : mode_ == Mode::Nodes || mode_ == Mode::Links
+                                ? "an object in " + key_ + "[" + std::to_string(count_) + "]"
                                 : "an object in \"" + key_ + "\"");
         }
         return true;
@@ -453,8 +455,8 @@ private:
 
     bool twice(const std::string &k, const std::string &where)
     {
-        parse_message = source_ + ": the key \"" + (k.size() > 60 ? k.substr(0, 57) + "..." : k) +
-                        "\" twice in " + where + ", expected each key once in an object";
+        parse_message = source_ + ": the key " + shown(k) + " twice in " + where +
+                        ", expected each key once in an object";
         return false;
     }
 

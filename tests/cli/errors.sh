@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 31
+plan 33
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -228,3 +228,19 @@ if [ $rc1 -eq 1 ] && grep -q "ibdiag-bad1.txt:10: found node 0xb8599f0300a00000,
    [ $rc2 -eq 1 ] && grep -q "ibdiag-bad2.txt:10: found node 0xb8599f0300a00000, expected 0xb8599f0300ffff00 as its guid= line said" "$work/err2"; then
     ok "a switchguid= that names another node, or a first GUID that is not the system image's, is still refused"
 else not_ok "a switchguid= that names another node, or a first GUID that is not the system image's, is still refused"; diag "rc $rc1 $rc2" "$(cat "$work/err1" "$work/err2")"; fi
+# (helper 41) --format of slurm names the output, the input, or one of each:
+# "--format features --format csv" wrote topology.conf (the last value was
+# the input's, the output the default); two outputs are a usage error
+printf 'host,leaf\nh1,A\nh2,B\n' >"$work/fmt.csv"
+"$TOPO" slurm --format features --format csv "$work/fmt.csv" -o "$work/fmt.out" 2>/dev/null; r1=$?
+"$TOPO" slurm --format features --format tree "$work/fmt.csv" -o "$work/fmt2.out" 2>"$work/fmt2.err"; r2=$?
+check "slurm --format: one output and one input format each taken; two outputs exit 2, nothing written" \
+    sh -c '[ "$1$2" = 02 ] && grep -q "^NodeName=h1 Features=" "$3/fmt.out" && [ ! -e "$3/fmt2.out" ] &&
+        grep -q -- "--format given twice for the output (.features., then .tree.)" "$3/fmt2.err"' _ "$r1" "$r2" "$work"
+# --running or --pending twice is a usage error whether or not the request
+# reads it (a 1:1 fabric asks nothing, so they were never read)
+"$TOPO" generate --groups 2 --hosts 2 --format json -o "$work/flat.json"
+: >"$work/run.txt"
+"$PLACE" place "$work/flat.json" --nodes 2 --island auto --slurm --time-limit 1:00:00 --running "$work/run.txt" \
+    --running="$work/run.txt" >/dev/null 2>"$work/twice.err"
+check "place --slurm --running twice: exit 2 on any fabric" sh -c '[ "$1" = 2 ] && grep -q -- "--running given 2 times" "$2"' _ "$?" "$work/twice.err"

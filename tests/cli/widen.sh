@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 12
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -134,3 +134,7 @@ mkdir -m 700 "$work/arr/l"
 ATOLL_WIDEN_LOCK="$work/arr/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
 check "a throttled array's tasks (ID_[1-8%2]) are widened as ID_[1-8]" sh -c '
     [ "$(cat "$1")" = "scontrol update JobId=123_[1-8] Features= AdminComment=" ]' _ "$work/arr/calls"
+# (helper 41) an --every test(1) cannot compare: exit 2 at once, not one
+# pass and a sleep for ever
+timeout 5 sh "$widen" --every 99999999999999999999999 >/dev/null 2>"$work/err3"
+check "--every of 23 digits: exit 2 naming it" sh -c '[ "$1" = 2 ] && grep -q "^atoll-widen: --every: .*at most 9 digits" "$2"' _ "$?" "$work/err3"
