@@ -172,8 +172,12 @@ Fabric fabric_json_both_ways(const std::string &bytes)
     } catch (const InputError &e) {
         whole_error = e.what();
     }
-    if (streamed.has_value() != whole.has_value() || streamed_error != whole_error ||
-        (streamed && !(*streamed == *whole))) {
+    // a number no double holds: the streaming reader adds where it was
+    // (" at byte N in the member M, expected ..."), the whole document cannot
+    const bool same_error = streamed_error == whole_error ||
+                            (!whole_error.empty() && whole_error.find("number overflow") != std::string::npos &&
+                             streamed_error.rfind(whole_error + " at byte ", 0) == 0);
+    if (streamed.has_value() != whole.has_value() || !same_error || (streamed && !(*streamed == *whole))) {
         std::fprintf(stderr, "fabricjson: the streaming reader and the whole-document reader differ:\n  streamed: %s\n  whole: %s\n",
                      streamed ? "a fabric" : streamed_error.c_str(), whole ? "a fabric" : whole_error.c_str());
         std::abort();
