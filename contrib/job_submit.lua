@@ -25,10 +25,13 @@ job up and applies the row:
                    fewest leaves above a leaf (topology/tree waits for at most
                    K leaf switches, 22.05 to 26.05; only TopologyParam=dragonfly
                    resets counts above one)
-  WIDEN            a preferred group or pod: the admin comment
-                   "atoll-widen DEADLINE FEATURES": Slurm cannot drop a
-                   constraint by itself, so contrib/atoll-widen swaps in the
-                   row's wider constraint (or none) once island_wait is over.
+  WIDEN            a preferred group or pod, or auto's NVLink domain: the
+                   admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
+                   drop a constraint by itself, so contrib/atoll-widen swaps
+                   in the row's wider constraint (or none) once island_wait
+                   is over. For auto, the wait the step model decided when it
+                   is shorter (cli_filter.lua sends it as --switches=K@WAIT;
+                   a user's own --switches=K@T bounds it the same way).
 
 The policy, island_wait, leaf_wait and strict come from the atoll.so line of
 the plugstack configuration, read by `atoll-place settings` (the plugin's own
@@ -235,6 +238,13 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     end
     local wait = conf.island_wait
     local leaf_wait = conf.leaf_wait
+    -- --switches=K@WAIT as submitted (cli_filter.lua's, or the user's own),
+    -- before this function sets one
+    local function valid(v)
+        return v ~= nil and v ~= slurm.NO_VAL and v >= 0 and v < 2147483647
+    end
+    local asked_wait = valid(job_desc.req_switch) and job_desc.req_switch > 0 and valid(job_desc.wait4switch) and
+                       job_desc.wait4switch or nil
     local policy = conf.policy
     local explain = spank_env(job_desc, "ATOLL_EXPLAIN") == "1"
     -- the nodes the job needs at least: -N, else --ntasks over
@@ -336,6 +346,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
     end
     local then_ = nil
+    -- auto: the island wait the step model decided (cli_filter.lua puts it
+    -- on --switches: for a domain K@WAIT, for a group or pod K@min(leaf_wait,
+    -- WAIT), so exact only below leaf_wait) bounds the atoll-widen deadline;
+    -- a user's own --switches=K@T bounds it the same way
+    if req == "auto" and row.widen ~= "-" and asked_wait ~= nil and
+       (row.level == "domain" or asked_wait < leaf_wait) then
+        wait = math.min(wait, asked_wait)
+    end
     if row.widen ~= "-" then
         local wider = bracket(row.widen, policy)
         local target = replace_islands(job_desc.features, named, wider)

@@ -27,9 +27,9 @@ TESTS += $(SHELL_TESTS)
 # atoll.so loaded into srun and slurmstepd: not with sanitizers (Slurm's
 # programs are not instrumented); the same code runs in the unit tests
 if !SANITIZERS
-TESTS += tests/integration/spank.sh tests/integration/spank-roce.sh tests/integration/spank-nvl.sh
+TESTS += tests/integration/spank.sh tests/integration/spank-roce.sh tests/integration/spank-nvl.sh tests/integration/domain-wait.sh
 endif
-EXTRA_DIST += tests/integration/spank.sh tests/integration/spank-roce.sh tests/integration/spank-nvl.sh tests/integration/packages.sh
+EXTRA_DIST += tests/integration/spank.sh tests/integration/spank-roce.sh tests/integration/spank-nvl.sh tests/integration/domain-wait.sh tests/integration/packages.sh
 
 # the fuzz harnesses as a program that replays files (fuzz/regress, the seeds)
 check_PROGRAMS += fuzz/atoll-fuzz-replay

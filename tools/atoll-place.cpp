@@ -314,10 +314,10 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     // a time limit of zero is no limit (sbatch(1) --time: "A time limit of
     // zero requests that no time limit be imposed"): the wait alone, as
     // without --time-limit, never a 0 s job that nothing is worth a wait for
-    // An NVLink domain too (its constraint, widened by atoll-widen after
-    // island_wait): not asked when the expected wait for one costs more
-    // than spanning domains now; the wait itself stays island_wait
-    // (job_submit.lua's atoll-widen deadline)
+    // An NVLink domain too (its constraint, widened by atoll-widen): not
+    // asked when the expected wait for one costs more than spanning domains
+    // now; the wait decided reaches job_submit.lua's atoll-widen deadline
+    // on --switches (below)
     const bool domain_ask = ask.level == Level::Domain && ask.widen && !ask.constraint.empty();
     const bool weighed = ir.auto_level && ask.refuse.empty() &&
                          ((ask.switches > 0 && (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf)) ||
@@ -416,6 +416,18 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         }
         wait = std::lround(w);
         leaf_wait = std::min(leaf_wait, wait);
+        // a domain has no --switches of its own: --switches=K@WAIT, K the
+        // most leaf switches one listed domain lies on (topology/tree's leaf
+        // switches are the leaf islands), is met by every domain the
+        // constraint allows and carries the wait to job_submit.lua, whose
+        // atoll-widen deadline it bounds (else island_wait, a job held
+        // longer than the model decided). topology/block takes no --switches.
+        if (domain_ask && !st.block && ask.switches == 0) {
+            for (int d : ask.constraint)
+                ask.switches = std::max(ask.switches, static_cast<int>(c.island(d).leaf_islands.size()));
+            ask.switches = std::max(ask.switches, 1);
+            ask.wait = SwitchWait::Island;
+        }
     }
     if (!ask.refuse.empty()) {
         // a user mistake, not a failure: said on stdout for cli_filter.lua to refuse the job

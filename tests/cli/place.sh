@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 92
+plan 93
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -139,6 +139,20 @@ check "--pending: TIMELIMIT 1:60 and 5 are FILE:LINE errors; 0:00 never frees (n
     sh -c '[ "$1$2" = 11 ] && grep -q "p60:1: TIMELIMIT .1:60. is not a time limit squeue prints" "$3" &&
         grep -q "p5:1: TIMELIMIT .5. is not a time limit squeue prints" "$4" && [ "${5##*: }" = "no wait" ]' \
     _ "$r1" "$r2" "$work/p60.err" "$work/p5.err" "$out"
+# auto held to an NVLink domain: the wait decided reaches job_submit.lua's
+# atoll-widen deadline as --switches=K@WAIT, K the leaf switches a domain
+# lies on (here 1: each leaf is one domain); never on topology/block, which
+# takes no --switches; without --time-limit nothing is decided, nothing added
+"$TOPO" generate --pods 2 --groups 2 --rails 1 --hosts 4 --spines 1 --oversub 4 --domain-size 4 --format json \
+    -o "$work/dom.json" 2>/dev/null
+dom() { "$PLACE" place "$work/dom.json" --nodes 3 --island auto --slurm "$@" | grep -v '^free=\|^constraint='; }
+d1=$(dom --time-limit 20 --comm-share 0.002 --explain)
+d2=$(dom --time-limit 20 --comm-share 0.002 --topology block)
+d3=$(dom)
+w=$(echo "$d1" | sed -n 's/^decision=.*: waits up to \([0-9]*\) s$/\1/p')
+check "--slurm: auto on a domain carries the model's wait as --switches=1@WAIT (tree only)" \
+    sh -c '[ -n "$1" ] && [ "$1" -lt 600 ] && echo "$2" | grep -qx "switches=1@$(($1 / 60)):$(printf %02d $(($1 % 60)))" &&
+        [ -z "$3" ] && [ -z "$4" ]' _ "$w" "$d1" "$d2" "$d3"
 # --scontrol-nodes with a format that never reads it: a usage error
 "$TOPO" slurm "$work/pods4.json" --scontrol-nodes /nonexistent >/dev/null 2>"$work/sn.err"
 check "slurm --scontrol-nodes without --format scontrol: usage error" \

@@ -1,0 +1,107 @@
+#!/bin/sh
+# auto's wait for an NVLink domain, on a real Slurm (topology/tree): 16 nodes
+# in 2 pods of 2 leaves of 4 at 4:1, each leaf one NVLink domain of 4
+# (atoll-topo generate --domain-size 4). A job of 2 to 4 nodes with
+# --fabric-island=auto is held to the domains and marked for atoll-widen,
+# which lifts it to the pods at the deadline. The deadline is the wait the
+# step model decided (cli_filter.lua, atoll-place --slurm --time-limit) when
+# that is shorter than island_wait: it reaches job_submit.lua on
+# --switches=K@WAIT (K: the leaf switches a domain lies on). Until
+# 2026-12-06 the deadline was island_wait whatever the model said, so such a
+# job was held up to island_wait (600 s) where the model gave it 316 s. A
+# user's own --switches=K@T bounds the deadline the same way.
+. "$(dirname "$0")/../lib.sh"
+. "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
+N=7
+plan $N
+so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null; then
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); skip "domain-wait $i" "slurmctld, slurmd or sbatch not installed"; done
+    exit 0
+fi
+work=$(tmpdir)
+at_exit cluster_down
+"$TOPO" generate --pods 2 --groups 2 --rails 1 --hosts 4 --spines 1 --oversub 4 --domain-size 4 --format json \
+    -o "$work/fabric.json"
+"$TOPO" slurm --format view "$work/fabric.json" -o "$work/fabric.view"
+chmod 644 "$work/fabric.json" "$work/fabric.view"
+cluster_up "$work/c" "$work/fabric.json" "$so" "fabric=$work/fabric.view" || {
+    i=0; while [ $i -lt $N ]; do i=$((i + 1)); not_ok "domain-wait cluster did not start"; done; exit 0; }
+cp "$work/c/plugstack.conf" "$work/c/plugstack.base"
+set_plugstack() { sed "s|^\(required .*\)$|\1 $1|" "$work/c/plugstack.base" >"$work/c/plugstack.conf"; }
+export ATOLL_WIDEN_LOCK="$work/widen.lock"
+D=nvl-8d6e40c4-d722-4357-9ba6
+
+# submit ARGS...: a held job; its id in $jid, scontrol's line in $info, the
+# seconds from just before sbatch to its atoll-widen deadline in $after
+submit() {
+    _t0=$(date +%s)
+    jid=$(sbatch -H -o /dev/null "$@" --wrap true 2>"$work/submit.err" | awk '{print $4}')
+    info=$(scontrol show job -o "$jid")
+    _dl=$(echo "$info" | sed -n 's/.*AdminComment=atoll-widen \([0-9]*\) .*/\1/p')
+    after=$(( ${_dl:-0} - _t0 ))
+    scancel "$jid"
+}
+
+# comm_share=0.002, 20 minutes: spanning the 4:1 uplinks out of a domain
+# adds 316 s (the step model; its decision line says so), under
+# island_wait's 600 s: the job waits 316 s for a domain, then the pods
+set_plugstack "comm_share=0.002"
+submit -N3 --time=20 --fabric-island=auto --fabric-explain
+w=$(sed -n 's/.*: waits up to \([0-9]*\) s$/\1/p' "$work/submit.err")
+if [ -n "$w" ] && [ "$w" -lt 600 ] && [ "$w" -gt 100 ] && [ "$after" -ge $((w - 2)) ] && [ "$after" -le $((w + 3)) ] &&
+   echo "$info" | grep -q "Features=\[$D-000000000000.32766|"; then
+    ok "auto, 3 nodes, --time=20: held to the domains until the model's wait ($w s), not island_wait"
+else not_ok "auto, 3 nodes, --time=20: held to the domains until the model's wait ($w s), not island_wait"
+    diag "deadline after $after s" "$info" "$(cat "$work/submit.err")"; fi
+hms=$(printf '%02d:%02d:%02d' $((w / 3600)) $((w % 3600 / 60)) $((w % 60)))
+if echo "$info" | grep -q "Switches=1@$hms"; then
+    ok "the wait reaches Slurm as --switches=1@WAIT (one leaf switch holds every domain: nothing more is asked)"
+else not_ok "the wait reaches Slurm as --switches=1@WAIT (one leaf switch holds every domain: nothing more is asked)"
+    diag "$info"; fi
+# without --time nothing is modelled: island_wait
+submit -N3 --fabric-island=auto
+if [ "$after" -ge 598 ] && [ "$after" -le 603 ]; then ok "auto without --time: the deadline is island_wait (600 s)"
+else not_ok "auto without --time: the deadline is island_wait (600 s)"; diag "deadline after $after s" "$info"; fi
+# a user's own --switches=1@2:00 (120 s): the deadline too
+submit -N3 --time=20 --switches=1@2:00 --fabric-island=auto
+if [ "$after" -ge 118 ] && [ "$after" -le 123 ] && echo "$info" | grep -q "Switches=1@00:02:00"; then
+    ok "auto with the user's own --switches=1@2:00: the deadline is 120 s, the switches the user's"
+else not_ok "auto with the user's own --switches=1@2:00: the deadline is 120 s, the switches the user's"
+    diag "deadline after $after s" "$info"; fi
+
+# a pod (6 nodes): --switches=K@WAIT is also the leaf wait, so a wait under
+# leaf_wait is the deadline; the user's own 30 s here
+submit -N6 --switches=2@0:30 --fabric-island=auto
+if [ "$after" -ge 28 ] && [ "$after" -le 33 ] && echo "$info" | grep -q "Features=\[pod-"; then
+    ok "auto, 6 nodes (a pod) with --switches=2@0:30: held to the pods, the deadline 30 s"
+else not_ok "auto, 6 nodes (a pod) with --switches=2@0:30: held to the pods, the deadline 30 s"
+    diag "deadline after $after s" "$info"; fi
+
+# End to end: two nodes of every domain busy, a 3-node job with its own
+# --switches=1@0:03 waits 3 s for a domain, then atoll-widen lifts it to the
+# pods and it runs in one pod across its two leaves
+wait_idle
+set_plugstack ""
+busy=$(sbatch -o /dev/null --exclusive -N8 -w 'node[001-002,005-006,009-010,013-014]' --time=5 --wrap 'sleep 120' |
+    awk '{print $4}')
+i=0; while [ "$(squeue -h -j "$busy" -o %t)" != R ] && [ $i -lt 75 ]; do i=$((i + 1)); sleep 0.2; done
+jid=$(sbatch -o /dev/null --exclusive -N3 --time=5 --switches=1@0:03 --fabric-island=auto --wrap 'sleep 1' |
+    awk '{print $4}')
+sleep 1
+st=$(squeue -h -j "$jid" -o %t)
+info=$(scontrol show job -o "$jid")
+if [ "$st" = PD ] && echo "$info" | grep -q "Features=\[$D-" && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* \[pod-"; then
+    ok "no domain has 3 free: the job waits, held to the domains, marked to widen to the pods"
+else not_ok "no domain has 3 free: the job waits, held to the domains, marked to widen to the pods"; diag "$st" "$info"; fi
+sleep 3
+"$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen" 2>&1
+i=0; while [ "$(squeue -h -j "$jid" -o %t)" = PD ] && [ $i -lt 75 ]; do i=$((i + 1)); sleep 0.2; done
+nodes=$(scontrol show job -o "$jid" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p')
+case "$nodes" in
+node\[003-004,007\] | node\[003,007-008\] | node\[011-012,015\] | node\[011,015-016\] | node\[003-004,008\] | node\[004,007-008\] | node\[011-012,016\] | node\[012,015-016\])
+    ok "after its 3 s atoll-widen lifts it to the pods: it runs in one pod ($nodes)" ;;
+*) not_ok "after its 3 s atoll-widen lifts it to the pods: it runs in one pod ($nodes)"; diag "$(cat "$work/widen")" "$(scontrol show job -o "$jid")" ;;
+esac
+scancel --user=root
+exit 0
