@@ -56,7 +56,8 @@ end
 
 -- The table, read once per job (slurmctld may be reconfigured with a new one):
 -- rows[REQUEST .. " " .. POLICY] = list of {from, to, refuse | level, k, wait,
--- constraint, widen, segment}; named = every island name the table holds;
+-- constraint, widen, segment}; named = every island name the table holds
+-- (its level where a row's constraint lists it, else true);
 -- topology = the Slurm topology its answers are for (tree or block).
 local function load_requests(topology)
     local path = CONF_DIR .. REQUESTS_FILE
@@ -71,9 +72,10 @@ local function load_requests(topology)
     end
     local rows, named = {}, {}
     local lineno = 0
-    local function names(w)
+    -- named[ISLAND] = true, or the level of the rows whose constraint lists it
+    local function names(w, lv)
         if w ~= "-" and w ~= "*" then
-            for tok in w:gmatch("[^|]+") do named[tok] = true end
+            for tok in w:gmatch("[^|]+") do named[tok] = lv or named[tok] or true end
         end
     end
     local topology = "tree"
@@ -96,7 +98,7 @@ local function load_requests(topology)
                     if lv then
                         row = {level = lv, k = tonumber(k), wait = wait, constraint = cons, widen = widen,
                                segment = tonumber(seg)}
-                        names(cons)
+                        names(cons, lv)
                         names(widen)
                     end
                 end
@@ -281,9 +283,23 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                         path, topology, want, want == "block" and REQUESTS_BLOCK_FILE or REQUESTS_FILE,
                         want == "block" and " --topology block" or "")
     end
-    -- auto with --switches=K@0 (cli_filter.lua: the step model found the
-    -- island not worth a wait; or the user's own): nothing more is asked
-    if req == "auto" and job_desc.req_switch ~= nil and job_desc.req_switch ~= slurm.NO_VAL and
+    -- cli_filter.lua already named the islands, ranked on the live state
+    -- (live_level: the level of the first named)
+    local live, live_level = false, nil
+    if job_desc.features ~= nil and job_desc.features ~= "" then
+        for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
+            if named[tok] then
+                live = true
+                live_level = named[tok] ~= true and named[tok] or nil
+                break
+            end
+        end
+    end
+    -- auto with --switches=K@0 and no island named (cli_filter.lua: the step
+    -- model found the island not worth a wait; or the user's own): nothing
+    -- more is asked. With islands named, K@0 is a wait of 0 (leaf_wait=0, or
+    -- the user's own): the job is still marked to widen, at once
+    if req == "auto" and not live and job_desc.req_switch ~= nil and job_desc.req_switch ~= slurm.NO_VAL and
        job_desc.req_switch > 0 and job_desc.wait4switch == 0 then
         if explain then
             slurm.log_user("atoll: auto, --switches=%d@0: no island wait, nothing asked", job_desc.req_switch)
@@ -310,6 +326,21 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         slurm.log_user("atoll: %s", (row.refuse:gsub("{n}", tostring(n))))
         return slurm.ERROR
     end
+    -- islands named by cli_filter.lua, which also counts the nodes by
+    -- --gpus and by the nodes' CPUs (--ntasks alone): where it counted more
+    -- and chose a level other than this row's, the row of that level (the
+    -- first for this count or more) gives the switches and the widening; a
+    -- job held to a domain by a row that never widens would be held for ever
+    if live_level and row.level ~= live_level then
+        local same
+        for _, r in ipairs(list) do
+            if not r.refuse and r.level == live_level and (r.to >= n or same == nil) then
+                same = r
+                if r.to >= n then break end
+            end
+        end
+        if same then row = same end
+    end
     -- --switches=K@WAIT, never over the user's own
     local k, w = row.k, (row.wait == "leaf" and leaf_wait or wait)
     if k > 0 and (job_desc.req_switch == nil or job_desc.req_switch == slurm.NO_VAL or job_desc.req_switch == 0) then
@@ -328,13 +359,6 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         local bits = job_desc.bitflags
         if n > row.segment and bits ~= nil and bits % (2 * flag) < flag then
             job_desc.bitflags = bits + flag
-        end
-    end
-    -- cli_filter.lua already named the islands, ranked on the live state
-    local live = false
-    if job_desc.features ~= nil and job_desc.features ~= "" then
-        for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
-            if named[tok] then live = true break end
         end
     end
     local c = bracket(row.constraint, policy)
@@ -365,8 +389,14 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         table.insert(parts, string.format("atoll: %d node%s, --fabric-island=%s (%s): ", n, n == 1 and "" or "s", req, row.level))
         table.insert(parts, live and ("islands chosen on live state by cli_filter.lua: " .. job_desc.features)
                                   or (c ~= "" and ("constraint " .. c) or "no constraint"))
-        if k > 0 then
-            table.insert(parts, string.format(", at most %d leaf switch%s for up to %d s", k, k > 1 and "es" or "", w))
+        -- the job's --switches as it stands (its own, cli_filter.lua's or the row's)
+        local sk, sw = job_desc.req_switch, job_desc.wait4switch
+        if valid(sk) and sk > 0 then
+            if valid(sw) then
+                table.insert(parts, string.format(", at most %d leaf switch%s for up to %d s", sk, sk > 1 and "es" or "", sw))
+            else
+                table.insert(parts, string.format(", at most %d leaf switch%s", sk, sk > 1 and "es" or ""))
+            end
         end
         if row.segment > 0 then
             table.insert(parts, string.format(", segments of %d nodes, each in one block", row.segment))

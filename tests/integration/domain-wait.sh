@@ -12,7 +12,7 @@
 # user's own --switches=K@T bounds the deadline the same way.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=7
+N=10
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null; then
@@ -76,6 +76,32 @@ submit -N6 --switches=2@0:30 --fabric-island=auto
 if [ "$after" -ge 28 ] && [ "$after" -le 33 ] && echo "$info" | grep -q "Features=\[pod-"; then
     ok "auto, 6 nodes (a pod) with --switches=2@0:30: held to the pods, the deadline 30 s"
 else not_ok "auto, 6 nodes (a pod) with --switches=2@0:30: held to the pods, the deadline 30 s"
+    diag "deadline after $after s" "$info"; fi
+
+# (helper 42) --switches=K@0 with islands named is a wait of 0, not "no
+# wait, nothing asked": leaf_wait=0 makes cli_filter.lua's pod answer
+# switches=2@0:00, and the job is still marked (at island_wait; the leaf
+# wait is the same number); a user's own --switches=1@0 on a domain widens
+# at once. Both had no mark: held to their islands for ever
+set_plugstack "leaf_wait=0"
+submit -N6 --fabric-island=auto
+if [ "$after" -ge 598 ] && [ "$after" -le 603 ] && echo "$info" | grep -q "Features=\[pod-.*Switches=2@00:00:00"; then
+    ok "leaf_wait=0: a pod job (switches 2@0) is still marked to widen, at island_wait"
+else not_ok "leaf_wait=0: a pod job (switches 2@0) is still marked to widen, at island_wait"
+    diag "deadline after $after s" "$info"; fi
+set_plugstack ""
+submit -N3 --switches=1@0 --fabric-island=auto
+if [ "$after" -ge -1 ] && [ "$after" -le 2 ] && echo "$info" | grep -q "Features=\[$D-"; then
+    ok "a user's own --switches=1@0 on a domain: marked to widen at once"
+else not_ok "a user's own --switches=1@0 on a domain: marked to widen at once"; diag "deadline after $after s" "$info"; fi
+# (helper 42) --ntasks=8 without -N on nodes of 2 CPUs: cli_filter.lua
+# counts 4 nodes and holds the job to the domains; job_submit.lua, which
+# sees no CPUs, counts 1, whose row (a leaf) never widens: it takes the
+# domains' row from the islands named
+submit -n8 --fabric-island=auto
+if [ "$after" -ge 598 ] && [ "$after" -le 603 ] && echo "$info" | grep -q "Features=\[$D-.*AdminComment=atoll-widen [0-9]* \[pod-"; then
+    ok "--ntasks=8 alone (4 nodes to cli_filter.lua, 1 to job_submit.lua): held to the domains and marked to widen"
+else not_ok "--ntasks=8 alone (4 nodes to cli_filter.lua, 1 to job_submit.lua): held to the domains and marked to widen"
     diag "deadline after $after s" "$info"; fi
 
 # End to end: two nodes of every domain busy, a 3-node job with its own
