@@ -477,6 +477,41 @@ void FreeState::set(int h, bool free)
         count(d, free ? 1 : -1);
 }
 
+void FreeState::take_island(int island)
+{
+    const PlaceIsland &top = c_->island(island);
+    if (top.level == Level::Domain) {  // beside the network chain: host by host
+        take(top.hosts);
+        return;
+    }
+    int n = 0;
+    for (int h : top.hosts) {
+        char &f = free_[static_cast<std::size_t>(h)];
+        if (!c_->in_pool(h) || f == 0)
+            continue;
+        f = 0;
+        ++n;
+        int d = c_->island_of(h, Level::Domain);
+        if (d >= 0)
+            count(d, -1);
+    }
+    if (n == 0)
+        return;
+    // the islands below it hold only its hosts: none free now (a domain
+    // among them was counted host by host above)
+    std::vector<int> below(top.children.begin(), top.children.end());
+    while (!below.empty()) {
+        const int i = below.back();
+        below.pop_back();
+        const PlaceIsland &x = c_->island(i);
+        if (x.level != Level::Domain && count_[static_cast<std::size_t>(i)] != 0)
+            count(i, -count_[static_cast<std::size_t>(i)]);
+        below.insert(below.end(), x.children.begin(), x.children.end());
+    }
+    for (int i = island; i >= 0; i = c_->island(i).parent)
+        count(i, -n);
+}
+
 void FreeState::count(int island, int delta)
 {
     int &n = count_[static_cast<std::size_t>(island)];

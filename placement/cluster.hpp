@@ -164,6 +164,9 @@ public:
     void set(int h, bool free);                       // pool hosts only
     void take(const std::vector<int> &hosts) { for (int h : hosts) set(h, false); }
     void give(const std::vector<int> &hosts) { for (int h : hosts) set(h, true); }
+    // Every free host of one island taken at once (as take(its hosts), at
+    // one pass over them rather than one walk up the islands per host)
+    void take_island(int island);
     // The most free hosts any one island of level l has (counted as hosts
     // come and go, so a policy need not look at every island to know that
     // none has room).

@@ -76,8 +76,7 @@ std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level
             break;  // cannot happen: the island's hosts were taken away
         seen[static_cast<std::size_t>(is)] = 1;
         ranked.push_back(is);
-        for (int h : c.island(is).hosts)
-            state.set(h, false);
+        state.take_island(is);
     }
     std::vector<int> rest;
     for (int is : c.at(level))

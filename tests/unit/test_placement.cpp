@@ -1178,3 +1178,45 @@ TEST_CASE("the best placement of a size is tried inside each pod too", "[placeme
     CHECK(slowdown(c, in_pod, job, m) == Approx(1));
     CHECK(slowdown(c, across, job, m) == Approx(b / a));
 }
+
+TEST_CASE("FreeState::take_island leaves the state take() of its hosts leaves, on fabrics of every shape", "[placement]")
+{
+    std::vector<std::pair<std::string, Topology>> fabrics;
+    GenSpec nvl;  // domains across the rails' leaves, the last one smaller
+    nvl.pods = 2;
+    nvl.groups_per_pod = 2;
+    nvl.rails = 4;
+    nvl.hosts_per_group = 10;
+    nvl.domain_size = 7;
+    fabrics.emplace_back("2 pods, 4 rails, domains of 7", analyse(generate(nvl)));
+    GenSpec faults = nvl;
+    faults.domain_size = 0;
+    faults.swap_rails = {{"node001", 0, 2}};
+    faults.drop_leaves = {"ib-leaf03"};
+    fabrics.emplace_back("miscabled, a leaf gone", analyse(generate(faults)));
+    fabrics.emplace_back("Alibaba's Clos", analyse(load_fabric(test_data("csv/crux_topology_hosts.csv"))));
+    fabrics.emplace_back("two pods CSV", topo_csv(kTwoPods));
+    for (const auto &named : fabrics) {
+        INFO(named.first);
+        Cluster c(named.second);
+        for (std::size_t is = 0; is < c.islands().size(); ++is) {
+            // some hosts busy already (every third), so the counts differ by island
+            FreeState bulk(c), one(c);
+            for (std::size_t h = 0; h < c.host_count(); h += 3) {
+                bulk.set(static_cast<int>(h), false);
+                one.set(static_cast<int>(h), false);
+            }
+            bulk.take_island(static_cast<int>(is));
+            one.take(c.island(static_cast<int>(is)).hosts);
+            bool same = true;
+            for (std::size_t i = 0; i < c.islands().size(); ++i)
+                same = same && bulk.free_in(static_cast<int>(i)) == one.free_in(static_cast<int>(i));
+            for (std::size_t h = 0; h < c.host_count(); ++h)
+                same = same && bulk.is_free(static_cast<int>(h)) == one.is_free(static_cast<int>(h));
+            for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric})
+                same = same && bulk.most_free(l) == one.most_free(l);
+            INFO("island " << c.island(static_cast<int>(is)).name);
+            CHECK(same);
+        }
+    }
+}
