@@ -322,6 +322,15 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     const bool weighed = ir.auto_level && ask.refuse.empty() &&
                          ((ask.switches > 0 && (ask.wait == SwitchWait::Island || ask.wait == SwitchWait::Leaf)) ||
                           domain_ask);
+    if (!weighed && ir.auto_level && ask.refuse.empty() && a.flag("time-limit") && a.flag("explain")) {
+        // nothing the model could weigh (helper 42: --explain said nothing)
+        std::cout << "decision=nothing to wait for: "
+                  << (st.block && ask.constraint.empty() && ask.switches == 0 && n > 1
+                          ? "topology/block keeps the job in one block"
+                      : n > 1 && spanning_free(c, n) ? "spanning costs under 1 % on this fabric"
+                                                     : "no island or switch count is asked")
+                  << ": no wait\n";
+    }
     if (weighed && a.flag("time-limit") && time_limit(a) == 0 && a.flag("explain"))
         std::cout << "decision=no time limit (" << a.get("time-limit") << "): waits up to " << wait
                   << " s (island_wait)\n";
@@ -378,7 +387,13 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << "decision=a " << lv << " has room now; should its hosts go first, spanning adds ";
             else  // (not now when the free hosts are too few: once they are)
                 d << (anywhere > 0 ? "decision=spanning adds " : "decision=spanning now adds ");
-            d << std::max(0.0, span) * static_cast<double>(limit) << " s to the " << limit << " s limit"
+            // (under 1 s: "1 s" beside "no wait" read as a contradiction)
+            const double adds = std::max(0.0, span) * static_cast<double>(limit);
+            if (adds > 0 && adds < 1)
+                d << "under 1";
+            else
+                d << adds;
+            d << " s to the " << limit << " s limit"
               << (busy || !a.flag("running") ? " (busy uplinks)" : "");
             if (!fits_now) {  // when one frees up
                 if (expected < 0)

@@ -106,10 +106,7 @@ const char *usage_text =
 // which Slurm does not know (helper 38: such a line passed in silence).
 void warn_unused_map_lines(Fabric &f, const HostMap &map)
 {
-    std::set<std::string> names;
-    for (const Node &n : f.nodes)
-        if (n.type == NodeType::Ca)
-            names.insert(n.desc.substr(0, n.desc.find(' ')));
+    const std::set<std::string> names = host_names(f);
     std::vector<std::string> unused;
     for (const auto &kv : map.names)
         if (!names.count(kv.second))

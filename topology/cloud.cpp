@@ -366,12 +366,18 @@ HostMap parse_host_map(std::istream &in, const std::string &source)
     return m;
 }
 
-std::size_t apply_host_map(Fabric &f, const HostMap &map)
+std::set<std::string> host_names(const Fabric &f)
 {
     std::set<std::string> names;
     for (const Node &n : f.nodes)
         if (n.type == NodeType::Ca)
             names.insert(n.desc.substr(0, n.desc.find(' ')));
+    return names;
+}
+
+std::size_t apply_host_map(Fabric &f, const HostMap &map)
+{
+    const std::set<std::string> names = host_names(f);
     std::size_t done = 0;
     std::map<std::string, std::string> renamed;
     std::map<std::string, std::string> onto;  // Slurm name -> the host renamed onto it

@@ -32,6 +32,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <set>
 #include <string>
 
 #include "topology/fabric.hpp"
@@ -51,6 +52,9 @@ HostMap parse_host_map(std::istream &in, const std::string &source);
 // Renames the hosts of an already built fabric (a site's CSV) whose name the
 // map has; returns how many.
 std::size_t apply_host_map(Fabric &f, const HostMap &map);
+// The host names of a fabric (its channel adapters' node descriptions up to
+// the first space)
+std::set<std::string> host_names(const Fabric &f);
 
 // Each throws InputError naming the file and the instance on anything
 // unexpected; `map` (may be null) is applied as the hosts are named.

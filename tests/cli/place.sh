@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 93
+plan 94
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -153,6 +153,16 @@ w=$(echo "$d1" | sed -n 's/^decision=.*: waits up to \([0-9]*\) s$/\1/p')
 check "--slurm: auto on a domain carries the model's wait as --switches=1@WAIT (tree only)" \
     sh -c '[ -n "$1" ] && [ "$1" -lt 600 ] && echo "$2" | grep -qx "switches=1@$(($1 / 60)):$(printf %02d $(($1 % 60)))" &&
         [ -z "$3" ] && [ -z "$4" ]' _ "$w" "$d1" "$d2" "$d3"
+# (helper 42) --explain says why nothing is weighed, and a cost under 1 s
+# is not shown as "1 s" beside "no wait"
+"$TOPO" generate --groups 4 --hosts 4 --format json -o "$work/nb.json" 2>/dev/null
+e1=$("$PLACE" place "$work/dom.json" --nodes 3 --island auto --slurm --time-limit 20 --topology block --explain | grep '^decision=')
+e2=$("$PLACE" place "$work/nb.json" --nodes 2 --island auto --slurm --time-limit 20 --explain | grep '^decision=')
+e3=$("$PLACE" place "$work/dom.json" --nodes 3 --island auto --slurm --time-limit 0:01 --comm-share 0.006 --explain | grep '^decision=')
+check "--explain: nothing to wait for on a block or where spanning is free says why; under 1 s is said so" \
+    sh -c '[ "$1" = "decision=nothing to wait for: topology/block keeps the job in one block: no wait" ] &&
+        [ "$2" = "decision=nothing to wait for: spanning costs under 1 % on this fabric: no wait" ] &&
+        echo "$3" | grep -q "spanning adds under 1 s to the 1 s limit.*: no wait\$"' _ "$e1" "$e2" "$e3"
 # --scontrol-nodes with a format that never reads it: a usage error
 "$TOPO" slurm "$work/pods4.json" --scontrol-nodes /nonexistent >/dev/null 2>"$work/sn.err"
 check "slurm --scontrol-nodes without --format scontrol: usage error" \
