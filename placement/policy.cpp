@@ -67,6 +67,7 @@ std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level
     req.level = level;
     req.fit = Fit::Required;
     req.explain = false;  // the choices alone
+    req.island_only = true;
     for (;;) {
         Placement p = policy.place(state, req);
         if (!p.ok)
@@ -92,6 +93,24 @@ std::vector<int> rank_islands(Policy &policy, const FreeState &free, Level level
     });
     ranked.insert(ranked.end(), rest.begin(), rest.end());
     return ranked;
+}
+
+void locate(const Cluster &c, Placement &p)
+{
+    p.island = -1;
+    if (p.hosts.empty())
+        return;
+    for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
+        int first = c.island_of(p.hosts[0], l);
+        bool same = first >= 0;
+        for (int h : p.hosts)
+            same = same && c.island_of(h, l) == first;
+        if (same) {
+            p.island = first;
+            p.level = l;
+            break;
+        }
+    }
 }
 
 void describe(const Cluster &c, Placement &p)
@@ -131,18 +150,7 @@ void describe(const Cluster &c, Placement &p)
     p.groups = distinct(groups);
     p.pods = distinct(pods);
     p.domains = distinct(domains);
-    p.island = -1;
-    for (Level l : {Level::Domain, Level::Leaf, Level::Group, Level::Pod, Level::Fabric}) {
-        int first = c.island_of(p.hosts[0], l);
-        bool same = first >= 0;
-        for (int h : p.hosts)
-            same = same && c.island_of(h, l) == first;
-        if (same) {
-            p.island = first;
-            p.level = l;
-            break;
-        }
-    }
+    locate(c, p);
     p.hops = p.hosts.size() > 1 ? 2 : 0;
     for (std::size_t a = 0; a < p.per_leaf.size(); ++a)
         for (std::size_t b = a + 1; b < p.per_leaf.size(); ++b)
@@ -219,7 +227,10 @@ Placement Policy::place(const FreeState &free, const Request &req)
         p = std::move(q);
         std::sort(p.hosts.begin(), p.hosts.end());
     }
-    describe(c, p);
+    if (req.island_only && req.max_leaves == 0 && req.max_per_leaf == 0)
+        locate(c, p);  // the island alone (rank_islands)
+    else
+        describe(c, p);
     if (req.fit == Fit::Required && p.level > req.level) {
         p.ok = false;
         p.error = "no " + std::string(to_string(req.level)) + " has " + std::to_string(req.nodes) +

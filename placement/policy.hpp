@@ -36,6 +36,7 @@ struct Request {
     int max_leaves = 0;    // at most this many leaf islands, like Slurm's --switches=N (0: no limit)
     Split split = Split::Pack;
     bool explain = true;   // fill Placement::notes and considered (false: the hosts alone, faster)
+    bool island_only = false;  // the hosts and the island holding them (locate()), not describe()'s counts
 };
 
 struct Candidate {           // an island weighed by the policy, for --explain
@@ -77,6 +78,8 @@ IslandRequest parse_island(const std::string &value);
 
 // Fill island, level, spans, hops and per_leaf from hosts.
 void describe(const Cluster &c, Placement &p);
+// Fills p.island and p.level alone (describe() does it too)
+void locate(const Cluster &c, Placement &p);
 
 class Policy {
 public:
