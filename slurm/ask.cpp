@@ -325,6 +325,13 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
     return std::min(island_wait_s, cost);
 }
 
+double queue_weight(long queued_jobs, int nodes, int pool)
+{
+    if (queued_jobs <= 0 || nodes <= 0 || pool <= 0)
+        return 1;
+    return 1 + static_cast<double>(queued_jobs) * nodes / pool;
+}
+
 double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
                      const UplinkLoad *load, Level level)
 {

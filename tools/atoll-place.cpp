@@ -376,7 +376,9 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         } else {
             span = span_cost_now(c, free, n, shape, model, nullptr, ask.level);
         }
-        double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
+        // the queue pays for a longer run too (queue_weight())
+        const double weight = queue_weight(queue_jobs, n, c.pool_size());
+        double w = auto_wait(span * weight, static_cast<double>(limit), expected, static_cast<double>(wait));
         if (a.flag("explain")) {
             // one line for cli_filter.lua's --fabric-explain: what was weighed
             std::ostringstream d;
@@ -387,14 +389,17 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << "decision=a " << lv << " has room now; should its hosts go first, spanning adds ";
             else  // (not now when the free hosts are too few: once they are)
                 d << (anywhere > 0 ? "decision=spanning adds " : "decision=spanning now adds ");
-            // (under 1 s: "1 s" beside "no wait" read as a contradiction)
+            // (0.5 to 1 s: "1 s" beside "no wait" read as a contradiction)
             const double adds = std::max(0.0, span) * static_cast<double>(limit);
-            if (adds > 0 && adds < 1)
+            if (adds >= 0.5 && adds < 1)
                 d << "under 1";
             else
                 d << adds;
             d << " s to the " << limit << " s limit"
               << (busy || !a.flag("running") ? " (busy uplinks)" : "");
+            if (weight > 1 && adds > 0)  // (queue_weight())
+                d << ", " << adds * weight << " s with the " << queue_jobs << " queued job"
+                  << (queue_jobs == 1 ? "" : "s") << " its longer run would delay";
             if (!fits_now) {  // when one frees up
                 if (expected < 0)
                     d << "; when a " << lv << " frees up is unknown (no running jobs given)";
@@ -422,7 +427,8 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << ": no wait";
             else
                 d << ": waits up to " << std::lround(w) << " s"
-                  << (w >= static_cast<double>(wait) && w < span * static_cast<double>(limit) ? " (island_wait)" : "");
+                  << (w >= static_cast<double>(wait) && w < span * weight * static_cast<double>(limit) ? " (island_wait)"
+                                                                                                      : "");
             std::cout << d.str() << "\n";
         }
         if (w < 1) {  // not worth a wait: nothing asked

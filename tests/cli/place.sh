@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 94
+plan 95
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -97,22 +97,33 @@ queued() {
 printf '3|Priority|\n3|Resources|\n' >"$work/pend"
 out=$(queued "$work/pend")
 check "--slurm --pending: queued jobs take the hosts that free up: auto spans now, saying why" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; no leaf frees up as the running jobs end (2 queued jobs, 6 nodes, take hosts as they free up): no wait" ]
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit, 52 s with the 2 queued jobs its longer run would delay; no leaf frees up as the running jobs end (2 queued jobs, 6 nodes, take hosts as they free up): no wait" ]
 # with their time limits (squeue's third field, 0:10) they give the leaves
-# back at 40 s: a leaf in 40 s, against 42 s of spanning, is worth the wait
+# back at 40 s: a leaf in 40 s, against 42 s of spanning, is worth the wait.
+# The queue pays for the longer run too (queue_weight(): 1 + queued jobs x
+# nodes / pool = 1 + 2 x 2 / 16): 42 x 1.25 = 52 s
 printf '3|Priority|0:10|\n3|Resources|0:10|\n' >"$work/pend10"
 out=$(queued "$work/pend10")
 check "--slurm --pending with time limits: the queue gives hosts back when its jobs end: auto waits" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 40 s (2 queued jobs, 6 nodes, take hosts as they free up): waits up to 42 s
-switches=1@0:42" ]
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit, 52 s with the 2 queued jobs its longer run would delay; a leaf frees up in 40 s (2 queued jobs, 6 nodes, take hosts as they free up): waits up to 52 s
+switches=1@0:52" ]
 # a job larger than a leaf takes 4 + 1 of the 8 hosts, leaving 3 in a leaf;
 # jobs held or waiting for a dependency take none (counted, the next 3-node
 # job would take that leaf too, and none would free up)
 printf '5|Priority|\n3|JobHeldUser|\n3|Dependency|\n' >"$work/pend0"
 out=$(queued "$work/pend0")
 check "--slurm --pending: a job larger than a leaf spans what frees up, held or dependent jobs take nothing: auto waits" \
-    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit; a leaf frees up in 30 s (1 queued job, 5 nodes, take hosts as they free up): waits up to 42 s
-switches=1@0:42" ]
+    [ "$out" = "decision=spanning now adds 42 s to the 60 s limit, 47 s with the 1 queued job its longer run would delay; a leaf frees up in 30 s (1 queued job, 5 nodes, take hosts as they free up): waits up to 47 s
+switches=1@0:47" ]
+# the weight decides: a leaf in 45 s costs more than the job's own 42 s of
+# spanning, less than the 47 s (1 + 1 x 2 / 16) its longer run costs with the
+# queue's: it waits (without the queue's share it spanned)
+printf 'node[001-003,005-007] 0:45\n' >"$work/soon45"
+printf '5|Priority|\n' >"$work/pend5"
+out=$("$PLACE" place "$work/pods4.json" --nodes 2 --island auto --island-wait 3600 --slurm --free "node004,node008" \
+    --time-limit 1:00 --comm-share 0.7 --running "$work/soon45" --pending "$work/pend5" | grep -v '^free=\|^constraint=')
+check "--slurm --pending: a leaf in 45 s, between spanning's 42 s and the 47 s it costs with the queue's: auto waits" \
+    [ "$out" = "switches=1@0:47" ]
 # (helper 40) only jobs waiting for nodes (None, Priority, Resources) take
 # hosts as they free up: 20 one-node jobs over their QOS limit switched the
 # wait off for every job (a leaf in 300 s, counted as taken by them)
