@@ -180,7 +180,9 @@ function slurm_cli_pre_submit(options, offset)
         if squeue_file("--running", "-t R -o " .. quote("%N %L")) then
             -- the jobs queued in the job's partition take the first hosts
             -- to free up
-            squeue_file("--pending", "-t PD" .. (part and (" -p " .. quote(part)) or "") ..
+            -- (-r: each pending task of a job array on its own line, as it
+            -- takes its own nodes; without it squeue lists the array once)
+            squeue_file("--pending", "-r -t PD" .. (part and (" -p " .. quote(part)) or "") ..
                         " -O " .. quote("NumNodes:|,Reason:|,TimeLimit:|"))
         end
     end

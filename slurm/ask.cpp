@@ -325,13 +325,6 @@ double auto_wait(double span_cost, double run_s, double expected_s, double islan
     return std::min(island_wait_s, cost);
 }
 
-double queue_weight(long queued_jobs, int nodes, int pool)
-{
-    if (queued_jobs <= 0 || nodes <= 0 || pool <= 0)
-        return 1;
-    return 1 + static_cast<double>(queued_jobs) * nodes / pool;
-}
-
 double span_cost_now(const Cluster &c, const FreeState &free, int n, const JobShape &job, const StepModel &m,
                      const UplinkLoad *load, Level level)
 {
@@ -546,7 +539,15 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
         if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos ||
             count.find_first_not_of('0') == std::string::npos)
             throw bad("NODES " + shown(t.substr(0, bar), 40) + " is not a node count");
-        if (!queued_reasons.count(trim(t.substr(bar + 1, bar2 - bar - 1))))
+        // a job array's pending tasks listed as one line (squeue without
+        // -r) join their reasons with commas (_merge_job_reason()): queued
+        // when every one is (helper 43)
+        const std::string reasons = trim(t.substr(bar + 1, bar2 - bar - 1));
+        bool queued = !reasons.empty();
+        std::istringstream parts(reasons);
+        for (std::string r; std::getline(parts, r, ',');)
+            queued = queued && queued_reasons.count(trim(r)) > 0;
+        if (!queued)
             continue;
         PendingJob j;
         j.nodes = std::stoi(count);

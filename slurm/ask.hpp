@@ -118,15 +118,6 @@ bool spanning_free(const Cluster &c, int n);
 // expected wait for the island; < 0: unknown, taken as 0) is at least
 // span_cost x run_s; else min(island_wait_s, span_cost x run_s).
 double auto_wait(double span_cost, double run_s, double expected_s, double island_wait_s);
-// What spanning's extra run costs the queue too: a job of n nodes that runs
-// longer holds n nodes that long, which the queued jobs wait for. To first
-// order each of the queued_jobs waits n/pool of that time more, so the
-// whole cost to the sum of the jobs' turnarounds is the job's own times
-// 1 + queued_jobs x n / pool (auto_wait()'s span_cost is multiplied by it).
-// On the simulator's NVL72 stream it took auto from -27 % / -31 % of plain
-// Slurm's mean turnaround to -53 % / -49 % (S 0.3 / 0.7): a domain is worth
-// waiting for when a slow job would also hold up a queue.
-double queue_weight(long queued_jobs, int nodes, int pool);
 // What spanning now costs a job of n nodes (the span_cost of auto_wait()):
 // Slurm's own choice on the free hosts now (slurm-tree) priced by the step
 // model under `load` (the running jobs' crossings, uplink_load(); null: the
@@ -164,7 +155,7 @@ struct PendingJob {
     int nodes = 0;
     double limit = -1;  // its time limit in seconds; < 0: not known (never frees its hosts)
 };
-// The pending jobs of `squeue -h -t PD -O "NumNodes:|,Reason:|,TimeLimit:|"`
+// The pending jobs of `squeue -h -r -t PD -O "NumNodes:|,Reason:|,TimeLimit:|"`
 // (Slurm's own output: NODES|REASON|TIMELIMIT| a line; a range of nodes: its
 // minimum; TIMELIMIT UNLIMITED, or a line of two fields NODES|REASON|, as
 // atoll 2026-12-06 and older asked: never frees its hosts). Only a job

@@ -344,9 +344,7 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                                             j.ask->level);
                 // priced over its time limit, as cli_filter.lua prices it
                 // (--time-limit): its run time is not known before it runs
-                // and what its longer run would cost the jobs queued (queue_weight())
-                j.island_wait = auto_wait(cost * queue_weight(static_cast<long>(before.size()), j.nodes, c.pool_size()),
-                                          j.limit, expected, opt.island_wait);
+                j.island_wait = auto_wait(cost, j.limit, expected, opt.island_wait);
                 if (j.island_wait < 1) {
                     j.island_wait = 0;
                     j.ask = &nothing;

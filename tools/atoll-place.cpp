@@ -244,7 +244,7 @@ std::vector<std::pair<double, std::vector<int>>> running_file(const std::string 
     return squeue_file(path, [&](std::istream &in) { return read_running(in, c, path); });
 }
 
-// squeue -h -t PD -O "NumNodes:|,Reason:|,TimeLimit:|" (read_pending())
+// squeue -h -r -t PD -O "NumNodes:|,Reason:|,TimeLimit:|" (read_pending())
 std::vector<PendingJob> pending_file(const std::string &path)
 {
     return squeue_file(path, [&](std::istream &in) { return read_pending(in, path); });
@@ -327,6 +327,9 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         std::cout << "decision=nothing to wait for: "
                   << (st.block && ask.constraint.empty() && ask.switches == 0 && n > 1
                           ? "topology/block keeps the job in one block"
+                      // (helper 43: a job of every leaf was told spanning is free)
+                      : n > 1 && static_cast<std::size_t>(c.min_leaves(n)) >= c.at(Level::Leaf).size()
+                          ? "the job needs every leaf of the fabric"
                       : n > 1 && spanning_free(c, n) ? "spanning costs under 1 % on this fabric"
                                                      : "no island or switch count is asked")
                   << ": no wait\n";
@@ -376,9 +379,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
         } else {
             span = span_cost_now(c, free, n, shape, model, nullptr, ask.level);
         }
-        // the queue pays for a longer run too (queue_weight())
-        const double weight = queue_weight(queue_jobs, n, c.pool_size());
-        double w = auto_wait(span * weight, static_cast<double>(limit), expected, static_cast<double>(wait));
+        double w = auto_wait(span, static_cast<double>(limit), expected, static_cast<double>(wait));
         if (a.flag("explain")) {
             // one line for cli_filter.lua's --fabric-explain: what was weighed
             std::ostringstream d;
@@ -397,9 +398,6 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << adds;
             d << " s to the " << limit << " s limit"
               << (busy || !a.flag("running") ? " (busy uplinks)" : "");
-            if (weight > 1 && adds > 0)  // (queue_weight())
-                d << ", " << adds * weight << " s with the " << queue_jobs << " queued job"
-                  << (queue_jobs == 1 ? "" : "s") << " its longer run would delay";
             if (!fits_now) {  // when one frees up
                 if (expected < 0)
                     d << "; when a " << lv << " frees up is unknown (no running jobs given)";
@@ -427,8 +425,7 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
                 d << ": no wait";
             else
                 d << ": waits up to " << std::lround(w) << " s"
-                  << (w >= static_cast<double>(wait) && w < span * weight * static_cast<double>(limit) ? " (island_wait)"
-                                                                                                      : "");
+                  << (w >= static_cast<double>(wait) && w < span * static_cast<double>(limit) ? " (island_wait)" : "");
             std::cout << d.str() << "\n";
         }
         if (w < 1) {  // not worth a wait: nothing asked
