@@ -57,7 +57,7 @@ end
 -- The table, read once per job (slurmctld may be reconfigured with a new one):
 -- rows[REQUEST .. " " .. POLICY] = list of {from, to, refuse | level, k, wait,
 -- constraint, widen, segment}; named = every island name the table holds
--- (its level where a row's constraint lists it, else true);
+-- ("domain" for an NVLink domain, else true);
 -- topology = the Slurm topology its answers are for (tree or block).
 local function load_requests(topology)
     local path = CONF_DIR .. REQUESTS_FILE
@@ -72,10 +72,12 @@ local function load_requests(topology)
     end
     local rows, named = {}, {}
     local lineno = 0
-    -- named[ISLAND] = true, or the level of the rows whose constraint lists it
-    local function names(w, lv)
+    -- named[ISLAND] = true, or "domain" for an NVLink domain (only domain
+    -- rows list domains; a leaf row's constraint may list the groups or pods
+    -- around it, so no other level can be told from the rows)
+    local function names(w, domain)
         if w ~= "-" and w ~= "*" then
-            for tok in w:gmatch("[^|]+") do named[tok] = lv or named[tok] or true end
+            for tok in w:gmatch("[^|]+") do named[tok] = domain and "domain" or named[tok] or true end
         end
     end
     local topology = "tree"
@@ -98,7 +100,7 @@ local function load_requests(topology)
                     if lv then
                         row = {level = lv, k = tonumber(k), wait = wait, constraint = cons, widen = widen,
                                segment = tonumber(seg)}
-                        names(cons, lv)
+                        names(cons, lv == "domain")
                         names(widen)
                     end
                 end
@@ -284,7 +286,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                         want == "block" and " --topology block" or "")
     end
     -- cli_filter.lua already named the islands, ranked on the live state
-    -- (live_level: the level of the first named)
+    -- (live_level: "domain" when the first named is an NVLink domain)
     local live, live_level = false, nil
     if job_desc.features ~= nil and job_desc.features ~= "" then
         for tok in job_desc.features:gmatch("[^%[%]|&,*()!]+") do
@@ -326,11 +328,11 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         slurm.log_user("atoll: %s", (row.refuse:gsub("{n}", tostring(n))))
         return slurm.ERROR
     end
-    -- islands named by cli_filter.lua, which also counts the nodes by
-    -- --gpus and by the nodes' CPUs (--ntasks alone): where it counted more
-    -- and chose a level other than this row's, the row of that level (the
+    -- NVLink domains named by cli_filter.lua, which also counts the nodes
+    -- by --gpus and by the nodes' CPUs (--ntasks alone): where it counted
+    -- more and this count's row is not a domain's, the domain row (the
     -- first for this count or more) gives the switches and the widening; a
-    -- job held to a domain by a row that never widens would be held for ever
+    -- job held to a domain by a row that never widens would never widen
     if live_level and row.level ~= live_level then
         local same
         for _, r in ipairs(list) do
