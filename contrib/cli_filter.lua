@@ -70,6 +70,17 @@ local function count(v)
     return nil
 end
 
+-- Slurm takes one set of brackets in a constraint (build_feature_list():
+-- "more than one set of brackets" is ESLURM_INVALID_FEATURE, the job refused
+-- as "Invalid feature specification"): atoll's islands are one
+local function has_brackets(features)
+    return features ~= nil and features ~= "unset" and tostring(features):find("[", 1, true) ~= nil
+end
+-- a request that must hold the job to its islands
+local function required(req)
+    return req ~= "auto" and not tostring(req):match(":preferred$")
+end
+
 -- The nodes the job needs at least: -N, --gpus over --gpus-per-node, --ntasks
 -- over --ntasks-per-node, else --ntasks times --cpus-per-task over the most CPUs a node of the
 -- partition has (sinfo -N %c: one line a node), the fewest nodes Slurm could
@@ -218,10 +229,23 @@ function slurm_cli_pre_submit(options, offset)
     end
     if constraint then
         local have = options.constraint
-        if have ~= nil and have ~= "" and have ~= "unset" then
+        if has_brackets(have) then
+            -- atoll's islands are a matching OR, Slurm's one set of brackets
+            if required(req) then
+                slurm.log_error("atoll: --fabric-island=%s holds the job to its islands with a bracketed --constraint, and "
+                                .. "Slurm takes one set of brackets, which --constraint=%s has: drop those brackets, or ask "
+                                .. "--fabric-island=%s:preferred or auto", req, have, req:match("^[^:]+"))
+                return slurm.ERROR
+            end
+            slurm.log_info("atoll: warning: --constraint=%s has brackets, and Slurm takes one set: --fabric-island=%s adds "
+                           .. "no island constraint", have, req)
+            constraint = nil
+        elseif have ~= nil and have ~= "" and have ~= "unset" then
             constraint = have .. "&" .. constraint
         end
-        options.constraint = constraint
+        if constraint then
+            options.constraint = constraint
+        end
     end
     local own_segment = options.segment
     local consolidate = false

@@ -18,7 +18,9 @@ job up and applies the row:
   CONSTRAINT       a matching-OR constraint over those islands, best first,
                    e.g. --constraint="[grp-leaf03|grp-leaf01]" (after the
                    user's own features, joined with &): the job starts in the
-                   first of them with room, never across two. The islands are
+                   first of them with room, never across two. At most 64, a
+                   turn of a longer row per job; none when the job's own
+                   --constraint has brackets (Slurm takes one set). The islands are
                    node features written by `atoll-topo slurm --format features`.
   SWITCHES WAIT    --switches=K@island_wait or @leaf_wait (never over the
                    user's own): one leaf switch for a preferred leaf, the
@@ -26,10 +28,11 @@ job up and applies the row:
                    K leaf switches, 22.05 to 26.05; only TopologyParam=dragonfly
                    resets counts above one)
   WIDEN            a preferred group or pod, or auto's NVLink domain: the
-                   admin comment "atoll-widen DEADLINE FEATURES": Slurm cannot
-                   drop a constraint by itself, so contrib/atoll-widen swaps
-                   in the row's wider constraint (or none) once island_wait
-                   is over. For auto, the wait the step model decided when it
+                   admin comment "atoll-widen DEADLINE HELD WIDER": Slurm
+                   cannot drop a constraint by itself, so contrib/atoll-widen
+                   swaps the row's wider constraint WIDER (or none, "-") for
+                   the islands HELD in the job's features as they are then,
+                   once island_wait is over. For auto, the wait the step model decided when it
                    is shorter (cli_filter.lua sends it as --switches=K@WAIT;
                    a user's own --switches=K@T bounds it the same way).
 
@@ -153,6 +156,26 @@ local function replace_islands(features, named, with)
     return out
 end
 
+-- The bracket replace_islands() would replace ("[a|b]", as written), or nil.
+local function held_islands(features, named)
+    for inner in (features or ""):gmatch("%[([^%]]*)%]") do
+        for tok in inner:gmatch("[^|]+") do
+            if named[tok] then
+                return "[" .. inner .. "]"
+            end
+        end
+    end
+    return nil
+end
+
+-- What atoll-widen reads back: island names of these characters only, in
+-- a mark of at most MARK_MAX characters (two brackets of at most 64 islands
+-- each: 8,400 characters with names of 64)
+local MARK_MAX = 16384
+local function markable(s)
+    return not s:find("[^A-Za-z0-9_.:%[%]|&,*()!-]")
+end
+
 -- The site's settings (policy=, island_wait=, leaf_wait=, strict=) from the
 -- atoll.so line of the plugstack configuration, never from the job: a user
 -- can write anything into a job's SPANK environment. atoll-place reads the
@@ -212,7 +235,7 @@ local function site_conf()
 end
 
 -- the islands of a row's field as a constraint, shuffled for policy=random
-local function bracket(field, policy)
+local function bracket(field, policy, room, turn)
     if field == "-" or field == "*" then
         return ""
     end
@@ -224,7 +247,28 @@ local function bracket(field, policy)
             list[i], list[j] = list[j], list[i]
         end
     end
+    -- more than Slurm takes (room): the job's turn of the list, in its order
+    if #list > room then
+        local out, first = {}, (turn * room) % #list
+        for i = 0, room - 1 do out[#out + 1] = list[(first + i) % #list + 1] end
+        list = out
+    end
     return "[" .. table.concat(list, "|") .. "]"
+end
+
+-- Slurm sets a bit per feature of a constraint's brackets in a bitmap of
+-- MAX_FEATURES = 64 (src/slurmctld/node_scheduler.c, _valid_features(), 22.05
+-- to 26.05); more wrote past it (slurmctld 22.05 died at submit of a job with
+-- "[f1|...|f70]"). A table row lists every island of its level (hundreds of
+-- NVLink domains on a large cluster): each job takes a turn of 64 of them,
+-- jobs in turn covering the list (cli_filter.lua's live answer is the best
+-- 64 already). And Slurm takes one set of brackets (build_feature_list():
+-- more is "Invalid feature specification"): a job whose own --constraint
+-- has brackets gets none of atoll's.
+local MAX_OR = 64
+atoll_turn = atoll_turn or 0
+local function has_brackets(features)
+    return features ~= nil and tostring(features):find("[", 1, true) ~= nil
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
@@ -363,7 +407,22 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
             job_desc.bitflags = bits + flag
         end
     end
-    local c = bracket(row.constraint, policy)
+    -- (a row longer than Slurm takes: this job's turn of it)
+    local turn = atoll_turn
+    atoll_turn = atoll_turn + 1
+    local c = live and "" or bracket(row.constraint, policy, MAX_OR, turn)
+    if c ~= "" and has_brackets(job_desc.features) then
+        -- the job's own brackets: Slurm takes no second set
+        if req ~= "auto" and not req:match(":preferred$") then
+            slurm.log_user("atoll: --fabric-island=%s holds the job to its islands with a bracketed --constraint, and "
+                           .. "Slurm takes one set of brackets, which --constraint=%s has: drop those brackets, or ask "
+                           .. "--fabric-island=%s:preferred or auto", req, job_desc.features, req:match("^[^:]+"))
+            return slurm.ERROR
+        end
+        slurm.log_user("atoll: warning: --constraint=%s has brackets, and Slurm takes one set: --fabric-island=%s adds "
+                       .. "no island constraint", job_desc.features, req)
+        c = ""
+    end
     if not live and c ~= "" then
         if job_desc.features ~= nil and job_desc.features ~= "" then
             job_desc.features = job_desc.features .. "&" .. c
@@ -380,11 +439,31 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
        (row.level == "domain" or asked_wait < leaf_wait) then
         wait = math.min(wait, asked_wait)
     end
+    -- the mark names the islands the job is held to and what replaces them
+    -- (atoll-widen swaps the one for the other in the job's features as they
+    -- are then, so a change the user makes meanwhile is kept)
     if row.widen ~= "-" then
-        local wider = bracket(row.widen, policy)
-        local target = replace_islands(job_desc.features, named, wider)
-        job_desc.admin_comment = string.format("atoll-widen %d %s", os.time() + wait, target ~= "" and target or "-")
-        then_ = wider ~= "" and wider or "anywhere"
+        local held = held_islands(job_desc.features, named)
+        local wider = bracket(row.widen, policy, MAX_OR, turn)
+        local mark = held and string.format("atoll-widen %d %s %s", os.time() + wait, held, wider ~= "" and wider or "-")
+        if held == nil then
+            slurm.log_info("atoll: no island bracket in the features \"%s\"; no atoll-widen mark", tostring(job_desc.features))
+        elseif #mark <= MARK_MAX and markable(held) and markable(wider) then
+            job_desc.admin_comment = mark
+            then_ = wider ~= "" and wider or "anywhere"
+        else
+            -- a mark atoll-widen could not read would hold the job to its
+            -- islands for ever: it gets the wider islands now
+            local target = replace_islands(job_desc.features, named, wider)
+            job_desc.features = target
+            local why = #mark > MARK_MAX and string.format("%d characters, at most %d", #mark, MARK_MAX)
+                        or "an island name outside A-Z a-z 0-9 _ . : -"
+            local _, count = held:gsub("|", "|")
+            slurm.log_user("atoll: warning: the islands cannot be marked for atoll-widen (%s): the job is held to %s now, "
+                           .. "without waiting for the %d island%s it was held to", why,
+                           #wider <= 200 and wider ~= "" and wider or wider ~= "" and "the islands one level up" or "no island",
+                           count + 1, count > 0 and "s" or "")
+        end
     end
     if explain then
         local parts = {}

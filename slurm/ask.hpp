@@ -37,6 +37,15 @@ struct SlurmAsk {
     int segment = 0;               // --segment=N (topology/block: each N nodes in one block; 0: none)
 };
 
+// Slurm keeps what a matching-OR constraint's features give in a bitmap of
+// MAX_FEATURES = 64 bits (src/slurmctld/node_scheduler.c, _valid_features(),
+// 22.05 to 26.05) and sets a bit per feature of the brackets: with more it
+// writes past the bitmap (slurmctld 22.05 died at submit of "[f1|...|f70]").
+// atoll-place --slurm names the best kMaxMatchingOr islands at most; the Lua
+// hooks leave room for the brackets of the job's own --constraint, and
+// job_submit.lua takes a turning window of the table's longer lists.
+constexpr std::size_t kMaxMatchingOr = 64;
+
 // A site that runs topology/block (23.11+) on atoll's block file. Slurm's
 // block plugin puts a job of n nodes in one block of the smallest configured
 // level whose blocks hold ceil(n / base) base blocks (consecutive blocks in

@@ -305,6 +305,10 @@ int slurm_request(const Args &a, const Cluster &c, const Topology &t, Policy &po
     SlurmAsk ask = slurm_ask(c, policy, free, ir, a.get("island"), n, st.block ? &block : nullptr);
     if (ask.none)
         return 0;
+    // the first islands of the ranking, as many as Slurm can take in one
+    // matching OR (kMaxMatchingOr)
+    if (ask.constraint.size() > kMaxMatchingOr)
+        ask.constraint.resize(kMaxMatchingOr);
     // auto with the job's time limit: the island is worth waiting for only
     // while the expected wait (--running: the running jobs' time left) costs
     // less than spanning now; island_wait is the upper bound. Above a leaf

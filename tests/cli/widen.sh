@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 14
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -109,11 +109,30 @@ if [ -n "$want" ] && [ "$got" = "atoll-widen (atoll) $want" ]; then
 else
     not_ok "atoll-widen --version prints the configured release"; diag "got '$got', atoll-topo says '$want'"
 fi
+# squeue as Slurm's prints -O "NAME:WIDTHSUFFIX,...": each field cut and
+# padded to WIDTH, whole for 0 (src/squeue/print.c _print_str), then its suffix; the
+# jobs' JobID, feature and admin_comment from $work/rows, tab-separated
+cat >"$work/squeue-O" <<'SQ'
+#!/bin/sh
+spec=
+while [ $# -gt 0 ]; do case "$1" in -O) spec=$2; shift 2 ;; -O*) spec=${1#-O}; shift ;; *) shift ;; esac; done
+exec awk -F '\t' -v spec="$spec" '{
+    n = split(spec, t, ",")
+    for (k = 1; k <= n; k++) {
+        c = index(t[k], ":"); name = tolower(substr(t[k], 1, c - 1)); rest = substr(t[k], c + 1)
+        match(rest, /^[0-9]+/); w = substr(rest, 1, RLENGTH); sfx = substr(rest, RLENGTH + 1)
+        v = name == "jobid" ? $1 : name == "feature" ? $2 : name == "admin_comment" ? $3 : "?"
+        printf("%-" w "s%s", w > 0 ? substr(v, 1, w) : v, sfx)
+    }
+    printf("\n")
+}' "$(dirname "$0")/../rows"
+SQ
 # (helper 38) a deadline test(1) cannot compare (a mark of 23 digits) is
 # skipped without a shell error each pass; --every without a value is the
 # tool's own usage error
 mkdir -p "$work/big"
-printf '#!/bin/sh\necho "104|atoll-widen 99999999999999999999999 leaf1"\n' >"$work/bin/squeue"
+printf '104\t[leaf1|leaf2]\tatoll-widen 99999999999999999999999 [leaf1|leaf2] [pod1]\n' >"$work/rows"
+cp "$work/squeue-O" "$work/bin/squeue"
 printf '#!/bin/sh\necho scontrol "$@" >>"%s/big/calls"\n' "$work" >"$work/bin/scontrol"
 chmod 755 "$work/bin/squeue" "$work/bin/scontrol"
 mkdir -m 700 "$work/big/l"
@@ -128,12 +147,39 @@ check "a 23-digit deadline is skipped quietly; --every with no value is exit 2 n
 # form) was skipped, its tasks held to their island for ever: updated as
 # ID_[1-8], the form scontrol update takes (its _is_job_id() refuses '%')
 mkdir -p "$work/arr"
-printf '#!/bin/sh\necho "123_[1-8%%2]|atoll-widen 1 -"\n' >"$work/bin/squeue"
+printf '123_[1-8%%2]\t(null)\tatoll-widen 1 -\n' >"$work/rows"
 printf '#!/bin/sh\necho scontrol "$@" >>"%s/arr/calls"\n' "$work" >"$work/bin/scontrol"
 mkdir -m 700 "$work/arr/l"
 ATOLL_WIDEN_LOCK="$work/arr/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
 check "a throttled array's tasks (ID_[1-8%2]) are widened as ID_[1-8]" sh -c '
     [ "$(cat "$1")" = "scontrol update JobId=123_[1-8] Features= AdminComment=" ]' _ "$work/arr/calls"
+# The mark names the islands held and the wider ones; atoll-widen swaps
+# them in the job's features as they are then, so a change the user made
+# while the job waited stands (2026-12-06: the features of submit time were
+# written back). A job no longer holding the islands only loses the mark;
+# the older whole-features mark still widens. One pass, one call per job.
+mkdir -p "$work/user" && mkdir -m 700 "$work/user/l"
+printf '#!/bin/sh\necho scontrol "$@" >>"%s/user/calls"\n' "$work" >"$work/bin/scontrol"
+{
+    printf '201\tgpu80g&[d1|d2]&ib\tatoll-widen 1 [d1|d2] [pod1|pod2]\n'
+    printf '202\tbigmem\tatoll-widen 1 [d1|d2] [pod1|pod2]\n'
+    printf '203\t[g1|g2]&(a|b)\tatoll-widen 1 [g1|g2] -\n'
+    printf '204\t[g1|g2]\tatoll-widen 1 [pod1]\n'
+    printf '205\t[d1|d2]\tatoll-widen 9999999999 [d1|d2] [pod1]\n'
+    printf '206\t(null)\tatoll-widen 1 [d1|d2] -\n'
+} >"$work/rows"
+ATOLL_WIDEN_LOCK="$work/user/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
+cat >"$work/user/want" <<'EOF2'
+scontrol update JobId=201 Features=gpu80g&[pod1|pod2]&ib AdminComment=
+scontrol update JobId=202 AdminComment=
+scontrol update JobId=203 Features=(a|b) AdminComment=
+scontrol update JobId=204 Features=[pod1] AdminComment=
+scontrol update JobId=206 AdminComment=
+EOF2
+check "atoll-widen swaps the islands in the features as they are now; islands taken out: only the mark cleared" \
+    cmp "$work/user/want" "$work/user/calls"
+check "atoll-widen says when a job no longer holds its islands" \
+    grep -q '^atoll-widen: job 202 no longer holds \[d1|d2\] in its features ("bigmem"); mark cleared' "$work/out"
 # (helper 41) an --every test(1) cannot compare: exit 2 at once, not one
 # pass and a sleep for ever
 timeout 5 sh "$widen" --every 99999999999999999999999 >/dev/null 2>"$work/err3"

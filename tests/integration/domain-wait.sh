@@ -12,7 +12,7 @@
 # user's own --switches=K@T bounds the deadline the same way.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=10
+N=15
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null; then
@@ -99,10 +99,110 @@ else not_ok "a user's own --switches=1@0 on a domain: marked to widen at once"; 
 # sees no CPUs, counts 1, whose row (a leaf) never widens: it takes the
 # domains' row from the islands named
 submit -n8 --fabric-island=auto
-if [ "$after" -ge 598 ] && [ "$after" -le 603 ] && echo "$info" | grep -q "Features=\[$D-.*AdminComment=atoll-widen [0-9]* \[pod-"; then
+if [ "$after" -ge 598 ] && [ "$after" -le 603 ] && echo "$info" | grep -q "Features=\[$D-.*AdminComment=atoll-widen [0-9]* \[$D-[^ ]* \[pod-"; then
     ok "--ntasks=8 alone (4 nodes to cli_filter.lua, 1 to job_submit.lua): held to the domains and marked to widen"
 else not_ok "--ntasks=8 alone (4 nodes to cli_filter.lua, 1 to job_submit.lua): held to the domains and marked to widen"
     diag "deadline after $after s" "$info"; fi
+
+# The user changes a marked job's features while it waits (2026-12-06:
+# atoll-widen wrote back the features of submit time, islands widened,
+# and so undid the change): the islands are widened in the features as they
+# are then. A job whose islands the user took out only loses the mark.
+jid=$(sbatch -H -o /dev/null -N3 --switches=1@0:01 --fabric-island=auto --wrap true | awk '{print $4}')
+info=$(scontrol show job -o "$jid")
+feat=$(echo "$info" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
+pod=$(echo "$info" | sed -n 's/.*AdminComment=atoll-widen [0-9]* [^ ]* \[\(pod-[^]|]*\).*/\1/p')
+scontrol update JobId="$jid" Features="$feat&$pod"
+jid2=$(sbatch -H -o /dev/null -N3 --switches=1@0:01 --fabric-island=auto --wrap true | awk '{print $4}')
+scontrol update JobId="$jid2" Features="$pod"
+sleep 2
+"$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-user" 2>&1
+info=$(scontrol show job -o "$jid")
+info2=$(scontrol show job -o "$jid2")
+scancel "$jid" "$jid2"
+if [ -n "$pod" ] && echo "$info" | grep -q "Features=\[pod-[^ ]*\]&$pod " && ! echo "$info" | grep -q "AdminComment=atoll-widen"; then
+    ok "a feature the user added while the job waited is kept when atoll-widen widens its islands"
+else not_ok "a feature the user added while the job waited is kept when atoll-widen widens its islands"
+    diag "pod=$pod" "$info" "$(cat "$work/widen-user")"; fi
+if echo "$info2" | grep -q "Features=$pod " && ! echo "$info2" | grep -q "AdminComment=atoll-widen" &&
+   grep -q "job $jid2 no longer holds" "$work/widen-user"; then
+    ok "a job whose islands the user replaced keeps the user's features; atoll-widen only clears the mark"
+else not_ok "a job whose islands the user replaced keeps the user's features; atoll-widen only clears the mark"
+    diag "$info2" "$(cat "$work/widen-user")"; fi
+
+# Slurm takes 64 features in a constraint's brackets (MAX_FEATURES,
+# node_scheduler.c): until 2026-12-06 a table row of more islands (a large
+# NVL72 cluster has hundreds of domains) went to Slurm whole, and slurmctld
+# 22.05 died at submit. Here the domain row lists 100 islands (zz001 to
+# zz100, features of node016, then the real domains): each job gets 64, the
+# next job the next 64 of the list (job_submit.lua alone: cli_filter.lua's
+# fabric is gone).
+set_plugstack ""
+zz=$(seq -f 'zz%03g' 1 100 | paste -sd,)
+f16=$(scontrol show node node016 | sed -n 's/.*AvailableFeatures=\([^ ]*\).*/\1/p')
+scontrol update NodeName=node016 AvailableFeatures="$f16,$zz" ActiveFeatures="$f16,$zz"
+cp "$work/c/atoll-requests.conf" "$work/requests.orig"
+sed "s/^\(auto atoll 2 [0-9]* domain [0-9]* [a-z-]* \)\([^ ]*\)/\1$(echo "$zz" | tr , '|')|\2/" "$work/requests.orig" \
+    >"$work/c/atoll-requests.conf"
+mkdir -p "$work/c2"
+cp "$work/c/slurm.conf" "$work/c2/"
+sed "s|^local FABRIC = .*|local FABRIC = \"$work/no-such-fabric.json\"|" "$work/c/cli_filter.lua" >"$work/c2/cli_filter.lua"
+SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --fabric-island=auto --wrap true >"$work/long" 2>&1
+SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --fabric-island=auto --wrap true >>"$work/long" 2>&1
+j1=$(sed -n 's/^Submitted batch job //p' "$work/long" | head -1)
+j2=$(sed -n 's/^Submitted batch job //p' "$work/long" | sed -n 2p)
+up=$(scontrol ping 2>&1)
+f1=$(scontrol show job -o "$j1" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
+f2=$(scontrol show job -o "$j2" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
+m1=$(scontrol show job -o "$j1" | sed -n 's/.*AdminComment=atoll-widen [0-9]* \([^ ]*\) .*/\1/p')
+# the row's list, and where the second job's turn begins: after the first's
+awk '$1 == "auto" && $2 == "atoll" && $5 == "domain" && $3 == 2 {print $8}' "$work/c/atoll-requests.conf" | tr '|' '\n' >"$work/list"
+last1=$(echo "$f1" | tr -d '[]' | tr '|' '\n' | tail -1)
+first2=$(echo "$f2" | tr -d '[]' | tr '|' '\n' | head -1)
+next=$(awk -v l="$last1" 'NR == 1 {first = $0} found {print; exit} $0 == l {found = 1} END {if (found && NR > 0) print first}' "$work/list" | head -1)
+n1=$(echo "$f1" | tr '|' '\n' | grep -c .)
+n2=$(echo "$f2" | tr '|' '\n' | grep -c .)
+cp "$work/requests.orig" "$work/c/atoll-requests.conf"
+scancel "$j1" "$j2" 2>/dev/null
+if echo "$up" | grep -q "is UP" && [ "$n1" = 64 ] && [ "$n2" = 64 ] && [ "$m1" = "$f1" ] && [ "$(wc -l <"$work/list")" = 104 ] &&
+   [ -n "$next" ] && [ "$first2" = "$next" ]; then
+    ok "a table row of 104 islands: each job held to 64 of them in turn, slurmctld up"
+else not_ok "a table row of 104 islands: each job held to 64 of them in turn, slurmctld up"
+    diag "$up" "n1=$n1 n2=$n2 next=$next first2=$first2" "$f1" "$f2" "$m1" "$(cat "$work/long")"; fi
+# Slurm takes one set of brackets in a constraint ("Invalid feature
+# specification" for two): until 2026-12-06 a job with its own bracketed
+# --constraint and an island request was refused by Slurm with that message
+# alone. auto (and :preferred) now go on without atoll's islands and say so;
+# a required request is refused naming both options. cli_filter.lua (live)
+# and job_submit.lua alone (c2) alike.
+own="[zz001|zz002]"
+sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=auto --wrap true >"$work/own-live" 2>&1
+SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=auto --wrap true \
+    >"$work/own-table" 2>&1
+jl=$(sed -n 's/^Submitted batch job //p' "$work/own-live")
+jt=$(sed -n 's/^Submitted batch job //p' "$work/own-table")
+fl= ft=
+[ -n "$jl" ] && fl=$(scontrol show job -o "$jl" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
+[ -n "$jt" ] && ft=$(scontrol show job -o "$jt" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
+[ -n "$jl$jt" ] && scancel $jl $jt 2>/dev/null
+if [ "$fl" = "$own" ] && [ "$ft" = "$own" ] &&
+   grep -q "atoll: warning: --constraint=\[zz001|zz002\] has brackets, and Slurm takes one set: --fabric-island=auto adds no island constraint" "$work/own-live" &&
+   grep -q "atoll: warning: --constraint=\[zz001|zz002\] has brackets, and Slurm takes one set" "$work/own-table"; then
+    ok "auto with the job's own bracketed --constraint: submitted with the user's brackets alone, and told why"
+else not_ok "auto with the job's own bracketed --constraint: submitted with the user's brackets alone, and told why"
+    diag "$fl" "$ft" "$(cat "$work/own-live" "$work/own-table")"; fi
+sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=domain --wrap true >"$work/own-req" 2>&1
+rc1=$?
+SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=domain --wrap true \
+    >>"$work/own-req" 2>&1
+rc2=$?
+scancel $(sed -n 's/^Submitted batch job //p' "$work/own-req") 2>/dev/null
+if [ $rc1 -ne 0 ] && [ $rc2 -ne 0 ] &&
+   [ "$(grep -c "atoll: --fabric-island=domain\(:required\)\{0,1\} holds the job to its islands with a bracketed --constraint, and Slurm takes one set of brackets, which --constraint=\[zz001|zz002\] has" "$work/own-req")" = 2 ]; then
+    ok "a required island with the job's own bracketed --constraint: refused at submit naming both options"
+else not_ok "a required island with the job's own bracketed --constraint: refused at submit naming both options"
+    diag "rc $rc1 $rc2" "$(cat "$work/own-req")"; fi
+scontrol update NodeName=node016 AvailableFeatures="$f16" ActiveFeatures="$f16"
 
 # End to end: two nodes of every domain busy, a 3-node job with its own
 # --switches=1@0:03 waits 3 s for a domain, then atoll-widen lifts it to the
@@ -117,7 +217,7 @@ jid=$(sbatch -o /dev/null --exclusive -N3 --time=5 --switches=1@0:03 --fabric-is
 sleep 1
 st=$(squeue -h -j "$jid" -o %t)
 info=$(scontrol show job -o "$jid")
-if [ "$st" = PD ] && echo "$info" | grep -q "Features=\[$D-" && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* \[pod-"; then
+if [ "$st" = PD ] && echo "$info" | grep -q "Features=\[$D-" && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* \[$D-[^ ]* \[pod-"; then
     ok "no domain has 3 free: the job waits, held to the domains, marked to widen to the pods"
 else not_ok "no domain has 3 free: the job waits, held to the domains, marked to widen to the pods"; diag "$st" "$info"; fi
 sleep 3

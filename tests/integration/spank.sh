@@ -454,7 +454,7 @@ st=$(squeue -h -j "$jid" -o %t)
 info=$(scontrol show job -o "$jid")
 if \
     [ "$st" = PD ] && [ ! -s "$work/widen0" ] && echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\]" &&
-    echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
+    echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* \[pod-ib-leaf01|pod-ib-leaf05\] -"; then ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; else not_ok "pod:preferred waits within the pods, marked for atoll-widen, not widened early"; fi
 sleep 3
 flock "$ATOLL_WIDEN_LOCK" "$ATOLL_SRCDIR/contrib/atoll-widen" >"$work/widen-locked" 2>&1
 locked_rc=$?
@@ -508,7 +508,7 @@ else not_ok "cli_filter failing: one warning, the job runs in one leaf all the s
 jid=$(SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N5 --fabric-island=pod:preferred --wrap true 2>/dev/null | awk '{print $4}')
 info=$(scontrol show job -o "$jid")
 scancel "$jid"
-if echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] " && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* -" &&
+if echo "$info" | grep -q "Features=\[pod-ib-leaf01|pod-ib-leaf05\] " && echo "$info" | grep -q "AdminComment=atoll-widen [0-9]* \[pod-ib-leaf01|pod-ib-leaf05\] -" &&
     echo "$info" | grep -q "Switches=2@00:10:00"
 then ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"
 else not_ok "job_submit.lua alone: a preferred pod held to the pods, --switches=2, marked for atoll-widen"; diag "$info"; fi
