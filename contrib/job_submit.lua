@@ -247,10 +247,14 @@ local function bracket(field, policy, room, turn)
             list[i], list[j] = list[j], list[i]
         end
     end
-    -- more than Slurm takes (room): the job's turn of the list, in its order
+    -- more than Slurm takes (room): the job's turn of the list, kept in the
+    -- list's order (best first)
     if #list > room then
-        local out, first = {}, (turn * room) % #list
-        for i = 0, room - 1 do out[#out + 1] = list[(first + i) % #list + 1] end
+        local first, pick = (turn * room) % #list, {}
+        for i = 0, room - 1 do pick[#pick + 1] = (first + i) % #list + 1 end
+        table.sort(pick)
+        local out = {}
+        for _, i in ipairs(pick) do out[#out + 1] = list[i] end
         list = out
     end
     return "[" .. table.concat(list, "|") .. "]"
@@ -266,7 +270,7 @@ end
 -- more is "Invalid feature specification"): a job whose own --constraint
 -- has brackets gets none of atoll's.
 local MAX_OR = 64
-atoll_turn = atoll_turn or 0
+atoll_turns = atoll_turns or {}  -- a row (request, policy, first count) -> its next turn
 local function has_brackets(features)
     return features ~= nil and tostring(features):find("[", 1, true) ~= nil
 end
@@ -408,8 +412,11 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
         end
     end
     -- (a row longer than Slurm takes: this job's turn of it)
-    local turn = atoll_turn
-    atoll_turn = atoll_turn + 1
+    -- (each row its own turns: helper 44, one counter for all rows gave a
+    -- row of 128 the same window whenever jobs of two rows alternated)
+    local turn_key = req .. " " .. policy .. " " .. row.from
+    local turn = atoll_turns[turn_key] or 0
+    atoll_turns[turn_key] = turn + 1
     local c = live and "" or bracket(row.constraint, policy, MAX_OR, turn)
     if c ~= "" and has_brackets(job_desc.features) then
         -- the job's own brackets: Slurm takes no second set
@@ -456,6 +463,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
             -- islands for ever: it gets the wider islands now
             local target = replace_islands(job_desc.features, named, wider)
             job_desc.features = target
+            c = wider  -- (what --fabric-explain says the job is held to)
             local why = #mark > MARK_MAX and string.format("%d characters, at most %d", #mark, MARK_MAX)
                         or "an island name outside A-Z a-z 0-9 _ . : -"
             local _, count = held:gsub("|", "|")

@@ -46,11 +46,40 @@ std::string lower(std::string s)
 
 std::vector<std::string> split_csv_line(const std::string &line)
 {
+    // RFC 4180 quoting as spreadsheets and pandas write it: a field in
+    // double quotes may hold commas, "" is one quote; an unclosed quote runs
+    // to the end of the line
     std::vector<std::string> f;
     std::size_t p = 0;
+    const std::size_t n = line.size();
     for (;;) {
-        std::size_t q = line.find(',', p);
-        f.push_back(trim(line.substr(p, q == std::string::npos ? std::string::npos : q - p)));
+        std::size_t a = p;
+        while (a < n && (line[a] == ' ' || line[a] == '\t'))
+            ++a;
+        std::string field;
+        std::size_t q;
+        if (a < n && line[a] == '"') {
+            std::size_t i = a + 1;
+            for (; i < n; ++i) {
+                if (line[i] != '"') {
+                    field += line[i];
+                } else if (i + 1 < n && line[i + 1] == '"') {
+                    field += '"';
+                    ++i;
+                } else {
+                    ++i;
+                    break;
+                }
+            }
+            q = line.find(',', std::min(i, n));
+            // (anything between the closing quote and the comma is kept)
+            field += line.substr(std::min(i, n), q == std::string::npos ? std::string::npos : q - std::min(i, n));
+            field = trim(field);
+        } else {
+            q = line.find(',', p);
+            field = trim(line.substr(p, q == std::string::npos ? std::string::npos : q - p));
+        }
+        f.push_back(field);
         if (q == std::string::npos)
             break;
         p = q + 1;
@@ -204,8 +233,9 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
     for (const char *role : kRoles) {
         auto given = columns.find(role);
         for (std::size_t i = 0; i < header.size(); ++i) {
+            // (a header's case as the spreadsheet wrote it: Host, LEAF)
             bool match = given != columns.end()
-                             ? header[i] == given->second
+                             ? lower(header[i]) == lower(given->second)
                              : std::find(usual_names(role).begin(), usual_names(role).end(), lower(header[i])) !=
                                    usual_names(role).end();
             // two columns for one role: which one the file meant cannot be
@@ -222,6 +252,14 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
             throw InputError(source, header_line, "found no column \"" + given->second + "\" for " + role +
                                                       ", expected one of the header's columns");
     }
+    // one column for two roles (--csv-columns host=n,leaf=n): every host
+    // its own leaf, or its own domain, by mistake
+    for (auto a = col.begin(); a != col.end(); ++a)
+        for (auto b = std::next(a); b != col.end(); ++b)
+            if (a->second == b->second)
+                throw InputError(source, header_line,
+                                 "found column " + shown(header[static_cast<std::size_t>(a->second)]) + " for both the " +
+                                     a->first + " and the " + b->first + ", expected a column of its own for each");
     if (!col.count("host") || !col.count("leaf"))
         throw InputError(source, header_line,
                          "found columns \"" + trim(line) + "\", expected a host column (host, node, hostname) and a "
@@ -239,6 +277,11 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
         std::string t = trim(line);
         if (t.empty() || t[0] == '#')
             continue;
+        // (a quoted field cannot run on to the next line here: say so,
+        // not that the fields are too few)
+        if (std::count(t.begin(), t.end(), '"') % 2 != 0)
+            throw InputError(source, lineno, "found an unclosed quote in " + shown(t) +
+                                                 ", expected each quoted field closed on its line");
         auto f = split_csv_line(t);
         if (f.size() != header.size())
             throw InputError(source, lineno, "found " + std::to_string(f.size()) + " fields, expected " +
@@ -270,6 +313,19 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
                 throw InputError(source, lineno, std::string("found an empty ") + kv.first + ", expected a name");
         if (r.host.find_first_of(" \t") != std::string::npos)
             throw InputError(source, lineno, "found host \"" + r.host + "\", expected a name without spaces");
+        // the admin's file: a name no Slurm node can have is an error here,
+        // not a host left out of the fabric with a warning (helper 45)
+        if (r.host.find(',') == std::string::npos) {
+            std::string why = host_name_problem(r.host);
+            if (!why.empty())
+                throw InputError(source, lineno, "found host " + shown(r.host) + ": " + why);
+        }
+        // (a quoted field may hold a comma, which no Slurm name can)
+        for (auto kv : {std::make_pair("host", &r.host), std::make_pair("leaf", &r.leaf), std::make_pair("pod", &r.pod),
+                        std::make_pair("core", &r.core)})
+            if (kv.second->find(',') != std::string::npos)
+                throw InputError(source, lineno, std::string("found ") + kv.first + " " + shown(*kv.second) +
+                                                     ", expected a name without commas");
         auto hl = host_line.emplace(r.host, lineno);
         if (!hl.second)
             throw InputError(source, lineno, "found host " + r.host + " again (first at line " +

@@ -14,8 +14,9 @@
 
 namespace atl {
 
-// One CSV line split at commas, each field trimmed (no quoting: the files
-// hold names and numbers).
+// One CSV line split at commas, each field trimmed; a field in double
+// quotes (RFC 4180, as spreadsheets and pandas write them) may hold commas,
+// "" standing for one quote.
 std::vector<std::string> split_csv_line(const std::string &line);
 // "ROLE=COLUMN,..." -> role -> column; throws InputError naming `option` when
 // a role is not one of `roles`.

@@ -4,7 +4,7 @@
 # needed: squeue is a stub printing no pending job, so a pass that takes the
 # lock does nothing and exits 0. Every run is bounded by timeout(1).
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 17
 work=$(tmpdir)
 chmod 755 "$work"
 widen="$ATOLL_SRCDIR/contrib/atoll-widen"
@@ -159,7 +159,7 @@ check "a throttled array's tasks (ID_[1-8%2]) are widened as ID_[1-8]" sh -c '
 # written back). A job no longer holding the islands only loses the mark;
 # the older whole-features mark still widens. One pass, one call per job.
 mkdir -p "$work/user" && mkdir -m 700 "$work/user/l"
-printf '#!/bin/sh\necho scontrol "$@" >>"%s/user/calls"\n' "$work" >"$work/bin/scontrol"
+printf '#!/bin/sh\nprintf "%%s\\n" "scontrol $*" >>"%s/user/calls"\n' "$work" >"$work/bin/scontrol"
 {
     printf '201\tgpu80g&[d1|d2]&ib\tatoll-widen 1 [d1|d2] [pod1|pod2]\n'
     printf '202\tbigmem\tatoll-widen 1 [d1|d2] [pod1|pod2]\n'
@@ -180,6 +180,45 @@ check "atoll-widen swaps the islands in the features as they are now; islands ta
     cmp "$work/user/want" "$work/user/calls"
 check "atoll-widen says when a job no longer holds its islands" \
     grep -q '^atoll-widen: job 202 no longer holds \[d1|d2\] in its features ("bigmem"); mark cleared' "$work/out"
+# (helper 44) islands to be dropped (WIDER -) that the user wrote into
+# another operator: dropping them left "gpu|", "(x&)" or "*2", which Slurm
+# refuses, and the job stayed held, "scontrol update failed" every pass.
+# The user's features stand, the mark goes. Messages print features as
+# they are (dash's echo read "\c" and "\n" in them).
+: >"$work/user/calls"
+{
+    printf '301\tgpu|[g1|g2]\tatoll-widen 1 [g1|g2] -\n'
+    printf '302\t(x&[g1|g2])\tatoll-widen 1 [g1|g2] -\n'
+    printf '303\t[g1|g2]*2\tatoll-widen 1 [g1|g2] -\n'
+    printf '304\t[g1|g2]*2\tatoll-widen 1 [g1|g2] [pod1]\n'
+    printf '305\tq\\c&[g1|g2]\tatoll-widen 1 [g1|g2] -\n'
+} >"$work/rows"
+ATOLL_WIDEN_LOCK="$work/user/l/widen.lock" timeout 5 sh "$widen" >"$work/out" 2>"$work/err"
+cat >"$work/user/want" <<'EOF2'
+scontrol update JobId=301 AdminComment=
+scontrol update JobId=302 AdminComment=
+scontrol update JobId=303 AdminComment=
+scontrol update JobId=304 Features=[pod1]*2 AdminComment=
+scontrol update JobId=305 Features=q\c AdminComment=
+EOF2
+check "islands inside another operator are left to the user's expression (mark cleared); a bracket for a bracket is swapped" \
+    cmp "$work/user/want" "$work/user/calls"
+check "atoll-widen prints features as they are (a backslash too)" sh -c '
+    grep -q "^atoll-widen: job 301 holds \[g1|g2\] inside an expression it cannot be dropped from (\"gpu|\[g1|g2\]\")" "$1" &&
+    grep -qF "atoll-widen: job 305 waited past its island deadline; features now \"q\\c\"" "$1"' _ "$work/out"
+# (helper 44) a lock file that cannot be opened: the tool's message and
+# exit 1, not the shell's "cannot create" and exit 2
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    mkdir -p "$work/ro" && chown 65534 "$work/ro" && chmod 500 "$work/ro"
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- env ATOLL_WIDEN_LOCK="$work/ro/l" timeout 5 sh "$widen" \
+        >"$work/out" 2>"$work/err"
+    rc=$?
+    check "a lock file that cannot be created: exit 1 with atoll-widen's own message" sh -c '
+        [ "$1" = 1 ] && grep -q "^atoll-widen: cannot open the lock file .*/ro/l; nothing done" "$2" && ! grep -q "cannot create" "$2"' \
+        _ "$rc" "$work/err"
+else
+    skip "a lock file that cannot be created: exit 1 with atoll-widen's own message" "needs root and setpriv"
+fi
 # (helper 41) an --every test(1) cannot compare: exit 2 at once, not one
 # pass and a sleep for ever
 timeout 5 sh "$widen" --every 99999999999999999999999 >/dev/null 2>"$work/err3"

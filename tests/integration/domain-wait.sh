@@ -12,7 +12,7 @@
 # user's own --switches=K@T bounds the deadline the same way.
 . "$(dirname "$0")/../lib.sh"
 . "$ATOLL_SRCDIR/tests/slurm-cluster.sh"
-N=15
+N=16
 plan $N
 so="$ATOLL_BUILDDIR/spank/.libs/atoll.so"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null; then
@@ -133,12 +133,14 @@ else not_ok "a job whose islands the user replaced keeps the user's features; at
 # Slurm takes 64 features in a constraint's brackets (MAX_FEATURES,
 # node_scheduler.c): until 2026-12-06 a table row of more islands (a large
 # NVL72 cluster has hundreds of domains) went to Slurm whole, and slurmctld
-# 22.05 died at submit. Here the domain row lists 100 islands (zz001 to
-# zz100, features of node016, then the real domains): each job gets 64, the
-# next job the next 64 of the list (job_submit.lua alone: cli_filter.lua's
-# fabric is gone).
+# 22.05 died at submit. Here the domain row lists 128 islands (zz001 to
+# zz124, features of node016, then the real domains): each job gets 64 in
+# the row's order, the next job of the row the other 64, even with a job of
+# another row between them (helper 44: one turn counter for all rows gave
+# a row of 128 the same 64 whenever rows alternated). job_submit.lua alone:
+# cli_filter.lua's fabric is gone.
 set_plugstack ""
-zz=$(seq -f 'zz%03g' 1 100 | paste -sd,)
+zz=$(seq -f 'zz%03g' 1 124 | paste -sd,)
 f16=$(scontrol show node node016 | sed -n 's/.*AvailableFeatures=\([^ ]*\).*/\1/p')
 scontrol update NodeName=node016 AvailableFeatures="$f16,$zz" ActiveFeatures="$f16,$zz"
 cp "$work/c/atoll-requests.conf" "$work/requests.orig"
@@ -147,28 +149,31 @@ sed "s/^\(auto atoll 2 [0-9]* domain [0-9]* [a-z-]* \)\([^ ]*\)/\1$(echo "$zz" |
 mkdir -p "$work/c2"
 cp "$work/c/slurm.conf" "$work/c2/"
 sed "s|^local FABRIC = .*|local FABRIC = \"$work/no-such-fabric.json\"|" "$work/c/cli_filter.lua" >"$work/c2/cli_filter.lua"
-SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --fabric-island=auto --wrap true >"$work/long" 2>&1
-SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --fabric-island=auto --wrap true >>"$work/long" 2>&1
+for a in -N3 -N6 -N3; do
+    SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null $a --fabric-island=auto --wrap true >>"$work/long" 2>&1
+done
 j1=$(sed -n 's/^Submitted batch job //p' "$work/long" | head -1)
-j2=$(sed -n 's/^Submitted batch job //p' "$work/long" | sed -n 2p)
+jx=$(sed -n 's/^Submitted batch job //p' "$work/long" | sed -n 2p)
+j2=$(sed -n 's/^Submitted batch job //p' "$work/long" | sed -n 3p)
 up=$(scontrol ping 2>&1)
 f1=$(scontrol show job -o "$j1" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
 f2=$(scontrol show job -o "$j2" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p')
 m1=$(scontrol show job -o "$j1" | sed -n 's/.*AdminComment=atoll-widen [0-9]* \([^ ]*\) .*/\1/p')
-# the row's list, and where the second job's turn begins: after the first's
+# the row's list; each job's islands by their place in it
 awk '$1 == "auto" && $2 == "atoll" && $5 == "domain" && $3 == 2 {print $8}' "$work/c/atoll-requests.conf" | tr '|' '\n' >"$work/list"
-last1=$(echo "$f1" | tr -d '[]' | tr '|' '\n' | tail -1)
-first2=$(echo "$f2" | tr -d '[]' | tr '|' '\n' | head -1)
-next=$(awk -v l="$last1" 'NR == 1 {first = $0} found {print; exit} $0 == l {found = 1} END {if (found && NR > 0) print first}' "$work/list" | head -1)
-n1=$(echo "$f1" | tr '|' '\n' | grep -c .)
-n2=$(echo "$f2" | tr '|' '\n' | grep -c .)
+places() { echo "$1" | tr -d '[]' | tr '|' '\n' | awk 'NR == FNR {at[$0] = FNR; next} {print (at[$0] ? at[$0] : "missing")}' "$work/list" -; }
+p1=$(places "$f1" | paste -sd' ')
+p2=$(places "$f2" | paste -sd' ')
+sorted1=$(places "$f1" | sort -n | paste -sd' ')
+sorted2=$(places "$f2" | sort -n | paste -sd' ')
+both=$({ places "$f1"; places "$f2"; } | sort -u | grep -c '^[0-9]')
 cp "$work/requests.orig" "$work/c/atoll-requests.conf"
-scancel "$j1" "$j2" 2>/dev/null
-if echo "$up" | grep -q "is UP" && [ "$n1" = 64 ] && [ "$n2" = 64 ] && [ "$m1" = "$f1" ] && [ "$(wc -l <"$work/list")" = 104 ] &&
-   [ -n "$next" ] && [ "$first2" = "$next" ]; then
-    ok "a table row of 104 islands: each job held to 64 of them in turn, slurmctld up"
-else not_ok "a table row of 104 islands: each job held to 64 of them in turn, slurmctld up"
-    diag "$up" "n1=$n1 n2=$n2 next=$next first2=$first2" "$f1" "$f2" "$m1" "$(cat "$work/long")"; fi
+scancel "$j1" "$jx" "$j2" 2>/dev/null
+if echo "$up" | grep -q "is UP" && [ "$(wc -l <"$work/list")" = 128 ] && [ "$both" = 128 ] && [ "$m1" = "$f1" ] &&
+   [ "$p1" = "$sorted1" ] && [ "$p2" = "$sorted2" ] && [ "$(echo "$p1" | wc -w)" = 64 ] && [ "$(echo "$p2" | wc -w)" = 64 ]; then
+    ok "a table row of 128 islands: two jobs of the row held to 64 each in its order, all 128 between them; slurmctld up"
+else not_ok "a table row of 128 islands: two jobs of the row held to 64 each in its order, all 128 between them; slurmctld up"
+    diag "$up" "both=$both" "$p1" "$p2" "$m1" "$(cat "$work/long")"; fi
 # Slurm takes one set of brackets in a constraint ("Invalid feature
 # specification" for two): until 2026-12-06 a job with its own bracketed
 # --constraint and an island request was refused by Slurm with that message
@@ -191,6 +196,15 @@ if [ "$fl" = "$own" ] && [ "$ft" = "$own" ] &&
     ok "auto with the job's own bracketed --constraint: submitted with the user's brackets alone, and told why"
 else not_ok "auto with the job's own bracketed --constraint: submitted with the user's brackets alone, and told why"
     diag "$fl" "$ft" "$(cat "$work/own-live" "$work/own-table")"; fi
+# (helper 44) the user's own brackets naming atoll's islands (a constraint
+# --fabric-explain printed) are the island constraint, for cli_filter.lua
+# as for job_submit.lua: a required domain job keeps them
+d2="[$D-000000000002.32766|$D-000000000003.32766]"
+jo=$(sbatch -H -o /dev/null -N3 --constraint="$d2" --fabric-island=domain --wrap true 2>"$work/own-d.err" | awk '{print $4}')
+fo=
+[ -n "$jo" ] && fo=$(scontrol show job -o "$jo" | sed -n 's/.* Features=\([^ ]*\) .*/\1/p') && scancel "$jo"
+check "a required domain with the user's own bracket of domains: submitted with those" [ "$fo" = "$d2" ]
+[ "$fo" = "$d2" ] || diag "$fo" "$(cat "$work/own-d.err")"
 sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=domain --wrap true >"$work/own-req" 2>&1
 rc1=$?
 SLURM_CONF="$work/c2/slurm.conf" sbatch -H -o /dev/null -N3 --constraint="$own" --fabric-island=domain --wrap true \

@@ -322,6 +322,34 @@ TEST_CASE("cloud readers refuse hostile input with the file and the instance", "
         CHECK(domain_of(g, "b") == "b2-s");
         CHECK(domain_of(g, "d").empty());
         CHECK(domain_of(g, "e").empty());
+        // (helper 38) a name so made that spells another's ID: block b of
+        // cluster c (c-b, as b is also in c2) and a block "c-b" of
+        // cluster c3 stayed one pod, sub-blocks s (c-b-s) and a sub-block
+        // "c-b-s" one leaf: each now carries its path's hash
+        Fabric h = read(parse_gcp_topology, "[" + at("a", "c", "b", "s") + ", " + at("b", "c2", "b", "s2") + ", " +
+                                                at("c", "c3", "c-b", "c-b-s") + ", " + at("d", "c4", "x", "s") + ", " +
+                                                at("e", "c4", "y", "s") + "]");
+        Topology th = analyse(h);
+        auto lf = islands(th, Level::Leaf), pd = islands(th, Level::Pod);
+        CHECK(lf.size() == 5);
+        CHECK(pd.size() == 5);
+        for (const auto &kv : lf)
+            CHECK(kv.second.size() == 1);
+        for (const auto &kv : pd)
+            CHECK(kv.second.size() == 1);
+        CHECK(lf.count("s2") == 1);    // no name met twice: as before
+        CHECK(lf.count("c-b-s") == 0);    // met twice: both hashed
+        // (helper 45) a hashed name that spells yet another ID (cluster c4's
+        // block named as c's block b was hashed) is hashed again: it was an
+        // error, "found pod ... under c4 and under c"
+        char hx[9];
+        std::snprintf(hx, sizeof hx, "%08llx", static_cast<unsigned long long>(name_guid("gcp", "c/b") & 0xffffffffu));
+        const std::string made = std::string("c-b-") + hx;
+        Fabric h2 = read(parse_gcp_topology, "[" + at("a", "c", "b", "s") + ", " + at("b", "c2", "b", "s2") + ", " +
+                                                 at("c", "c3", "c-b", "t") + ", " + at("d", "c4", made.c_str(), "u") + "]");
+        Topology t2 = analyse(h2);
+        CHECK(islands(t2, Level::Pod).size() == 4);
+        CHECK(t2.hosts.size() == 4);
     }
     CHECK_THROWS_WITH(read(parse_oci_topology, "gpu-1 {\"customerLocalBlock\": \"L\"}\n"),
                       Catch::StartsWith("in:1: found host 'gpu-1 {\"customerLocalBlock\"', expected 1 to 255 printable"));

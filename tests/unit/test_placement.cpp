@@ -733,6 +733,25 @@ TEST_CASE("host,leaf,pod,core CSV fabrics", "[topology][csv]")
     std::istringstream mapped("n,sw\na,S1\nb,S2\n");
     CHECK(parse_topology_csv(mapped, "m.csv", parse_csv_columns("host=n,leaf=sw")).nodes.size() == 5);
     CHECK_THROWS_WITH(parse_csv_columns("rack=r"), Catch::Contains("expected ROLE=COLUMN"));
+    // (helper 41) a spreadsheet's export: quoted fields (RFC 4180: a comma
+    // inside quotes, "" one quote), headers in its own case; one column for
+    // two roles and a name no Slurm file can hold are errors
+    std::istringstream quoted("\"Host\",\"Leaf Switch\",\"Pod\"\n\"a\",\"L1\",\"P1\"\n\"b\", \"L1\" ,P1\nc,L2,\"P1\"\n");
+    Topology q = analyse(parse_topology_csv(quoted, "q.csv", parse_csv_columns("leaf=leaf switch")));
+    CHECK(q.hosts.size() == 3);
+    CHECK(q.islands_at(Level::Leaf).size() == 2);
+    CHECK(q.islands_at(Level::Pod).size() == 1);
+    CHECK(split_csv_line("\"a,b\",\"say \"\"hi\"\"\",c") == std::vector<std::string>{"a,b", "say \"hi\"", "c"});
+    CHECK(split_csv_line("\"open,x") == std::vector<std::string>{"open,x"});
+    CHECK_THROWS_WITH(bad("host,leaf\n\"a,b\",L1\n"),
+                      Catch::StartsWith("f.csv:2: found host 'a,b', expected a name without commas"));
+    // (helper 45) an unclosed quote said "found 1 fields"; a host name no
+    // Slurm node can have was left out with a warning, exit 0
+    CHECK_THROWS_WITH(bad("host,leaf\n\"a,L1\n"), Catch::StartsWith("f.csv:2: found an unclosed quote in '\"a,L1'"));
+    CHECK_THROWS_WITH(bad("host,leaf\n\"h\"\"1\",L1\n"), Catch::StartsWith("f.csv:2: found host 'h\"1': it holds"));
+    std::istringstream same("n,sw\na,S1\n");
+    CHECK_THROWS_WITH(parse_topology_csv(same, "s.csv", parse_csv_columns("host=n,leaf=n")),
+                      Catch::StartsWith("s.csv:1: found column 'n' for both the host and the leaf, expected a column of its own"));
 }
 
 TEST_CASE("aws ec2 describe-instance-topology JSON", "[topology][cloud]")
