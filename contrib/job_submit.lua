@@ -136,27 +136,8 @@ local function spank_env(job_desc, name)
     return nil
 end
 
--- The features with atoll's bracket (the first [...] naming an island)
--- replaced by `with` ("" drops it, and the & that joined it).
-local function replace_islands(features, named, with)
-    local done = false
-    local out = (features or ""):gsub("%[([^%]]*)%]", function(inner)
-        if done then
-            return nil
-        end
-        for tok in inner:gmatch("[^|]+") do
-            if named[tok] then
-                done = true
-                return with
-            end
-        end
-        return nil
-    end)
-    out = out:gsub("&&+", "&"):gsub("^&", ""):gsub("&$", "")
-    return out
-end
-
--- The bracket replace_islands() would replace ("[a|b]", as written), or nil.
+-- atoll's bracket in the features: the first [...] naming an island, as
+-- written ("[a|b]"), or nil.
 local function held_islands(features, named)
     for inner in (features or ""):gmatch("%[([^%]]*)%]") do
         for tok in inner:gmatch("[^|]+") do
@@ -166,6 +147,19 @@ local function held_islands(features, named)
         end
     end
     return nil
+end
+
+-- The features with atoll's bracket replaced by `with` ("" drops it, and
+-- the & that joined it).
+local function replace_islands(features, named, with)
+    local out = features or ""
+    local held = held_islands(out, named)
+    if held then
+        local i = out:find(held, 1, true)
+        out = out:sub(1, i - 1) .. with .. out:sub(i + #held)
+    end
+    out = out:gsub("&&+", "&"):gsub("^&", ""):gsub("&$", "")
+    return out
 end
 
 -- What atoll-widen reads back: island names of these characters only, in

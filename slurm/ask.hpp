@@ -41,9 +41,8 @@ struct SlurmAsk {
 // MAX_FEATURES = 64 bits (src/slurmctld/node_scheduler.c, _valid_features(),
 // 22.05 to 26.05) and sets a bit per feature of the brackets: with more it
 // writes past the bitmap (slurmctld 22.05 died at submit of "[f1|...|f70]").
-// atoll-place --slurm names the best kMaxMatchingOr islands at most; the Lua
-// hooks leave room for the brackets of the job's own --constraint, and
-// job_submit.lua takes a turning window of the table's longer lists.
+// atoll-place --slurm names the best kMaxMatchingOr islands at most (the
+// table keeps every island: job_submit.lua gives each job a turn of 64).
 constexpr std::size_t kMaxMatchingOr = 64;
 
 // A site that runs topology/block (23.11+) on atoll's block file. Slurm's

@@ -578,32 +578,30 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
     }
     // a name so made may spell another's ID (block "b1" of cluster "c1",
     // named c1-b1, and a block "c1-b1"; helper 38): two islands would be
-    // one. Each name of more than one path gets its path's hash.
+    // one. Each name of more than one path gets its path's hash; true when
+    // one did.
     auto unique = [&](const std::vector<std::string> &path, std::string CloudHost::*name) {
         std::map<std::string, std::set<std::string>> paths;  // name -> the full paths named so
         for (std::size_t i = 0; i < hosts.size(); ++i)
             paths[hosts[i].*name].insert(path[i]);
+        bool hashed = false;
         for (std::size_t i = 0; i < hosts.size(); ++i)
             if (paths[hosts[i].*name].size() > 1) {
                 std::ostringstream x;
                 x << std::hex << std::setw(8) << std::setfill('0') << (name_guid("gcp", path[i]) & 0xffffffffu);
                 hosts[i].*name += "-" + x.str();
+                hashed = true;
             }
+        return hashed;
     };
-    // (a hashed name may spell yet another ID: again, with the hash of the
-    // hash, until every name is one path's; helper 45)
-    auto clash = [&](const std::vector<std::string> &path, std::string CloudHost::*name) {
-        std::map<std::string, std::string> one;
-        for (std::size_t i = 0; i < hosts.size(); ++i)
-            if (!one.emplace(hosts[i].*name, path[i]).second && one[hosts[i].*name] != path[i])
-                return true;
-        return false;
-    };
-    for (int round = 0; clash(leaf_path, &CloudHost::leaf) || clash(pod_path, &CloudHost::pod); ++round) {
+    // (a hashed name may spell yet another ID: again, until every name is
+    // one path's; helper 45)
+    for (int round = 0;; ++round) {
+        bool leaves = unique(leaf_path, &CloudHost::leaf);
+        if (!unique(pod_path, &CloudHost::pod) && !leaves)
+            break;
         if (round == 4)
             throw InputError(source + ": block and sub-block names still meet after 4 rounds of hashing their paths");
-        unique(leaf_path, &CloudHost::leaf);
-        unique(pod_path, &CloudHost::pod);
     }
     for (std::size_t i = 0; i < hosts.size(); ++i)
         if (nvlink_subblock[i])

@@ -71,9 +71,9 @@ std::vector<std::string> split_csv_line(const std::string &line)
                     break;
                 }
             }
-            q = line.find(',', std::min(i, n));
-            // (anything between the closing quote and the comma is kept)
-            field += line.substr(std::min(i, n), q == std::string::npos ? std::string::npos : q - std::min(i, n));
+            // (i <= n; anything between the closing quote and the comma is kept)
+            q = line.find(',', i);
+            field += line.substr(i, q == std::string::npos ? std::string::npos : q - i);
             field = trim(field);
         } else {
             q = line.find(',', p);
@@ -313,19 +313,16 @@ Fabric parse_topology_csv(std::istream &in, const std::string &source, const Csv
                 throw InputError(source, lineno, std::string("found an empty ") + kv.first + ", expected a name");
         if (r.host.find_first_of(" \t") != std::string::npos)
             throw InputError(source, lineno, "found host \"" + r.host + "\", expected a name without spaces");
-        // the admin's file: a name no Slurm node can have is an error here,
-        // not a host left out of the fabric with a warning (helper 45)
-        if (r.host.find(',') == std::string::npos) {
-            std::string why = host_name_problem(r.host);
-            if (!why.empty())
-                throw InputError(source, lineno, "found host " + shown(r.host) + ": " + why);
-        }
         // (a quoted field may hold a comma, which no Slurm name can)
         for (auto kv : {std::make_pair("host", &r.host), std::make_pair("leaf", &r.leaf), std::make_pair("pod", &r.pod),
                         std::make_pair("core", &r.core)})
             if (kv.second->find(',') != std::string::npos)
                 throw InputError(source, lineno, std::string("found ") + kv.first + " " + shown(*kv.second) +
                                                      ", expected a name without commas");
+        // the admin's file: a name no Slurm node can have is an error here,
+        // not a host left out of the fabric with a warning (helper 45)
+        if (std::string why = host_name_problem(r.host); !why.empty())
+            throw InputError(source, lineno, "found host " + shown(r.host) + ": " + why);
         auto hl = host_line.emplace(r.host, lineno);
         if (!hl.second)
             throw InputError(source, lineno, "found host " + r.host + " again (first at line " +
