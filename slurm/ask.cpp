@@ -536,9 +536,14 @@ std::vector<PendingJob> read_pending(std::istream &in, const std::string &source
                 throw bad("NODES " + shown(t.substr(0, bar), 40) + " is not a node count or range");
             count = lo;
         }
-        if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos ||
-            count.find_first_not_of('0') == std::string::npos)
+        if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos)
             throw bad("NODES " + shown(t.substr(0, bar), 40) + " is not a node count");
+        // a job of no nodes (Slurm's zero-node job, `sbatch -N0 --bb=...`,
+        // which stages a burst buffer) takes no host that frees up; it was
+        // an error, and one such job switched every submit's model off
+        // (helper 43)
+        if (count.find_first_not_of('0') == std::string::npos)
+            continue;
         // a job array's pending tasks listed as one line (squeue without
         // -r) join their reasons with commas (_merge_job_reason()): queued
         // when every one is (helper 43)

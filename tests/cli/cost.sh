@@ -137,15 +137,18 @@ if [ "$rc" = " 1 1 1" ] && grep -q "not a regular file, expected squeue's output
     ok "--running a FIFO, a device or a directory: refused at once"
 else not_ok "--running a FIFO, a device or a directory: refused at once"; diag "rc$rc" "$(cat "$work/run.err")"; fi
 printf 'node[001-004] abc\n' >"$work/run.bad"
-printf '0|Priority|\n' >"$work/pend.bad"
+printf '4x|Priority|\n' >"$work/pend.bad"
+printf '0|Priority|1:00|\n' >"$work/pend.zero"
 printf 'node[001-004] UNLIMITED\nnode005 INVALID\n' >"$work/run.ok"
 "$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.bad" >/dev/null 2>"$work/bad1.err"; rc1=$?
 "$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" --pending "$work/pend.bad" >/dev/null 2>"$work/bad2.err"; rc2=$?
+"$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" --pending "$work/pend.zero" >/dev/null 2>"$work/zero.err"; rc4=$?
 "$PLACE" place "$work/o4.json" --nodes 4 --island auto --slurm --time-limit 60 --running "$work/run.ok" >/dev/null 2>&1; rc3=$?
 if [ $rc1 = 1 ] && grep -q "run.bad:1: found TIMELEFT 'abc', expected squeue's" "$work/bad1.err" &&
-    [ $rc2 = 1 ] && grep -q 'pend.bad:1: NODES .0. is not a node count' "$work/bad2.err" && [ $rc3 = 0 ]; then
-    ok "a TIMELEFT squeue never prints and a pending job of 0 nodes: FILE:LINE errors; UNLIMITED and INVALID read"
-else not_ok "a bad TIMELEFT, a pending job of 0 nodes: FILE:LINE errors"; diag "rc $rc1 $rc2 $rc3" "$(cat "$work/bad1.err" "$work/bad2.err")"; fi
+    [ $rc2 = 1 ] && grep -q 'pend.bad:1: NODES .4x. is not a node count' "$work/bad2.err" && [ $rc3 = 0 ] &&
+    [ $rc4 = 0 ] && ! [ -s "$work/zero.err" ]; then
+    ok "a TIMELEFT or NODES squeue never prints: FILE:LINE errors; UNLIMITED, INVALID and a zero-node job (-N0) read"
+else not_ok "a bad TIMELEFT or NODES: FILE:LINE errors; a zero-node job read"; diag "rc $rc1 $rc2 $rc3 $rc4" "$(cat "$work/bad1.err" "$work/bad2.err" "$work/zero.err")"; fi
 # (helper 39) a TIMELEFT out of squeue's ranges (1:60, 1-24:00:00) and a
 # pending range whose maximum is below its minimum (8-2) were read as 120 s,
 # 2 days and 8 nodes; --time-limit UNLIMITED (sbatch's own word for none) was

@@ -465,6 +465,13 @@ TEST_CASE("squeue's pending jobs: the queue before an island (worked by hand)", 
     auto ql = read_pending(lim, "pending.txt");
     REQUIRE(ql.size() == 1);
     CHECK(ql[0].nodes == 2);
+    // a zero-node job (a burst buffer's, -N0) takes no host: left out, not an error
+    std::istringstream zero("0|Resources|1:00|\n"
+                            "0-4|Priority|1:00|\n"
+                            "3|Priority|1:00|\n");
+    auto qz = read_pending(zero, "pending.txt");
+    REQUIRE(qz.size() == 1);
+    CHECK(qz[0].nodes == 3);
     // -O "NumNodes:|,Reason:|,TimeLimit:|" (atoll's cli_filter.lua since
     // 2026-12-06): the limit in seconds, UNLIMITED never frees
     std::istringstream in3("4|Resources|1:00:00|\n"
