@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <set>
+#include <csignal>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -318,6 +319,55 @@ Fabric load_fabric_from(std::istream &in, const std::string &name, const std::st
     return parse_ibnetdiscover(in, name);
 }
 
+// The temporary file beside an output, removed should the tool be killed
+// while it exists (a cron job's timeout, ^C, a file size limit's SIGXFSZ):
+// a killed run left topology.conf.tmp.XXXXXX files beside the site's.
+// Only the tools write files so; the SPANK plugin never does.
+char tmp_being_written[4096];
+volatile std::sig_atomic_t tmp_exists = 0;
+
+extern "C" void remove_tmp_and_die(int sig)
+{
+    if (tmp_exists)
+        ::unlink(tmp_being_written);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+class TmpGuard {
+public:
+    TmpGuard()
+    {
+        struct sigaction sa {};
+        sa.sa_handler = remove_tmp_and_die;
+        sigemptyset(&sa.sa_mask);
+        for (std::size_t i = 0; i < kSignals; ++i)
+            ::sigaction(signals_[i], &sa, &old_[i]);
+    }
+    // the file exists from here until gone(): a name too long to hold is not removed
+    void made(const std::string &tmp)
+    {
+        if (tmp.size() < sizeof tmp_being_written) {
+            std::memcpy(tmp_being_written, tmp.c_str(), tmp.size() + 1);
+            tmp_exists = 1;
+        }
+    }
+    void gone() { tmp_exists = 0; }
+    ~TmpGuard()
+    {
+        tmp_exists = 0;
+        for (std::size_t i = 0; i < kSignals; ++i)
+            ::sigaction(signals_[i], &old_[i], nullptr);
+    }
+    TmpGuard(const TmpGuard &) = delete;
+    TmpGuard &operator=(const TmpGuard &) = delete;
+
+private:
+    static constexpr std::size_t kSignals = 4;
+    const int signals_[kSignals] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+    struct sigaction old_[kSignals] {};
+};
+
 }  // namespace
 
 void write_file_atomically(const std::string &path, const std::function<void(std::ostream &)> &write)
@@ -389,9 +439,11 @@ void write_file_atomically(const std::string &path, const std::function<void(std
     }
     const std::string &path_ = target;
     std::string tmp = path_ + ".tmp.XXXXXX";
+    TmpGuard guard;
     int fd = mkstemp(&tmp[0]);
     if (fd < 0)
         throw std::runtime_error(path + ": cannot create a temporary file beside it: " + std::strerror(errno));
+    guard.made(tmp);
     std::size_t off = 0;
     while (off < data.size()) {
         ssize_t w = ::write(fd, data.data() + off, data.size() - off);
@@ -428,6 +480,7 @@ void write_file_atomically(const std::string &path, const std::function<void(std
         ::unlink(tmp.c_str());
         throw std::runtime_error(path + ": cannot rename the new file into place: " + std::strerror(e));
     }
+    guard.gone();
 }
 
 }  // namespace atl

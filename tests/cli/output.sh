@@ -8,7 +8,7 @@
 # VM) is left out with a warning.
 . "$(dirname "$0")/../lib.sh"
 work=$(tmpdir)
-plan 14
+plan 15
 good="$work/aws.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-login", "NetworkNodes": []}]}\n' >"$good"
 
@@ -115,3 +115,11 @@ printf 'host,leaf\nh1,L1\nh1.a,L1\nh3.5,L1\nh2,L2\n' >"$work/dot.csv"
 check "a host map's and a CSV's dotted names are written as given" sh -c \
     'grep -q "^SwitchName=l1 Nodes=gpu.1,i-2$" "$1" && grep -q "^SwitchName=L1 Nodes=h1,h1.a,h3.5$" "$2"' _ \
     "$work/dotmap.out" "$work/dotcsv.out"
+# a run killed while its temporary file exists (here by a file size limit's
+# SIGXFSZ; a cron job's timeout sends SIGTERM) removes it: the old output
+# stays whole and no fabric.json.tmp.XXXXXX is left beside it
+mkdir "$work/killed"
+echo "old" >"$work/killed/fabric.json"
+sh -c 'ulimit -f 8; exec "$1" generate --groups 16 --hosts 16 --format json -o "$2"' _ "$TOPO" "$work/killed/fabric.json" 2>/dev/null; rc=$?
+check "a run killed while writing leaves the old file and no temporary file" sh -c \
+    '[ "$1" -gt 128 ] && [ "$(cat "$2/fabric.json")" = old ] && [ "$(ls "$2")" = fabric.json ]' _ "$rc" "$work/killed"
