@@ -220,14 +220,26 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                                   "not checked, and NCCL picks each one's GID itself");
         ports.clear();
     }
-    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local) itself
-    std::string ucx;
-    for (const NodePort *p : ports)
-        ucx += (ucx.empty() ? "" : ", ") + port_name(p) + " " + std::to_string(ucx_gid_index(*p));
-    if (!ucx.empty())
+    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local)
+    // itself, the first listed (uct_ib_device_select_gid), a 169.254/16 one
+    // too: left to it only where that is routable (helper 46)
+    std::string ucx, ucx_bad;
+    for (const NodePort *p : ports) {
+        const int u = ucx_gid_index(*p);
+        ucx += (ucx.empty() ? "" : ", ") + port_name(p) + " " + std::to_string(u);
+        if (ucx_bad.empty() && u < 0)
+            ucx_bad = "none on " + port_name(p);
+        else if (std::string bad = ucx_bad.empty() ? gid_slot_problem(*p, u) : std::string(); !bad.empty())
+            ucx_bad = std::to_string(u) + " on " + port_name(p) + ", " + bad;
+    }
+    if (!ucx.empty() && ucx_bad.empty())
         skip("UCX_IB_GID_INDEX", "UCX picks each port's RoCE v2 GID itself, IPv4 first (" + ucx + ")");
     if (ports.empty())
         return;
+    auto ucx_skip = [&](const std::string &why) {
+        if (!ucx_bad.empty())
+            skip("UCX_IB_GID_INDEX", why + " (UCX alone would take " + ucx_bad + ")");
+    };
     std::set<int> want;
     bool nccl_same = true, v6 = false, v4 = false;
     for (const NodePort *p : ports) {
@@ -237,6 +249,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                                                       "169.254/16, or none): check its "
                                                       "IP address; NCCL would take " + std::to_string(nccl_gid_index(*p)) +
                                                       gid_unread_note(*p));
+            ucx_skip(port_name(p) + " has no routable RoCE v2 GID");
             return;
         }
         // two addresses of one family (a second IP, a VLAN or macvlan device):
@@ -246,6 +259,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                                           (r[0]->ndev.empty() ? "?" : r[0]->ndev) + ", " + std::to_string(r[1]->index) + " on " +
                                           (r[1]->ndev.empty() ? "?" : r[1]->ndev) +
                                           "): NCCL and UCX take the first; set gid_index= if another is the compute network");
+            ucx_skip(port_name(p) + " has several routable RoCE v2 GIDs: set gid_index= if another is the compute network");
             return;
         }
         want.insert(r[0]->index);
@@ -254,6 +268,11 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         nccl_same = nccl_same && nccl_gid_index(*p) == r[0]->index;
     }
     const std::string family = v4 && v6 ? "IPv4 on some ports, IPv6 on others" : v6 ? "IPv6" : "IPv4";
+    if (!ucx_bad.empty() && want.size() == 1)
+        add("UCX_IB_GID_INDEX", std::to_string(*want.begin()),
+            "the only routable RoCE v2 GID of every compute port here (" + family + "); UCX alone would take " + ucx_bad);
+    else
+        ucx_skip("the ports' routable RoCE v2 GIDs have different indexes: set gid_index=");
     if (want.size() == 1 && nccl_same) {
         add("NCCL_IB_GID_INDEX", std::to_string(*want.begin()),
             (v4 && v6 ? "the RoCE v2 GID (" + family + ")" : "the " + family + " RoCE v2 GID") +
@@ -1101,16 +1120,18 @@ bool nccl_hca_names(const std::string &list, const NodePort &p)
     const bool exact = !l.empty() && l[0] == '=';
     if (exact)
         l.erase(0, 1);
-    bool named = false;
+    bool named = false, listed = false;
     std::stringstream ss(l);
     for (std::string e; std::getline(ss, e, ',');) {
         std::size_t colon = e.find(':');
         std::string dev_name = e.substr(0, colon);
+        listed = listed || !dev_name.empty();
         if (colon != std::string::npos && e.substr(colon + 1) != std::to_string(p.port))
             continue;
         named = named || (exact ? p.hca == dev_name : !dev_name.empty() && p.hca.compare(0, dev_name.size(), dev_name) == 0);
     }
-    return named != exclude;
+    // an empty list names every device (matchIfList: "no user list")
+    return (named || !listed) != exclude;
 }
 
 }  // namespace
@@ -1123,7 +1144,8 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
     for (const EnvVar &h : node)
         if (h.name == "NCCL_IB_HCA" && h.set)
             hca = &h;
-    const bool hca_theirs = hca && hca->kept && !hca->value.empty();
+    // (the user's, or an nccl.conf's: an empty one names every device)
+    const bool hca_theirs = hca && hca->kept;
     for (const EnvVar &v : node) {
         if (!v.kept || v.why.rfind("set in ", 0) == 0 || (v.name != "NCCL_IB_GID_INDEX" && v.name != "UCX_IB_GID_INDEX"))
             continue;
@@ -1152,10 +1174,18 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         char *end = nullptr;
         const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0)
                                       : static_cast<long long>(std::min<unsigned long>(std::strtoul(v.value.c_str(), &end, 10), 1UL << 20));
-        if (end == v.value.c_str() || errno != 0) {
+        // NCCL (ncclLoadParam) skips an empty value and keeps its default
+        // only where strtoll sets errno (out of range): a value with no
+        // digits ("auto", "abc") is index 0 to it (helper 46)
+        std::string reads;
+        if (nccl && v.value.empty())
+            continue;
+        if (errno != 0 || (!nccl && end == v.value.c_str())) {
             out.push_back(what + " is not a GID index " + (nccl ? "NCCL" : "UCX") + " reads");
             continue;
         }
+        if (nccl && end == v.value.c_str())
+            reads = ", which NCCL reads as index 0 (no digits),";
         if (parsed < 0)
             continue;  // NCCL's "pick it yourself" (-1)
         if (parsed > 255) {
@@ -1165,13 +1195,15 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         const int index = static_cast<int>(parsed);
         // the compute ports NCCL and UCX open on this node (where atoll
         // checked them: a wrong slot there times out every connection); for
-        // NCCL, of those the NCCL_IB_HCA in force names
+        // NCCL under the user's NCCL_IB_HCA, every port it names (a
+        // front-end port's prefix or an empty list too, helper 46)
         for (const NodePort &p : facts.ports)
-            if (p.link_layer == "Ethernet" && in_hca(dev, p) && !down_without_address(p) &&
-                (!nccl || !hca_theirs || nccl_hca_names(hca->value, p)))
+            if (p.link_layer == "Ethernet" && !down_without_address(p) &&
+                (nccl && hca_theirs ? nccl_hca_names(hca->value, p) : in_hca(dev, p)))
                 if (std::string bad = gid_slot_problem(p, index); !bad.empty()) {
-                    out.push_back(what + " is " + bad + " on " + p.hca + ":" + std::to_string(p.port) +
-                                  ", a compute port here: its connections will fail or time out (unset it: NCCL >= 2.21 and "
+                    out.push_back(what + reads + " is " + bad + " on " + p.hca + ":" + std::to_string(p.port) +
+                                  (in_hca(dev, p) ? ", a compute port here" : ", a port the NCCL_IB_HCA in force names") +
+                                  ": its connections will fail or time out (unset it: NCCL >= 2.21 and "
                                   "UCX pick each port's RoCE v2 GID)");
                     break;
                 }

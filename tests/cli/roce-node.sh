@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 29
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -94,6 +94,15 @@ if grep -q "^  NCCL_IB_GID_INDEX=3 (site RoCE GID index (gid_index))" "$work/fep
 else
     not_ok "a front-end RoCE device: UCX's index and class must hold there too"; diag "$(cat "$work/fepin" "$work/fetc96" "$work/fetc106")"
 fi
+# (helper 46) the user's NCCL_IB_HCA names that front-end device too: by
+# prefix (mlx5 matches mlx5_3) or as an empty list (every device,
+# matchIfList): the user's index must hold there
+env_of --set NCCL_IB_HCA=mlx5 --set NCCL_IB_GID_INDEX=3 >"$work/feprefix"
+env_of --set NCCL_IB_HCA= --set NCCL_IB_GID_INDEX=3 >"$work/feempty"
+env_of --set NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2 --set NCCL_IB_GID_INDEX=3 >"$work/feexact"
+check "the user's NCCL_IB_GID_INDEX on a front-end port the user's NCCL_IB_HCA names (prefix, empty list): warned; not when it names the rails alone" \
+    sh -c 'for f in "$1" "$2"; do grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user.s) is no address on mlx5_3:1, a port the NCCL_IB_HCA in force names" "$f" || exit 1; done
+           ! grep -q "warning: NCCL_IB_GID_INDEX" "$3"' _ "$work/feprefix" "$work/feempty" "$work/feexact"
 # the site's pin (helper 21): not over the user's own NCCL_IB_HCA where a
 # device it may name lacks the index, nor over the user's address family;
 # an InfiniBand port (its table not read) blocks UCX's in any state; a
@@ -128,8 +137,32 @@ check "IPv6 GIDs in fe80::/10 beyond fe80::/64 (fe80:0:0:1::1, febf::1) are link
     grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$work/ll10"
 node apipa
 env_of >"$work/apipa"
-check "IPv4 GIDs in 169.254/16 (no DHCP lease) are link-local: no NCCL_IB_GID_INDEX" \
-    grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$work/apipa"
+check "IPv4 GIDs in 169.254/16 (no DHCP lease) are link-local: no NCCL_IB_GID_INDEX, nor UCX's, which would take it" \
+    sh -c 'grep -q "^  NCCL_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID" "$1" &&
+           grep -q "^  UCX_IB_GID_INDEX not set: mlx5_0:1 has no routable RoCE v2 GID (UCX alone would take 3 on mlx5_0:1, a link-local" "$1"' _ "$work/apipa"
+# (helper 46) a 169.254 address first (2, 3), the routable one after it (4,
+# 5): UCX takes the first IPv4 RoCE v2 GID, 3 (uct_ib_device_select_gid), so
+# leaving UCX to choose sent it to a GID routers drop; both get 5
+node apipa
+for d in mlx5_0 mlx5_1 mlx5_2; do
+    g="$work/sys/$h/class/infiniband/$d/ports/1"
+    echo "0000:0000:0000:0000:0000:ffff:c0a8:0a1$d" | sed 's/mlx5_//' >"$g/gids/4"; cp "$g/gids/4" "$g/gids/5"
+    echo "IB/RoCE v1" >"$g/gid_attrs/types/4"; echo "RoCE v2" >"$g/gid_attrs/types/5"
+    cp "$g/gid_attrs/ndevs/3" "$g/gid_attrs/ndevs/4"; cp "$g/gid_attrs/ndevs/3" "$g/gid_attrs/ndevs/5"
+done
+env_of >"$work/apipa5"
+check "a 169.254 GID before the routable one: NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX are both 5 (UCX alone takes 3)" \
+    sh -c 'grep -q "^  NCCL_IB_GID_INDEX=5 (the only routable RoCE v2 GID of every compute port here (IPv4); NCCL alone would take 3" "$1" &&
+           grep -q "^  UCX_IB_GID_INDEX=5 (the only routable RoCE v2 GID of every compute port here (IPv4); UCX alone would take 3 on mlx5_0:1, a link-local" "$1"' _ "$work/apipa5"
+# (helper 46) NCCL reads its parameters by strtoll and keeps its default only
+# on errno (ncclLoadParam): "auto" has no digits and is index 0, mlx5's
+# link-local RoCE v1 GID; an empty value is NCCL's own choice
+node v4
+env_of --set NCCL_IB_GID_INDEX=auto >"$work/gidauto"
+env_of --set NCCL_IB_GID_INDEX= >"$work/gidempty"
+check "the user's NCCL_IB_GID_INDEX=auto is index 0 to NCCL, a RoCE v1 GID: warned; an empty one is not" \
+    sh -c 'grep -q "^  warning: NCCL_IB_GID_INDEX=auto (the user.s), which NCCL reads as index 0 (no digits), is a RoCE v1 GID on mlx5_0:1" "$1" &&
+           ! grep -q "warning: NCCL_IB_GID_INDEX" "$2"' _ "$work/gidauto" "$work/gidempty"
 # the driver prints the class in decimal: anything else is no class known
 node v4
 tc_all 0x6a
