@@ -6,6 +6,7 @@
 #include <fnmatch.h>
 #include <istream>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,7 +69,8 @@ std::vector<CloudProfile> make_profiles()
         {"NCCL_TUNER_CONFIG_PATH", "", gib_env, {}},
         {"NCCL_FASTRAK_CTRL_DEV", "", tcpxo_env, tcpxo},
         {"NCCL_FASTRAK_IFNAME", "", tcpxo_env, tcpxo},
-        {"NCCL_SOCKET_IFNAME", "", "cluster-toolkit nccl-tests run-nccl-tests.sh (A3 Mega, A3 Ultra)", {}},
+        {"NCCL_SOCKET_IFNAME", "", "cluster-toolkit nccl-tests run-nccl-tests.sh (A3 Mega, A3 Ultra)",
+         {"a3-ultragpu*", "a4-highgpu*", "a4x-highgpu*", "a3-megagpu*"}},
         {"NCCL_TUNER_PLUGIN", "libnccl-tuner.so", tcpxo_env, tcpxo},
     }});
     v.push_back({"oci", "oci-hpc (/etc/nccl.conf)", {
@@ -624,12 +626,14 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
     } else if (profile == "gcp") {
         std::string stack = gcp_network_stack(machine_type);
         if (!machine_type.empty() && stack != "gib") {
-            a.why = shown(machine_type) + " is no gIB machine type: its GPU NICs are not RDMA devices";
+            a.why = shown(machine_type) + " is no gIB machine type (a3-ultragpu, a4-highgpu, a4x-highgpu): it has no RDMA "
+                    "GPU NICs for NCCL_IB_HCA to name";
             return a;
         }
         // with the machine type unknown (no machine_type=), the count of GPU
         // NICs is not known either: only ports with Google's GPU-NIC netdev
         // names (gpu0rdma0 .. gpu7rdma0) are taken, never another RoCE mlx5
+        // the GPU's number N of a GPU NIC's netdev (gpuNrdmaM); -1: none
         auto gpu_nic = [](const NodePort &p) {
             for (const std::string &nd : p.netdevs) {
                 std::size_t i = 3, j;
@@ -637,24 +641,49 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
                     continue;
                 for (j = i; j < nd.size() && std::isdigit(static_cast<unsigned char>(nd[j])); ++j) {
                 }
-                if (j == i || nd.compare(j, 4, "rdma") != 0)
+                if (j == i || j - i > 3 || nd.compare(j, 4, "rdma") != 0)
                     continue;
                 std::size_t k;
                 for (k = j + 4; k < nd.size() && std::isdigit(static_cast<unsigned char>(nd[k])); ++k) {
                 }
                 if (k > j + 4 && k == nd.size())
-                    return true;
+                    return std::stoi(nd.substr(i, j - i));
             }
-            return false;
+            return -1;
         };
+        std::set<int> gpus;
+        std::string unnamed;  // a RoCE mlx5 port without such a name
         for (const NodePort &p : ports) {
             std::string out = cloud_non_compute(profile, p);
-            if (out.empty() && machine_type.empty() && !gpu_nic(p))
+            const int gpu = gpu_nic(p);
+            if (out.empty() && machine_type.empty() && gpu < 0) {
                 out = "the machine type is unknown (machine_type=) and its netdev is not a GPU NIC's (gpuNrdmaM)";
-            if (out.empty())
+                if (unnamed.empty())
+                    unnamed = port_name(p);
+            }
+            if (out.empty()) {
                 take.push_back(&p);
-            else
+                gpus.insert(gpu);
+            } else
                 a.left_out.push_back(port_name(p) + ": " + out);
+        }
+        // By name alone the GPU NICs are known only when they are the whole
+        // set, gpu0rdma0 to gpu7rdma0 (gpu3rdma0 on a4x): where one of those
+        // is missing, the port without the name may be that GPU's NIC with
+        // its rename not done (helper 48: eth5 left out, and GPU 3 sent over
+        // another GPU's NIC), and a list without it differs from the other
+        // nodes'
+        const bool whole = !gpus.empty() && *gpus.begin() == 0 && *gpus.rbegin() + 1 == static_cast<int>(gpus.size()) &&
+                           (gpus.size() == 8 || gpus.size() == 4);
+        if (machine_type.empty() && !gpus.empty() && !whole) {
+            a.why = "the GPU NICs by Google's netdev names (gpuNrdmaM) are " + std::to_string(gpus.size()) +
+                    ", not gpu0rdma0 to gpu7rdma0 (or to gpu3rdma0)" +
+                    (unnamed.empty() ? std::string(": one is missing here")
+                                     : ", and " + unnamed + " has no such name: it may be a GPU's NIC not renamed") +
+                    "; the machine type, which says how many there are, is not known (machine_type=): a list of "
+                    "these may differ from the other nodes'";
+            a.left_out.clear();
+            return a;
         }
         a.why = machine_type.empty() ? "gcp gIB: the RoCE mlx5 GPU NICs by Google's netdev names (gpuNrdmaM; no machine_type=)"
                                      : "gcp gIB: the RoCE mlx5 GPU NICs (gVNIC is no RDMA device)";

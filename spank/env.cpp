@@ -71,6 +71,8 @@ const char *profile_note(const std::string &p)
         return "AWS: aws-ofi-nccl configures EFA itself";
     if (p == "gcp")
         return "GCP: the image's gIB setup (set_nccl_env.sh) configures NCCL";
+    if (p == "azure")
+        return "Azure: InfiniBand VMs, the image's /etc/nccl.conf configures NCCL";
     if (p == "cloud")
         return "a cloud fabric: its own NCCL plugin configures the network";
     if (p == "oci")
@@ -598,6 +600,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         // job's scripts read atoll's: atoll's own variables are atoll's
         auto conf = name.rfind("ATOLL_", 0) == 0 ? facts.nccl_conf.end() : facts.nccl_conf.find(name);
         std::string theirs = cloud_refrains(f.profile, name, machine_type);
+        // Azure's image writes what it sets into /etc/nccl.conf: where that
+        // file was read, a variable it does not set the image did not set
+        // (helper 48: NCCL_SOCKET_IFNAME, the rtxpro6000 VMs' alone, was
+        // withheld from every VM of an unknown type)
+        if (!theirs.empty() && f.profile == "azure" && facts.cloud.nccl_conf_present && facts.cloud.nccl_conf_problem.empty() &&
+            !facts.cloud.nccl_conf.count(name) && !facts.cloud.nccl_conf_before_2_30.count(name))
+            theirs.clear();
         if (user_has(name) && !step.atoll_set.count(name)) {
             v.kept = true;
         } else if (!theirs.empty()) {
@@ -669,9 +678,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         return out;
     };
     // the site's network keys where no network variable is set: said, not dropped
-    auto site_keys_left = [&](const std::string &why) {
-        if (!cfg.socket_ifname.empty())
-            skip("NCCL_SOCKET_IFNAME", "socket_ifname= not applied: " + why);
+    auto roce_keys_left = [&](const std::string &why) {
         if (cfg.roce_tc >= 0) {
             skip("NCCL_IB_TC", "roce_tc= not applied: " + why);
             skip("UCX_IB_TRAFFIC_CLASS", "roce_tc= not applied: " + why);
@@ -682,6 +689,11 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
             skip("NCCL_IB_GID_INDEX", "gid_index= not applied: " + why);
             skip("UCX_IB_GID_INDEX", "gid_index= not applied: " + why);
         }
+    };
+    auto site_keys_left = [&](const std::string &why) {
+        if (!cfg.socket_ifname.empty())
+            skip("NCCL_SOCKET_IFNAME", "socket_ifname= not applied: " + why);
+        roce_keys_left(why);
     };
     if (!device_profile(f.profile) && !node_adapter_profile(f.profile)) {
         skip("NCCL_IB_HCA", profile_note(f.profile));
@@ -851,6 +863,13 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         if (cfg.fifo_tc >= 0)
             add("NCCL_IB_FIFO_TC", std::to_string(cfg.fifo_tc), "site RoCE traffic class for NCCL's control messages (roce_fifo_tc)");
         roce_gid_env(cfg, facts, dev, user_has, hca_ours, add, skip);
+    } else if (f.profile != "roce") {
+        // the site's RoCE keys on a fabric of another kind: said, not
+        // dropped (helper 48: Azure's and GCP's went unmentioned; gIB sets
+        // its own class 52 and GID 3, so a site's 106 would be wrong there)
+        roce_keys_left(f.profile == "ib" ? std::string("an InfiniBand fabric has no RoCE class or GID index")
+                                         : std::string("atoll applies it on RoCE fabrics only (") +
+                                               (*profile_note(f.profile) ? profile_note(f.profile) : f.profile.c_str()) + ")");
     }
     // SHARP: a capability the job may use; NCCL_COLLNET_ENABLE in the
     // environment would override every communicator's own choice

@@ -652,6 +652,9 @@ std::vector<std::pair<std::string, std::string>> read_conf_files(const std::vect
         if (u.status == UserFile::Status::NotAsUser)
             unknown(whose + shown(path, 200) + " was not read: the reader could not take uid " +
                     std::to_string(as ? as->uid : geteuid()) + "'s ids" + none);
+        else if (u.status == UserFile::Status::ThroughProcess)
+            unknown(whose + shown(path, 200) + " reaches its file through a link of /proc to the process that opens it "
+                    "(such as /proc/self/cwd): NCCL's, in the task, may open another file" + none);
         else if (u.status == UserFile::Status::TimedOut)
             unknown(whose + shown(path, 200) + " was not read within " +
                     (bound.count() < 1000 ? std::to_string(bound.count()) + " ms"

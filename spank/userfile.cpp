@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@ using Clock = std::chrono::steady_clock;
 // The child's first byte: 0 and the file follow, or why not.
 constexpr unsigned char not_regular = 255;
 constexpr unsigned char not_as_user = 254;
+constexpr unsigned char through_process = 253;
 
 bool write_all(int fd, const char *p, std::size_t n)
 {
@@ -83,7 +85,36 @@ bool write_all(int fd, const char *p, std::size_t n)
         _exit(1);
     }
     struct stat st;
-    int fd = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    // A path through a magic link of /proc (/proc/self/cwd, /dev/fd/N, as
+    // a symlink of the user's may lead) names a file of whichever process
+    // opens it: this child's, not NCCL's in the task (helper 48: a link to
+    // /proc/self/cwd/.nccl.conf read as absent, and atoll's NCCL_IB_HCA
+    // overrode the user's file). The kernel refuses such a walk
+    // (RESOLVE_NO_MAGICLINKS, Linux 5.6): where plain open then opens it,
+    // or fails for another reason than a loop (no such file in this
+    // child's working directory, which the task's may have), the path went
+    // through one; a kernel without openat2 (or a seccomp filter refusing
+    // it) gets plain open alone.
+    int fd = -1;
+#ifdef SYS_openat2
+    struct open_how how {};
+    how.flags = O_RDONLY | O_NOCTTY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_MAGICLINKS;
+    fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+    if (fd < 0 && errno == ELOOP) {
+        int plain = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        if (plain >= 0 || errno != ELOOP) {
+            status = through_process;
+            write_all(out, reinterpret_cast<const char *>(&status), 1);
+            _exit(0);
+        }
+        errno = ELOOP;  // a loop of symlinks: NCCL's fopen fails too
+    } else if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+        fd = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    }
+#else
+    fd = ::open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+#endif
     if (fd < 0 || fstat(fd, &st) != 0)
         status = static_cast<unsigned char>(errno > 0 && errno < not_as_user ? errno : EIO);
     else if (S_ISDIR(st.st_mode))
@@ -200,6 +231,10 @@ UserFile read_user_file(const std::string &path, std::size_t max, Clock::time_po
     unsigned char status = static_cast<unsigned char>(got[0]);
     if (status == not_as_user) {
         r.status = UserFile::Status::NotAsUser;
+        return r;
+    }
+    if (status == through_process) {
+        r.status = UserFile::Status::ThroughProcess;
         return r;
     }
     if (status != 0) {

@@ -17,7 +17,10 @@
 namespace atl {
 
 struct UserFile {
-    enum class Status { Read, Unreadable, TimedOut, NotAsUser };  // NotAsUser: the child could not take `as`'s ids
+    // NotAsUser: the child could not take `as`'s ids; ThroughProcess: the path
+    // goes through a magic link of /proc (/proc/self/cwd, /dev/fd/N), so it
+    // names a file of whichever process opens it
+    enum class Status { Read, Unreadable, TimedOut, NotAsUser, ThroughProcess };
     Status status = Status::Unreadable;
     std::string text;  // Read: the first `max` bytes
     int error = 0;     // Unreadable: errno of open/read, EISDIR a directory (0: another file that is not

@@ -711,6 +711,32 @@ TEST_CASE("a file the user names is read by a child with a deadline: a stall nev
         CHECK_THAT(nccl_conf_vars({}, {link}, problems).unknown, Catch::Contains("is not a regular file"));
         problems.clear();
         CHECK(nccl_conf_vars({}, {"/dev//null"}, problems).unknown.empty());
+        // (helper 48) a symlink through /proc/self/cwd: the reader's working
+        // directory, not the task's; a link to a link to /dev/fd too
+        std::string cwd = d + "/cwd";
+        REQUIRE(symlink("/proc/self/cwd/.nccl.conf", cwd.c_str()) == 0);
+        std::string fdl = d + "/fd", fdl2 = d + "/fd2";
+        REQUIRE(symlink("/dev/fd/0", fdl.c_str()) == 0);
+        REQUIRE(symlink(fdl.c_str(), fdl2.c_str()) == 0);
+        std::ofstream(d + "/.nccl.conf") << "NCCL_IB_HCA=mlx5_9\n";
+        char here[4096];
+        REQUIRE(getcwd(here, sizeof here) != nullptr);
+        REQUIRE(chdir(d.c_str()) == 0);
+        for (const std::string &p : {cwd, fdl2}) {
+            problems.clear();
+            CHECK_THAT(nccl_conf_vars({}, {p}, problems).unknown, Catch::Contains("through a link of /proc"));
+        }
+        REQUIRE(chdir(here) == 0);
+        // and from a working directory without the file (the reader's
+        // differs from the task's, which may have one)
+        problems.clear();
+        CHECK_THAT(nccl_conf_vars({}, {cwd}, problems).unknown, Catch::Contains("through a link of /proc"));
+        // a loop of symlinks is no file to NCCL either: not "through /proc"
+        std::string l1 = d + "/loop1", l2 = d + "/loop2";
+        REQUIRE(symlink(l2.c_str(), l1.c_str()) == 0);
+        REQUIRE(symlink(l1.c_str(), l2.c_str()) == 0);
+        problems.clear();
+        CHECK(nccl_conf_vars({}, {l1}, problems).unknown.empty());
     }
     SECTION("the child holds none of the caller's descriptors: a stuck one keeps no output open")
     {
@@ -1109,6 +1135,16 @@ TEST_CASE("expert table: an Azure ND v5 node of a CSV fabric takes its InfiniBan
         cfg.machine_type = "Standard_ND96isr_H100_v5";  // its nccl.conf sets none
         auto e5 = node_env(v, cfg, UserOptions(), step, facts, no_user);
         CHECK(value_of(e5, "NCCL_SOCKET_IFNAME") == "ib0");
+        // (helper 48) the type unknown, the image's /etc/nccl.conf read: it
+        // says what the image set, and NCCL_SOCKET_IFNAME is not among them
+        cfg.machine_type.clear();
+        facts.cloud.nccl_conf_present = true;
+        facts.cloud.nccl_conf = {{"NCCL_TOPO_FILE", "/opt/microsoft/ndv5/topo.xml"}, {"NCCL_IB_PCI_RELAXED_ORDERING", "1"}};
+        auto unknown = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(unknown, "NCCL_SOCKET_IFNAME") == "ib0");
+        facts.cloud.nccl_conf["NCCL_SOCKET_IFNAME"] = "eth0";  // an image that sets it
+        auto sets = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(table(sets).find("NCCL_SOCKET_IFNAME-\n") != std::string::npos);
     }
 }
 
@@ -1166,6 +1202,21 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         CHECK(why_of(env, "NCCL_SOCKET_IFNAME").find("run-nccl-tests.sh") != std::string::npos);
         CHECK(value_of(env, "NCCL_IB_TC").empty());  // set_nccl_env.sh sets 52
         CHECK(value_of(env, "NCCL_IB_GID_INDEX").empty());
+        // (helper 48) the site's RoCE keys are said, not dropped without a word
+        cfg.roce_tc = 106;
+        cfg.gid_index = 3;
+        cfg.fifo_tc = 192;
+        auto keys = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        for (const char *n : {"NCCL_IB_TC", "UCX_IB_TRAFFIC_CLASS", "NCCL_IB_FIFO_TC", "NCCL_IB_GID_INDEX", "UCX_IB_GID_INDEX"}) {
+            CHECK(value_of(keys, n).empty());
+            CHECK_THAT(why_of(keys, n), Catch::Contains("not applied: atoll applies it on RoCE fabrics only (GCP"));
+        }
+        // (helper 48) an A2 runs neither gIB nor TCPXO: nothing of theirs
+        // sets NCCL_SOCKET_IFNAME, so the site's is
+        cfg.machine_type = "a2-ultragpu-8g";
+        auto a2 = node_env(v, cfg, UserOptions(), step, facts, no_user);
+        CHECK(value_of(a2, "NCCL_SOCKET_IFNAME") == "eth0");
+        CHECK_THAT(why_of(a2, "NCCL_IB_HCA"), Catch::Contains("no gIB machine type") && Catch::Contains("no RDMA GPU NICs"));
     }
     SECTION("gcp with the machine type unknown: only the GPU NICs by Google's names (gpuNrdma0), never another RoCE mlx5")
     {
@@ -1187,5 +1238,22 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         auto none = node_env(v, cfg, UserOptions(), step, other, no_user);
         CHECK(value_of(none, "NCCL_IB_HCA").empty());
         CHECK_THAT(why_of(none, "NCCL_IB_HCA"), Catch::Contains("machine type is unknown"));
+        // (helper 48) GPU 3's NIC on eth5, its rename not done: by name it
+        // is no GPU NIC, and a list of the other 7 sent GPU 3 over another
+        // GPU's NIC; and gpu3rdma0 missing outright: neither is listed
+        NodeFacts renamed, missing;
+        for (int k = 0; k < 8; ++k) {
+            renamed.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet",
+                                         k == 3 ? std::string("eth5") : "gpu" + std::to_string(k) + "rdma0"));
+            if (k != 3)
+                missing.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet", "gpu" + std::to_string(k) + "rdma0"));
+        }
+        auto r = node_env(v, cfg, UserOptions(), step, renamed, no_user);
+        CHECK(value_of(r, "NCCL_IB_HCA").empty());
+        CHECK_THAT(why_of(r, "NCCL_IB_HCA"), Catch::Contains("are 7, not gpu0rdma0 to gpu7rdma0") &&
+                                                 Catch::Contains("mlx5_3 port 1 has no such name: it may be a GPU's NIC not renamed"));
+        auto m = node_env(v, cfg, UserOptions(), step, missing, no_user);
+        CHECK(value_of(m, "NCCL_IB_HCA").empty());
+        CHECK_THAT(why_of(m, "NCCL_IB_HCA"), Catch::Contains("one is missing here"));
     }
 }
