@@ -5,9 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <istream>
 
 #include "topology/csv.hpp"
+#include "topology/fabric.hpp"
 
 namespace atl {
 namespace {
@@ -48,13 +49,35 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
     }
     if (header.empty())
         throw InputError(source, lineno, "found no header, expected a CSV header naming submit, duration and nodes");
+    // what a site may hand over instead (helper 47): sacct -P's '|' fields,
+    // the Parallel Workloads Archive's Standard Workload Format (';' header
+    // lines, blank-separated fields)
+    if (header.size() == 1 && line.find('|') != std::string::npos)
+        throw InputError(source, lineno,
+                         "found fields separated by '|' (" + shown(line, 80) +
+                             ", as sacct -P writes them), expected a CSV (comma-separated) header naming submit, "
+                             "duration and nodes in seconds and whole nodes");
+    if (!line.empty() && line[0] == ';')
+        throw InputError(source, lineno,
+                         "found " + shown(line, 80) +
+                             ", a Standard Workload Format header line, expected a CSV header naming submit, duration "
+                             "and nodes (SWF is not read: convert its fields 2, 4 and 5 to such a CSV; '#' starts a comment)");
+    // headers match in any case, blanks around them ignored (JOB_ID, Submit_S)
+    auto folded = [](std::string h) {
+        h.erase(0, h.find_first_not_of(" \t\r"));
+        h.erase(h.find_last_not_of(" \t\r") + 1);
+        for (char &ch : h)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return h;
+    };
     std::map<std::string, std::size_t> col;
     for (const char *role : kRoles) {
         auto given = columns.find(role);
         for (std::size_t i = 0; i < header.size() && !col.count(role); ++i) {
-            bool match = given != columns.end() ? header[i] == given->second
-                                                : std::find(usual_names(role).begin(), usual_names(role).end(),
-                                                            header[i]) != usual_names(role).end();
+            const std::string h = folded(header[i]);
+            bool match = given != columns.end() ? h == folded(given->second)
+                                                : std::find(usual_names(role).begin(), usual_names(role).end(), h) !=
+                                                      usual_names(role).end();
             if (match)
                 col[role] = i;
         }
@@ -62,7 +85,7 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
         bool optional = std::string(role) == "id" || (std::string(role) == "limit" && given == columns.end());
         if (!col.count(role) && !optional)
             throw InputError(source, lineno,
-                             "found no " + std::string(role) + " column in \"" + line + "\", expected one of " +
+                             "found no " + std::string(role) + " column in " + shown(line, 200) + ", expected one of " +
                                  (given != columns.end() ? given->second : usual_names(role)[0] + ", " + usual_names(role)[1]) +
                                  " (name it with --columns " + role + "=COLUMN)");
     }
@@ -71,8 +94,9 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
         char *end = nullptr;
         errno = 0;
         double v = std::strtod(field.c_str(), &end);
-        if (field.empty() || *end || errno || !std::isfinite(v))
-            throw InputError(source, lineno, std::string("found ") + what + " \"" + field + "\", expected a number");
+        // (a NUL inside the field ends strtod's string, not the field)
+        if (field.empty() || *end || errno || !std::isfinite(v) || field.find('\0') != std::string::npos)
+            throw InputError(source, lineno, std::string("found ") + what + " " + shown(field, 40) + ", expected a number");
         if (v < 0)
             throw InputError(source, lineno, std::string("found ") + what + " " + field + ", expected >= 0");
         if (v > 1e10)  // seconds: 300 years
@@ -104,8 +128,13 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
         if (col.count("limit")) {
             // -1: not known (the Standard Workload Format's convention, as
             // in Thunder's req_time_s); planned with the duration
+            // sacct's words for none: UNLIMITED, Partition_Limit (the
+            // partition's), NOT_SET, INVALID: not known either
             const std::string &lf = f[col["limit"]];
-            j.limit = lf == "-1" ? 0 : number(lf, "time limit");
+            const std::string lw = folded(lf);
+            j.limit = lf == "-1" || lw == "unlimited" || lw == "partition_limit" || lw == "not_set" || lw == "invalid"
+                          ? 0
+                          : number(lf, "time limit");
             // a job runs past its limit by Slurm's OverTimeLimit and KillWait
             // (Curie: 257 jobs, by up to 251 s): it held its hosts that long,
             // so it is planned with its duration (simulate's Live::limit)
@@ -115,14 +144,6 @@ std::vector<Job> read_trace(std::istream &in, const std::string &source, const T
     if (jobs.empty())
         throw InputError(source, lineno, "found no jobs, expected one row per job after the header");
     return jobs;
-}
-
-std::vector<Job> load_trace(const std::string &path, const TraceColumns &columns)
-{
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(path + ": cannot open: " + std::strerror(errno));
-    return read_trace(in, path, columns);
 }
 
 }  // namespace atl

@@ -29,6 +29,5 @@ TraceColumns parse_trace_columns(const std::string &spec);  // "nodes=nodes_min_
 // Throws InputError (FILE:LINE) on a missing column, a field that is not a
 // number, a negative time or fewer than one node.
 std::vector<Job> read_trace(std::istream &in, const std::string &source, const TraceColumns &columns = {});
-std::vector<Job> load_trace(const std::string &path, const TraceColumns &columns = {});
 
 }  // namespace atl

@@ -415,7 +415,9 @@ namespace {
 // --time takes, not what squeue writes)
 long squeue_seconds(const std::string &text)
 {
-    if (text == "UNLIMITED" || text == "INVALID" || text == "NOT_SET")
+    // (Partition_Limit: the partition's limit, unknown here, as sacct and
+    // some squeue builds print a job that asked none)
+    if (text == "UNLIMITED" || text == "INVALID" || text == "NOT_SET" || text == "Partition_Limit")
         return -1;
     const long s = slurm_seconds(text);
     const bool days = text.find('-') != std::string::npos;

@@ -4,6 +4,7 @@
 #include "placement/cost.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -51,7 +52,26 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     const int fits = c.subnet_pool();  // a job larger than every subnet never runs: skipped
     std::vector<Live> jobs;
     std::vector<Job> sorted = trace;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Job &a, const Job &b) { return a.submit < b.submit; });
+    // by submit time, then as Slurm numbers jobs (the lower ID first: the
+    // one submitted first, which the same priority schedules first), not
+    // as the rows happen to lie: sacct's export order is not stable, and
+    // ties moved the results (helper 47: Philly's excess leaves 0.807 or
+    // 0.861 by row order). IDs without a leading number come after, in file order.
+    auto id_number = [](const std::string &id) {
+        std::size_t k = 0;
+        while (k < id.size() && k < 19 && std::isdigit(static_cast<unsigned char>(id[k])))
+            ++k;
+        return k == 0 ? -1.0 : std::stod(id.substr(0, k));
+    };
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const Job &a, const Job &b) {
+        if (a.submit != b.submit)
+            return a.submit < b.submit;
+        // (numbered IDs first, then the others in file order: one strict order)
+        const double x = id_number(a.id), y = id_number(b.id);
+        if ((x >= 0) != (y >= 0))
+            return x >= 0;
+        return x < y;
+    });
     for (const Job &j : sorted) {
         if (j.nodes > fits) {
             ++m.skipped;

@@ -96,11 +96,12 @@ double parse_size(const std::string &s, const std::string &flag = "--message-siz
     double mult = 1;
     if (unit == "" || unit == "B")
         mult = 1;
-    else if (unit == "K" || unit == "KiB" || unit == "k")
+    // (K, M and G as nccl-tests' -b/-e read them: powers of 1024, KB too)
+    else if (unit == "K" || unit == "KiB" || unit == "k" || unit == "KB")
         mult = 1024;
-    else if (unit == "M" || unit == "MiB")
+    else if (unit == "M" || unit == "MiB" || unit == "MB")
         mult = 1024.0 * 1024;
-    else if (unit == "G" || unit == "GiB")
+    else if (unit == "G" || unit == "GiB" || unit == "GB")
         mult = 1024.0 * 1024 * 1024;
     else
         throw Usage(flag + ": \"" + s + "\", expected a size from 1 byte to 1e15 bytes, with an optional K, M or G");
@@ -492,6 +493,10 @@ int cmd_place(int argc, char **argv)
     for (const char *o : {"free", "running", "pending"})
         if (a.flag(o))
             a.get(o);
+    // a pending file is read whatever the request: one fabric asked nothing
+    // and took a file another refused (helper 47)
+    if (a.flag("pending"))
+        pending_file(a.get("pending"));
     // the site's policy and waits: the atoll.so line of the plugstack
     // configuration, unless --policy, --island-wait or --leaf-wait say otherwise
     PluginConfig site;
@@ -946,9 +951,50 @@ int cmd_simulate(int argc, char **argv)
                         {"model-wait", "all-to-all"});
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
+    // two outputs naming one file: the one written last replaced the other
+    // (helper 47); by name, or by the file it is when it exists
+    {
+        std::vector<std::pair<std::string, std::string>> outs;
+        for (const char *o : {"csv", "json", "plot", "jobs"})
+            if (a.flag(o))
+                outs.push_back({o, a.get(o)});
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            for (std::size_t k = i + 1; k < outs.size(); ++k) {
+                struct stat x {}, y {};
+                const bool same = outs[i].second == outs[k].second ||
+                                  (::stat(outs[i].second.c_str(), &x) == 0 && ::stat(outs[k].second.c_str(), &y) == 0 &&
+                                   x.st_dev == y.st_dev && x.st_ino == y.st_ino && S_ISREG(x.st_mode));
+                if (same && outs[i].second != "-")
+                    throw Usage("--" + outs[i].first + " and --" + outs[k].first + " name one file (" +
+                                escaped(outs[i].second) + "), expected a file for each");
+            }
+    }
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
-    std::vector<Job> trace = load_trace(a.operands[1], parse_trace_columns(a.get("columns")));
+    // a regular file, a pipe (<(zcat trace.csv.gz), - for standard input)
+    // read within a time bound, never a device, at most 1 GiB; an output
+    // of this run never replaces it (helper 47: /dev/zero grew without end,
+    // a FIFO no one wrote hung, --csv naming the trace replaced it)
+    std::istringstream trace_text(read_option_file(a.operands[1], "a CSV job trace", std::size_t(1) << 30));
+    std::vector<Job> trace = read_trace(trace_text, a.operands[1] == "-" ? "<stdin>" : a.operands[1],
+                                        parse_trace_columns(a.get("columns")));
+    {
+        // nothing the fabric can run, or arrivals --load cannot scale
+        int fits = 0;
+        double first = trace.front().submit, last = first;
+        for (const Job &j : trace) {
+            fits += j.nodes <= c.subnet_pool();
+            first = std::min(first, j.submit);
+            last = std::max(last, j.submit);
+        }
+        if (fits == 0)
+            throw InputError(a.operands[1] + ": all " + std::to_string(trace.size()) + " jobs ask more nodes than " +
+                             c.source() + " can give one job (" + std::to_string(c.subnet_pool()) +
+                             "): nothing to replay");
+        if (a.flag("load") && last == first)
+            std::cerr << "atoll-place: warning: --load: every job of " << escaped(a.operands[1])
+                      << " is submitted at the same time, so arrivals cannot be scaled: replayed as traced, all at once\n";
+    }
     std::vector<std::string> policies;
     std::string pl = a.get("policy", "atoll,slurm-tree");
     if (pl == "all")
@@ -1060,8 +1106,16 @@ int cmd_simulate(int argc, char **argv)
     std::cout << "trace:  " << a.operands[1] << ": " << r0.jobs << " jobs replayed, " << r0.skipped
               << (c.subnets() > 1 ? " larger than the largest subnet skipped; " : " larger than the pool skipped; ") << r0.multi << " multi-node (" << r0.leaf_fit
               << " fit a leaf, " << r0.pod_fit << " need a pod)\n"
-              << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", offered load "
-              << std::setprecision(3) << r0.offered_load << (opt.load > 0 ? " (scaled)" : " (as traced)")
+              << "runs:   " << seeds << " seeds, arrival jitter " << opt.jitter << ", "
+              << [&]() {
+                     std::ostringstream l;  // (no span of submit times: no load to scale, helper 47)
+                     if (r0.offered_load > 0)
+                         l << "offered load " << std::setprecision(3) << r0.offered_load
+                           << (opt.load > 0 ? " (scaled)" : " (as traced)");
+                     else
+                         l << "every job submitted at once";
+                     return l.str();
+                 }()
               << (opt.required ? ", islands required" : "") << ", island wait " << opt.island_wait << " s"
               << (opt.leaf_wait > 0 ? ", leaf wait " + std::to_string(static_cast<long>(opt.leaf_wait)) + " s" +
                                           (a.flag("leaf-wait") ? "" : " (the plugin's default)")
@@ -1070,19 +1124,30 @@ int cmd_simulate(int argc, char **argv)
               << (opt.bf_interval > 0 ? ", backfill every " + std::to_string(static_cast<long>(opt.bf_interval)) + " s" : "")
               << ", split "
               << to_string(opt.split) << "\n\n";
+    // a column as wide as its widest value and two blanks (a makespan of
+    // 24530626.6 +- 221754.8 ran into the next policy's, helper 47)
+    auto cell = [&](const std::string &p, const Metric &mm) {
+        const Stat &s = stats[p][mm.key];
+        std::ostringstream v;
+        v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") || mm.key == std::string("makespan") ? 1 : 3) << s.mean << " +- "
+          << s.ci;
+        return v.str();
+    };
+    std::size_t width = 22;
+    for (const auto &p : policies) {
+        width = std::max(width, p.size() + 2);
+        for (const auto &mm : kMetrics)
+            width = std::max(width, cell(p, mm).size() + 2);
+    }
+    const int w = static_cast<int>(width);
     std::cout << std::left << std::setw(36) << "metric (mean +- 95% CI)";
     for (const auto &p : policies)
-        std::cout << std::setw(22) << p;
+        std::cout << std::setw(w) << p;
     std::cout << "\n";
     for (const auto &mm : kMetrics) {
         std::cout << std::setw(36) << mm.title;
-        for (const auto &p : policies) {
-            const Stat &s = stats[p][mm.key];
-            std::ostringstream v;
-            v << std::fixed << std::setprecision(mm.key == std::string("mean_wait") || mm.key == std::string("mean_turnaround") || mm.key == std::string("makespan") ? 1 : 3) << s.mean << " +- "
-              << s.ci;
-            std::cout << std::setw(22) << v.str();
-        }
+        for (const auto &p : policies)
+            std::cout << std::setw(w) << cell(p, mm);
         std::cout << "\n";
     }
     if (!c.at(Level::Domain).empty()) {  // NVLink domains: per policy, over every run
@@ -1098,7 +1163,7 @@ int cmd_simulate(int argc, char **argv)
                     }
                 std::ostringstream v;
                 v << std::fixed << std::setprecision(1) << (den ? 100.0 * num / den : 100.0) << " (" << num << "/" << den << ")";
-                std::cout << std::setw(22) << v.str();
+                std::cout << std::setw(w) << v.str();
             }
             std::cout << "\n";
         }
@@ -1112,7 +1177,7 @@ int cmd_simulate(int argc, char **argv)
         for (const auto &r : runs)
             if (r.policy == p)
                 mh = std::max(mh, r.max_hops);
-        std::cout << std::setw(22) << mh;
+        std::cout << std::setw(w) << mh;
     }
     std::cout << "\n";
 

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 96
+plan 102
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -303,9 +303,28 @@ if grep -q '"slurm-tree"' "$work/sum.json" && grep -q '"random"' "$work/sum.json
 check "the plot is an SVG with one bar per policy and metric" [ "$(grep -c '<rect x=' "$work/plot.svg")" -ge 24 ]
 head -n 4 "$work/trace.csv" >"$work/bad.csv"
 echo "9,80,x,2" >>"$work/bad.csv"
-expect "a bad trace row names file and line" 1 "bad.csv:5: found duration \"x\", expected a number" \
+expect "a bad trace row names file and line" 1 "bad.csv:5: found duration 'x', expected a number" \
     "$PLACE" simulate "$work/ft.json" "$work/bad.csv" --csv "$work/never.csv"
 check "nothing is written on a failed run" [ ! -e "$work/never.csv" ]
+# (helper 47) the trace is an input: no output of the run replaces it; two
+# outputs naming one file are refused; a device or FIFO is no trace
+cp "$work/trace.csv" "$work/keep.csv"
+expect "--csv naming the trace is refused, the trace kept" 1 "keep.csv: is also an input of this run" \
+    "$PLACE" simulate "$work/ft.json" "$work/keep.csv" --seeds 1 --csv "$work/keep.csv"
+check "the trace named by --csv is whole afterwards" cmp -s "$work/trace.csv" "$work/keep.csv"
+expect "--csv and --json naming one file: a usage error" 2 "--csv and --json name one file" \
+    "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/one.out" --json "$work/one.out"
+expect "a trace that never ends (/dev/zero): refused at once" 1 "/dev/zero: not a regular file or a pipe" \
+    timeout 20 "$PLACE" simulate "$work/ft.json" /dev/zero --seeds 1
+"$PLACE" simulate "$work/ft.json" - --seeds 1 --csv "$work/piped.csv" <"$work/trace.csv" >/dev/null
+check "a trace piped in (-) is read as the file is" sh -c '[ "$(sed -n 2p "$1" | cut -d, -f5)" = 8 ]' _ "$work/piped.csv"
+# jobs of one submit time run by job ID, as Slurm numbers them, whatever
+# the rows' order (sacct's export order is not stable)
+{ echo "job_id,submit_s,duration_s,nodes"; for i in 1 2 3 4 5 6 7 8 9; do echo "$i,0,$((i * 37 % 100 + 10)),$((i % 5 + 2))"; done; } >"$work/ties.csv"
+{ head -1 "$work/ties.csv"; tail -n +2 "$work/ties.csv" | sort -r; } >"$work/ties-rev.csv"
+"$PLACE" simulate "$work/ft.json" "$work/ties.csv" --seeds 1 --jobs "$work/ties.jobs" >/dev/null
+"$PLACE" simulate "$work/ft.json" "$work/ties-rev.csv" --seeds 1 --jobs "$work/ties-rev.jobs" >/dev/null
+check "jobs submitted together start in job ID order whatever the rows' order" cmp -s "$work/ties.jobs" "$work/ties-rev.jobs"
 # leaves of mixed sizes: the share of the work that reaches the fewest leaves
 # only on the largest. L1, L2: 4 hosts, L3: 3, L4: 2 (8 of 13 hosts in 4-host
 # leaves, 62 %). 8 nodes (4+3 < 8) and 4 nodes need 4-host leaves: 800 + 200

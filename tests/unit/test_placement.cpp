@@ -674,13 +674,22 @@ TEST_CASE("confidence intervals use Student's t", "[placement][simulate]")
 
 TEST_CASE("bad traces fail with FILE:LINE", "[placement][trace]")
 {
-    auto bad = [](const char *text) {
+    auto bad = [](const std::string &text) {
         std::istringstream in(text);
         return read_trace(in, "t.csv");
     };
     CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s\n1,0,5\n"), Catch::StartsWith("t.csv:1: found no nodes column"));
     CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,5,2\n2,x,5,2\n"),
-                      Catch::StartsWith("t.csv:3: found submit time \"x\", expected a number"));
+                      Catch::StartsWith("t.csv:3: found submit time 'x', expected a number"));
+    // (helper 47) what sites hand over instead, named; a NUL is no digit
+    CHECK_THROWS_WITH(bad("JobID|Submit|Start|End|NNodes\n1|2024-01-01T00:00:00|x|y|2\n"),
+                      Catch::StartsWith("t.csv:1: found fields separated by '|'"));
+    CHECK_THROWS_WITH(bad("; Version: 2.2\n; Computer: x\n1 0 5 100 2\n"),
+                      Catch::StartsWith("t.csv:1: found '; Version: 2.2', a Standard Workload Format header line"));
+    std::string nul = "job_id,submit_s,duration_s,nodes\n1,0,5,2";
+    nul += '\0';
+    nul += "\n";
+    CHECK_THROWS_WITH(bad(nul), Catch::StartsWith("t.csv:2: found node count '2\\x00', expected a number"));
     CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,5,0\n"),
                       Catch::StartsWith("t.csv:2: found node count 0, expected a whole number >= 1"));
     CHECK_THROWS_WITH(bad("job_id,submit_s,duration_s,nodes\n1,0,-5,2\n"),
@@ -697,6 +706,12 @@ TEST_CASE("bad traces fail with FILE:LINE", "[placement][trace]")
     CHECK(j[0].limit == 0);  // no limit column: plan with the duration
     std::istringstream limited("id,submit,duration,nodes,limit\na,0,100,3,60\n");
     CHECK(read_trace(limited, "l.csv")[0].limit == 60);  // ran past it (OverTimeLimit): simulate plans with 100
+    // headers in any case; sacct's words for no limit are no limit
+    std::istringstream upper(" JOB_ID ,Submit_S,DURATION_S,Nodes,Limit\na,0,100,3,UNLIMITED\nb,0,100,3,Partition_Limit\n");
+    auto u = read_trace(upper, "u.csv");
+    CHECK(u[0].id == "a");
+    CHECK(u[0].limit == 0);
+    CHECK(u[1].limit == 0);
     std::istringstream unknown("id,submit,duration,nodes,limit\na,0,100,3,-1\n");
     CHECK(read_trace(unknown, "u.csv")[0].limit == 0);  // SWF's -1: not known
     std::istringstream negative("id,submit,duration,nodes,limit\na,0,100,3,-5\n");
