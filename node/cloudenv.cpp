@@ -281,6 +281,22 @@ std::string cloud_refrains(const std::string &profile, const std::string &var, c
     return "";
 }
 
+std::string cloud_refrains(const std::string &profile, const std::string &var, const std::string &machine_type,
+                           const CloudNode &node)
+{
+    std::string theirs = cloud_refrains(profile, var, machine_type);
+    if (theirs.empty() || profile != "azure" || !node.nccl_conf_present || !node.nccl_conf_problem.empty())
+        return theirs;
+    // (helpers 48, 49: NCCL_SOCKET_IFNAME, the rtxpro6000 VMs' alone, was
+    // withheld from every VM of an unknown type, and warned as the image's)
+    for (const auto *conf : {&node.nccl_conf, &node.nccl_conf_before_2_30}) {
+        auto it = conf->find(var);
+        if (it != conf->end() && !it->second.empty())
+            return cloud_profile(profile)->stack + " sets " + var + "=" + escaped(it->second, 200) + " (/etc/nccl.conf)";
+    }
+    return "";
+}
+
 std::map<std::string, std::string> parse_nccl_conf(std::istream &in, const std::string &source,
                                                    std::set<std::string> *cr)
 {
@@ -633,7 +649,8 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
         // with the machine type unknown (no machine_type=), the count of GPU
         // NICs is not known either: only ports with Google's GPU-NIC netdev
         // names (gpu0rdma0 .. gpu7rdma0) are taken, never another RoCE mlx5
-        // the GPU's number N of a GPU NIC's netdev (gpuNrdmaM); -1: none
+        // the GPU's number N of a GPU NIC's netdev, spelt as Google does
+        // (gpuNrdma0, N without a leading zero); -1: none
         auto gpu_nic = [](const NodePort &p) {
             for (const std::string &nd : p.netdevs) {
                 std::size_t i = 3, j;
@@ -641,17 +658,14 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
                     continue;
                 for (j = i; j < nd.size() && std::isdigit(static_cast<unsigned char>(nd[j])); ++j) {
                 }
-                if (j == i || j - i > 3 || nd.compare(j, 4, "rdma") != 0)
+                if (j == i || j - i > 2 || (nd[i] == '0' && j - i > 1) || nd.compare(j, std::string::npos, "rdma0") != 0)
                     continue;
-                std::size_t k;
-                for (k = j + 4; k < nd.size() && std::isdigit(static_cast<unsigned char>(nd[k])); ++k) {
-                }
-                if (k > j + 4 && k == nd.size())
-                    return std::stoi(nd.substr(i, j - i));
+                return std::stoi(nd.substr(i, j - i));
             }
             return -1;
         };
         std::set<int> gpus;
+        bool twice = false;  // two ports of one GPU's name (gpu0rdma0 on two)
         std::string unnamed;  // a RoCE mlx5 port without such a name
         for (const NodePort &p : ports) {
             std::string out = cloud_non_compute(profile, p);
@@ -663,6 +677,7 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
             }
             if (out.empty()) {
                 take.push_back(&p);
+                twice = twice || (gpu >= 0 && gpus.count(gpu));
                 gpus.insert(gpu);
             } else
                 a.left_out.push_back(port_name(p) + ": " + out);
@@ -673,11 +688,12 @@ CloudAdapters cloud_adapters(const std::string &profile, const std::vector<NodeP
         // its rename not done (helper 48: eth5 left out, and GPU 3 sent over
         // another GPU's NIC), and a list without it differs from the other
         // nodes'
-        const bool whole = !gpus.empty() && *gpus.begin() == 0 && *gpus.rbegin() + 1 == static_cast<int>(gpus.size()) &&
-                           (gpus.size() == 8 || gpus.size() == 4);
+        const bool whole = !twice && !gpus.empty() && *gpus.begin() == 0 &&
+                           *gpus.rbegin() + 1 == static_cast<int>(gpus.size()) && (gpus.size() == 8 || gpus.size() == 4);
         if (machine_type.empty() && !gpus.empty() && !whole) {
-            a.why = "the GPU NICs by Google's netdev names (gpuNrdmaM) are " + std::to_string(gpus.size()) +
-                    ", not gpu0rdma0 to gpu7rdma0 (or to gpu3rdma0)" +
+            a.why = "the GPU NICs by Google's netdev names (gpuNrdma0) are " + std::to_string(gpus.size()) +
+                    (twice ? " GPUs' with one name on two ports" : std::string()) +
+                    ", not gpu0rdma0 to gpu7rdma0 (or to gpu3rdma0) once each" +
                     (unnamed.empty() ? std::string(": one is missing here")
                                      : ", and " + unnamed + " has no such name: it may be a GPU's NIC not renamed") +
                     "; the machine type, which says how many there are, is not known (machine_type=): a list of "

@@ -84,6 +84,12 @@ struct CloudNode {
     std::vector<std::string> azure_topo_files;  // /opt/microsoft/*-topo.xml, root-relative
 };
 CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root = "", const std::string &machine_type = "");
+// cloud_refrains() on this node: Azure's image writes what it sets into
+// /etc/nccl.conf, so where that file was read, a variable it does not set
+// (or sets empty, which NCCL takes as unset) the image did not set, and
+// one it sets is quoted as the file says it.
+std::string cloud_refrains(const std::string &profile, const std::string &var, const std::string &machine_type,
+                           const CloudNode &node);
 // PATH as seen from inside ROOT (an image or a test tree): each symbolic link
 // on the way followed inside ROOT, never above it; ROOT empty or "/": PATH.
 std::string path_in_root(const std::string &root, const std::string &path);

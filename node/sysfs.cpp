@@ -1,6 +1,7 @@
 #include "node/sysfs.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <array>
 #include <sstream>
 #include <cctype>
@@ -147,7 +148,7 @@ int nccl_gid_index(const NodePort &p, bool want_ipv6, int roce_version)
     return cur;
 }
 
-int ucx_gid_index(const NodePort &p)
+int ucx_gid_index(const NodePort &p, bool before_1_21)
 {
     struct Prio {
         int version;
@@ -156,7 +157,9 @@ int ucx_gid_index(const NodePort &p)
     };
     static const Prio prio[] = {{2, true, true}, {2, false, false}, {2, false, true},
                                 {1, true, true}, {1, false, false}, {1, false, true}};
-    for (const Prio &pr : prio)
+    static const Prio old[] = {{2, true, true}, {2, false, true}, {1, true, true}, {1, false, true}};
+    for (const Prio &pr : before_1_21 ? std::vector<Prio>(std::begin(old), std::end(old))
+                                      : std::vector<Prio>(std::begin(prio), std::end(prio)))
         for (const GidEntry &e : p.gids) {
             auto w = words_of(e.gid);
             if (w[4] == 0 && w[5] == 0 && w[6] == 0 && w[7] == 0)

@@ -81,8 +81,10 @@ int nccl_gid_index(const NodePort &p, bool want_ipv6 = false, int roce_version =
 // What UCX takes (uct_ib_device_select_gid): the first entry, in table order,
 // of the first class that has one: RoCE v2 IPv4, v2 IPv6 not link-local, v2
 // IPv6 link-local, then the same for v1; entries whose interface ID is zero
-// are skipped. -1 when there is none (UCX then takes index 0).
-int ucx_gid_index(const NodePort &p);
+// are skipped. -1 when there is none (UCX then takes index 0). UCX before
+// 1.21 (`before_1_21`, openucx/ucx#10939) has no link-local classes: v2
+// IPv4, v2 IPv6 (fe80 too, the first in the table), v1 IPv4, v1 IPv6.
+int ucx_gid_index(const NodePort &p, bool before_1_21 = false);
 // The GIDs a routed RoCE fabric can carry: RoCE v2 and routable(), IPv4
 // ones first (then IPv6), in table order.
 std::vector<const GidEntry *> routable_gids(const NodePort &p);

@@ -171,6 +171,25 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
             chooses = std::string(conf != facts.nccl_conf.end() && !user_has(u) ? escaped(conf->second, 1100) + "'s " : "the user's ") +
                       u + " chooses NCCL's GID (an index would override it)";
     }
+    // The other RDMA ports: UCX takes one index on every device it opens
+    // (unless UCX_NET_DEVICES names others), and NCCL on every one the
+    // user's NCCL_IB_HCA names: a front-end or storage port too. One DOWN
+    // with no routable address has no slot to miss; an InfiniBand one's
+    // table is not read here, whatever its state (INIT becomes ACTIVE at the
+    // subnet manager's next sweep). What is wrong with `index` on the first
+    // such port, "" none.
+    auto other_port_problem = [&](int index, const std::string &what) {
+        for (const NodePort &o : facts.ports) {
+            const bool ethernet = o.link_layer == "Ethernet";
+            if (in_hca(dev, o) || (ethernet && down_without_address(o)))
+                continue;
+            if (std::string bad = ethernet ? gid_slot_problem(o, index) : "not read (an " + shown(o.link_layer, 20) + " port)";
+                !bad.empty())
+                return what + std::to_string(index) + " is " + bad + " on " + o.hca + ":" + std::to_string(o.port) +
+                       ", no compute port";
+        }
+        return std::string();
+    };
     if (cfg.gid_index >= 0) {
         for (const NodePort *p : ports)
             if (std::string bad = pin_bad(*p); !bad.empty()) {
@@ -180,21 +199,7 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                 skip("UCX_IB_GID_INDEX", why);
                 return;
             }
-        // The other RDMA ports: UCX takes the index on every device it opens
-        // (unless UCX_NET_DEVICES names others), and NCCL on every one the
-        // user's NCCL_IB_HCA names: a front-end or storage port too. One
-        // DOWN with no routable address has no slot to miss; an InfiniBand
-        // one's table is not read here, whatever its state (INIT becomes
-        // ACTIVE at the subnet manager's next sweep).
-        std::string other_bad;
-        for (const NodePort &o : facts.ports) {
-            const bool ethernet = o.link_layer == "Ethernet";
-            if (!other_bad.empty() || in_hca(dev, o) || (ethernet && down_without_address(o)))
-                continue;
-            if (std::string bad = ethernet ? pin_bad(o) : "not read (an " + shown(o.link_layer, 20) + " port)"; !bad.empty())
-                other_bad = "gid_index=" + std::to_string(cfg.gid_index) + " is " + bad + " on " + o.hca + ":" + std::to_string(o.port) +
-                            ", no compute port";
-        }
+        const std::string other_bad = other_port_problem(cfg.gid_index, "gid_index=");
         if (!chooses.empty())
             skip("NCCL_IB_GID_INDEX", chooses);
         else if (!hca_ours && !other_bad.empty())
@@ -222,17 +227,21 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
                                   "not checked, and NCCL picks each one's GID itself");
         ports.clear();
     }
-    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local)
-    // itself, the first listed (uct_ib_device_select_gid), a 169.254/16 one
-    // too: left to it only where that is routable (helper 46)
+    // UCX takes each port's IPv4 RoCE v2 GID (then IPv6 not link-local;
+    // before 1.21 IPv6 link-local too) itself, the first listed
+    // (uct_ib_device_select_gid), a 169.254/16 one too: left to it only
+    // where what either release takes is routable (helpers 46, 49)
     std::string ucx, ucx_bad;
     for (const NodePort *p : ports) {
-        const int u = ucx_gid_index(*p);
+        const int u = ucx_gid_index(*p), old = ucx_gid_index(*p, true);
         ucx += (ucx.empty() ? "" : ", ") + port_name(p) + " " + std::to_string(u);
-        if (ucx_bad.empty() && u < 0)
-            ucx_bad = "none on " + port_name(p);
-        else if (std::string bad = ucx_bad.empty() ? gid_slot_problem(*p, u) : std::string(); !bad.empty())
-            ucx_bad = std::to_string(u) + " on " + port_name(p) + ", " + bad;
+        for (int k : {u, old}) {
+            const std::string who = k == u ? "" : " (UCX before 1.21)";
+            if (ucx_bad.empty() && k < 0)
+                ucx_bad = "none on " + port_name(p) + who;
+            else if (std::string bad = ucx_bad.empty() ? gid_slot_problem(*p, k) : std::string(); !bad.empty())
+                ucx_bad = std::to_string(k) + " on " + port_name(p) + who + ", " + bad;
+        }
     }
     if (!ucx.empty() && ucx_bad.empty())
         skip("UCX_IB_GID_INDEX", "UCX picks each port's RoCE v2 GID itself, IPv4 first (" + ucx + ")");
@@ -270,9 +279,14 @@ void roce_gid_env(const PluginConfig &cfg, const NodeFacts &facts, const NodeDev
         nccl_same = nccl_same && nccl_gid_index(*p) == r[0]->index;
     }
     const std::string family = v4 && v6 ? "IPv4 on some ports, IPv6 on others" : v6 ? "IPv6" : "IPv4";
-    if (!ucx_bad.empty() && want.size() == 1)
+    // one index for every device UCX opens: it must hold on the other RDMA
+    // ports too (helper 49: a front-end port's slot 5 was empty)
+    const std::string ucx_other = want.size() == 1 ? other_port_problem(*want.begin(), "index ") : std::string();
+    if (!ucx_bad.empty() && want.size() == 1 && ucx_other.empty())
         add("UCX_IB_GID_INDEX", std::to_string(*want.begin()),
             "the only routable RoCE v2 GID of every compute port here (" + family + "); UCX alone would take " + ucx_bad);
+    else if (want.size() == 1)
+        ucx_skip(ucx_other + ", which UCX opens too unless UCX_NET_DEVICES names others");
     else
         ucx_skip("the ports' routable RoCE v2 GIDs have different indexes: set gid_index=");
     if (want.size() == 1 && nccl_same) {
@@ -599,14 +613,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         // an nccl.conf's ATOLL_* would reach NCCL's process alone, after the
         // job's scripts read atoll's: atoll's own variables are atoll's
         auto conf = name.rfind("ATOLL_", 0) == 0 ? facts.nccl_conf.end() : facts.nccl_conf.find(name);
-        std::string theirs = cloud_refrains(f.profile, name, machine_type);
-        // Azure's image writes what it sets into /etc/nccl.conf: where that
-        // file was read, a variable it does not set the image did not set
-        // (helper 48: NCCL_SOCKET_IFNAME, the rtxpro6000 VMs' alone, was
-        // withheld from every VM of an unknown type)
-        if (!theirs.empty() && f.profile == "azure" && facts.cloud.nccl_conf_present && facts.cloud.nccl_conf_problem.empty() &&
-            !facts.cloud.nccl_conf.count(name) && !facts.cloud.nccl_conf_before_2_30.count(name))
-            theirs.clear();
+        std::string theirs = cloud_refrains(f.profile, name, machine_type, facts.cloud);
         if (user_has(name) && !step.atoll_set.count(name)) {
             v.kept = true;
         } else if (!theirs.empty()) {
@@ -1145,7 +1152,9 @@ bool nccl_hca_names(const std::string &list, const NodePort &p)
         std::size_t colon = e.find(':');
         std::string dev_name = e.substr(0, colon);
         listed = listed || !dev_name.empty();
-        if (colon != std::string::npos && e.substr(colon + 1) != std::to_string(p.port))
+        // the port as NCCL's parseStringList reads it: atoi of the rest
+        // ("1:2", "01", " 1" and "1x" are port 1, helper 49)
+        if (colon != std::string::npos && std::atoi(e.c_str() + colon + 1) != p.port)
             continue;
         named = named || (exact ? p.hca == dev_name : !dev_name.empty() && p.hca.compare(0, dev_name.size(), dev_name) == 0);
     }
@@ -1191,7 +1200,7 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         }
         errno = 0;
         char *end = nullptr;
-        const long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0)
+        long long parsed = nccl ? std::strtoll(v.value.c_str(), &end, 0)
                                       : static_cast<long long>(std::min<unsigned long>(std::strtoul(v.value.c_str(), &end, 10), 1UL << 20));
         // NCCL (ncclLoadParam) skips an empty value and keeps its default
         // only where strtoll sets errno (out of range): a value with no
@@ -1205,6 +1214,13 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         }
         if (nccl && end == v.value.c_str())
             reads = ", which NCCL reads as index 0 (no digits),";
+        // NCCL keeps the 64-bit parameter in an int (ncclIbGetGidIndex):
+        // 4294967297 is 1 to it, 2147483648 negative, its own choice (helper 49)
+        if (nccl && (parsed > INT32_MAX || parsed < INT32_MIN)) {
+            const long long was = parsed;
+            parsed = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<unsigned long long>(parsed)));
+            reads = ", which NCCL stores as " + std::to_string(parsed) + " (an int), from " + std::to_string(was) + ",";
+        }
         if (parsed < 0)
             continue;  // NCCL's "pick it yourself" (-1)
         if (parsed > 255) {

@@ -1,6 +1,7 @@
 // atoll-place: choose the hosts of a multi-node job on a fabric, and replay
 // job traces to compare placement policies.
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cctype>
 #include <cmath>
@@ -952,22 +953,31 @@ int cmd_simulate(int argc, char **argv)
     if (a.operands.size() != 2)
         throw Usage("simulate: give a FABRIC and a TRACE");
     // two outputs naming one file: the one written last replaced the other
-    // (helper 47); by name, or by the file it is when it exists
+    // (helpers 47, 49); compared as the file each names, a symbolic link
+    // followed to where it points, whether or not the file exists yet
+    std::vector<std::pair<std::string, std::string>> outs;
+    for (const char *o : {"csv", "json", "plot", "jobs"})
+        if (a.flag(o) && a.get(o) != "-")
+            outs.push_back({o, a.get(o)});
     {
-        std::vector<std::pair<std::string, std::string>> outs;
-        for (const char *o : {"csv", "json", "plot", "jobs"})
-            if (a.flag(o))
-                outs.push_back({o, a.get(o)});
-        for (std::size_t i = 0; i < outs.size(); ++i)
-            for (std::size_t k = i + 1; k < outs.size(); ++k) {
-                struct stat x {}, y {};
-                const bool same = outs[i].second == outs[k].second ||
-                                  (::stat(outs[i].second.c_str(), &x) == 0 && ::stat(outs[k].second.c_str(), &y) == 0 &&
-                                   x.st_dev == y.st_dev && x.st_ino == y.st_ino && S_ISREG(x.st_mode));
-                if (same && outs[i].second != "-")
-                    throw Usage("--" + outs[i].first + " and --" + outs[k].first + " name one file (" +
-                                escaped(outs[i].second) + "), expected a file for each");
+        namespace fs = std::filesystem;
+        auto file_of = [](const std::string &path) {
+            std::error_code ec;
+            fs::path p(path);
+            for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+                fs::path to = fs::read_symlink(p, ec);
+                if (ec)
+                    break;
+                p = to.is_absolute() ? to : p.parent_path() / to;
             }
+            fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+            return ec ? path : c.string();
+        };
+        for (std::size_t i = 0; i < outs.size(); ++i)
+            for (std::size_t k = i + 1; k < outs.size(); ++k)
+                if (file_of(outs[i].second) == file_of(outs[k].second))
+                    throw Usage("--" + outs[i].first + " and --" + outs[k].first + " name one file (" +
+                                escaped(outs[i].second) + ", " + escaped(outs[k].second) + "), expected a file for each");
     }
     std::unique_ptr<Topology> topo;
     Cluster c = load_cluster(a, a.operands[0], topo);
@@ -978,6 +988,12 @@ int cmd_simulate(int argc, char **argv)
     std::istringstream trace_text(read_option_file(a.operands[1], "a CSV job trace", std::size_t(1) << 30));
     std::vector<Job> trace = read_trace(trace_text, a.operands[1] == "-" ? "<stdin>" : a.operands[1],
                                         parse_trace_columns(a.get("columns")));
+    // an output naming an input: refused before the runs, not after them
+    // (helper 49: a whole run was spent, then its results dropped)
+    for (const auto &o : outs)
+        if (is_input_file(o.second))
+            throw InputError(o.second + ": is also an input of this run, expected another output path (it would be "
+                                        "replaced by what was read from it)");
     {
         // nothing the fabric can run, or arrivals --load cannot scale
         int fits = 0;

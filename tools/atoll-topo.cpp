@@ -720,7 +720,7 @@ void write_cloud_env(std::ostream &o, const Args &a, const std::string &fabric_p
             o << "    left out: " << l << "\n";
     }
     for (const EnvVar &v : node) {
-        std::string why = v.set && !v.kept ? cloud_refrains(cloud, v.name, n.machine_type) : "";
+        std::string why = v.set && !v.kept ? cloud_refrains(cloud, v.name, n.machine_type, n) : "";
         if (!why.empty())
             o << "  warning: atoll sets " << v.name << ", but " << why << ": atoll must leave it\n";
     }

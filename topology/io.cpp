@@ -55,6 +55,13 @@ std::set<std::pair<dev_t, ino_t>> &inputs_read()
 
 }  // namespace
 
+bool is_input_file(const std::string &path)
+{
+    struct stat st;
+    return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           inputs_read().count({st.st_dev, st.st_ino}) > 0;
+}
+
 void note_input_file(const std::string &path)
 {
     struct stat st;

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 102
+plan 104
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -314,6 +314,12 @@ expect "--csv naming the trace is refused, the trace kept" 1 "keep.csv: is also 
 check "the trace named by --csv is whole afterwards" cmp -s "$work/trace.csv" "$work/keep.csv"
 expect "--csv and --json naming one file: a usage error" 2 "--csv and --json name one file" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/one.out" --json "$work/one.out"
+ln -s two.out "$work/two.link"
+expect "--csv and --jobs naming one file another way (./, a symbolic link): a usage error" 2 "--csv and --jobs name one file" \
+    sh -c 'cd "$1" && "$2" simulate ft.json trace.csv --seeds 1 --csv two.out --jobs ./two.out && "$2" simulate ft.json trace.csv --seeds 1 --csv two.out --jobs two.link' _ "$work" "$PLACE"
+rm -f "$work/two.out"
+"$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/two.out" --jobs "$work/two.link" >/dev/null 2>&1
+check "a symbolic link to another output's file is refused too, nothing written" [ ! -e "$work/two.out" ]
 expect "a trace that never ends (/dev/zero): refused at once" 1 "/dev/zero: not a regular file or a pipe" \
     timeout 20 "$PLACE" simulate "$work/ft.json" /dev/zero --seeds 1
 "$PLACE" simulate "$work/ft.json" - --seeds 1 --csv "$work/piped.csv" <"$work/trace.csv" >/dev/null

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 29
+plan 32
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -26,6 +26,7 @@ node() {
     ll10) a=fe80:0000:0000:0001:0000:0000:0000:0001 b=febf:0000:0000:0000:0000:0000:0000:0001 c=fe80:0000:0000:0001:0000:0000:0000:0003 ;;
     apipa) a=0000:0000:0000:0000:0000:ffff:a9fe:0a05 b=0000:0000:0000:0000:0000:ffff:a9fe:0b05 c=0000:0000:0000:0000:0000:ffff:a9fe:0c05 ;;
     mixed) a=0000:0000:0000:0000:0000:ffff:c0a8:0a05 b=2001:0db8:0000:000b:0000:0000:0000:0005 c=2001:0db8:0000:000c:0000:0000:0000:0005 ;;
+    v6) a=2001:0db8:0000:000a:0000:0000:0000:0005 b=2001:0db8:0000:000b:0000:0000:0000:0005 c=2001:0db8:0000:000c:0000:0000:0000:0005 ;;
     esac
     port mlx5_0 ens1f0np0 "$a"; port mlx5_1 ens1f1np1 "$b"; port mlx5_2 ens2f0np0 "$c"
 }
@@ -154,12 +155,37 @@ env_of >"$work/apipa5"
 check "a 169.254 GID before the routable one: NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX are both 5 (UCX alone takes 3)" \
     sh -c 'grep -q "^  NCCL_IB_GID_INDEX=5 (the only routable RoCE v2 GID of every compute port here (IPv4); NCCL alone would take 3" "$1" &&
            grep -q "^  UCX_IB_GID_INDEX=5 (the only routable RoCE v2 GID of every compute port here (IPv4); UCX alone would take 3 on mlx5_0:1, a link-local" "$1"' _ "$work/apipa5"
+# (helper 49) one index serves every device UCX opens: a front-end RoCE
+# port whose slot 5 is empty takes the 5 back (NCCL's stays: NCCL_IB_HCA is
+# atoll's compute ports)
+port mlx5_3 eno1np0 0000:0000:0000:0000:0000:ffff:0a00:0005
+env_of >"$work/apipa5fe"
+check "a front-end port without slot 5: UCX_IB_GID_INDEX not set, said why; NCCL_IB_GID_INDEX still 5" \
+    sh -c 'grep -q "^  UCX_IB_GID_INDEX not set: index 5 is no address on mlx5_3:1, no compute port, which UCX opens too" "$1" &&
+           grep -q "^  NCCL_IB_GID_INDEX=5 " "$1"' _ "$work/apipa5fe"
+# (helper 49) IPv6-only ports: UCX before 1.21 (openucx/ucx#10939) takes the
+# fe80 RoCE v2 GID at 1, which routers drop; 1.21 takes 3: both get 3
+node v6
+env_of >"$work/v6"
+check "IPv6-only ports: UCX_IB_GID_INDEX=3, since UCX before 1.21 would take the link-local 1" \
+    grep -q "^  UCX_IB_GID_INDEX=3 (the only routable RoCE v2 GID of every compute port here (IPv6); UCX alone would take 1 on mlx5_0:1 (UCX before 1.21), a link-local" "$work/v6"
 # (helper 46) NCCL reads its parameters by strtoll and keeps its default only
 # on errno (ncclLoadParam): "auto" has no digits and is index 0, mlx5's
 # link-local RoCE v1 GID; an empty value is NCCL's own choice
 node v4
 env_of --set NCCL_IB_GID_INDEX=auto >"$work/gidauto"
 env_of --set NCCL_IB_GID_INDEX= >"$work/gidempty"
+# (helper 49) NCCL keeps the index in an int (ncclIbGetGidIndex): 2^32+1 is
+# 1, the link-local RoCE v2 GID; and it reads NCCL_IB_HCA's port with atoi
+# (mlx5_1:01 is port 1)
+node v4
+gid_move mlx5_1
+env_of --set NCCL_IB_GID_INDEX=4294967297 >"$work/gidwrap"
+env_of --set NCCL_IB_HCA==mlx5_1:01 --set NCCL_IB_GID_INDEX=3 >"$work/gidport"
+check "NCCL_IB_GID_INDEX=4294967297 is 1 to NCCL (an int); NCCL_IB_HCA==mlx5_1:01 names port 1: both warned" \
+    sh -c 'grep -q "^  warning: NCCL_IB_GID_INDEX=4294967297 (the user.s), which NCCL stores as 1 (an int), from 4294967297, is a link-local" "$1" &&
+           grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user.s) is no address on mlx5_1:1" "$2"' _ "$work/gidwrap" "$work/gidport"
+node v4
 check "the user's NCCL_IB_GID_INDEX=auto is index 0 to NCCL, a RoCE v1 GID: warned; an empty one is not" \
     sh -c 'grep -q "^  warning: NCCL_IB_GID_INDEX=auto (the user.s), which NCCL reads as index 0 (no digits), is a RoCE v1 GID on mlx5_0:1" "$1" &&
            ! grep -q "warning: NCCL_IB_GID_INDEX" "$2"' _ "$work/gidauto" "$work/gidempty"

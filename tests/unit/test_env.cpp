@@ -855,6 +855,9 @@ TEST_CASE("GID tables of real RoCE ports: the index NCCL and UCX take by themsel
     CHECK(nccl_gid_index(v6) == 0);
     CHECK(nccl_gid_index(v6, true) == 1);
     CHECK(ucx_gid_index(v6) == 1);
+    // UCX before 1.21 (openucx/ucx#10939) has no link-local classes: the
+    // first v2 IPv6 in the table, the fe80 one at 0
+    CHECK(ucx_gid_index(v6, true) == 0);
     // a port with no address at all: NCCL 0, UCX none (it falls back to 0)
     NodePort none = roce_table("mlx5_0", "ens1np0", {gid(0, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 1, ""),
                                                      gid(1, "fe80:0000:0000:0000:0ac0:ebff:feda:1cfb", 2, "")});
@@ -1142,9 +1145,12 @@ TEST_CASE("expert table: an Azure ND v5 node of a CSV fabric takes its InfiniBan
         facts.cloud.nccl_conf = {{"NCCL_TOPO_FILE", "/opt/microsoft/ndv5/topo.xml"}, {"NCCL_IB_PCI_RELAXED_ORDERING", "1"}};
         auto unknown = node_env(v, cfg, UserOptions(), step, facts, no_user);
         CHECK(value_of(unknown, "NCCL_SOCKET_IFNAME") == "ib0");
+        facts.cloud.nccl_conf["NCCL_SOCKET_IFNAME"] = "";  // set empty: NCCL takes it as unset
+        CHECK(value_of(node_env(v, cfg, UserOptions(), step, facts, no_user), "NCCL_SOCKET_IFNAME") == "ib0");
         facts.cloud.nccl_conf["NCCL_SOCKET_IFNAME"] = "eth0";  // an image that sets it
         auto sets = node_env(v, cfg, UserOptions(), step, facts, no_user);
         CHECK(table(sets).find("NCCL_SOCKET_IFNAME-\n") != std::string::npos);
+        CHECK_THAT(why_of(sets, "NCCL_SOCKET_IFNAME"), Catch::Contains("sets NCCL_SOCKET_IFNAME=eth0 (/etc/nccl.conf)"));
     }
 }
 
@@ -1255,5 +1261,17 @@ TEST_CASE("what a cloud's stack sets, atoll never sets", "[env][cloud]")
         auto m = node_env(v, cfg, UserOptions(), step, missing, no_user);
         CHECK(value_of(m, "NCCL_IB_HCA").empty());
         CHECK_THAT(why_of(m, "NCCL_IB_HCA"), Catch::Contains("one is missing here"));
+        // (helper 49) not Google's spelling (gpu07rdma0, gpu7rdma1), or one
+        // GPU's name on a second port: not the whole set
+        for (const char *odd : {"gpu07rdma0", "gpu7rdma1", "gpu0rdma0"}) {
+            NodeFacts f8;
+            for (int k = 0; k < 8; ++k)
+                f8.ports.push_back(port("mlx5_" + std::to_string(k), "Ethernet",
+                                        k == 7 ? std::string(odd) : "gpu" + std::to_string(k) + "rdma0"));
+            if (std::string(odd) == "gpu0rdma0")  // gpu0rdma0 twice, and gpu7rdma0 too: nine
+                f8.ports.push_back(port("mlx5_8", "Ethernet", "gpu7rdma0"));
+            auto e8 = node_env(v, cfg, UserOptions(), step, f8, no_user);
+            CHECK(value_of(e8, "NCCL_IB_HCA").empty());
+        }
     }
 }
