@@ -1172,8 +1172,9 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
     for (const EnvVar &h : node)
         if (h.name == "NCCL_IB_HCA" && h.set)
             hca = &h;
-    // (the user's, or an nccl.conf's: an empty one names every device)
-    const bool hca_theirs = hca && hca->kept;
+    // the user's own (an empty one names every device); one an nccl.conf
+    // sets is not read here (its value is the file's): the compute ports
+    const bool hca_theirs = hca && hca->kept && hca->why.rfind("set in ", 0) != 0;
     for (const EnvVar &v : node) {
         if (!v.kept || v.why.rfind("set in ", 0) == 0 || (v.name != "NCCL_IB_GID_INDEX" && v.name != "UCX_IB_GID_INDEX"))
             continue;

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 32
+plan 33
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -104,6 +104,12 @@ env_of --set NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2 --set NCCL_IB_GID_INDEX=3 >"$work
 check "the user's NCCL_IB_GID_INDEX on a front-end port the user's NCCL_IB_HCA names (prefix, empty list): warned; not when it names the rails alone" \
     sh -c 'for f in "$1" "$2"; do grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user.s) is no address on mlx5_3:1, a port the NCCL_IB_HCA in force names" "$f" || exit 1; done
            ! grep -q "warning: NCCL_IB_GID_INDEX" "$3"' _ "$work/feprefix" "$work/feempty" "$work/feexact"
+# an NCCL_IB_HCA the user's nccl.conf sets is not read here: not taken for
+# an empty list naming every device (that warned of the front-end port)
+printf 'NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2\n' >"$work/fe-nccl.conf"
+env_of --set NCCL_CONF_FILE="$work/fe-nccl.conf" --set NCCL_IB_GID_INDEX=3 >"$work/feconf"
+check "NCCL_IB_HCA from the user's nccl.conf: the user's index checked on the compute ports, no warning of the front-end one" \
+    sh -c '! grep -q "warning: NCCL_IB_GID_INDEX" "$1" && grep -q "^  NCCL_IB_HCA (set in " "$1"' _ "$work/feconf"
 # the site's pin (helper 21): not over the user's own NCCL_IB_HCA where a
 # device it may name lacks the index, nor over the user's address family;
 # an InfiniBand port (its table not read) blocks UCX's in any state; a
