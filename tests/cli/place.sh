@@ -314,12 +314,13 @@ expect "--csv naming the trace is refused, the trace kept" 1 "keep.csv: is also 
 check "the trace named by --csv is whole afterwards" cmp -s "$work/trace.csv" "$work/keep.csv"
 expect "--csv and --json naming one file: a usage error" 2 "--csv and --json name one file" \
     "$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/one.out" --json "$work/one.out"
+expect "--csv and --jobs naming one file as two.out and ./two.out: a usage error" 2 "--csv and --jobs name one file" \
+    sh -c 'cd "$1" && exec "$2" simulate ft.json trace.csv --seeds 1 --csv two.out --jobs ./two.out' _ "$work" "$PLACE"
+# --csv writes two.out, then --json through a link to it would replace it
 ln -s two.out "$work/two.link"
-expect "--csv and --jobs naming one file another way (./, a symbolic link): a usage error" 2 "--csv and --jobs name one file" \
-    sh -c 'cd "$1" && "$2" simulate ft.json trace.csv --seeds 1 --csv two.out --jobs ./two.out && "$2" simulate ft.json trace.csv --seeds 1 --csv two.out --jobs two.link' _ "$work" "$PLACE"
-rm -f "$work/two.out"
-"$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/two.out" --jobs "$work/two.link" >/dev/null 2>&1
-check "a symbolic link to another output's file is refused too, nothing written" [ ! -e "$work/two.out" ]
+"$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 1 --csv "$work/two.out" --json "$work/two.link" >/dev/null 2>&1
+check "a symbolic link to another output's file (not there yet) is refused too, nothing written" \
+    sh -c '[ "$1" -eq 2 ] && [ ! -e "$2" ]' _ $? "$work/two.out"
 expect "a trace that never ends (/dev/zero): refused at once" 1 "/dev/zero: not a regular file or a pipe" \
     timeout 20 "$PLACE" simulate "$work/ft.json" /dev/zero --seeds 1
 "$PLACE" simulate "$work/ft.json" - --seeds 1 --csv "$work/piped.csv" <"$work/trace.csv" >/dev/null
