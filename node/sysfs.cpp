@@ -158,8 +158,10 @@ int ucx_gid_index(const NodePort &p, bool before_1_21)
     static const Prio prio[] = {{2, true, true}, {2, false, false}, {2, false, true},
                                 {1, true, true}, {1, false, false}, {1, false, true}};
     static const Prio old[] = {{2, true, true}, {2, false, true}, {1, true, true}, {1, false, true}};
-    for (const Prio &pr : before_1_21 ? std::vector<Prio>(std::begin(old), std::end(old))
-                                      : std::vector<Prio>(std::begin(prio), std::end(prio)))
+    const Prio *const from = before_1_21 ? std::begin(old) : std::begin(prio);
+    const Prio *const to = before_1_21 ? std::end(old) : std::end(prio);
+    for (const Prio *it = from; it != to; ++it) {
+        const Prio &pr = *it;
         for (const GidEntry &e : p.gids) {
             auto w = words_of(e.gid);
             if (w[4] == 0 && w[5] == 0 && w[6] == 0 && w[7] == 0)
@@ -168,6 +170,7 @@ int ucx_gid_index(const NodePort &p, bool before_1_21)
             if (e.version == pr.version && e.ipv4() == pr.ipv4 && (pr.allow_ll || !ll))
                 return e.index;
         }
+    }
     return -1;
 }
 

@@ -52,28 +52,30 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
     const int pool = c.pool_size();
     const int fits = c.subnet_pool();  // a job larger than every subnet never runs: skipped
     std::vector<Live> jobs;
-    std::vector<Job> sorted = trace;
     // by submit time, then as Slurm numbers jobs (the lower ID first: the
     // one submitted first, which the same priority schedules first), not
     // as the rows happen to lie: sacct's export order is not stable, and
     // ties moved the results (helper 47: Philly's excess leaves 0.807 or
-    // 0.861 by row order). IDs without a leading number come after, in file order.
-    auto id_number = [](const std::string &id) {
+    // 0.861 by row order). IDs without a leading number come after, in file
+    // order. Each ID's number is read once, not at every comparison.
+    std::vector<std::pair<double, const Job *>> by_id;  // leading number (-1: none), job
+    by_id.reserve(trace.size());
+    for (const Job &j : trace) {
         std::size_t k = 0;
-        while (k < id.size() && k < 19 && std::isdigit(static_cast<unsigned char>(id[k])))
+        while (k < j.id.size() && k < 19 && std::isdigit(static_cast<unsigned char>(j.id[k])))
             ++k;
-        return k == 0 ? -1.0 : std::stod(id.substr(0, k));
-    };
-    std::stable_sort(sorted.begin(), sorted.end(), [&](const Job &a, const Job &b) {
-        if (a.submit != b.submit)
-            return a.submit < b.submit;
+        by_id.push_back({k == 0 ? -1.0 : std::stod(j.id.substr(0, k)), &j});
+    }
+    std::stable_sort(by_id.begin(), by_id.end(), [](const auto &a, const auto &b) {
+        if (a.second->submit != b.second->submit)
+            return a.second->submit < b.second->submit;
         // (numbered IDs first, then the others in file order: one strict order)
-        const double x = id_number(a.id), y = id_number(b.id);
-        if ((x >= 0) != (y >= 0))
-            return x >= 0;
-        return x < y;
+        if ((a.first >= 0) != (b.first >= 0))
+            return a.first >= 0;
+        return a.first < b.first;
     });
-    for (const Job &j : sorted) {
+    for (const auto &ij : by_id) {
+        const Job &j = *ij.second;
         if (j.nodes > fits) {
             ++m.skipped;
             continue;

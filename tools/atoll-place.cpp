@@ -991,9 +991,7 @@ int cmd_simulate(int argc, char **argv)
     // an output naming an input: refused before the runs, not after them
     // (helper 49: a whole run was spent, then its results dropped)
     for (const auto &o : outs)
-        if (is_input_file(o.second))
-            throw InputError(o.second + ": is also an input of this run, expected another output path (it would be "
-                                        "replaced by what was read from it)");
+        refuse_input_as_output(o.second);
     {
         // nothing the fabric can run, or arrivals --load cannot scale
         int fits = 0;

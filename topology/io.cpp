@@ -55,11 +55,13 @@ std::set<std::pair<dev_t, ino_t>> &inputs_read()
 
 }  // namespace
 
-bool is_input_file(const std::string &path)
+void refuse_input_as_output(const std::string &path)
 {
     struct stat st;
-    return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-           inputs_read().count({st.st_dev, st.st_ino}) > 0;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        inputs_read().count({st.st_dev, st.st_ino}))
+        throw std::runtime_error(path + ": is also an input of this run, expected another output path (it would be "
+                                        "replaced by what was read from it)");
 }
 
 void note_input_file(const std::string &path)
@@ -407,9 +409,7 @@ void write_file_atomically(const std::string &path, const std::function<void(std
         }
     }
     bool existed = ::stat(target.c_str(), &st) == 0;
-    if (existed && S_ISREG(st.st_mode) && inputs_read().count({st.st_dev, st.st_ino}))
-        throw std::runtime_error(path + ": is also an input of this run, expected another output path (it would be "
-                                        "replaced by what was read from it)");
+    refuse_input_as_output(path);
     if (existed && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
             throw std::runtime_error(path + ": a directory, expected a file name");

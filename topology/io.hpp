@@ -68,8 +68,9 @@ bool is_atoll_fabric(const std::string &head);
 // Remembers a file read as an input of this run (load_fabric() does it for
 // every fabric): write_file_atomically() refuses to replace it.
 void note_input_file(const std::string &path);
-// Whether `path` (symbolic links followed) is a file noted as an input.
-bool is_input_file(const std::string &path);
+// Throws when `path` (symbolic links followed) is a file noted as an input:
+// an output of the run must not replace it.
+void refuse_input_as_output(const std::string &path);
 // A site's configuration file (slurm.conf, plugstack.conf and its includes,
 // topology.yaml) opened for reading: a path that is there but no regular
 // file (a FIFO would block the open for ever, /dev/zero never ends, a
