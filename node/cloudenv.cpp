@@ -419,6 +419,14 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, lib));
         break;
     }
+    // jobs may bring their NCCL plugin in a container image (AWS's and NGC's
+    // EFA images carry aws-ofi-nccl): what the host lacks they may not
+    for (const char *rt : {"/usr/bin/enroot", "/usr/local/bin/enroot", "/usr/bin/apptainer", "/usr/local/bin/apptainer",
+                           "/usr/bin/singularity", "/usr/local/bin/singularity", "/etc/slurm/oci.conf"})
+        if (exists(in_root(root, rt))) {
+            n.container_runtime = rt;
+            break;
+        }
     n.gib_env_script = exists(in_root(root, "/usr/local/gib/scripts/set_nccl_env.sh"));
     n.gib_plugin = exists(in_root(root, "/usr/local/gib/lib64/libnccl-net.so")) || exists(in_root(root, "/usr/local/gib/lib64/libnccl-net_internal.so"));
     n.tcpxo_profile = exists(in_root(root, "/var/lib/tcpxo/lib64/nccl-env-profile.sh"));
@@ -474,17 +482,23 @@ std::vector<CloudFinding> check_aws(const CloudNode &n)
     std::string min = ofi_nccl_minimum(type);
     if (min.empty())
         return {finding(CloudFinding::Skipped, shown(type) + ": aws-ofi-nccl has no platform entry for it; nothing expected")};
+    // a container runtime on the host: its jobs' images may carry their own
+    // plugin, so what the host has is a warning, never a reason to drain
+    const CloudFinding::Level bad = n.container_runtime.empty() ? CloudFinding::Error : CloudFinding::Warning;
+    const std::string images = n.container_runtime.empty() ? std::string()
+                                                           : "; " + n.container_runtime +
+                                                                 " is here: jobs in container images must bring their own";
     if (n.ofi_nccl_library.empty())
-        return {finding(CloudFinding::Error, shown(type) + " needs aws-ofi-nccl >= " + min +
-                                                 ", and there is none under /opt/amazon/ofi-nccl or /opt/aws-ofi-nccl: NCCL "
-                                                 "would fall back to sockets")};
+        return {finding(bad, shown(type) + " needs aws-ofi-nccl >= " + min +
+                                 ", and there is none under /opt/amazon/ofi-nccl or /opt/aws-ofi-nccl: NCCL "
+                                 "would fall back to sockets" + images)};
     if (n.ofi_nccl_version.empty())
         return {finding(CloudFinding::Warning, n.ofi_nccl_library + " names no \"aws-ofi-nccl X.Y\" release: cannot tell whether it is >= " +
                                                    min + ", which " + shown(type) + " needs")};
     if (compare_versions(n.ofi_nccl_version, min) < 0)
-        return {finding(CloudFinding::Error, "aws-ofi-nccl " + n.ofi_nccl_version + " (" + n.ofi_nccl_library + ") is older than " + min +
-                                                 ", the first release that knows " + shown(type) +
-                                                 ": it sets none of that platform's variables")};
+        return {finding(bad, "aws-ofi-nccl " + n.ofi_nccl_version + " (" + n.ofi_nccl_library + ") is older than " + min +
+                                 ", the first release that knows " + shown(type) + ": it sets none of that platform's variables" +
+                                 images)};
     return {finding(CloudFinding::Ok, "aws-ofi-nccl " + n.ofi_nccl_version + " >= " + min + " for " + shown(type))};
 }
 

@@ -78,6 +78,7 @@ struct CloudNode {
     int topo_file_found = -1;        // its NCCL_TOPO_FILE exists under root: 1, 0, -1 none named
     std::string ofi_nccl_library;    // the aws-ofi-nccl plugin found (root-relative path), "" none
     std::string ofi_nccl_version;    // from its bytes, "" unknown
+    std::string container_runtime;   // the first of enroot, apptainer, singularity or Slurm's oci.conf found (root-relative), "" none
     bool gib_env_script = false;     // /usr/local/gib/scripts/set_nccl_env.sh
     bool gib_plugin = false;         // /usr/local/gib/lib64/libnccl-net.so (or libnccl-net_internal.so)
     bool tcpxo_profile = false;      // /var/lib/tcpxo/lib64/nccl-env-profile.sh

@@ -1172,7 +1172,8 @@ Topology analyse(Fabric fabric)
     // does, and making it a leaf would put the cores a hop too low and join
     // every pod through them. A switch cabled to one other switch only is a
     // leaf with no host (yet): an empty management leaf must not rank above
-    // the spines.
+    // the spines; unless that switch is a compute leaf (a spine of a fabric
+    // with one leaf cabled so far).
     //
     // A compute leaf has at least a quarter of the compute host ports the
     // median switch with any has, and a quarter of its cables to other
@@ -1213,8 +1214,13 @@ Topology analyse(Fabric fabric)
     // a switch with hosts but not compute leaf: a leaf unless cabled to a compute leaf
     auto host_leaf = [&](std::size_t i) {
         const auto v = static_cast<SwitchId>(i);
-        if (boost::out_degree(v, t.graph) <= 1)
+        if (boost::out_degree(v, t.graph) == 0)
             return true;
+        if (boost::out_degree(v, t.graph) == 1) {
+            // an empty switch whose one peer is a compute leaf is a spine whose
+            // other leaves are not cabled (yet): leaves are not cabled to leaves
+            return t.switches[i].host_ports > 0 || !compute_leaf[*boost::adjacent_vertices(v, t.graph).first];
+        }
         if (t.switches[i].host_ports == 0)
             return false;
         auto adj = boost::adjacent_vertices(v, t.graph);

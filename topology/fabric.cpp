@@ -175,11 +175,19 @@ void normalise(Fabric &f)
     std::map<std::pair<std::uint64_t, int>, const Link *> seen;
     for (const auto &l : f.links) {
         for (const LinkEnd *e : {&l.a, &l.b}) {
-            if (!f.find(e->guid))
+            const Node *n = f.find(e->guid);
+            if (!n)
                 throw InputError(f.source + ": a link names node " + guid_str(e->guid) +
                                  ", which the input never describes");
-            if (&l.a != e && l.a.guid == l.b.guid && l.a.port == l.b.port)
-                continue;
+            if (e->port < 1 || (n->num_ports && e->port > n->num_ports))
+                throw InputError(f.source + ": a link names port " + std::to_string(e->port) + " of node " +
+                                 guid_str(e->guid) + (n->desc.empty() ? std::string() : " " + shown(n->desc)) +
+                                 ", expected 1.." + std::to_string(n->num_ports ? n->num_ports : 65535) +
+                                 " (the node's port count)");
+            if (l.a.guid == l.b.guid && l.a.port == l.b.port)
+                throw InputError(f.source + ": port " + guid_str(e->guid) + "[" + std::to_string(e->port) + "]" +
+                                 (n->desc.empty() ? std::string() : " " + shown(n->desc)) +
+                                 " is cabled to itself, expected a peer on another port");
             auto r = seen.emplace(std::make_pair(e->guid, e->port), &l);
             if (!r.second) {
                 // name the node and both peers, so the cable can be found

@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 21
+plan 23
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -106,6 +106,15 @@ mkdir -p "$a/opt/amazon/ofi-nccl/lib"
 printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.6.0\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
 health "$a"
 want "P5 with aws-ofi-nccl 1.6.0: older than 1.7.0, an error" ERROR "aws-ofi-nccl 1.6.0 .* is older than 1.7.0" 4
+# enroot on the host (pyxis): jobs' images may carry their own plugin (AWS's
+# EFA images install aws-ofi-nccl), so the host's is a warning, no drain
+mkdir -p "$a/usr/bin" && : >"$a/usr/bin/enroot"
+health "$a"
+want "P5 with enroot and aws-ofi-nccl 1.6.0: a warning, exit 0" WARNING "older than 1.7.0.*/usr/bin/enroot is here: jobs in container images must bring their own" 0
+mv "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so" "$work/ofi.so"
+health "$a"
+want "P5 with enroot and no aws-ofi-nccl: a warning, exit 0" WARNING "there is none .*/usr/bin/enroot is here" 0
+mv "$work/ofi.so" "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"; rm "$a/usr/bin/enroot"
 printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.18.0-aws\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
 health "$a"
 want "P5 with aws-ofi-nccl 1.18.0-aws: OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0

@@ -24,6 +24,21 @@ TEST_CASE("a generated fabric written as ibnetdiscover text parses back to itsel
 
 TEST_CASE("generated fat trees have the requested shape", "[generate]")
 {
+    SECTION("one leaf and its spines: the spines are no leaves (leaves are not cabled to leaves)")
+    {
+        GenSpec s;
+        s.pods = 1;
+        s.groups_per_pod = 1;
+        s.hosts_per_group = 4;
+        s.spines_per_pod = 2;
+        Topology t = analyse(generate(s));
+        std::map<int, int> tiers;
+        for (const auto &sw : t.switches)
+            tiers[sw.tier]++;
+        CHECK(tiers == std::map<int, int>{{0, 1}, {1, 2}});
+        CHECK(t.max_tier == 1);
+        CHECK(t.islands_at(Level::Leaf).size() == 1);
+    }
     SECTION("3 levels, 2:1 oversubscribed")
     {
         GenSpec s;

@@ -45,6 +45,30 @@ TEST_CASE("fabric.json is versioned and strict about required keys", "[json]")
     CHECK_THROWS_WITH(load("{\"format\":"), Catch::StartsWith("f.json: "));
 }
 
+TEST_CASE("fabric.json: a cable on a port the node does not have, or on its own port, is refused", "[json]")
+{
+    auto load = [](const std::string &links) {
+        std::istringstream in("{\"format\":\"atoll-fabric\",\"version\":1,\"source\":\"x\",\"nodes\":["
+                              "{\"guid\":\"0x1\",\"type\":\"switch\",\"ports\":4,\"desc\":\"leaf1\"},"
+                              "{\"guid\":\"0x2\",\"type\":\"ca\",\"ports\":1,\"desc\":\"h1 mlx5_0\"}],"
+                              "\"links\":[" + links + "]}");
+        return load_fabric_json(in, "f.json");
+    };
+    auto link = [](int pa, const char *gb, int pb) {
+        return "{\"a\":{\"guid\":\"0x1\",\"port\":" + std::to_string(pa) + "},\"b\":{\"guid\":\"" + gb +
+               "\",\"port\":" + std::to_string(pb) + "},\"width\":4,\"speed\":\"NDR\"}";
+    };
+    CHECK(load(link(1, "0x2", 1)).links.size() == 1);
+    // two ports of one switch cabled together: a loopback, read (analysis skips it)
+    CHECK(load(link(1, "0x1", 2)).links.size() == 1);
+    CHECK_THROWS_WITH(load(link(5, "0x2", 1)),
+                      Catch::Contains("f.json: a link names port 5 of node 0x0000000000000001 'leaf1', expected 1..4"));
+    CHECK_THROWS_WITH(load(link(1, "0x2", 2)), Catch::Contains("port 2 of node 0x0000000000000002 'h1 mlx5_0', expected 1..1"));
+    CHECK_THROWS_WITH(load(link(0, "0x2", 1)), Catch::Contains("port 0 of node 0x0000000000000001"));
+    CHECK_THROWS_WITH(load(link(3, "0x1", 3)),
+                      Catch::Contains("port 0x0000000000000001[3] 'leaf1' is cabled to itself, expected a peer on another port"));
+}
+
 TEST_CASE("show --json counts what an admin asks first", "[json]")
 {
     Topology t = analyse(load_fabric(selene_path()));
