@@ -1225,7 +1225,11 @@ std::vector<std::string> user_value_problems(const NodeFacts &facts, const NodeD
         if (parsed < 0)
             continue;  // NCCL's "pick it yourself" (-1)
         if (parsed > 255) {
-            out.push_back(what + " is beyond any GID table here");
+            // NCCL before 2.21 stores it straight into the 8-bit
+            // ibv_ah_attr.grh.sgid_index: 257 is index 1 there (helper 49)
+            out.push_back(what + reads + " is beyond any GID table here" +
+                          (nccl ? " (NCCL before 2.21 keeps 8 bits of it, index " + std::to_string(parsed & 255) + ")"
+                                : std::string()));
             continue;
         }
         const int index = static_cast<int>(parsed);

@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 33
+plan 34
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -188,9 +188,13 @@ node v4
 gid_move mlx5_1
 env_of --set NCCL_IB_GID_INDEX=4294967297 >"$work/gidwrap"
 env_of --set NCCL_IB_HCA==mlx5_1:01 --set NCCL_IB_GID_INDEX=3 >"$work/gidport"
+env_of --set NCCL_IB_GID_INDEX=259 >"$work/gid259"
 check "NCCL_IB_GID_INDEX=4294967297 is 1 to NCCL (an int); NCCL_IB_HCA==mlx5_1:01 names port 1: both warned" \
     sh -c 'grep -q "^  warning: NCCL_IB_GID_INDEX=4294967297 (the user.s), which NCCL stores as 1 (an int), from 4294967297, is a link-local" "$1" &&
            grep -q "^  warning: NCCL_IB_GID_INDEX=3 (the user.s) is no address on mlx5_1:1" "$2"' _ "$work/gidwrap" "$work/gidport"
+# NCCL before 2.21 puts the 64-bit parameter straight into the 8-bit sgid_index
+check "NCCL_IB_GID_INDEX=259: beyond any table, and index 3 to NCCL before 2.21 (8 bits)" \
+    grep -q "^  warning: NCCL_IB_GID_INDEX=259 (the user.s) is beyond any GID table here (NCCL before 2.21 keeps 8 bits of it, index 3)" "$work/gid259"
 node v4
 check "the user's NCCL_IB_GID_INDEX=auto is index 0 to NCCL, a RoCE v1 GID: warned; an empty one is not" \
     sh -c 'grep -q "^  warning: NCCL_IB_GID_INDEX=auto (the user.s), which NCCL reads as index 0 (no digits), is a RoCE v1 GID on mlx5_0:1" "$1" &&
