@@ -410,14 +410,18 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         if (t != n.nccl_conf.end())
             n.topo_file_found = !t->second.empty() && t->second[0] == '/' && exists(in_root(root, t->second));
     }
-    for (const char *lib : {"/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so", "/opt/amazon/ofi-nccl/lib/libnccl-net.so",
-                            "/opt/amazon/ofi-nccl/lib64/libnccl-net-ofi.so", "/opt/amazon/ofi-nccl/lib64/libnccl-net.so",
-                            "/opt/aws-ofi-nccl/lib/libnccl-net.so", "/opt/aws-ofi-nccl/lib/libnccl-net-ofi.so"}) {
-        if (!exists(in_root(root, lib)))
-            continue;
-        n.ofi_nccl_library = lib;
-        n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, lib));
-        break;
+    // the EFA installer's layouts: lib64 on RPM systems, the multiarch
+    // directory on Debian and Ubuntu (lib/x86_64-linux-gnu, and
+    // lib/aarch64-linux-gnu on Graviton and GB200 hosts), lib elsewhere
+    for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl"}) {
+        for (const char *dir : {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"})
+            for (const char *name : {"libnccl-net-ofi.so", "libnccl-net.so"}) {
+                const std::string lib = std::string(prefix) + dir + name;
+                if (!n.ofi_nccl_library.empty() || !exists(in_root(root, lib)))
+                    continue;
+                n.ofi_nccl_library = lib;
+                n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, lib));
+            }
     }
     // jobs may bring their NCCL plugin in a container image (AWS's and NGC's
     // EFA images carry aws-ofi-nccl): what the host lacks they may not

@@ -124,6 +124,23 @@ public:
                     "the node to another rail (the plugin keeps it in NCCL_IB_HCA: the list stays the other nodes')");
     }
 
+    // a RoCE LAG member: down (the bonding driver's mii_status, else the
+    // netdev's operstate), the rail runs on the other member at a fraction
+    // of its bandwidth while the port above stays ACTIVE
+    void member_link()
+    {
+        const std::string &st = !f_.mii_status.empty() ? f_.mii_status : f_.operstate;
+        const char *file = !f_.mii_status.empty() ? "bonding_slave/mii_status" : "operstate";
+        if (st.empty())
+            add("link", HealthStatus::Skipped, "no operstate or bonding_slave/mii_status to read");
+        else if (st == "up")
+            add("link", HealthStatus::Ok, std::string(file) + " up, a member of " + escaped(f_.bond, 40));
+        else
+            add("link", HealthStatus::Error,
+                std::string(file) + " " + escaped(st, 40) + ", expected up: a member of the RoCE LAG " + escaped(f_.bond, 40) +
+                    " is down, and the rail runs on the others at a fraction of its bandwidth (the port stays ACTIVE)");
+    }
+
     // the class NCCL_IB_TC carries: the policy's, else the port's own
     int traffic_class() const { return p_.roce_tc >= 0 ? p_.roce_tc : f_.port.traffic_class; }
 
@@ -472,6 +489,14 @@ public:
             add("ecn", HealthStatus::Skipped, "no /sys/class/net/" + f_.netdev + "/ecn (mlx5 under MLNX_OFED has it)");
             return;
         }
+        if ((np < 0 || rp < 0) && np != 0 && rp != 0) {
+            // one half read: what was not read is not reported as on
+            add("ecn", HealthStatus::Warning,
+                "ECN on priority " + std::to_string(prio) + " not verified: /sys/class/net/" + escaped(f_.netdev, 40) +
+                    (np < 0 ? "/ecn/roce_np/enable/N" : "/ecn/roce_rp/enable/" + std::to_string(prio)) +
+                    " could not be read (" + (np < 0 ? "roce_rp" : "roce_np") + " on)");
+            return;
+        }
         if (np == 0 || rp == 0)
             add("ecn", HealthStatus::Error,
                 "ECN is off on priority " + std::to_string(prio) + " (roce_np " + (np == 0 ? "off" : "on") +
@@ -760,6 +785,18 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
     } else if (key == "max-error-rate") {
         p.max_error_rate = decimal(key, v, 1e9);
     } else if (key == "hca") {
+        // fnmatch patterns, '!' to exclude: NCCL_IB_HCA's own syntax, or a
+        // blank after a comma, would match no adapter and check fewer ports
+        std::istringstream list(v);
+        for (std::string pat; std::getline(list, pat, ',');) {
+            if (pat.find_first_of(" \t") != std::string::npos)
+                throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found a blank in '" + escaped(pat, 60) +
+                                            "', expected comma-separated names or patterns without blanks");
+            if (!pat.empty() && (pat[0] == '=' || pat[0] == '^'))
+                throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found '" + escaped(pat, 60) +
+                                            "', expected names or fnmatch patterns, '!' to exclude (NCCL_IB_HCA's = and ^ "
+                                            "are not this list's syntax)");
+        }
         p.hca = v;
     } else {
         std::string known;
@@ -804,6 +841,8 @@ void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
     if (read_u64(net + "/mtu", mtu) && mtu <= 65535)
         f.netdev_mtu = static_cast<int>(mtu);
     f.trust_sysfs = first_line(net + "/qos/trust");
+    f.operstate = first_line(net + "/operstate");
+    f.mii_status = first_line(net + "/bonding_slave/mii_status");
     for (int i = 0; i < 8; ++i) {
         std::uint64_t v = 0;
         if (read_u64(net + "/ecn/roce_np/enable/" + std::to_string(i), v))
@@ -896,13 +935,16 @@ std::string HealthFinding::subject() const
 {
     if (hca.empty())  // a finding of the node, not of a port (cloud-profile)
         return "node";
-    return hca + " port " + std::to_string(port) + (netdev.empty() ? "" : " (" + netdev + ")");
+    // names a node's root chose: one line whatever they hold (a newline in a
+    // device name must not start a line of its own in a drain reason)
+    return one_line(hca, 200) + " port " + std::to_string(port) + (netdev.empty() ? "" : " (" + one_line(netdev, 200) + ")");
 }
 
 const std::vector<std::pair<std::string, std::string>> &health_checks()
 {
     static const std::vector<std::pair<std::string, std::string>> c = {
-        {"link", "the port is ACTIVE"},
+        {"link", "the port is ACTIVE (a RoCE LAG member: up)"},
+        {"hca", "each adapter the policy's hca= names (no pattern) is there"},
         {"rate", "the port's rate is the policy's least rate or more and no lower than the node's fastest port of its link layer"},
         {"class", "the port's tc file carries the policy's RoCE traffic class"},
         {"trust", "the netdev's priority trust state (dscp or pcp) is the policy's"},
@@ -944,6 +986,8 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
         PortChecks c(f, policy, out);
         if (!c.member())
             c.link();
+        else
+            c.member_link();
         if (c.roce()) {
             if (!c.member())
                 c.klass();
@@ -973,7 +1017,7 @@ void write_health_report(std::ostream &o, const std::vector<HealthFinding> &f, s
     for (HealthStatus s : {HealthStatus::Error, HealthStatus::Warning, HealthStatus::Ok, HealthStatus::Skipped})
         for (const HealthFinding &h : f)
             if (h.status == s && (verbose || s == HealthStatus::Error || s == HealthStatus::Warning))
-                o << to_string(s) << ": " << h.check << ": " << h.subject() << ": " << h.message << "\n";
+                o << to_string(s) << ": " << h.check << ": " << h.subject() << ": " << one_line(h.message, 8192) << "\n";
     o << "health: " << (n[2] ? "FAILED" : "OK") << ", " << n[2] << " errors, " << n[1] << " warnings, " << n[0]
       << " checks passed, " << n[3] << " skipped on " << ports << " ports\n";
 }

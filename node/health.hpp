@@ -79,6 +79,8 @@ struct PortFacts {
     std::string netdev;                  // the RoCE netdev the QoS is read on ("" for InfiniBand)
     std::string bond;                    // a RoCE LAG member: the bond (port.netdevs[0]) it belongs to, else ""
     int netdev_mtu = -1;                 // /sys/class/net/IF/mtu
+    std::string operstate;               // /sys/class/net/IF/operstate (a LAG member's is checked)
+    std::string mii_status;              // /sys/class/net/IF/bonding_slave/mii_status (a LAG member)
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
     std::string qos_missing;             // why there is no `qos`: "not installed", "exit 1", "timed out after 10 s"

@@ -328,8 +328,41 @@ int health_run(int argc, char **argv, std::string &prometheus)
         for (PortFacts &f : port_facts(root, p))
             ports.push_back(f);
     }
-    if (!left_out.empty())
-        std::cout << "adapters: " << cloud << ": left out, not compute adapters by the cloud's rule: " << left_out << "\n";
+    // a name the policy lists, no pattern, that is no adapter here: an HCA off
+    // the bus or without its driver (the checks would pass on the others)
+    {
+        std::istringstream list(policy.hca);
+        for (std::string pat; std::getline(list, pat, ',');) {
+            if (pat.empty() || pat[0] == '!' || pat.find_first_of("*?[\\") != std::string::npos)
+                continue;
+            if (std::none_of(all_ports.begin(), all_ports.end(), [&](const NodePort &p) { return p.hca == pat; })) {
+                HealthFinding h;
+                h.check = "hca";
+                h.status = HealthStatus::Error;
+                h.message = "hca=" + escaped(pat, 60) + ": no such RDMA device under " + escaped(root, 200) +
+                            "/class/infiniband: an adapter the policy names is gone (off the PCI bus, its driver not "
+                            "loaded, or renamed)";
+                conf_findings.push_back(h);
+            }
+        }
+    }
+    // after the report: its first line is the drain reason a site's wrapper gives
+    auto adapters_line = [&]() {
+        if (!left_out.empty())
+            std::cout << "adapters: " << cloud << ": left out, not compute adapters by the cloud's rule: " << left_out << "\n";
+    };
+    // the textfile once the node was checked: a failed write is said, but the
+    // exit status stays the node's (a wrapper drains on a non-zero one)
+    auto metrics = [&](const std::vector<HealthFinding> &fs, double secs) {
+        if (!a.flag("prometheus"))
+            return;
+        try {
+            write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, fs, ports, secs); });
+        } catch (const std::exception &e) {
+            std::cerr << "atoll-topo: warning: --prometheus " << escaped(a.get("prometheus"), 200) << ": " << e.what()
+                      << " (the node was checked: the exit status is its health)\n";
+        }
+    };
     // a RoCE LAG's bond: mlnx_qos and ethtool are read on its members, not on it
     auto is_bond = [](const PortFacts &f) { return f.bond.empty() && !f.port.lower.empty(); };
     // a cloud node without RDMA ports that expects a profile (A3 Mega's TCPXO): that alone
@@ -337,8 +370,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
                                      [](const HealthFinding &h) { return h.status != HealthStatus::Skipped; });
     if (ports.empty() && cloud_expects) {
         write_health_report(std::cout, cloud_findings, 0, a.flag("verbose"));
-        if (a.flag("prometheus"))
-            write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, cloud_findings, ports, 0); });
+        adapters_line();
+        metrics(cloud_findings, 0);
         for (const HealthFinding &h : cloud_findings)
             if (h.status == HealthStatus::Error)
                 return 4;
@@ -415,8 +448,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
     std::size_t nports = static_cast<std::size_t>(
         std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty(); }));
     write_health_report(std::cout, findings, nports, a.flag("verbose"));
-    if (a.flag("prometheus"))
-        write_file_atomically(a.get("prometheus"), [&](std::ostream &o) { write_health_metrics(o, findings, ports, interval); });
+    adapters_line();
+    metrics(findings, interval);
     for (const HealthFinding &h : findings)
         if (h.status == HealthStatus::Error)
             return 4;

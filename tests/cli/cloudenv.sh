@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 23
+plan 25
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -64,6 +64,16 @@ if [ $rc -eq 0 ] && [ "$(grep -c 'mlx5_an0' "$work/out")" -eq 1 ] &&
 else
     not_ok "Azure health checks the 8 InfiniBand ports only: mlx5_an0 left out in one line, exit 0"; diag "exit $rc" "$(cat "$work/out")"
 fi
+# the first line is the drain reason a wrapper gives: the error, not the
+# adapters left out (helper 51)
+mv "$az/opt/microsoft/ndv5/topo.xml" "$work/topo.xml"
+"$TOPO" health --root "$az" --sysfs-root "$az/sys" --interval 0 --machine-type Standard_ND96isr_H100_v5 >"$work/out" 2>&1; rc=$?
+if [ $rc -eq 4 ] && head -1 "$work/out" | grep -q "^ERROR: cloud-profile: node: .*names no file" && grep -q "^adapters: azure: left out" "$work/out"; then
+    ok "Azure, topology file gone, all ports: the error is the first line, the adapters left out after it"
+else
+    not_ok "Azure, topology file gone: the error first"; diag "exit $rc" "$(cat "$work/out")"
+fi
+mv "$work/topo.xml" "$az/opt/microsoft/ndv5/topo.xml"
 rm "$az/etc/nccl.conf"
 HCA='mlx5_ib*'
 health "$az" --machine-type Standard_ND128isr_GB200_v6
@@ -118,6 +128,11 @@ mv "$work/ofi.so" "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"; rm "$a/usr/bin/en
 printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.18.0-aws\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
 health "$a"
 want "P5 with aws-ofi-nccl 1.18.0-aws: OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
+# the EFA installer on Ubuntu and Debian: the multiarch directory (helper 51)
+mkdir -p "$a/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu"
+mv "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so" "$a/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu/libnccl-net-ofi.so"
+health "$a"
+want "P5 with aws-ofi-nccl under lib/x86_64-linux-gnu (Ubuntu's EFA installer): found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
 
 # OCI BM.GPU.H100.8: RoCE mlx5 NICs, the oci-hpc nccl.conf
 o="$work/oci"

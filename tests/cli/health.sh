@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 33
+plan 36
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -231,6 +231,8 @@ lag() {  # ROOT
     echo "ens1f0np0 ens1f1np1" >"$1/class/net/bond0/bonding/slaves"
     for nd in ens1f0np0 ens1f1np1; do
         netdev "$1" "$nd"
+        mkdir -p "$1/class/net/$nd/bonding_slave"
+        echo up >"$1/class/net/$nd/operstate"; echo up >"$1/class/net/$nd/bonding_slave/mii_status"
     done
 }
 lag_health() {  # ROOT QOS-FILE-FOR-ens1f0np0 ARGS...
@@ -242,8 +244,8 @@ lag_health() {  # ROOT QOS-FILE-FOR-ens1f0np0 ARGS...
 }
 lag "$work/lag"
 lag_health "$work/lag" "$H/netarbiter-eth4.mlnx_qos"
-if [ $rc -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, 16 checks passed, 4 skipped on 1 ports$" "$work/out"; then
-    ok "a correct RoCE LAG passes: port checks on bond0, trust, dscp2prio, pfc, ecn and mtu on each member, nothing read on bond0"
+if [ $rc -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, 18 checks passed, 4 skipped on 1 ports$" "$work/out"; then
+    ok "a correct RoCE LAG passes: port checks on bond0, link, trust, dscp2prio, pfc, ecn and mtu on each member, nothing read on bond0"
 else
     not_ok "a correct RoCE LAG passes"; diag "exit $rc" "$(cat "$work/out")"
 fi
@@ -262,6 +264,46 @@ if grep -q "^ERROR: ecn: mlx5_bond_0 port 1 (ens1f0np0): ECN is off on priority 
 else
     not_ok "a RoCE LAG with ECN off on a member: found on the member"; diag "exit $rc" "$(cat "$work/out")"
 fi
+
+# (helper 51) what a drain wrapper reads: a textfile that cannot be written
+# does not turn a checked, healthy node's exit status into 1; an adapter the
+# policy's hca= names that is gone is an error, and a blank or NCCL's =
+# syntax in hca= is refused; ECN read on one side only is no OK
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --prometheus "$work/no-such-dir/x.prom"
+r1="$rc $(grep -c '^health: OK' "$work/out") $(grep -c 'warning: --prometheus .*no-such-dir.*the exit status is its health' "$work/out")"
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca mlx5_0,mlx5_1,mlx5_3
+r2="$rc $(grep -c "^ERROR: hca: node: hca=mlx5_3: no such RDMA device under" "$work/out")"
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "mlx5_0, mlx5_1"
+r3="$rc $(grep -c "found a blank in ' mlx5_1'" "$work/out")"
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "=mlx5_0,mlx5_1"
+r4="$rc $(grep -c "NCCL_IB_HCA's = and ^ are not this list's syntax" "$work/out")"
+cp -r "$work/good" "$work/ecnhalf"
+rm -r "$work/ecnhalf/class/net/ens2np0/ecn/roce_rp"
+health "$work/ecnhalf" "$work/good2" netarbiter-eth4.mlnx_qos
+r5="$rc $(grep -c '^WARNING: ecn: mlx5_1 port 1 (ens2np0): ECN on priority 3 not verified: .*roce_rp/enable/3 could not be read' "$work/out")"
+if [ "$r1" = "0 1 1" ] && [ "$r2" = "4 1" ] && [ "${r3% *}" -ne 0 ] && [ "${r3#* }" = 1 ] && [ "${r4% *}" -ne 0 ] && [ "${r4#* }" = 1 ] && [ "$r5" = "0 1" ]; then
+    ok "a failed --prometheus write keeps exit 0; hca= names a gone adapter: error; blank or '=' in hca=: refused; half-read ECN: a warning"
+else
+    not_ok "helper 51's health cases"; diag "prometheus: $r1, gone hca: $r2, blank: $r3, '=': $r4, ecn: $r5" "$(cat "$work/out")"
+fi
+
+# a device name holding a newline stays on its finding's line (helper 51)
+cp -r "$work/good" "$work/nl"
+mv "$work/nl/class/infiniband/mlx5_1" "$work/nl/class/infiniband/$(printf 'mlx5_1\nERROR: fake')"
+"$TOPO" health --sysfs-root "$work/nl" --interval 0 --cloud none --roce-tc 104 $(qos netarbiter-eth4.mlnx_qos) >"$work/out" 2>&1
+if ! grep -q '^ERROR: fake' "$work/out" && grep -q '^ERROR: class: mlx5_1\\x0aERROR: fake port 1' "$work/out"; then
+    ok "a newline in an RDMA device's name is written \\x0a: the drain reason's line is never split"
+else
+    not_ok "a newline in a device name splits the report"; diag "$(cat "$work/out")"
+fi
+
+# (helpers 46, 51) one member down: the port above stays ACTIVE, the rail
+# runs on the other member at half its bandwidth
+cp -r "$work/lag" "$work/lagdown"
+echo down >"$work/lagdown/class/net/ens1f1np1/operstate"; echo down >"$work/lagdown/class/net/ens1f1np1/bonding_slave/mii_status"
+lag_health "$work/lagdown" "$H/netarbiter-eth4.mlnx_qos"
+finds "a RoCE LAG with one member down: an error on the member (the bond's port is still ACTIVE)" \
+    "^ERROR: link: mlx5_bond_0 port 1 (ens1f1np1): bonding_slave/mii_status down, expected up: a member of the RoCE LAG bond0 is down"
 
 cp -r "$work/lag" "$work/lagmtu"
 echo 1500 >"$work/lagmtu/class/net/ens1f1np1/mtu"

@@ -379,6 +379,8 @@ TEST_CASE("health: a RoCE LAG's netdev checks are its members', each of which mu
     m0.bond = m1.bond = "bond0";
     m1.qos->pfc[3] = false;
     m1.ecn_rp[3] = 0;
+    m0.mii_status = "up";
+    m1.mii_status = "down";  // the bonding driver's word for a member whose link is lost
     auto v = check_health({bond, m0, m1}, site(), 0);
     auto of = [&](const std::string &check, const std::string &netdev) {
         std::vector<HealthStatus> s;
@@ -396,7 +398,11 @@ TEST_CASE("health: a RoCE LAG's netdev checks are its members', each of which mu
     CHECK(of("pfc", "ens1f1np1") == S{HealthStatus::Error});
     CHECK(of("ecn", "ens1f1np1") == S{HealthStatus::Error});
     CHECK(of("mtu", "ens1f1np1") == S{HealthStatus::Ok});
-    for (const char *c : {"link", "class", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
+    // a member down: the bond's port stays ACTIVE, the member's link fails
+    CHECK(of("link", "ens1f0np0") == S{HealthStatus::Ok});
+    CHECK(of("link", "ens1f1np1") == S{HealthStatus::Error});
+    CHECK(of("link", "bond0") == S{HealthStatus::Ok});
+    for (const char *c : {"class", "rdma-mtu", "gid", "rate", "errors", "retransmits"})
         CHECK(of(c, "ens1f1np1").empty());
 }
 
