@@ -143,10 +143,12 @@ int run_tool(const char *prog, const char *usage, int argc, char **argv,
         }
         return dispatch(cmd);
     } catch (const Usage &e) {
-        std::cerr << prog << ": " << e.what() << "\n" << command_usage(prog, usage, cmd);
+        std::cerr << prog << ": " << one_line(e.what(), 8192) << "\n" << command_usage(prog, usage, cmd);
         return 2;
     } catch (const std::exception &e) {
-        std::cerr << prog << ": " << e.what() << "\n";
+        // one line, whatever the input put in it (a file's own "source" text
+        // with a newline would start a line of its own: helper 50)
+        std::cerr << prog << ": " << one_line(e.what(), 8192) << "\n";
         return 1;
     } catch (...) {
         std::cerr << prog << ": unexpected error\n";

@@ -446,6 +446,26 @@ int cmd_slurm(int argc, char **argv)
             lower.find("features=") != std::string::npos)
             throw Usage("--node-params: " + shown(np) + ", expected KEY=VALUE words of one NodeName line (no "
                         "control character, '#', NodeName= or Features=: atoll writes those)");
+        // each word KEY=VALUE, KEY a NodeName parameter's spelling; no key
+        // that opens another line of slurm.conf (unknown to a NodeName line,
+        // slurmctld refuses the file), no trailing '\' (Slurm joins the next
+        // line to it: every NodeName line would run into the next, helper 50)
+        std::istringstream words(np);
+        for (std::string w; words >> w;) {
+            const std::size_t eq = w.find('=');
+            std::string key = w.substr(0, eq == std::string::npos ? 0 : eq), lk;
+            for (char ch : key)
+                lk += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            const bool word = eq != std::string::npos && eq > 0 &&
+                              std::all_of(key.begin(), key.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
+            if (!word || lk == "feature" || lk == "partitionname" || lk == "nodeset" || lk == "downnodes" ||
+                lk == "frontendname" || lk == "switchname" || lk == "blockname" || lk == "nodes" || lk == "include")
+                throw Usage("--node-params: found " + shown(w) + ", expected a NodeName parameter KEY=VALUE (CPUs=64, "
+                            "RealMemory=..., Weight=...: a key of another slurm.conf line would make slurmctld refuse the file)");
+        }
+        if (!np.empty() && np.find_last_not_of(" ") != std::string::npos && np[np.find_last_not_of(" ")] == '\\')
+            throw Usage("--node-params: " + shown(np) + " ends in '\\', which Slurm reads as joining the next line: "
+                        "every NodeName line would run into the next");
     }
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     // --format names what to write, or the input's format, or one of each

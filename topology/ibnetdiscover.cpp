@@ -66,6 +66,8 @@ struct Cursor {
             v = v * 10 + (s[j++] - '0');
         if (j == i)
             fail(what);
+        if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
+            fail(std::string(what) + " of at most 9 digits");
         i = j;
         return v;
     }
@@ -387,7 +389,9 @@ Fabric parse_topology(std::istream &in, const std::string &source, std::string l
                 l.a.lid = local_lid;
             if (rt != NodeType::Switch)
                 l.b.lid = rlid;
-            if (l.a.port < 0 || (cur->num_ports && l.a.port > cur->num_ports))
+            if (l.b.port < 1)
+                throw InputError(source, lineno, "found far end port 0, expected a port from 1 (port 0 is a switch's management port, cabled to nothing)");
+            if (l.a.port < 1 || (cur->num_ports && l.a.port > cur->num_ports))
                 throw InputError(source, lineno,
                                  "found port " + std::to_string(l.a.port) + ", expected 1.." +
                                      std::to_string(cur->num_ports) + " for this node");

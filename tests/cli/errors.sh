@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 33
+plan 36
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -107,6 +107,16 @@ head -c 300 "$good" >"$work/truncated.txt"
 expect_error "a truncated file names file and line" "$work/truncated.txt" "truncated.txt:[0-9]*: found .*expected"
 sed 's/^switchguid=0x\([0-9a-f]*\)/switchguid=0xQQ\1/' "$good" >"$work/badguid.txt"
 expect_error "a bad GUID names file and line" "$work/badguid.txt" "badguid.txt:9: found '0xQQ.*expected a node GUID"
+# (helper 50) a cabled port 0 and an overlong port number name their line;
+# a fabric file's own "source" text cannot start a line of the error
+sed '12s/^\[[0-9]*\]/[0]/' "$good" >"$work/port0.txt"
+expect_error "a cabled port [0] names file and line" "$work/port0.txt" "port0.txt:12: found port 0, expected 1"
+sed '12s/^\[[0-9]*\]/[99999999999]/' "$good" >"$work/portbig.txt"
+expect_error "an overlong port number names file and line" "$work/portbig.txt" "portbig.txt:12: found '99999999999].*at most 9 digits"
+printf '{"format":"atoll-fabric","version":1,"source":"x\\nerror: injected","nodes":[],"links":[]}' >"$work/src.json"
+"$TOPO" show "$work/src.json" 2>"$work/src.err"
+check "a fabric file's \"source\" with a newline stays on the error's one line" sh -c \
+    '[ "$(wc -l <"$1")" = 1 ] && grep -q "x\\\\x0aerror: injected: the fabric has no switch" "$1"' _ "$work/src.err"
 sed '12s/^\[/Bridge [/' "$good" >"$work/unknown.txt"
 expect_error "an unknown record names file and line" "$work/unknown.txt" "unknown.txt:12: found 'Bridge.*expected a node record"
 head -c 4096 /bin/ls >"$work/junk.bin"

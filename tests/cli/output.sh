@@ -98,12 +98,12 @@ check "-o onto a FIFO no one reads: exit 1 within 10 s, saying so" sh -c \
 # a NodeName= of its own would write slurm.conf lines of the caller's choosing
 bad=0
 for np in 'CPUs=1
-NodeName=evil State=DRAIN' 'CPUs=1 # x' 'Features=x'; do
+NodeName=evil State=DRAIN' 'CPUs=1 # x' 'Features=x' 'CPUs=1 Weight=1\' 'PartitionName=evil Nodes=ALL' 'Weight'; do
     "$TOPO" slurm --format features --node-params "$np" "$good" >"$work/np.out" 2>"$work/np.err"
     [ $? -eq 2 ] && [ ! -s "$work/np.out" ] && grep -q -- "--node-params: " "$work/np.err" || bad=$((bad + 1))
 done
 "$TOPO" slurm --format features --node-params 'CPUs=128 Gres=gpu:8' "$good" >"$work/np.ok"
-check "--node-params with a newline, '#' or Features= is a usage error; KEY=VALUE words are appended" sh -c \
+check "--node-params with a newline, '#', Features=, a trailing '\\', another line's key or a bare word is a usage error; KEY=VALUE words are appended" sh -c \
     '[ "$1" = 0 ] && grep -q "^NodeName=i-\[1-2\] Features=.* CPUs=128 Gres=gpu:8$" "$2"' _ "$bad" "$work/np.ok"
 # (helper 38) names an admin or a cloud gave are Slurm's as written: a host
 # map's gpu.1 and a CSV's h3.5 were cut at the dot (h3.5 became another
