@@ -529,6 +529,22 @@ int cmd_slurm(int argc, char **argv)
             throw Usage("--slurm-version: Slurm " + v + " reads no topology.yaml (25.05 and later)");
     }
     Topology t = analysed(load_inputs(a, false, what == "features" || what == "feature-list" || what == "scontrol" || what == "k8s-labels"), "atoll-topo");
+    // (helper 50) a host whose every name is claimed twice over would be
+    // left out of the Slurm files: one node's root copying another's
+    // description (or an FQDN of its short name) would take it out of the
+    // tree. The site's file is kept until the admin says who is who.
+    if (!t.contested_lost.empty() && (what == "tree" || what == "block" || what == "yaml" || what == "features" ||
+                                      what == "feature-list" || what == "k8s-labels")) {
+        std::vector<std::string> names;
+        for (const auto &c : t.contested_lost)
+            names.push_back(c.first);
+        throw InputError(t.fabric.source + ": host" + (names.size() == 1 ? " " : "s ") + compress_hostlist(names) +
+                         " would be left out of Slurm's files: no adapter or link of " + (names.size() == 1 ? "it" : "theirs") +
+                         " is believed, another node claims the same (" + t.contested_lost.begin()->second +
+                         "): nothing written" + (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept") +
+                         "; say who is who with --node-name-map (InfiniBand) or the switches' own LLDP tables, "
+                         "or correct the copied node description or table");
+    }
     BlockSite site;
     if (block_requests) {
         try {

@@ -855,6 +855,19 @@ Topology analyse(Fabric fabric)
                 for (HostPort &p : kv.second.ports)
                     p.dev_index = -1;
     }
+    // a contested name no adapter of which was believed: the host is gone
+    // from every Slurm file unless someone says who is who
+    for (const auto &c : contested)
+        if (!hosts.count(c.first))
+            t.contested_lost.emplace(c.first, c.second);
+    for (const auto &c : contested_adapters)
+        if (!hosts.count(c.first.first))
+            t.contested_lost.emplace(c.first.first, c.second);
+    for (const std::string &c : f.contested) {
+        const std::string host = c.substr(0, c.find(": "));
+        if (!hosts.count(host))
+            t.contested_lost.emplace(host, c.substr(std::min(c.size(), host.size() + 2)));
+    }
     for (auto &kv : hosts) {
         Host &h = kv.second;
         // Adapters without an adapter number in their name (ibp11s0f0, or

@@ -732,6 +732,12 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     // identity claims an input made that discovery did not believe
     for (const std::string &c : f.refused_claims)
         add("refused-claim", Severity::Error, c.substr(0, c.find(':')), c);
+    // hosts a contest of claims left with nothing believed: out of every Slurm file
+    for (const auto &c : t.contested_lost)
+        add("contested-host", Severity::Error, escaped(c.first, 80),
+            "no adapter or link of this host is believed (" + c.second +
+                "): atoll-topo slurm writes no file without it (the site's file stays) until --node-name-map or the "
+                "switches' own LLDP tables say who is who");
 
     if (with.previous)
         identity_findings(*with.previous, t, out);

@@ -107,7 +107,7 @@ bool Fabric::operator==(const Fabric &o) const
 {
     return source == o.source && nodes == o.nodes && links == o.links && frontend == o.frontend &&
            undecided == o.undecided && refused_claims == o.refused_claims &&
-           unhealthy == o.unhealthy && domains == o.domains;
+           unhealthy == o.unhealthy && contested == o.contested && domains == o.domains;
 }
 
 const Node *Fabric::find(std::uint64_t guid) const
@@ -135,6 +135,8 @@ void normalise(Fabric &f)
     f.refused_claims.erase(std::unique(f.refused_claims.begin(), f.refused_claims.end()), f.refused_claims.end());
     std::sort(f.unhealthy.begin(), f.unhealthy.end());
     f.unhealthy.erase(std::unique(f.unhealthy.begin(), f.unhealthy.end()), f.unhealthy.end());
+    std::sort(f.contested.begin(), f.contested.end());
+    f.contested.erase(std::unique(f.contested.begin(), f.contested.end()), f.contested.end());
     std::sort(f.domains.begin(), f.domains.end(), [](const HostDomain &x, const HostDomain &y) {
         return std::tie(x.host, x.domain, x.subdomain, x.source) < std::tie(y.host, y.domain, y.subdomain, y.source);
     });
@@ -192,9 +194,9 @@ void normalise(Fabric &f)
             if (!r.second) {
                 // name the node and both peers, so the cable can be found
                 auto named = [&](const LinkEnd &x) {
-                    const Node *n = f.find(x.guid);
+                    const Node *xn = f.find(x.guid);
                     return guid_str(x.guid) + "[" + std::to_string(x.port) + "]" +
-                           (n && !n->desc.empty() ? " " + shown(n->desc) : std::string());
+                           (xn && !xn->desc.empty() ? " " + shown(xn->desc) : std::string());
                 };
                 const Link &o = *r.first->second;
                 const LinkEnd &p1 = (o.a.guid == e->guid && o.a.port == e->port) ? o.b : o.a;

@@ -119,6 +119,11 @@ struct Fabric {
     // hosts whose `atoll-topo health` failed (--health), "HOST: first error":
     // their islands rank last in placement
     std::vector<std::string> unhealthy;
+    // hosts none of whose links was believed because another claimed the
+    // same switch port (LLDP: two hosts' tables naming one port), "HOST:
+    // why": Slurm's files would leave them out (one root's claim taking
+    // another node out of the tree), so the slurm command refuses to write
+    std::vector<std::string> contested;
     // hosts' NVLink domains (sorted by host, one entry each); empty when no
     // source gave any
     std::vector<HostDomain> domains;

@@ -173,6 +173,8 @@ json fabric_to_json(const Topology &t)
         out["refused_claims"] = f.refused_claims;
     if (!f.unhealthy.empty())
         out["unhealthy"] = f.unhealthy;
+    if (!f.contested.empty())
+        out["contested_hosts"] = f.contested;
     if (!f.domains.empty()) {
         json ds = json::array();
         for (const HostDomain &d : f.domains)
@@ -286,7 +288,7 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
         }
         // (a reference, never a copy: copying a value is recursive, and its depth is the file's)
         static const json none = json::array();
-        for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy", "domains"})
+        for (const char *k : {"frontend", "undecided", "refused_claims", "unhealthy", "contested_hosts", "domains"})
             if (j.contains(k) && !j.at(k).is_array())
                 throw InputError(source + ": \"" + k + "\" is " + json_value_text(j.at(k)) + ", expected an array");
         i = 0;
@@ -318,13 +320,16 @@ Fabric assemble(const json &j, const std::string &source, Read<Node> *nodes, Rea
             f.refused_claims.push_back(c.get<std::string>());
             ++i;
         }
-        i = 0;
-        for (const json &c : j.contains("unhealthy") ? j.at("unhealthy") : none) {
-            if (!c.is_string() || c.get<std::string>().find(": ") == std::string::npos)
-                throw InputError(source + ": unhealthy[" + std::to_string(i) + "] is " + json_value_text(c) +
-                                 ", expected \"HOST: reason\"");
-            f.unhealthy.push_back(c.get<std::string>());
-            ++i;
+        // arrays of "HOST: reason"
+        for (auto key_into : {std::make_pair("unhealthy", &f.unhealthy), std::make_pair("contested_hosts", &f.contested)}) {
+            i = 0;
+            for (const json &c : j.contains(key_into.first) ? j.at(key_into.first) : none) {
+                if (!c.is_string() || c.get<std::string>().find(": ") == std::string::npos)
+                    throw InputError(source + ": " + key_into.first + "[" + std::to_string(i) + "] is " + json_value_text(c) +
+                                     ", expected \"HOST: reason\"");
+                key_into.second->push_back(c.get<std::string>());
+                ++i;
+            }
         }
         i = 0;
         for (const json &d : j.contains("domains") ? j.at("domains") : none) {
@@ -464,7 +469,7 @@ private:
     // of any other are never built (a file of one deep or wide one would
     // otherwise cost many times its size)
     static constexpr const char *top_keys[] = {"format", "version", "source", "kind", "nodes", "links", "frontend",
-                                               "undecided", "refused_claims", "unhealthy", "domains", nullptr};
+                                               "undecided", "refused_claims", "unhealthy", "contested_hosts", "domains", nullptr};
     static constexpr const char *node_keys[] = {"guid", "type", "ports", "desc", "lid", "sysimgguid", "vendid", "devid", "mapped", nullptr};
     static constexpr const char *link_keys[] = {"a", "b", "width", "speed", "supported_width", "supported_speed", nullptr};
     static bool one_of(const std::string &k, const char *const *keys)

@@ -1042,6 +1042,7 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     auto system_of = [](const End &e) { return e.first.substr(0, e.first.find(' ')); };
     std::set<End> contested;
     std::map<End, std::string> kept_for;  // a contested port its switch's table settles: the system kept
+    std::map<End, std::string> contest_of;  // the sentence of each contested port
     for (const auto &kv : peers)
         if (kv.second.size() > 1) {
             contested.insert(kv.first);
@@ -1067,7 +1068,12 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             } else
                 refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
                                   std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
+            contest_of[kv.first] = "port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                                   std::to_string(kv.second.size()) + " peers (" + who + ")";
         }
+    // hosts with a table whose links fell to a contest, and those left a link
+    std::map<std::string, std::string> lost_to_contest;
+    std::set<std::string> linked;
     // a link with a contested end stands only where that port's switch named its other end
     auto refused_link = [&](const LldpNeighbor &n) {
         auto e = ends_of(n);
@@ -1088,8 +1094,16 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (front_sw.count(n.chassis) || front_sw.count(n.local) ||
             (!switches.count(n.local) && front_if.count({n.local, n.iface})))
             continue;  // the front-end network
+        if (n.local != n.chassis && !one_sided(n) && refused_link(n) && !switches.count(n.local)) {
+            auto e = ends_of(n);
+            auto c = contest_of.find(contested.count(e.first) ? e.first : e.second);
+            if (c != contest_of.end())
+                lost_to_contest.emplace(n.local, c->second);
+        }
         if (n.local != n.chassis && (one_sided(n) || refused_link(n)))
             continue;
+        if (!switches.count(n.local))
+            linked.insert(n.local);
         std::uint64_t sw = name_guid("switch", n.chassis);
         add_node(NodeType::Switch, sw, n.chassis);
         Link l;
@@ -1109,6 +1123,11 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         set_speed(l, n.gbps);
         f.links.push_back(l);
     }
+    // a host whose every link fell to another's claim on its port: the
+    // slurm command must not write files without it
+    for (const auto &kv : lost_to_contest)
+        if (!linked.count(kv.first))
+            f.contested.push_back(kv.first + ": " + kv.second);
     for (Node &n : f.nodes)
         n.num_ports = n.type == NodeType::Ca ? 1 : static_cast<int>(port_no[n.desc].size());
     normalise(f);

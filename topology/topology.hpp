@@ -114,6 +114,11 @@ struct Topology {
     std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)
     std::vector<std::string> fqdn_kept;      // FQDNs kept whole: two hosts would share the short name
     std::set<std::string> claimed_hosts;     // hosts with an adapter name two CAs claim: their rails not known
+    // hosts a contest of claims left with no adapter believed (every name
+    // they go by claimed twice over): host -> why. Slurm's files would leave
+    // them out, so one root's copy would take another node out of the tree:
+    // the slurm command refuses to write them (the site's file stays)
+    std::map<std::string, std::string> contested_lost;
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
     // (leaf, spine): a leaf's cable to a spine most of whose cables come
     // from another pod: it joins no pods (check: cross-pod-uplink)

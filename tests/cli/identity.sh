@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 14
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -149,4 +149,42 @@ if [ $rc1 -eq 1 ] && grep -q "semi.conf:1: found NodeName=node001;node002" "$wor
 else
     not_ok "--slurm-nodes: a bad name is FILE:LINE, a fabric.json is refused, FQDN pdsh prefixes are short names"
     diag "rc=$rc1 $rc2 $rc3" "$(cat "$work/semi.err" "$work/fqdn.conf")"
+fi
+# (helper 50) a host left with no adapter believed would vanish from Slurm's
+# files: node009's root naming its one adapter "node001.evil mlx5_0" (an
+# FQDN of node001's short name) refused both of node001's own, and on a
+# one-rail fabric a copy of node001's description refused its only one. The
+# slurm command now writes nothing (the site's file stays), check says
+# contested-host; with the admin's map the copy alone is refused
+printf 'SwitchName=old Nodes=node[001-016]\n' >"$work/site.conf"
+cp "$work/site.conf" "$work/site.keep"
+sed 's/"node009 mlx5_0"/"node001.evil mlx5_0"/' "$work/f.txt" >"$work/knock.txt"
+"$TOPO" slurm "$work/knock.txt" -o "$work/site.conf" 2>"$work/knock.err"; rc1=$?
+"$TOPO" generate --rails 1 --hosts 4 --pods 2 --groups 2 --cores 2 | sed 's/"node009 mlx5_0"/"node001 mlx5_0"/' >"$work/one.txt"
+"$TOPO" slurm --format block "$work/one.txt" -o "$work/site.conf" 2>"$work/one.err"; rc2=$?
+"$TOPO" check "$work/one.txt" >"$work/one.check" 2>&1; rc3=$?
+awk '/^caguid=/ { g = substr($1, 8) } /^Ca/ && /"node001 / { d = $0; sub(/^[^#]*# "/, "", d); sub(/".*/, "", d); print g " \"" d "\""; exit }' \
+    "$work/one.txt" >"$work/one.map"
+"$TOPO" slurm "$work/one.txt" --node-name-map "$work/one.map" >"$work/one.conf" 2>/dev/null; rc4=$?
+if [ $rc1 -eq 1 ] && grep -q "hosts node001,node001.evil would be left out of Slurm's files" "$work/knock.err" &&
+   [ $rc2 -eq 1 ] && grep -q "host node001 would be left out of Slurm's files: .*'node001 mlx5_0' is claimed by 2 adapters" "$work/one.err" &&
+   cmp -s "$work/site.conf" "$work/site.keep" && [ $rc3 -eq 4 ] && grep -q "^error: contested-host: node001: " "$work/one.check" &&
+   [ $rc4 -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/one.conf"; then
+    ok "a host whose every adapter name is claimed twice: slurm writes nothing, the site's file kept, check errors; the map settles it"
+else
+    not_ok "a host whose every adapter name is claimed twice"; diag "rc=$rc1 $rc2 $rc3 $rc4" "$(cat "$work/knock.err" "$work/one.err" "$work/one.check" "$work/one.conf")"
+fi
+# LLDP: gpu04's table names gpu01's switch ports as its own (host tables
+# only: no switch's word settles it); gpu01 would vanish
+mkdir -p "$work/l8"
+cp "$DATA/lldp/rails8/keyvalue/"* "$work/l8/"
+sed 's/\(ens[0-9]np0\.port\.ifname=\)swp4/\1swp1/' "$DATA/lldp/rails8/keyvalue/gpu04.keyvalue" >"$work/l8/gpu04.keyvalue"
+"$TOPO" discover "$work/l8" -o "$work/l8.json" 2>/dev/null
+"$TOPO" slurm "$work/l8.json" >"$work/l8.conf" 2>"$work/l8.err"; rc1=$?
+"$TOPO" check "$work/l8.json" >"$work/l8.check" 2>&1; rc2=$?
+if [ $rc1 -eq 1 ] && [ ! -s "$work/l8.conf" ] && grep -q "hosts gpu\[01,04\] would be left out of Slurm's files: .*port swp1 of leaf-r1 is claimed by 2 peers" "$work/l8.err" &&
+   [ $rc2 -eq 4 ] && grep -q "^error: contested-host: gpu01: " "$work/l8.check"; then
+    ok "LLDP: a host whose every switch port another table claims: slurm writes nothing, check errors (contested_hosts kept in fabric.json)"
+else
+    not_ok "LLDP: a host whose switch ports another table claims"; diag "rc=$rc1 $rc2" "$(cat "$work/l8.err" "$work/l8.check")"
 fi
