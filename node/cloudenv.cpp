@@ -427,7 +427,7 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
     // EFA images carry aws-ofi-nccl): what the host lacks they may not
     for (const char *rt : {"/usr/bin/enroot", "/usr/local/bin/enroot", "/usr/bin/apptainer", "/usr/local/bin/apptainer",
                            "/usr/bin/singularity", "/usr/local/bin/singularity", "/etc/slurm/oci.conf"})
-        if (exists(in_root(root, rt))) {
+        if (struct stat st; ::stat(in_root(root, rt).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
             n.container_runtime = rt;
             break;
         }

@@ -127,18 +127,43 @@ public:
     // a RoCE LAG member: down (the bonding driver's mii_status, else the
     // netdev's operstate), the rail runs on the other member at a fraction
     // of its bandwidth while the port above stays ACTIVE
+    //
+    // The bonding driver's words (Documentation/networking/bonding.rst):
+    // mii_status up, down, "going down" (downdelay) or "going back"
+    // (updelay), a passing state; state active or backup. In active-backup
+    // mode a backup member carries nothing: down, it costs redundancy, not
+    // bandwidth. In 802.3ad a member up but "backup" is outside the active
+    // aggregator (LACP did not take it: a switch or MLAG fault), and the
+    // rail runs on the others. operstate "unknown" is up (operstates.rst).
     void member_link()
     {
         const std::string &st = !f_.mii_status.empty() ? f_.mii_status : f_.operstate;
         const char *file = !f_.mii_status.empty() ? "bonding_slave/mii_status" : "operstate";
+        const std::string member = ", a member of " + escaped(f_.bond, 40) +
+                                   (f_.bond_mode.empty() ? std::string() : " (" + escaped(f_.bond_mode, 40) + ")");
+        const bool active_backup = f_.bond_mode.rfind("active-backup", 0) == 0;
+        const bool lacp = f_.bond_mode.rfind("802.3ad", 0) == 0;
         if (st.empty())
             add("link", HealthStatus::Skipped, "no operstate or bonding_slave/mii_status to read");
-        else if (st == "up")
-            add("link", HealthStatus::Ok, std::string(file) + " up, a member of " + escaped(f_.bond, 40));
+        else if (st == "up" || (st == "unknown" && f_.mii_status.empty())) {
+            if (lacp && f_.slave_state == "backup")
+                add("link", HealthStatus::Error,
+                    std::string(file) + " up but bonding_slave/state backup" + member +
+                        ": LACP left it out of the active aggregator (a switch or MLAG fault), and the rail runs on the "
+                        "others at a fraction of its bandwidth");
+            else
+                add("link", HealthStatus::Ok, std::string(file) + " " + escaped(st, 40) + member);
+        } else if (st == "going down" || st == "going back")
+            add("link", HealthStatus::Warning,
+                std::string(file) + " " + st + member + ": the link is changing state (the bond's downdelay or updelay)");
+        else if (active_backup && f_.slave_state != "active")
+            add("link", HealthStatus::Warning,
+                std::string(file) + " " + escaped(st, 40) + member +
+                    ": a backup member is down; traffic runs on the active one at full rate, without redundancy");
         else
             add("link", HealthStatus::Error,
-                std::string(file) + " " + escaped(st, 40) + ", expected up: a member of the RoCE LAG " + escaped(f_.bond, 40) +
-                    " is down, and the rail runs on the others at a fraction of its bandwidth (the port stays ACTIVE)");
+                std::string(file) + " " + escaped(st, 40) + ", expected up" + member + ": the rail runs on the other "
+                    "members at a fraction of its bandwidth (the port stays ACTIVE)");
     }
 
     // the class NCCL_IB_TC carries: the policy's, else the port's own
@@ -497,10 +522,10 @@ public:
                     " could not be read (" + (np < 0 ? "roce_rp" : "roce_np") + " on)");
             return;
         }
+        auto word = [](int v) { return v == 0 ? "off" : v < 0 ? "unread" : "on"; };
         if (np == 0 || rp == 0)
             add("ecn", HealthStatus::Error,
-                "ECN is off on priority " + std::to_string(prio) + " (roce_np " + (np == 0 ? "off" : "on") +
-                    ", roce_rp " + (rp == 0 ? "off" : "on") +
+                "ECN is off on priority " + std::to_string(prio) + " (roce_np " + word(np) + ", roce_rp " + word(rp) +
                     "): DCQCN cannot slow the senders, PFC alone carries congestion, pause spreads back through "
                     "the fabric and all-reduce tail latency grows");
         else
@@ -792,10 +817,10 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
             if (pat.find_first_of(" \t") != std::string::npos)
                 throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found a blank in '" + escaped(pat, 60) +
                                             "', expected comma-separated names or patterns without blanks");
-            if (!pat.empty() && (pat[0] == '=' || pat[0] == '^'))
+            if (!pat.empty() && (pat[0] == '=' || pat[0] == '^' || pat.find(':') != std::string::npos))
                 throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found '" + escaped(pat, 60) +
-                                            "', expected names or fnmatch patterns, '!' to exclude (NCCL_IB_HCA's = and ^ "
-                                            "are not this list's syntax)");
+                                            "', expected adapter names or fnmatch patterns, '!' to exclude (NCCL_IB_HCA's "
+                                            "=, ^ and :PORT are not this list's syntax)");
         }
         p.hca = v;
     } else {
@@ -843,6 +868,7 @@ void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
     f.trust_sysfs = first_line(net + "/qos/trust");
     f.operstate = first_line(net + "/operstate");
     f.mii_status = first_line(net + "/bonding_slave/mii_status");
+    f.slave_state = first_line(net + "/bonding_slave/state");
     for (int i = 0; i < 8; ++i) {
         std::uint64_t v = 0;
         if (read_u64(net + "/ecn/roce_np/enable/" + std::to_string(i), v))
@@ -866,6 +892,8 @@ std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort 
         f.netdev = m;
         f.bond = out[0].netdev;
         read_netdev_facts(sysfs_root, f);
+        if (f.bond.find('/') == std::string::npos && f.bond != "." && f.bond != "..")
+            f.bond_mode = first_line(sysfs_root + "/class/net/" + f.bond + "/bonding/mode");
         out.push_back(f);
     }
     return out;

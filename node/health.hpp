@@ -81,6 +81,8 @@ struct PortFacts {
     int netdev_mtu = -1;                 // /sys/class/net/IF/mtu
     std::string operstate;               // /sys/class/net/IF/operstate (a LAG member's is checked)
     std::string mii_status;              // /sys/class/net/IF/bonding_slave/mii_status (a LAG member)
+    std::string slave_state;             // .../bonding_slave/state: active or backup
+    std::string bond_mode;               // a member's bond's /sys/class/net/BOND/bonding/mode ("802.3ad 4")
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
     std::string qos_missing;             // why there is no `qos`: "not installed", "exit 1", "timed out after 10 s"

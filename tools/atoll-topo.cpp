@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -441,31 +442,56 @@ int cmd_slurm(int argc, char **argv)
         std::string lower = np;
         for (char &ch : lower)
             ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (std::any_of(np.begin(), np.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }) ||
+        if (std::any_of(np.begin(), np.end(), [](char ch) { return (static_cast<unsigned char>(ch) < 0x20 && ch != '\t') || ch == 0x7f; }) ||
             np.find('#') != std::string::npos || lower.find("nodename=") != std::string::npos ||
             lower.find("features=") != std::string::npos)
             throw Usage("--node-params: " + shown(np) + ", expected KEY=VALUE words of one NodeName line (no "
                         "control character, '#', NodeName= or Features=: atoll writes those)");
-        // each word KEY=VALUE, KEY a NodeName parameter's spelling; no key
-        // that opens another line of slurm.conf (unknown to a NodeName line,
-        // slurmctld refuses the file), no trailing '\' (Slurm joins the next
-        // line to it: every NodeName line would run into the next, helper 50)
-        std::istringstream words(np);
-        for (std::string w; words >> w;) {
+        // each word KEY=VALUE (a value may be quoted, blanks and all), KEY
+        // one a NodeName line takes: slurmctld refuses the file at any other
+        // ("Parsing error at unrecognized key"), and a trailing '\' joins
+        // the next line to every NodeName line (helpers 50, 52). The keys
+        // are Slurm's _nodename_options (read_config.c) of 22.05 to 26.05.
+        static const char *const keys[] = {"BcastAddr", "Boards", "CoreSpecCount", "CoresPerSocket", "CPUs", "CPUSpecList",
+                                           "CpuBind", "Gres", "MemSpecLimit", "NodeAddr", "NodeHostname", "Port", "Procs",
+                                           "RealMemory", "Reason", "RestrictedCoresPerGPU", "Sockets", "SocketsPerBoard",
+                                           "State", "ThreadsPerCore", "TmpDisk", "Topology", "TRESWeights", "Weight"};
+        std::size_t i = 0;
+        while (i < np.size()) {
+            if (np[i] == ' ' || np[i] == '\t') {
+                ++i;
+                continue;
+            }
+            const std::size_t from = i;
+            char quote = 0;
+            for (; i < np.size() && (quote || (np[i] != ' ' && np[i] != '\t')); ++i) {
+                if (np[i] == '"')
+                    quote = quote ? 0 : '"';
+            }
+            const std::string w = np.substr(from, i - from);
+            if (quote)
+                throw Usage("--node-params: " + shown(w) + " opens a quote it does not close");
             const std::size_t eq = w.find('=');
-            std::string key = w.substr(0, eq == std::string::npos ? 0 : eq), lk;
-            for (char ch : key)
-                lk += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            const bool word = eq != std::string::npos && eq > 0 &&
-                              std::all_of(key.begin(), key.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); });
-            if (!word || lk == "feature" || lk == "partitionname" || lk == "nodeset" || lk == "downnodes" ||
-                lk == "frontendname" || lk == "switchname" || lk == "blockname" || lk == "nodes" || lk == "include")
-                throw Usage("--node-params: found " + shown(w) + ", expected a NodeName parameter KEY=VALUE (CPUs=64, "
-                            "RealMemory=..., Weight=...: a key of another slurm.conf line would make slurmctld refuse the file)");
+            const std::string key = w.substr(0, eq == std::string::npos ? 0 : eq);
+            bool known = false;
+            for (const char *k : keys)
+                known = known || (key.size() == std::strlen(k) && strncasecmp(key.c_str(), k, key.size()) == 0);
+            if (eq == std::string::npos || !known) {
+                std::string list;
+                for (const char *k : keys)
+                    list += (list.empty() ? "" : ", ") + std::string(k);
+                throw Usage("--node-params: found " + shown(w) + ", expected KEY=VALUE with KEY a NodeName parameter (" + list +
+                            "): slurmctld refuses a NodeName line with a key it does not know");
+            }
+            if (w.back() == '\\')
+                throw Usage("--node-params: " + shown(w) + " ends in '\\', which Slurm reads as joining the next line: "
+                            "every NodeName line would run into the next");
+            // Slurm's parser takes a value in double quotes, never escaped
+            // quotes or single quotes
+            if (w.find_first_of("\\'") != std::string::npos)
+                throw Usage("--node-params: found " + shown(w) + ", expected a value bare or in double quotes, without "
+                            "'\\' or single quotes (slurm.conf has no escapes)");
         }
-        if (!np.empty() && np.find_last_not_of(" ") != std::string::npos && np[np.find_last_not_of(" ")] == '\\')
-            throw Usage("--node-params: " + shown(np) + " ends in '\\', which Slurm reads as joining the next line: "
-                        "every NodeName line would run into the next");
     }
     std::string what = a.flag("k8s-labels") ? "k8s-labels" : "tree";
     // --format names what to write, or the input's format, or one of each

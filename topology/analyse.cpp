@@ -1661,6 +1661,13 @@ Topology analyse(Fabric fabric)
         for (const HostPort &p : h.ports)
             leaves.insert(p.sw);
         int leaf = leaves.size() == 1 ? *leaves.begin() : -1;
+        // a compute host short of the usual adapters, left on one leaf of a
+        // rail group (a cable out, an HCA dead): still its group's, one hop
+        // from its peers on that rail, not a leaf island of its own (which
+        // topology/block leaves out as a service leaf: helper 50)
+        if (leaf >= 0 && h.compute && static_cast<int>(h.ports.size()) < usual &&
+            groups[static_cast<std::size_t>(host_group[hi])].size() > 1)
+            leaf = -1;
         leaf_key_hosts[{leaf, host_group[hi]}].push_back(static_cast<int>(hi));
     }
     // fabric

@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -124,7 +124,10 @@ want "P5 with enroot and aws-ofi-nccl 1.6.0: a warning, exit 0" WARNING "older t
 mv "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so" "$work/ofi.so"
 health "$a"
 want "P5 with enroot and no aws-ofi-nccl: a warning, exit 0" WARNING "there is none .*/usr/bin/enroot is here" 0
-mv "$work/ofi.so" "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"; rm "$a/usr/bin/enroot"
+rm "$a/usr/bin/enroot"; mkdir "$a/usr/bin/enroot"
+health "$a"
+want "P5 with a directory named /usr/bin/enroot: no runtime, still an error (helper 52)" ERROR "there is none under" 4
+mv "$work/ofi.so" "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"; rmdir "$a/usr/bin/enroot"
 printf '\177ELF\002\001\001\000\000NET/OFI Initializing aws-ofi-nccl 1.18.0-aws\000' >"$a/opt/amazon/ofi-nccl/lib/libnccl-net.so"
 health "$a"
 want "P5 with aws-ofi-nccl 1.18.0-aws: OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0

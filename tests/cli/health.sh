@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 36
+plan 37
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -276,7 +276,9 @@ r2="$rc $(grep -c "^ERROR: hca: node: hca=mlx5_3: no such RDMA device under" "$w
 health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "mlx5_0, mlx5_1"
 r3="$rc $(grep -c "found a blank in ' mlx5_1'" "$work/out")"
 health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "=mlx5_0,mlx5_1"
-r4="$rc $(grep -c "NCCL_IB_HCA's = and ^ are not this list's syntax" "$work/out")"
+r4="$rc $(grep -c "NCCL_IB_HCA's =, ^ and :PORT are not this list's syntax" "$work/out")"
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "mlx5_0:1,mlx5_1"
+[ $rc -ne 0 ] && grep -q "found .mlx5_0:1." "$work/out" || r4="$r4 (:1 accepted: $rc)"
 cp -r "$work/good" "$work/ecnhalf"
 rm -r "$work/ecnhalf/class/net/ens2np0/ecn/roce_rp"
 health "$work/ecnhalf" "$work/good2" netarbiter-eth4.mlnx_qos
@@ -303,7 +305,25 @@ cp -r "$work/lag" "$work/lagdown"
 echo down >"$work/lagdown/class/net/ens1f1np1/operstate"; echo down >"$work/lagdown/class/net/ens1f1np1/bonding_slave/mii_status"
 lag_health "$work/lagdown" "$H/netarbiter-eth4.mlnx_qos"
 finds "a RoCE LAG with one member down: an error on the member (the bond's port is still ACTIVE)" \
-    "^ERROR: link: mlx5_bond_0 port 1 (ens1f1np1): bonding_slave/mii_status down, expected up: a member of the RoCE LAG bond0 is down"
+    "^ERROR: link: mlx5_bond_0 port 1 (ens1f1np1): bonding_slave/mii_status down, expected up, a member of bond0: the rail runs on the other members"
+# (helper 52) the bond's mode, as the bonding driver writes it: in
+# active-backup a down backup member costs redundancy, not bandwidth (a
+# warning, no drain); in 802.3ad a member up but "backup" is outside the
+# active aggregator (LACP did not take it): the rail runs at a fraction
+echo "active-backup 1" >"$work/lagdown/class/net/bond0/bonding/mode"
+echo active >"$work/lagdown/class/net/ens1f0np0/bonding_slave/state"; echo backup >"$work/lagdown/class/net/ens1f1np1/bonding_slave/state"
+lag_health "$work/lagdown" "$H/netarbiter-eth4.mlnx_qos"; r1="$rc $(grep -c '^WARNING: link: .*(ens1f1np1): bonding_slave/mii_status down, a member of bond0 (active-backup 1): a backup member is down' "$work/out")"
+cp -r "$work/lag" "$work/laglacp"
+echo "802.3ad 4" >"$work/laglacp/class/net/bond0/bonding/mode"
+echo active >"$work/laglacp/class/net/ens1f0np0/bonding_slave/state"; echo backup >"$work/laglacp/class/net/ens1f1np1/bonding_slave/state"
+lag_health "$work/laglacp" "$H/netarbiter-eth4.mlnx_qos"; r2="$rc $(grep -c '^ERROR: link: .*(ens1f1np1): bonding_slave/mii_status up but bonding_slave/state backup, a member of bond0 (802.3ad 4): LACP left it out' "$work/out")"
+echo "going back" >"$work/laglacp/class/net/ens1f1np1/bonding_slave/mii_status"; echo active >"$work/laglacp/class/net/ens1f1np1/bonding_slave/state"
+lag_health "$work/laglacp" "$H/netarbiter-eth4.mlnx_qos"; r3="$rc $(grep -c '^WARNING: link: .*going back.*updelay' "$work/out")"
+if [ "$r1" = "0 1" ] && [ "$r2" = "4 1" ] && [ "$r3" = "0 1" ]; then
+    ok "bond modes: an active-backup backup down warns; an 802.3ad member outside the aggregator errors; going back warns"
+else
+    not_ok "bond modes"; diag "active-backup: $r1, 802.3ad backup: $r2, going back: $r3" "$(cat "$work/out")"
+fi
 
 cp -r "$work/lag" "$work/lagmtu"
 echo 1500 >"$work/lagmtu/class/net/ens1f1np1/mtu"

@@ -8,7 +8,7 @@
 # VM) is left out with a warning.
 . "$(dirname "$0")/../lib.sh"
 work=$(tmpdir)
-plan 15
+plan 16
 good="$work/aws.json"
 printf '{"Instances": [{"InstanceId": "i-1", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-2", "NetworkNodes": ["c", "p", "l1"]}, {"InstanceId": "i-login", "NetworkNodes": []}]}\n' >"$good"
 
@@ -98,12 +98,16 @@ check "-o onto a FIFO no one reads: exit 1 within 10 s, saying so" sh -c \
 # a NodeName= of its own would write slurm.conf lines of the caller's choosing
 bad=0
 for np in 'CPUs=1
-NodeName=evil State=DRAIN' 'CPUs=1 # x' 'Features=x' 'CPUs=1 Weight=1\' 'PartitionName=evil Nodes=ALL' 'Weight'; do
+NodeName=evil State=DRAIN' 'CPUs=1 # x' 'Features=x' 'CPUs=1 Weight=1\' 'PartitionName=evil Nodes=ALL' 'Weight' \
+    'MaxTime=1' 'Switches=x' "Reason='a b'" 'Reason="open'; do
     "$TOPO" slurm --format features --node-params "$np" "$good" >"$work/np.out" 2>"$work/np.err"
     [ $? -eq 2 ] && [ ! -s "$work/np.out" ] && grep -q -- "--node-params: " "$work/np.err" || bad=$((bad + 1))
 done
 "$TOPO" slurm --format features --node-params 'CPUs=128 Gres=gpu:8' "$good" >"$work/np.ok"
-check "--node-params with a newline, '#', Features=, a trailing '\\', another line's key or a bare word is a usage error; KEY=VALUE words are appended" sh -c \
+np_ok() { "$TOPO" slurm --format features --node-params "$1" "$good" | grep -c "^NodeName=i-\[1-2\] Features=.* $1$"; }
+check "--node-params: Slurm's own NodeName keys, a double-quoted value and a tab are taken" sh -c \
+    '[ "$1$2" = 11 ]' _ "$(np_ok 'Reason="being tested" Boards=1 SocketsPerBoard=2 State=UNKNOWN')" "$(np_ok "$(printf 'CPUs=8\tWeight=2')")"
+check "--node-params with a newline, '#', Features=, a trailing '\\', a key no NodeName line takes, a bare word or a quote not closed is a usage error; KEY=VALUE words are appended" sh -c \
     '[ "$1" = 0 ] && grep -q "^NodeName=i-\[1-2\] Features=.* CPUs=128 Gres=gpu:8$" "$2"' _ "$bad" "$work/np.ok"
 # (helper 38) names an admin or a cloud gave are Slurm's as written: a host
 # map's gpu.1 and a CSV's h3.5 were cut at the dot (h3.5 became another

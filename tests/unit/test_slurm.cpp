@@ -185,14 +185,17 @@ TEST_CASE("island features: a slurm.conf include and scontrol lines keeping othe
 
 TEST_CASE("island names are unique, and every switch of topology.conf hangs under one above it", "[slurm]")
 {
-    // node001's rail-1 adapter has its firmware description: node001 sits on
-    // ib-leaf01 alone, beside the hosts cabled to both rails of the group
+    // node001's rail-1, -2 and -3 adapters have their firmware description:
+    // node001, one adapter of four (no compute host: fewer than half the
+    // usual), sits on ib-leaf01 alone, beside the hosts cabled to every rail
+    // of the group (a compute host short of a cable stays in its group:
+    // test_topology)
     GenSpec g;
     g.pods = 1;
     g.groups_per_pod = 2;
-    g.rails = 2;
+    g.rails = 4;
     g.hosts_per_group = 4;
-    g.default_desc = {{"node001", 1}};
+    g.default_desc = {{"node001", 1}, {"node001", 2}, {"node001", 3}};
     std::vector<Topology> fabrics;
     fabrics.push_back(analyse(generate(g)));
     fabrics.push_back(analyse(load_fabric(test_data("ibnetdiscover/ufm_selene_storage_hdr.txt"))));
@@ -213,7 +216,7 @@ TEST_CASE("island names are unique, and every switch of topology.conf hangs unde
     write_topology_tree(o, fabrics[0]);
     CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=ib-leaf01 Nodes=node001\n"));
     CHECK_THAT(o.str(), Catch::Contains("\nSwitchName=grp-ib-leaf01-all Switches=grp-ib-leaf01,ib-leaf01\n"));
-    CHECK_THAT(o.str(), Catch::EndsWith("\nSwitchName=pod-ib-leaf01 Switches=grp-ib-leaf01-all,grp-ib-leaf03\n"));
+    CHECK_THAT(o.str(), Catch::EndsWith("\nSwitchName=pod-ib-leaf01 Switches=grp-ib-leaf01-all,grp-ib-leaf05\n"));
 }
 
 TEST_CASE("label values and keys follow Kubernetes' own examples (apimachinery content/kube_test.go)", "[slurm][k8s]")
@@ -365,4 +368,31 @@ TEST_CASE("Node parameters go to Selene's compute hosts only, and the feature li
     CHECK(std::count(s.begin(), s.end(), '\n') == static_cast<long>(t.hosts.size()) + 1);
     int login = t.host_index.at("selene-login-01");
     CHECK_THAT(s, Catch::Contains("\nselene-login-01 " + host_features(t, login)[0]));
+}
+
+TEST_CASE("a compute host short of one cable stays in its rail group, in the tree and in a block", "[slurm]")
+{
+    // node001's rail-1 adapter has its firmware description (its cable out
+    // of the picture): one adapter of two, still a compute host, on its
+    // group's rail-0 leaf. Its own leaf island made topology/block leave it
+    // out as a service leaf, a node that ran no job (helper 50)
+    GenSpec g;
+    g.pods = 1;
+    g.groups_per_pod = 2;
+    g.rails = 2;
+    g.hosts_per_group = 4;
+    g.default_desc = {{"node001", 1}};
+    Topology t = analyse(generate(g));
+    const Host &h = t.hosts[static_cast<std::size_t>(t.host_index.at("node001"))];
+    CHECK(h.compute);
+    CHECK(h.ports.size() == 1);
+    CHECK(t.islands[static_cast<std::size_t>(h.leaf_island)].name == "grp-ib-leaf01");
+    CHECK(t.islands[static_cast<std::size_t>(h.leaf_island)].hosts.size() == 4);
+    std::ostringstream tree, block;
+    write_topology_tree(tree, t);
+    CHECK_THAT(tree.str(), Catch::Contains("\nSwitchName=grp-ib-leaf01 Nodes=node[001-004]\n"));
+    BlockLayout l = block_layout(t, 0, false);
+    CHECK(l.left_out.empty());
+    write_topology_block(block, t, l);
+    CHECK_THAT(block.str(), Catch::Contains("\nBlockName=grp-ib-leaf01 Nodes=node[001-004]\n"));
 }
