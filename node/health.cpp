@@ -678,8 +678,27 @@ public:
         else if (!errs.empty())
             add("errors", HealthStatus::Warning,
                 said(errs, seconds) + ", within max-error-rate " + num(p_.max_error_rate) + "/s");
+        else if (std::string pegged = saturated(); !pegged.empty())
+            add("errors", HealthStatus::Warning,
+                pegged + ": the counter stops at its maximum (IBA PortCounters), so new errors cannot be seen; "
+                         "clear it (perfquery -R) to check the link again");
         else
             add("errors", HealthStatus::Ok, "no errors in " + num(seconds) + " s");
+    }
+
+    // error counters at the top of their PMA width (link_downed 8 bits,
+    // symbol_error and port_rcv_errors 16): they no longer rise, whatever
+    // the link does (helper 51)
+    std::string saturated() const
+    {
+        std::string out;
+        for (auto c : {std::make_pair("counters/link_downed", 255ULL), std::make_pair("counters/symbol_error", 65535ULL),
+                       std::make_pair("counters/port_rcv_errors", 65535ULL)}) {
+            auto it = f_.after.find(c.first);
+            if (it != f_.after.end() && it->second == c.second)
+                out += (out.empty() ? "" : ", ") + std::string(c.first).substr(9) + " " + std::to_string(c.second);
+        }
+        return out;
     }
 
     void retransmits(double seconds)

@@ -566,7 +566,7 @@ int cmd_slurm(int argc, char **argv)
             names.push_back(c.first);
         throw InputError(t.fabric.source + ": host" + (names.size() == 1 ? " " : "s ") + compress_hostlist(names) +
                          " would be left out of Slurm's files: no adapter or link of " + (names.size() == 1 ? "it" : "theirs") +
-                         " is believed, another node claims the same (" + t.contested_lost.begin()->second +
+                         " is believed, its name or switch port is claimed twice over (" + t.contested_lost.begin()->second +
                          "): nothing written" + (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept") +
                          "; say who is who with --node-name-map (InfiniBand) or the switches' own LLDP tables, "
                          "or correct the copied node description or table");

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 37
+plan 38
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -165,6 +165,13 @@ echo 2 >"$work/flap/class/infiniband/mlx5_1/ports/1/counters/link_downed"
 health "$work/good" "$work/flap" netarbiter-eth4.mlnx_qos
 finds "link_downed rising between the two reads: found" \
     "^ERROR: errors: mlx5_1 port 1 (ens2np0): link_downed +2 in 1 s: the link went down and up"
+# (helper 51) an error counter at the top of its PMA width (symbol_error
+# 16 bits) rises no more: not "no errors", a warning saying it is pegged
+cp -r "$work/good" "$work/peg"
+echo 65535 >"$work/peg/class/infiniband/mlx5_1/ports/1/counters/symbol_error"
+health "$work/peg" "$work/peg" netarbiter-eth4.mlnx_qos
+check "symbol_error pegged at 65535 in both reads: a warning that new errors cannot be seen, exit 0" sh -c \
+    '[ "$1" = 0 ] && grep -q "^WARNING: errors: mlx5_1 port 1 (ens2np0): symbol_error 65535: the counter stops at its maximum" "$2"' _ "$rc" "$work/out"
 
 # the first line is the drain reason a site's wrapper passes on
 health "$work/mtu1500" "$work/mtu1500" pfc-prio4.mlnx_qos
