@@ -836,7 +836,13 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
             if (pat.find_first_of(" \t") != std::string::npos)
                 throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found a blank in '" + escaped(pat, 60) +
                                             "', expected comma-separated names or patterns without blanks");
-            if (!pat.empty() && (pat[0] == '=' || pat[0] == '^' || pat.find(':') != std::string::npos))
+            // NCCL's :PORT is a ':' and digits at the end, outside any
+            // bracket expression ([[:digit:]] is fnmatch's own)
+            const std::size_t colon = pat.rfind(':');
+            const bool port_suffix = colon != std::string::npos && colon + 1 < pat.size() &&
+                                     pat.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                                     pat.find('[') == std::string::npos;
+            if (!pat.empty() && (pat[0] == '=' || pat[0] == '^' || port_suffix))
                 throw std::invalid_argument(key + "=" + escaped(v, 200) + ": found '" + escaped(pat, 60) +
                                             "', expected adapter names or fnmatch patterns, '!' to exclude (NCCL_IB_HCA's "
                                             "=, ^ and :PORT are not this list's syntax)");

@@ -286,6 +286,9 @@ health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "=mlx5_0,mlx5_1
 r4="$rc $(grep -c "NCCL_IB_HCA's =, ^ and :PORT are not this list's syntax" "$work/out")"
 health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "mlx5_0:1,mlx5_1"
 [ $rc -ne 0 ] && grep -q "found .mlx5_0:1." "$work/out" || r4="$r4 (:1 accepted: $rc)"
+# fnmatch's own classes hold a ':' and stay patterns (helper 52 used them)
+health "$work/good" "$work/good2" netarbiter-eth4.mlnx_qos --hca "mlx5_[[:digit:]]"
+[ $rc -eq 0 ] || r4="$r4 ([[:digit:]] refused: $rc)"
 cp -r "$work/good" "$work/ecnhalf"
 rm -r "$work/ecnhalf/class/net/ens2np0/ecn/roce_rp"
 health "$work/ecnhalf" "$work/good2" netarbiter-eth4.mlnx_qos
