@@ -413,16 +413,16 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
     // the EFA installer's layouts: lib64 on RPM systems, the multiarch
     // directory on Debian and Ubuntu (lib/x86_64-linux-gnu, and
     // lib/aarch64-linux-gnu on Graviton and GB200 hosts), lib elsewhere
-    for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl"}) {
-        for (const char *dir : {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"})
-            for (const char *name : {"libnccl-net-ofi.so", "libnccl-net.so"}) {
-                const std::string lib = std::string(prefix) + dir + name;
-                if (!n.ofi_nccl_library.empty() || !exists(in_root(root, lib)))
-                    continue;
-                n.ofi_nccl_library = lib;
-                n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, lib));
-            }
-    }
+    n.ofi_nccl_library = [&]() -> std::string {
+        for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl"})
+            for (const char *dir : {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"})
+                for (const char *name : {"libnccl-net-ofi.so", "libnccl-net.so"})
+                    if (std::string lib = std::string(prefix) + dir + name; exists(in_root(root, lib)))
+                        return lib;
+        return "";
+    }();
+    if (!n.ofi_nccl_library.empty())
+        n.ofi_nccl_version = ofi_nccl_version_of_file(in_root(root, n.ofi_nccl_library));
     // jobs may bring their NCCL plugin in a container image (AWS's and NGC's
     // EFA images carry aws-ofi-nccl): what the host lacks they may not
     for (const char *rt : {"/usr/bin/enroot", "/usr/local/bin/enroot", "/usr/bin/apptainer", "/usr/local/bin/apptainer",

@@ -984,6 +984,27 @@ const char *to_string(HealthStatus s)
     return "?";
 }
 
+std::vector<HealthFinding> missing_hcas(const HealthPolicy &policy, const std::vector<NodePort> &ports,
+                                        const std::string &sysfs_root)
+{
+    std::vector<HealthFinding> out;
+    std::istringstream list(policy.hca);
+    for (std::string pat; std::getline(list, pat, ',');) {
+        if (pat.empty() || pat[0] == '!' || pat.find_first_of("*?[\\") != std::string::npos)
+            continue;
+        if (std::none_of(ports.begin(), ports.end(), [&](const NodePort &p) { return p.hca == pat; })) {
+            HealthFinding h;
+            h.check = "hca";
+            h.status = HealthStatus::Error;
+            h.message = "hca=" + escaped(pat, 60) + ": no such RDMA device under " + escaped(sysfs_root, 200) +
+                        "/class/infiniband: an adapter the policy names is gone (off the PCI bus, its driver not "
+                        "loaded, or renamed)";
+            out.push_back(h);
+        }
+    }
+    return out;
+}
+
 std::string HealthFinding::subject() const
 {
     if (hca.empty())  // a finding of the node, not of a port (cloud-profile)

@@ -135,6 +135,13 @@ struct HealthFinding {
     std::string subject() const;  // "mlx5_0 port 1 (eth4)"
 };
 
+// The policy's hca= names (no pattern, no '!') that are no adapter of
+// `ports`: an HCA off the PCI bus, without its driver, or renamed; one
+// `hca` error each (the checks would pass on the others). sysfs_root names
+// where they were sought.
+std::vector<HealthFinding> missing_hcas(const HealthPolicy &policy, const std::vector<NodePort> &ports,
+                                        const std::string &sysfs_root);
+
 // The checks and what each looks at, for the man page and the metrics' HELP.
 const std::vector<std::pair<std::string, std::string>> &health_checks();
 

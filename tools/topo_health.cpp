@@ -328,24 +328,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
         for (PortFacts &f : port_facts(root, p))
             ports.push_back(f);
     }
-    // a name the policy lists, no pattern, that is no adapter here: an HCA off
-    // the bus or without its driver (the checks would pass on the others)
-    {
-        std::istringstream list(policy.hca);
-        for (std::string pat; std::getline(list, pat, ',');) {
-            if (pat.empty() || pat[0] == '!' || pat.find_first_of("*?[\\") != std::string::npos)
-                continue;
-            if (std::none_of(all_ports.begin(), all_ports.end(), [&](const NodePort &p) { return p.hca == pat; })) {
-                HealthFinding h;
-                h.check = "hca";
-                h.status = HealthStatus::Error;
-                h.message = "hca=" + escaped(pat, 60) + ": no such RDMA device under " + escaped(root, 200) +
-                            "/class/infiniband: an adapter the policy names is gone (off the PCI bus, its driver not "
-                            "loaded, or renamed)";
-                conf_findings.push_back(h);
-            }
-        }
-    }
+    for (HealthFinding &h : missing_hcas(policy, all_ports, root))
+        conf_findings.push_back(std::move(h));
     // after the report: its first line is the drain reason a site's wrapper gives
     auto adapters_line = [&]() {
         if (!left_out.empty())

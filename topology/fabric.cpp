@@ -175,6 +175,12 @@ void normalise(Fabric &f)
     f.links.swap(out);
     // A port has one cable.
     std::map<std::pair<std::uint64_t, int>, const Link *> seen;
+    // a cable end as errors name it, so the cable can be found
+    auto named = [&](const LinkEnd &x) {
+        const Node *xn = f.find(x.guid);
+        return guid_str(x.guid) + "[" + std::to_string(x.port) + "]" +
+               (xn && !xn->desc.empty() ? " " + shown(xn->desc) : std::string());
+    };
     for (const auto &l : f.links) {
         for (const LinkEnd *e : {&l.a, &l.b}) {
             const Node *n = f.find(e->guid);
@@ -187,17 +193,10 @@ void normalise(Fabric &f)
                                  ", expected 1.." + std::to_string(n->num_ports ? n->num_ports : 65535) +
                                  " (the node's port count)");
             if (l.a.guid == l.b.guid && l.a.port == l.b.port)
-                throw InputError(f.source + ": port " + guid_str(e->guid) + "[" + std::to_string(e->port) + "]" +
-                                 (n->desc.empty() ? std::string() : " " + shown(n->desc)) +
-                                 " is cabled to itself, expected a peer on another port");
+                throw InputError(f.source + ": port " + named(*e) + " is cabled to itself, expected a peer on another port");
             auto r = seen.emplace(std::make_pair(e->guid, e->port), &l);
             if (!r.second) {
-                // name the node and both peers, so the cable can be found
-                auto named = [&](const LinkEnd &x) {
-                    const Node *xn = f.find(x.guid);
-                    return guid_str(x.guid) + "[" + std::to_string(x.port) + "]" +
-                           (xn && !xn->desc.empty() ? " " + shown(xn->desc) : std::string());
-                };
+                // name the node and both peers
                 const Link &o = *r.first->second;
                 const LinkEnd &p1 = (o.a.guid == e->guid && o.a.port == e->port) ? o.b : o.a;
                 const LinkEnd &p2 = &l.a == e ? l.b : l.a;
