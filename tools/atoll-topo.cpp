@@ -58,6 +58,7 @@ const char *usage_text =
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--slurm-version X.Y]\n"
     "            [--topology tree|block] [-o FILE]\n"
     "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line;\n"
+    "            tree, block, yaml: only Slurm's nodes lost to a contest stop the file;\n"
     "            LLDP tables, any format: Slurm's nodes are the hosts)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
@@ -180,8 +181,8 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     if (a.flag("slurm-nodes") && !nodes_for_output &&
         std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.from_lldp_tables; }))
         throw Usage("--slurm-nodes: only for LLDP tables (Slurm's nodes are the hosts; a fabric.json keeps what "
-                    "discovery decided: give it to discover), or with check, report, or slurm --format features, "
-                    "feature-list, scontrol or k8s-labels");
+                    "discovery decided: give it to discover), or with check, report, or slurm --format tree, "
+                    "block, yaml, features, feature-list, scontrol or k8s-labels");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))
@@ -554,7 +555,24 @@ int cmd_slurm(int argc, char **argv)
         if (what == "yaml" && !placeholders)
             throw Usage("--slurm-version: Slurm " + v + " reads no topology.yaml (25.05 and later)");
     }
-    Topology t = analysed(load_inputs(a, false, what == "features" || what == "feature-list" || what == "scontrol" || what == "k8s-labels"), "atoll-topo");
+    const bool topology_file = what == "tree" || what == "block" || what == "yaml";
+    Topology t = analysed(load_inputs(a, false, topology_file || what == "features" || what == "feature-list" ||
+                                                    what == "scontrol" || what == "k8s-labels"),
+                          "atoll-topo");
+    // a host Slurm has no node of is no loss to Slurm's files: with Slurm's
+    // node list, only its own nodes stop them (helper 52: two nodes
+    // calling themselves a name no one has froze the cluster's files)
+    std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
+    for (auto c = t.contested_lost.begin(); only && c != t.contested_lost.end();) {
+        if (only->count(c->first)) {
+            ++c;
+            continue;
+        }
+        std::cerr << "atoll-topo: warning: " << shown(c->first, 80) << ": no adapter or link of this host is believed ("
+                  << one_line(c->second) << "); Slurm has no node of this name (" << a.get("slurm-nodes")
+                  << "): written without it\n";
+        c = t.contested_lost.erase(c);
+    }
     // (helper 50) a host whose every name is claimed twice over would be
     // left out of the Slurm files: one node's root copying another's
     // description (or an FQDN of its short name) would take it out of the
@@ -569,7 +587,8 @@ int cmd_slurm(int argc, char **argv)
                          " is believed, its name or switch port is claimed twice over (" + t.contested_lost.begin()->second +
                          "): nothing written" + (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept") +
                          "; say who is who with --node-name-map (InfiniBand) or the switches' own LLDP tables, "
-                         "or correct the copied node description or table");
+                         "or correct the copied node description or table" +
+                         (only ? std::string() : "; a name Slurm has no node of stops nothing with --slurm-nodes"));
     }
     BlockSite site;
     if (block_requests) {
@@ -619,8 +638,9 @@ int cmd_slurm(int argc, char **argv)
     if (a.flag("previous") && what != "scontrol")
         throw Usage("--previous: only with --format scontrol");
     std::unique_ptr<Topology> previous = previous_fabric(a);
-    // a host the fabric names that Slurm lacks is a finding (check), never a line
-    std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
+    // a host the fabric names that Slurm lacks is a finding (check), never a
+    // line; the topology files list every host the fabric has (their
+    // switches are the fabric's)
     if (only) {
         const std::vector<std::string> outside = hosts_outside(t, *only);
         // none of them Slurm's (a map forgotten): no file of nothing over a good one
@@ -630,8 +650,14 @@ int cmd_slurm(int argc, char **argv)
                              "; a --host-map forgotten?): nothing written" +
                              (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept"));
         for (const std::string &h : outside)
-            std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
-                      << "): no line written for it\n";
+            if (!topology_file)
+                std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
+                          << "): no line written for it\n";
+        if (topology_file && !outside.empty())
+            std::cerr << "atoll-topo: warning: " << shown(compress_hostlist(outside), 200) << ": Slurm has no node of "
+                      << (outside.size() == 1 ? "this name" : "these names") << " (" << a.get("slurm-nodes")
+                      << "): written all the same (a topology file lists every host of the fabric; "
+                         "--slurm-nodes decides only whether a contested host stops it)\n";
     }
     // every host refused (or none in the input): a file of switches alone
     // would replace a good one and stop slurmctld ("No switches configured"

@@ -233,7 +233,14 @@ ShortNames shorten_fqdns(const std::vector<std::string> &names)
         for (const std::string &n : kv.second) {
             if (n == kv.first)
                 continue;
-            if (kv.second.size() == 1) {
+            // one FQDN beside its own short name is one host that gave
+            // both (helper 52: a node whose adapters say node001 and
+            // node001.cluster froze the cluster's Slurm files); another
+            // root could write the short name as well, so merging opens
+            // nothing the short name did not: a copied adapter name is
+            // still refused, adapter by adapter. Two FQDNs of one label
+            // are two hosts.
+            if (kv.second.size() == 1 || (kv.second.size() == 2 && kv.second.count(kv.first))) {
                 out.to[n] = kv.first;
                 out.shortened.push_back(n);
             } else {
@@ -727,9 +734,10 @@ Topology analyse(Fabric fabric)
                 g = n && !n->mapped ? c.second.erase(g) : std::next(g);
             }
     std::map<std::string, std::string> contested;  // host -> why
-    // a short name beside an FQDN of the same first label (node001 and
-    // node001.cluster.example.com, kept whole for the clash): the short one
-    // would take the Slurm name, so neither is believed
+    // a short name beside two or more FQDNs of the same first label
+    // (node001, node001.a and node001.b, kept whole for the clash): the
+    // short one would take the Slurm name, so none is believed (one FQDN
+    // beside its short name is shortened: the same host)
     for (const std::string &whole : short_names.kept) {
         std::string label = whole.substr(0, whole.find('.'));
         if (std::find(given_names.begin(), given_names.end(), label) != given_names.end()) {

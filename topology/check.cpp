@@ -733,11 +733,19 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     for (const std::string &c : f.refused_claims)
         add("refused-claim", Severity::Error, c.substr(0, c.find(':')), c);
     // hosts a contest of claims left with nothing believed: out of every Slurm file
-    for (const auto &c : t.contested_lost)
+    // (a name Slurm's node list lacks is no loss to Slurm: a warning)
+    for (const auto &c : t.contested_lost) {
+        if (with.slurm_nodes && !with.slurm_nodes->count(c.first)) {
+            add("contested-host", Severity::Warning, escaped(c.first, 80),
+                "no adapter or link of this host is believed (" + c.second +
+                    "); Slurm has no node of this name: atoll-topo slurm --slurm-nodes writes the files without it");
+            continue;
+        }
         add("contested-host", Severity::Error, escaped(c.first, 80),
             "no adapter or link of this host is believed (" + c.second +
                 "): atoll-topo slurm writes no file without it (the site's file stays) until --node-name-map or the "
                 "switches' own LLDP tables say who is who");
+    }
 
     if (with.previous)
         identity_findings(*with.previous, t, out);

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -137,7 +137,7 @@ fi
 printf 'NodeName=node001;node002 CPUs=8\n' >"$work/semi.conf"
 "$TOPO" slurm --format tree "$work/docker" --slurm-nodes "$work/semi.conf" >/dev/null 2>"$work/semi.err"; rc1=$?
 "$TOPO" discover "$work/docker" -o "$work/docker.json" 2>/dev/null
-"$TOPO" slurm --format tree "$work/docker.json" --slurm-nodes "$work/nodes.conf" >/dev/null 2>&1; rc2=$?
+"$TOPO" slurm --format islands "$work/docker.json" --slurm-nodes "$work/nodes.conf" >/dev/null 2>&1; rc2=$?
 for f in "$work"/docker/*.keyvalue; do
     s=$(basename "$f" .keyvalue)
     sed "s/^/$s.cluster.example.com: /" "$f"
@@ -159,18 +159,19 @@ fi
 printf 'SwitchName=old Nodes=node[001-016]\n' >"$work/site.conf"
 cp "$work/site.conf" "$work/site.keep"
 sed 's/"node009 mlx5_0"/"node001.evil mlx5_0"/' "$work/f.txt" >"$work/knock.txt"
-"$TOPO" slurm "$work/knock.txt" -o "$work/site.conf" 2>"$work/knock.err"; rc1=$?
+"$TOPO" slurm "$work/knock.txt" -o "$work/knock.conf" 2>"$work/knock.err"; rc1=$?
 "$TOPO" generate --rails 1 --hosts 4 --pods 2 --groups 2 --cores 2 | sed 's/"node009 mlx5_0"/"node001 mlx5_0"/' >"$work/one.txt"
 "$TOPO" slurm --format block "$work/one.txt" -o "$work/site.conf" 2>"$work/one.err"; rc2=$?
 "$TOPO" check "$work/one.txt" >"$work/one.check" 2>&1; rc3=$?
 awk '/^caguid=/ { g = substr($1, 8) } /^Ca/ && /"node001 / { d = $0; sub(/^[^#]*# "/, "", d); sub(/".*/, "", d); print g " \"" d "\""; exit }' \
     "$work/one.txt" >"$work/one.map"
 "$TOPO" slurm "$work/one.txt" --node-name-map "$work/one.map" >"$work/one.conf" 2>/dev/null; rc4=$?
-if [ $rc1 -eq 1 ] && grep -q "hosts node001,node001.evil would be left out of Slurm's files" "$work/knock.err" &&
+if [ $rc1 -eq 0 ] && grep -q "'node001.evil mlx5_0': adapter name 'node001 mlx5_0' refused: .* claimed by 2 adapters" "$work/knock.err" &&
+   grep -q "^SwitchName=.* Nodes=node\[001-004\]$" "$work/knock.conf" && ! grep -q "evil" "$work/knock.conf" &&
    [ $rc2 -eq 1 ] && grep -q "host node001 would be left out of Slurm's files: .*'node001 mlx5_0' is claimed by 2 adapters" "$work/one.err" &&
    cmp -s "$work/site.conf" "$work/site.keep" && [ $rc3 -eq 4 ] && grep -q "^error: contested-host: node001: " "$work/one.check" &&
    [ $rc4 -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/one.conf"; then
-    ok "a host whose every adapter name is claimed twice: slurm writes nothing, the site's file kept, check errors; the map settles it"
+    ok "an FQDN of node001 on another adapter costs node001 that adapter only; a host whose every adapter name is claimed twice: slurm writes nothing, the site's file kept, check errors; the map settles it"
 else
     not_ok "a host whose every adapter name is claimed twice"; diag "rc=$rc1 $rc2 $rc3 $rc4" "$(cat "$work/knock.err" "$work/one.err" "$work/one.check" "$work/one.conf")"
 fi
@@ -187,4 +188,31 @@ if [ $rc1 -eq 1 ] && [ ! -s "$work/l8.conf" ] && grep -q "hosts gpu\[01,04\] wou
     ok "LLDP: a host whose every switch port another table claims: slurm writes nothing, check errors (contested_hosts kept in fabric.json)"
 else
     not_ok "LLDP: a host whose switch ports another table claims"; diag "rc=$rc1 $rc2" "$(cat "$work/l8.err" "$work/l8.check")"
+fi
+# (helper 52) the refusal froze every topology update: one node whose own
+# adapters say node003 and node003.cluster.example.com (one host, merged
+# now), and two nodes calling themselves a name no one has ('ghost'): with
+# Slurm's node list that name is no loss to Slurm (a warning, the file
+# written); a Slurm node's loss still stops it
+sed 's/"node003 mlx5_1"/"node003.cluster.example.com mlx5_1"/' "$work/f.txt" >"$work/mixed.txt"
+"$TOPO" slurm "$work/mixed.txt" >"$work/mixed.conf" 2>"$work/mixed.err"; rc1=$?
+"$TOPO" check "$work/mixed.txt" >"$work/mixed.check" 2>&1
+"$TOPO" generate --rails 1 --hosts 4 --pods 2 --groups 2 --cores 2 |
+    sed 's/"node005 mlx5_0"/"ghost mlx5_0"/; s/"node006 mlx5_0"/"ghost mlx5_0"/' >"$work/ghost.txt"
+printf 'NodeName=node[001-016] CPUs=8\n' >"$work/slurm16.conf"
+cp "$work/site.keep" "$work/site.conf"
+"$TOPO" slurm --format block "$work/ghost.txt" -o "$work/site.conf" 2>"$work/ghost0.err"; rc2=$?
+cmp -s "$work/site.conf" "$work/site.keep"; kept=$?
+"$TOPO" slurm "$work/ghost.txt" --slurm-nodes "$work/slurm16.conf" -o "$work/ghost.conf" 2>"$work/ghost.err"; rc3=$?
+"$TOPO" check "$work/ghost.txt" --slurm-nodes "$work/slurm16.conf" >"$work/ghost.check" 2>&1
+"$TOPO" slurm "$work/one.txt" --slurm-nodes "$work/slurm16.conf" -o "$work/one16.conf" 2>"$work/one16.err"; rc4=$?
+if [ $rc1 -eq 0 ] && grep -q "^SwitchName=.* Nodes=node\[001-004\]$" "$work/mixed.conf" && ! grep -q "contested\|refused" "$work/mixed.check" &&
+   [ $rc2 -eq 1 ] && [ $kept -eq 0 ] && grep -q "host ghost would be left out.*stops nothing with --slurm-nodes" "$work/ghost0.err" &&
+   [ $rc3 -eq 0 ] && grep -q "warning: 'ghost': no adapter or link of this host is believed .*Slurm has no node of this name" "$work/ghost.err" &&
+   grep -q "Nodes=node\[001-004\]$" "$work/ghost.conf" && grep -q "^warning: contested-host: ghost: " "$work/ghost.check" &&
+   ! grep -q "^error: contested-host" "$work/ghost.check" &&
+   [ $rc4 -eq 1 ] && grep -q "host node001 would be left out" "$work/one16.err" && [ ! -e "$work/one16.conf" ]; then
+    ok "one node's FQDN and short descriptions are one host; a contested name Slurm lacks stops nothing with --slurm-nodes, a Slurm node's loss still does"
+else
+    not_ok "contested-host freeze"; diag "rc=$rc1 $rc2 $kept $rc3 $rc4" "$(cat "$work/mixed.err" "$work/mixed.check" "$work/ghost0.err" "$work/ghost.err" "$work/ghost.check" "$work/one16.err")"
 fi

@@ -313,7 +313,10 @@ TEST_CASE("an FQDN cannot shorten into a Slurm word or onto another host's short
         CHECK(h.name != "DEFAULT");
         CHECK(h.name != "all");
     }
-    // every host an FQDN, node004's root writes the short "node001": both refused
+    // every host an FQDN, node004's root writes the short "node001": the
+    // short name and the FQDN are one host, each adapter name claimed by
+    // two adapters is refused, and node001, left with none, is a
+    // contested host (the Slurm files are refused until a map says who is who)
     std::map<std::string, std::string> fq;
     for (int h = 1; h <= 8; ++h)
         for (int r = 0; r < 2; ++r) {
@@ -324,8 +327,21 @@ TEST_CASE("an FQDN cannot shorten into a Slurm word or onto another host's short
     CHECK(u.host_index.count("node001") == 0);
     CHECK(u.host_index.count("node001.cluster.example.com") == 0);
     CHECK(u.host_index.count("node002") == 1);
-    bool named = false;
-    for (const Finding &f : check(u))
-        named = named || (f.code == "refused-name" && f.message.find("both claim Slurm's node name 'node001'") != std::string::npos);
+    CHECK(u.contested_lost.count("node001") == 1);
+    bool named = false, contested = false;
+    for (const Finding &f : check(u)) {
+        named = named || (f.code == "refused-name" &&
+                          f.message.find("adapter 'node001 mlx5_1' is claimed by 2 adapters") != std::string::npos);
+        contested = contested || (f.code == "contested-host" && f.subject == "node001" && f.severity == Severity::Error);
+    }
     CHECK(named);
+    CHECK(contested);
+    // with Slurm's node list lacking the name, no loss to Slurm: a warning
+    std::set<std::string> slurm{"node002", "node003"};
+    int warned = 0, errors = 0;
+    for (const Finding &f : check(u, CheckContext{nullptr, &slurm}))
+        if (f.code == "contested-host")
+            ++(f.severity == Severity::Warning ? warned : errors);
+    CHECK(warned == 1);
+    CHECK(errors == 0);
 }

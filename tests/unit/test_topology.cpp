@@ -309,9 +309,14 @@ TEST_CASE("FQDNs that would clash when shortened stay whole, addresses are never
 {
     ShortNames s = shorten_fqdns({"node1.a.example", "node1.b.example", "node2.a.example", "node3", "node3.a.example",
                                   "10.0.0.7", "node4"});
-    CHECK(s.to == std::map<std::string, std::string>{{"node2.a.example", "node2"}});
-    CHECK(s.shortened == std::vector<std::string>{"node2.a.example"});
-    CHECK(s.kept == std::vector<std::string>{"node1.a.example", "node1.b.example", "node3.a.example"});
+    // node3.a.example beside node3: one host that gave both (a node's own
+    // adapters described both ways); node5 beside two FQDNs: kept
+    CHECK(s.to == std::map<std::string, std::string>{{"node2.a.example", "node2"}, {"node3.a.example", "node3"}});
+    CHECK(s.shortened == std::vector<std::string>{"node2.a.example", "node3.a.example"});
+    CHECK(s.kept == std::vector<std::string>{"node1.a.example", "node1.b.example"});
+    ShortNames two = shorten_fqdns({"node5", "node5.a", "node5.b"});
+    CHECK(two.to.empty());
+    CHECK(two.kept == std::vector<std::string>{"node5.a", "node5.b"});
     // in a fabric: two hosts stay whole, and check says why
     std::string text = "Switch\t4 \"S-0000000000000001\"\t\t# \"leaf1\" base port 0 lid 1 lmc 0\n"
                        "[1]\t\"H-0000000000000010\"[1](11)\t\t# \"node1.a.example mlx5_0\" lid 2 4xHDR\n"
