@@ -1,6 +1,7 @@
 #include "placement/cluster.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <deque>
 #include <limits>
@@ -384,6 +385,20 @@ Cluster::Cluster(const Topology &t, FabricKind kind) : kind_(kind), source_(t.fa
         if (leaf_of_[h] >= 0)
             ++per[static_cast<std::size_t>(subnet_[static_cast<std::size_t>(leaf_of_[h])])];
     subnet_pool_ = per.empty() ? 0 : *std::max_element(per.begin(), per.end());
+
+    static std::atomic<std::uint64_t> serials{0};
+    serial_ = ++serials;
+    // each a stable sort of the leaf islands by a key, ties in fabric order
+    auto sorted = [&](auto key) {
+        std::vector<int> v = at(Level::Leaf);
+        std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return key(a) < key(b); });
+        return v;
+    };
+    auto speed = [&](int l) { return island_(l).host_gbps; };
+    by_capacity_ = sorted([&](int l) { return -capacity(l); });
+    by_speed_size_ = sorted([&](int l) { return std::make_tuple(-speed(l), -capacity(l), leaf_oversub(l)); });
+    by_size_speed_ = sorted([&](int l) { return std::make_tuple(-capacity(l), -speed(l), leaf_oversub(l)); });
+    by_speed_ = sorted([&](int l) { return std::make_tuple(-speed(l), leaf_oversub(l), -capacity(l)); });
 }
 
 int Cluster::find_host(const std::string &name) const

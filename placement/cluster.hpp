@@ -109,6 +109,19 @@ public:
     double spine_oversub() const { return spine_os_; }
     // the most pool hosts of one NVLink domain on a leaf island (0: none)
     int largest_domain_on(int leaf) const { return leaf_domain_max_[static_cast<std::size_t>(leaf)]; }
+    // An id no other Cluster built in this process has (a copy shares it: the
+    // same fabric; a Cluster never changes once built): what a cache of
+    // answers about one fabric is keyed by, where an address may be reused.
+    std::uint64_t serial() const { return serial_; }
+    // The leaf islands in the orders the cost model reads for every node
+    // count, each a stable sort of at(Leaf) (ties in fabric order):
+    // capacity descending; host speed descending, then capacity descending,
+    // then uplink ratio ascending; capacity, host speed, uplink ratio; host
+    // speed, uplink ratio, capacity descending.
+    const std::vector<int> &leaves_by_capacity() const { return by_capacity_; }
+    const std::vector<int> &leaves_by_speed_size() const { return by_speed_size_; }
+    const std::vector<int> &leaves_by_size_speed() const { return by_size_speed_; }
+    const std::vector<int> &leaves_by_speed() const { return by_speed_; }
 
 private:
     const PlaceIsland &island_(int i) const { return islands_[static_cast<std::size_t>(i)]; }
@@ -138,6 +151,8 @@ private:
     std::vector<TreeRecord> tree_;
     BlockView blocks_;
     std::vector<int> subnet_;         // island -> its subnet (leaf islands; 0 for the rest)
+    std::vector<int> by_capacity_, by_speed_size_, by_size_speed_, by_speed_;
+    std::uint64_t serial_ = 0;
     int root_ = -1, pool_ = 0, rails_ = 0, subnets_ = 1, subnet_pool_ = 0;
     FabricKind kind_;
     std::string source_;

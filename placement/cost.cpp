@@ -324,7 +324,7 @@ Shape shape_of(const Cluster &c, const std::vector<std::pair<int, int>> &per_lea
 Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape &job)
 {
     UplinkLoad none(c.islands().size(), 0);
-    std::vector<int> leaves = c.at(Level::Leaf);
+    const std::vector<int> &leaves = c.at(Level::Leaf);
     auto fill = [&](const std::vector<int> &order) {
         std::vector<std::pair<int, int>> per_leaf;
         int rem = nodes;
@@ -339,32 +339,23 @@ Shape best_shape(const Cluster &c, int nodes, const StepModel &m, const JobShape
         int switches = per_leaf.size() > 1 ? 3 : nodes > 1 ? 1 : 0;
         return shape_of(c, per_leaf, switches, m, &none);
     };
-    // one leaf when one holds the job: the fastest that does
-    std::vector<int> by_size = leaves, by_speed = leaves;
-    std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
-        bool fa = c.capacity(a) >= nodes, fb = c.capacity(b) >= nodes;
-        if (fa != fb)
-            return fa;
-        if (fa && c.island(a).host_gbps != c.island(b).host_gbps)
-            return c.island(a).host_gbps > c.island(b).host_gbps;
-        if (c.capacity(a) != c.capacity(b))
-            return c.capacity(a) > c.capacity(b);
-        if (c.island(a).host_gbps != c.island(b).host_gbps)
-            return c.island(a).host_gbps > c.island(b).host_gbps;
-        return c.leaf_oversub(a) < c.leaf_oversub(b);
-    });
+    // one leaf when one holds the job: the fastest that does; else the
+    // largest leaves first, the fastest of a size first (the Cluster's
+    // orders, sorted once: this runs for every node count of the requests
+    // table)
+    std::vector<int> by_size;
+    by_size.reserve(leaves.size());
+    for (int l : c.leaves_by_speed_size())
+        if (c.capacity(l) >= nodes)
+            by_size.push_back(l);
+    for (int l : c.leaves_by_size_speed())
+        if (c.capacity(l) < nodes)
+            by_size.push_back(l);
     const bool domains = !c.at(Level::Domain).empty();
     Shape best = fill(by_size);
     if (!domains && !by_size.empty() && c.capacity(by_size.front()) >= nodes)
         return best;
-    std::stable_sort(by_speed.begin(), by_speed.end(), [&](int a, int b) {
-        if (c.island(a).host_gbps != c.island(b).host_gbps)
-            return c.island(a).host_gbps > c.island(b).host_gbps;
-        if (c.leaf_oversub(a) != c.leaf_oversub(b))
-            return c.leaf_oversub(a) < c.leaf_oversub(b);
-        return c.capacity(a) > c.capacity(b);
-    });
-    Shape fast = fill(by_speed);
+    Shape fast = fill(c.leaves_by_speed());
     JobShape j = job;
     j.compute_s = 0;
     double best_s = estimate(best, j, m).comm_s;
@@ -526,10 +517,9 @@ double spread_ratio(const Cluster &c, const std::vector<std::pair<int, int>> &pe
 double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
     int k = c.min_leaves(nodes);
-    std::vector<int> leaves = c.at(Level::Leaf);
+    const std::vector<int> &leaves = c.leaves_by_capacity();
     if (nodes < 2 || k < 2 || static_cast<std::size_t>(k) > leaves.size())
         return 1;
-    std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) { return c.capacity(a) > c.capacity(b); });
     // Slurm's best fit: the fullest leaves whole, then the rest
     std::vector<std::pair<int, int>> per_leaf;
     int rem = nodes;
@@ -547,10 +537,9 @@ double island_slowdown(const Cluster &c, int nodes, const JobShape &job, const S
 double span_slowdown(const Cluster &c, int nodes, const JobShape &job, const StepModel &m)
 {
     int k = c.min_leaves(nodes) + 1;
-    std::vector<int> leaves = c.at(Level::Leaf);
+    const std::vector<int> &leaves = c.leaves_by_capacity();
     if (nodes < 2 || k < 2 || static_cast<std::size_t>(k) > leaves.size())
         return 1;
-    std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) { return c.capacity(a) > c.capacity(b); });
     const Shape best = best_shape(c, nodes, m, job);
     // Slurm may take any leaves: the slowest of one leaf of each kind
     // (capacity, host speed, uplink ratio) with the largest others, inside

@@ -422,6 +422,21 @@ Placement Atoll::choose(const FreeState &free, const Request &req)
         p.ok = true;
         return p;
     }
+    if (req.island_only && req.fit == Fit::Required && req.max_leaves == 0 && cap == 0) {
+        // rank_islands asks which island, not which hosts: any n free hosts
+        // of the chosen one name it (every choice below stays inside it),
+        // without Slurm's best fit over its leaves (the requests table asks
+        // this for every node count: minutes at 30,000 hosts)
+        for (int l : is.leaf_islands)
+            for (int h : c.island(l).hosts) {
+                if (static_cast<int>(p.hosts.size()) == n)
+                    break;
+                if (free.is_free(h))
+                    p.hosts.push_back(h);
+            }
+        p.ok = static_cast<int>(p.hosts.size()) == n;
+        return p;
+    }
     if (req.split == Split::Pack && cap == 0) {
         // Slurm's own best fit inside the chosen island (for auto, the
         // whole fabric), healthy leaves first: it fills the fullest leaves

@@ -283,16 +283,12 @@ std::string row_text(const Cluster &c, const SlurmAsk &a, int n)
 bool spanning_free(const Cluster &c, int n)
 {
     // the table asks for every node count: one answer per count and fabric
-    // (a fabric known by its address and what the model reads of it)
-    double print = static_cast<double>(c.pool_size()) + static_cast<double>(c.kind()) * 1e-3;
-    for (const PlaceIsland &is : c.islands())
-        print += is.oversub * 7.0 + is.host_gbps * 1e-2 + static_cast<double>(is.hosts.size()) * 0.1;
-    thread_local const Cluster *memo_of = nullptr;
-    thread_local double memo_print = 0;
+    // (a Cluster never changes once built; its serial tells it from one
+    // built later at the same address)
+    thread_local std::uint64_t memo_of = 0;
     thread_local std::map<int, bool> memo;
-    if (memo_of != &c || memo_print != print) {
-        memo_of = &c;
-        memo_print = print;
+    if (memo_of != c.serial()) {
+        memo_of = c.serial();
         memo.clear();
     }
     auto it = memo.find(n);
