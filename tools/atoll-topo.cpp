@@ -210,6 +210,8 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
     }
     if (hosts)
         warn_unused_map_lines(f, *hosts);
+    if (roles.slurm_given)
+        f.slurm_names = roles.slurm_nodes;  // the FQDNs it names stay whole
     if (a.flag("health")) {
         std::string p = a.get("health");
         std::istringstream in(read_option_file(p, "the health results (--health)"));

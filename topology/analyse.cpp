@@ -221,34 +221,32 @@ std::string hca_name_problem(const std::string &name)
     return bad_chars(name);
 }
 
-ShortNames shorten_fqdns(const std::vector<std::string> &names)
+ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *slurm)
 {
     std::map<std::string, std::set<std::string>> by_short;  // short name -> the names that give it
+    ShortNames out;
     for (const std::string &n : names) {
         bool address = std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
-        by_short[address ? n : n.substr(0, n.find('.'))].insert(n);
+        if (address || n.find('.') == std::string::npos || (slurm && slurm->count(n))) {
+            if (!address && n.find('.') != std::string::npos)
+                out.kept.push_back(n);
+            by_short[n].insert(n);
+            continue;
+        }
+        by_short[n.substr(0, n.find('.'))].insert(n);
     }
-    ShortNames out;
-    for (const auto &kv : by_short)
-        for (const std::string &n : kv.second) {
-            if (n == kv.first)
-                continue;
-            // one FQDN beside its own short name is one host that gave
-            // both (helper 52: a node whose adapters say node001 and
-            // node001.cluster froze the cluster's Slurm files); another
-            // root could write the short name as well, so merging opens
-            // nothing the short name did not: a copied adapter name is
-            // still refused, adapter by adapter. Two FQDNs of one label
-            // are two hosts.
-            if (kv.second.size() == 1 || (kv.second.size() == 2 && kv.second.count(kv.first))) {
+    for (const auto &kv : by_short) {
+        for (const std::string &n : kv.second)
+            if (n != kv.first) {
                 out.to[n] = kv.first;
                 out.shortened.push_back(n);
-            } else {
-                out.kept.push_back(n);
             }
-        }
+        if (kv.second.size() > 1)
+            out.merged[kv.first].assign(kv.second.begin(), kv.second.end());
+    }
     std::sort(out.shortened.begin(), out.shortened.end());
     std::sort(out.kept.begin(), out.kept.end());
+    out.kept.erase(std::unique(out.kept.begin(), out.kept.end()), out.kept.end());
     return out;
 }
 
@@ -703,9 +701,10 @@ Topology analyse(Fabric fabric)
             if (host_name_problem(hd.first).empty() && hca_name_problem(hd.second).empty())
                 given_names.push_back(hd.first);
         }
-    ShortNames short_names = shorten_fqdns(given_names);
+    ShortNames short_names = shorten_fqdns(given_names, f.slurm_names.empty() ? nullptr : &f.slurm_names);
     t.fqdn_shortened = short_names.shortened;
     t.fqdn_kept = short_names.kept;
+    t.fqdn_merged = short_names.merged;
     // Hosts from CA descriptions. A description is the node's own claim
     // (its root writes node_desc): one adapter name claimed by two CAs is
     // refused (below).
@@ -733,21 +732,6 @@ Topology analyse(Fabric fabric)
                 const Node *n = f.find(*g);
                 g = n && !n->mapped ? c.second.erase(g) : std::next(g);
             }
-    std::map<std::string, std::string> contested;  // host -> why
-    // a short name beside two or more FQDNs of the same first label
-    // (node001, node001.a and node001.b, kept whole for the clash): the
-    // short one would take the Slurm name, so none is believed (one FQDN
-    // beside its short name is shortened: the same host)
-    for (const std::string &whole : short_names.kept) {
-        std::string label = whole.substr(0, whole.find('.'));
-        if (std::find(given_names.begin(), given_names.end(), label) != given_names.end()) {
-            std::string why = "host names " + shown(label) + " and " + shown(whole) +
-                              " both claim Slurm's node name " + shown(label) +
-                              ": node descriptions are each node's own; map GUIDs to names with --node-name-map";
-            contested.emplace(label, why);
-            contested.emplace(whole, why);
-        }
-    }
     // One adapter name claimed by two CAs: neither claim is believed, and
     // the host keeps its other adapters (its place in topology.conf: one
     // root copying a description must not take another node out of Slurm's
@@ -811,8 +795,6 @@ Topology analyse(Fabric fabric)
             if (why.empty() && !cn->mapped && mapped_pairs.count({name, hd.second}))
                 why = "adapter name " + shown(name + " " + hd.second) + " refused: the node name map gives it to another adapter "
                       "(a node description is its node's own claim, the map the admin's)";
-            if (why.empty() && contested.count(name))
-                why = "host name " + shown(name) + " refused: " + contested[name];
             if (why.empty() && contested_adapters.count({name, hd.second}))
                 why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hd.second}];
             if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())
@@ -865,9 +847,6 @@ Topology analyse(Fabric fabric)
     }
     // a contested name no adapter of which was believed: the host is gone
     // from every Slurm file unless someone says who is who
-    for (const auto &c : contested)
-        if (!hosts.count(c.first))
-            t.contested_lost.emplace(c.first, c.second);
     for (const auto &c : contested_adapters)
         if (!hosts.count(c.first.first))
             t.contested_lost.emplace(c.first.first, c.second);

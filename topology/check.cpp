@@ -149,9 +149,10 @@ void slurm_findings(const Topology &t, const std::set<std::string> &slurm_nodes,
             out.push_back({"not-in-slurm", h.compute ? Severity::Error : Severity::Warning, h.name,
                            h.compute ? std::string("compute host that Slurm has no node of: a typo in slurm.conf, or a "
                                                    "node description claiming a name; atoll-topo slurm "
-                                                   "--slurm-nodes writes no line for it")
+                                                   "--slurm-nodes writes no features, scontrol or label line for it")
                                      : std::string("host (not a compute host: storage, management?) that Slurm has no "
-                                                   "node of; atoll-topo slurm --slurm-nodes writes no line for it")});
+                                                   "node of; atoll-topo slurm --slurm-nodes writes no features, scontrol or label "
+                                                   "line for it")});
     std::set<std::string> switch_names;
     for (const Switch &s : t.switches)
         switch_names.insert(s.name);
@@ -653,30 +654,34 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             }
     }
 
-    // --- host names given as FQDN
-    if (!t.fqdn_shortened.empty()) {
+    // --- host names given as FQDN (those whose short name became a host:
+    // one refused, as DEFAULT.x, is no name taken)
+    std::vector<std::string> taken;
+    for (const std::string &n : t.fqdn_shortened)
+        if (t.host_index.count(n.substr(0, n.find('.'))))
+            taken.push_back(n);
+    if (!taken.empty()) {
         std::vector<std::string> shorts;
         std::string some;
-        for (std::size_t i = 0; i < t.fqdn_shortened.size(); ++i) {
-            const std::string &n = t.fqdn_shortened[i];
-            shorts.push_back(n.substr(0, n.find('.')));
+        for (std::size_t i = 0; i < taken.size(); ++i) {
+            shorts.push_back(taken[i].substr(0, taken[i].find('.')));
             if (i < 3)
-                some += (i ? " " : "") + n;
+                some += (i ? " " : "") + taken[i];
         }
         add("fqdn-host-names", Severity::Warning, compress_hostlist(shorts),
-            "host names given as FQDN (" + some + (t.fqdn_shortened.size() > 3 ? " ..." : "") +
+            "host names given as FQDN (" + some + (taken.size() > 3 ? " ..." : "") +
                 "): shortened to match Slurm's node names");
     }
-    std::map<std::string, std::vector<std::string>> clash;
-    for (const std::string &n : t.fqdn_kept)
-        clash[n.substr(0, n.find('.'))].push_back(n);
-    for (const auto &kv : clash) {
+    // two names or more that became one host (a node describing its
+    // adapters both ways, or another node's root writing its name)
+    for (const auto &kv : t.fqdn_merged) {
         std::string names;
         for (const std::string &n : kv.second)
             names += (names.empty() ? "" : ", ") + n;
         add("fqdn-host-names", Severity::Warning, kv.first,
-            "host names given as FQDN (" + names + ") kept whole: shortened, they would clash with another host's " +
-                kv.first + "; Slurm's node names must match them (or give a --node-name-map)");
+            "host names " + names + " are one host, " + kv.first +
+                ", once shortened: if they are separate nodes, give --node-name-map (or --slurm-nodes naming them "
+                "whole)");
     }
 
     // --- front-end NICs kept out, and hosts whose NICs could not be told apart:

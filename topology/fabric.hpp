@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,10 @@ struct Fabric {
     // read from LLDP tables now (not a fabric.json): who is a host was
     // decided here, by Slurm's node list when given (not saved, not compared)
     bool from_lldp_tables = false;
+    // Slurm's node list (--slurm-nodes), when given: the FQDNs it names are
+    // Slurm's node names as written, not cut to a first label (not saved,
+    // not compared)
+    std::set<std::string> slurm_names;
     std::vector<FrontEndNic> frontend;  // host NICs left out as front-end, by host and interface
     // hosts whose NICs could not be told apart (speeds unknown, no
     // HOST.node.json, no --frontend/--compute): all taken as compute

@@ -804,8 +804,17 @@ std::set<std::string> read_slurm_node_names(std::istream &in, const std::string 
             first = lineno;
         if (!part.empty() && part.back() == '\r')
             part.pop_back();
-        if (!part.empty() && part.back() == '\\') {
-            line += part.substr(0, part.size() - 1) + " ";
+        // as Slurm's _strip_continuation (parse_config.c): an odd run of
+        // backslashes at the end (blanks after it allowed) continues the
+        // line, the last one cut and the next line joined with no blank
+        // between (helper 53: "node[001-008],\" then "node[009-016]" is
+        // one hostlist to slurmctld)
+        std::size_t end = part.find_last_not_of(" \t");
+        std::size_t run = 0;
+        while (end != std::string::npos && end >= run && part[end - run] == '\\')
+            ++run;
+        if (run % 2 == 1) {
+            line += part.substr(0, end);
             continue;
         }
         line += part;

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -215,4 +215,28 @@ if [ $rc1 -eq 0 ] && grep -q "^SwitchName=.* Nodes=node\[001-004\]$" "$work/mixe
     ok "one node's FQDN and short descriptions are one host; a contested name Slurm lacks stops nothing with --slurm-nodes, a Slurm node's loss still does"
 else
     not_ok "contested-host freeze"; diag "rc=$rc1 $rc2 $kept $rc3 $rc4" "$(cat "$work/mixed.err" "$work/mixed.check" "$work/ghost0.err" "$work/ghost.err" "$work/ghost.check" "$work/one16.err")"
+fi
+# (helper 53) FQDNs kept whole let one root take a node's Slurm name: on
+# a site of FQDN descriptions, "gpu001.evil.example mlx5_0" kept both whole
+# and gpu001 (Slurm's name) was in no switch, exit 0; two FQDNs beside a
+# short name refused the node's own adapters (a freeze). Every self-given
+# FQDN is now its first label (the adapter contest decides), and Slurm's
+# node list continues lines as slurmctld does (no blank at the join)
+sed 's/"gpu032.cluster.example.com mlx5_0"/"gpu001.evil.example mlx5_0"/' "$DATA/ibnetdiscover/fattree_4x8_2s_fqdn.txt" >"$work/evil.txt"
+printf 'NodeName=DEFAULT CPUs=8\nNodeName=gpu[001-032]\n' >"$work/sl32.conf"
+"$TOPO" slurm "$work/evil.txt" --slurm-nodes "$work/sl32.conf" -o "$work/evil.conf" 2>"$work/evil.err"; rc1=$?
+sed -e 's/"node013 mlx5_0"/"node003.a mlx5_7"/' -e 's/"node013 mlx5_1"/"node003.b mlx5_8"/' "$work/f.txt" >"$work/two.txt"
+"$TOPO" slurm "$work/two.txt" >"$work/two.conf" 2>"$work/two.err"; rc2=$?
+"$TOPO" check "$work/two.txt" >"$work/two.check" 2>&1
+printf 'NodeName=DEFAULT CPUs=8\nNodeName=node[001-008],\\\nnode[009-016] Gres=gpu:8\n' >"$work/cont.conf"
+sed -e 's/"node013 mlx5_0"/"node010 mlx5_0"/' -e 's/"node013 mlx5_1"/"node010 mlx5_1"/' "$work/f.txt" >"$work/c1.txt"
+cp "$work/site.keep" "$work/site2.conf"
+"$TOPO" slurm "$work/c1.txt" --slurm-nodes "$work/cont.conf" -o "$work/site2.conf" 2>"$work/c1.err"; rc3=$?
+if [ $rc1 -eq 1 ] && [ ! -e "$work/evil.conf" ] && grep -q "host gpu001 would be left out" "$work/evil.err" &&
+   [ $rc2 -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/two.conf" && ! grep -q "node003\.[ab]" "$work/two.conf" &&
+   grep -q "^warning: fqdn-host-names: node003: host names node003, node003.a, node003.b are one host" "$work/two.check" &&
+   [ $rc3 -eq 1 ] && grep -q "host node010 would be left out" "$work/c1.err" && cmp -s "$work/site2.conf" "$work/site.keep"; then
+    ok "an FQDN of another node's name is that name: one root neither drops gpu001 nor freezes node003; a continued NodeName hostlist is whole"
+else
+    not_ok "FQDN claims on another node's name"; diag "rc=$rc1 $rc2 $rc3" "$(cat "$work/evil.err" "$work/two.err" "$work/two.check" "$work/c1.err")"
 fi

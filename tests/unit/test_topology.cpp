@@ -305,19 +305,30 @@ TEST_CASE("host names written as FQDN (rdma-ndd's %h on such a host) become Slur
                          "gpu003.cluster.example.com ...): shortened to match Slurm's node names");
 }
 
-TEST_CASE("FQDNs that would clash when shortened stay whole, addresses are never cut", "[topology][fqdn]")
+TEST_CASE("FQDNs are cut to their first label unless Slurm names them whole; addresses are never cut", "[topology][fqdn]")
 {
+    // every FQDN a node gives itself becomes its first label: two that
+    // become one are one host (helper 53: a second FQDN kept whole let one
+    // root take node1's Slurm name, or refuse its own adapters)
     ShortNames s = shorten_fqdns({"node1.a.example", "node1.b.example", "node2.a.example", "node3", "node3.a.example",
-                                  "10.0.0.7", "node4"});
-    // node3.a.example beside node3: one host that gave both (a node's own
-    // adapters described both ways); node5 beside two FQDNs: kept
-    CHECK(s.to == std::map<std::string, std::string>{{"node2.a.example", "node2"}, {"node3.a.example", "node3"}});
-    CHECK(s.shortened == std::vector<std::string>{"node2.a.example", "node3.a.example"});
-    CHECK(s.kept == std::vector<std::string>{"node1.a.example", "node1.b.example"});
-    ShortNames two = shorten_fqdns({"node5", "node5.a", "node5.b"});
-    CHECK(two.to.empty());
-    CHECK(two.kept == std::vector<std::string>{"node5.a", "node5.b"});
-    // in a fabric: two hosts stay whole, and check says why
+                                  "10.0.0.7", "node4", "node1.a.example"});
+    CHECK(s.to == std::map<std::string, std::string>{{"node1.a.example", "node1"},
+                                                     {"node1.b.example", "node1"},
+                                                     {"node2.a.example", "node2"},
+                                                     {"node3.a.example", "node3"}});
+    CHECK(s.shortened == std::vector<std::string>{"node1.a.example", "node1.b.example", "node2.a.example", "node3.a.example"});
+    CHECK(s.kept.empty());
+    CHECK(s.merged == std::map<std::string, std::vector<std::string>>{{"node1", {"node1.a.example", "node1.b.example"}},
+                                                                      {"node3", {"node3", "node3.a.example"}}});
+    // Slurm's node list naming an FQDN whole keeps it whole: it is the node's name there
+    std::set<std::string> slurm{"node1.a.example", "node1.b.example", "node2"};
+    ShortNames w = shorten_fqdns({"node1.a.example", "node1.b.example", "node2.a.example"}, &slurm);
+    CHECK(w.to == std::map<std::string, std::string>{{"node2.a.example", "node2"}});
+    CHECK(w.kept == std::vector<std::string>{"node1.a.example", "node1.b.example"});
+    CHECK(w.merged.empty());
+    // in a fabric: node1's two FQDNs are one host; each claims mlx5_0, so
+    // that adapter name is refused for both (no host node1 is left: the
+    // Slurm files are refused until a map, or Slurm's list, says who is who)
     std::string text = "Switch\t4 \"S-0000000000000001\"\t\t# \"leaf1\" base port 0 lid 1 lmc 0\n"
                        "[1]\t\"H-0000000000000010\"[1](11)\t\t# \"node1.a.example mlx5_0\" lid 2 4xHDR\n"
                        "[2]\t\"H-0000000000000020\"[1](21)\t\t# \"node1.b.example mlx5_0\" lid 3 4xHDR\n"
@@ -326,14 +337,24 @@ TEST_CASE("FQDNs that would clash when shortened stay whole, addresses are never
     std::vector<std::string> names;
     for (const Host &h : t.hosts)
         names.push_back(h.name);
-    CHECK(names == std::vector<std::string>{"node1.a.example", "node1.b.example", "node2"});
+    CHECK(names == std::vector<std::string>{"node2"});
+    CHECK(t.contested_lost.count("node1") == 1);
     std::string found;
     for (const Finding &f : check(t))
-        found += f.code + " " + f.subject + ": " + f.message + "\n";
-    CHECK(found == "fqdn-host-names node1: host names given as FQDN (node1.a.example, node1.b.example) kept whole: "
-                   "shortened, they would clash with another host's node1; Slurm's node names must match them (or give "
-                   "a --node-name-map)\n"
-                   "fqdn-host-names node2: host names given as FQDN (node2.a.example): shortened to match Slurm's node names\n");
+        if (f.code == "fqdn-host-names")
+            found += f.subject + ": " + f.message + "\n";
+    CHECK(found == "node1: host names node1.a.example, node1.b.example are one host, node1, once shortened: if they "
+                   "are separate nodes, give --node-name-map (or --slurm-nodes naming them whole)\n"
+                   "node2: host names given as FQDN (node2.a.example): shortened to match Slurm's node names\n");
+    // with Slurm's list naming them whole: two hosts as Slurm has them
+    Fabric f = parse_string(text);
+    f.slurm_names = slurm;
+    Topology u = analyse(f);
+    names.clear();
+    for (const Host &h : u.hosts)
+        names.push_back(h.name);
+    CHECK(names == std::vector<std::string>{"node1.a.example", "node1.b.example", "node2"});
+    CHECK(u.contested_lost.empty());
 }
 
 namespace {
