@@ -701,7 +701,14 @@ Topology analyse(Fabric fabric)
             if (host_name_problem(hd.first).empty() && hca_name_problem(hd.second).empty())
                 given_names.push_back(hd.first);
         }
-    ShortNames short_names = shorten_fqdns(given_names, f.slurm_names.empty() ? nullptr : &f.slurm_names);
+    // an FQDN Slurm's node list or the admin's map names whole stays whole
+    // (helper 54: a map's node013.cluster.example.com was cut to node013
+    // when the node's other adapters described themselves so too)
+    std::set<std::string> whole = f.slurm_names;
+    for (const Node &n : f.nodes)
+        if (n.mapped && n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host)
+            whole.insert(split_ca_desc(n.desc).first);
+    ShortNames short_names = shorten_fqdns(given_names, whole.empty() ? nullptr : &whole);
     t.fqdn_shortened = short_names.shortened;
     t.fqdn_kept = short_names.kept;
     t.fqdn_merged = short_names.merged;

@@ -804,7 +804,18 @@ std::set<std::string> read_slurm_node_names(std::istream &in, const std::string 
             first = lineno;
         if (!part.empty() && part.back() == '\r')
             part.pop_back();
-        // as Slurm's _strip_continuation (parse_config.c): an odd run of
+        // as Slurm's _get_next_line (parse_config.c): each line's comment
+        // first, from a '#' after an even run of backslashes (helper 54:
+        // "# ... \\" continued into the next NodeName line and hid it),
+        std::size_t run_bs = 0;
+        for (std::size_t i = 0; i < part.size(); ++i) {
+            if (part[i] == '#' && run_bs % 2 == 0) {
+                part.erase(i);
+                break;
+            }
+            run_bs = part[i] == '\\' ? run_bs + 1 : 0;
+        }
+        // then _strip_continuation: an odd run of
         // backslashes at the end (blanks after it allowed) continues the
         // line, the last one cut and the next line joined with no blank
         // between (helper 53: "node[001-008],\" then "node[009-016]" is

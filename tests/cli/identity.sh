@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -239,4 +239,22 @@ if [ $rc1 -eq 1 ] && [ ! -e "$work/evil.conf" ] && grep -q "host gpu001 would be
     ok "an FQDN of another node's name is that name: one root neither drops gpu001 nor freezes node003; a continued NodeName hostlist is whole"
 else
     not_ok "FQDN claims on another node's name"; diag "rc=$rc1 $rc2 $rc3" "$(cat "$work/evil.err" "$work/two.err" "$work/two.check" "$work/c1.err")"
+fi
+# (helper 54) slurmctld cuts each line's comment before it continues
+# lines: "# ... \\" continued into the next NodeName line and hid node013,
+# whose loss to a copy then went through with exit 0; a map's FQDN stays
+# whole even where the node's other adapters describe themselves so
+printf 'NodeName=node[001-012] CPUs=4\n# NodeName=node[013-016] Gres=gpu:8 \\\nNodeName=node[013-016] CPUs=4\n' >"$work/comment.conf"
+sed -e 's/"node005 mlx5_0"/"node013 mlx5_0"/' -e 's/"node005 mlx5_1"/"node013 mlx5_1"/' "$work/f.txt" >"$work/cm.txt"
+cp "$work/site.keep" "$work/site3.conf"
+"$TOPO" slurm "$work/cm.txt" --slurm-nodes "$work/comment.conf" -o "$work/site3.conf" 2>"$work/cm.err"; rc1=$?
+sed -E 's/"(node[0-9]+) (mlx5_[0-9])"/"\1.cluster.example.com \2"/g' "$work/f.txt" >"$work/fq.txt"
+awk '/^caguid=/ { g = substr($1, 8) } /^Ca/ && /"node013.cluster.example.com mlx5_0"/ { print g " \"node013.cluster.example.com mlx5_0\""; exit }' \
+    "$work/fq.txt" >"$work/fq.map"
+"$TOPO" slurm "$work/fq.txt" --node-name-map "$work/fq.map" >"$work/fq.conf" 2>/dev/null; rc2=$?
+if [ $rc1 -eq 1 ] && grep -q "host node013 would be left out" "$work/cm.err" && cmp -s "$work/site3.conf" "$work/site.keep" &&
+   [ -s "$work/fq.map" ] && [ $rc2 -eq 0 ] && grep -q "Nodes=node013.cluster.example.com,node\[014-016\]$" "$work/fq.conf"; then
+    ok "--slurm-nodes: a comment ending in a backslash continues nothing (node013 stays Slurm's); a map's FQDN stays whole"
+else
+    not_ok "comment continuation and mapped FQDN"; diag "rc=$rc1 $rc2" "$(cat "$work/cm.err" "$work/fq.map" "$work/fq.conf")"
 fi
