@@ -856,10 +856,16 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
     }
 }
 
-HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base)
+HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base,
+                                 std::vector<std::string> *warnings)
 {
     std::string raw;
+    std::map<std::string, std::size_t> given;  // key -> the line it was first given on
     for (std::size_t lineno = 1; std::getline(in, raw); ++lineno) {
+        // an editor's UTF-8 byte order mark is no part of the first key (an
+        // input error drains every node whose wrapper runs this)
+        if (lineno == 1 && raw.rfind("\xEF\xBB\xBF", 0) == 0)
+            raw.erase(0, 3);
         std::string line = raw.substr(0, raw.find('#'));
         std::size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
         if (b == std::string::npos)
@@ -878,6 +884,11 @@ HealthPolicy parse_health_policy(std::istream &in, const std::string &source, He
         } catch (const std::invalid_argument &err) {
             throw InputError(source, lineno, err.what());
         }
+        // a key given twice: the latest counts, as in slurm.conf, and it is said
+        auto first = given.emplace(strip(key), lineno);
+        if (!first.second && warnings)
+            warnings->push_back(source + ":" + std::to_string(lineno) + ": " + strip(key) + " given again (first on line " +
+                                std::to_string(first.first->second) + "): this later value is used");
     }
     return base;
 }

@@ -71,7 +71,8 @@ const std::vector<std::string> &health_policy_keys();
 void set_health_policy(HealthPolicy &p, const std::string &key, const std::string &value);
 // A policy file over `base`: "KEY=VALUE" lines, '#' comments, blank lines;
 // InputError "FILE:LINE: ..." on an unknown key or a bad value.
-HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base = HealthPolicy());
+HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base = HealthPolicy(),
+                                 std::vector<std::string> *warnings = nullptr);
 
 // What is known of one port.
 struct PortFacts {

@@ -162,7 +162,10 @@ int health_run(int argc, char **argv, std::string &prometheus)
     if (a.flag("policy")) {
         std::string p = a.get("policy");
         std::istringstream in(slurp(p));
-        policy = parse_health_policy(in, p);
+        std::vector<std::string> said;
+        policy = parse_health_policy(in, p, HealthPolicy(), &said);
+        for (const std::string &w : said)
+            std::cerr << "atoll-topo: warning: " << one_line(w) << "\n";
     }
     for (const std::string &k : health_policy_keys())
         if (a.flag(k)) {

@@ -181,6 +181,14 @@ TEST_CASE("policy: a KEY=VALUE file with comments; flags use the same words; unk
     CHECK(p.mtu == 9000);
     CHECK(p.rate == 400);
     CHECK_FALSE(p.ecn);
+    // an editor's byte order mark is no part of the first key; a key given
+    // twice keeps the later value, as slurm.conf does, and says so
+    std::istringstream bom("\xEF\xBB\xBFroce-tc=106\npfc-priority=3\nroce-tc=104\n");
+    std::vector<std::string> said;
+    HealthPolicy b = parse_health_policy(bom, "bom.policy", HealthPolicy(), &said);
+    CHECK(b.roce_tc == 104);
+    CHECK(b.pfc_priority == 3);
+    CHECK(said == std::vector<std::string>{"bom.policy:3: roce-tc given again (first on line 1): this later value is used"});
     std::istringstream typo("roce_tc=106\n");
     CHECK_THROWS_WITH(parse_health_policy(typo, "s"), Catch::StartsWith("s:1: unknown key \"roce_tc\", expected one of roce-tc,"));
     std::istringstream bad("pfc-priority=8\n");
