@@ -42,6 +42,14 @@ std::set<std::vector<int>> partition(const Cluster &c, Level l)
 // placeholder)
 std::vector<int> block_islands(const Cluster &c, const BlockSite &b)
 {
+    // the requests table asks this for every node count and request: the
+    // answer of the last fabric and file kept (a Cluster never changes
+    // once built; the blocks are compared whole)
+    thread_local std::uint64_t memo_of = 0;
+    thread_local std::vector<std::string> memo_blocks;
+    thread_local std::vector<int> memo;
+    if (memo_of == c.serial() && memo_blocks == b.blocks)
+        return memo;
     std::map<std::string, int> by_name;
     for (Level bl : {Level::Domain, Level::Leaf})
         for (int is : c.at(bl))
@@ -51,6 +59,9 @@ std::vector<int> block_islands(const Cluster &c, const BlockSite &b)
         auto it = by_name.find(name);
         out.push_back(it == by_name.end() ? -1 : it->second);
     }
+    memo_of = c.serial();
+    memo_blocks = b.blocks;
+    memo = out;
     return out;
 }
 
