@@ -623,23 +623,38 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
         }
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
-            std::string home_leaf, off;
+            // every port off its group, and every leaf of its own (helper
+            // 54: four foreign adapters were named as one, two home leaves as one)
+            std::vector<std::string> home_leaves, offs;
             for (const HostPort &p : h.ports) {
                 const Switch &s = t.sw(p.sw);
                 if (!counted(s, p))
                     continue;
-                if (s.group == home[hi] && home_leaf.empty())
-                    home_leaf = s.name;
-                else if (s.group != home[hi] && off.empty() &&
-                         2 * at_home[static_cast<std::size_t>(p.sw)] > on[static_cast<std::size_t>(p.sw)])
-                    off = (p.hca.empty() ? std::string("an adapter") : "adapter " + p.hca) + " on " + s.name;
+                if (s.group == home[hi]) {
+                    if (std::find(home_leaves.begin(), home_leaves.end(), s.name) == home_leaves.end())
+                        home_leaves.push_back(s.name);
+                } else if (2 * at_home[static_cast<std::size_t>(p.sw)] > on[static_cast<std::size_t>(p.sw)]) {
+                    offs.push_back((p.hca.empty() ? std::string("an adapter") : p.hca) + " on " + s.name);
+                }
             }
-            if (!off.empty())
-                add("host-port-other-group", Severity::Warning, h.name,
-                    off + ", a leaf of another rail group than its other " + std::to_string(home_ports[hi]) + " (" +
-                        home_leaf +
-                        "): a moved cable, or another node's description naming this host; the host stays in the "
-                        "group of most of its ports");
+            if (offs.empty())
+                continue;
+            std::string off = offs.size() == 1 ? (offs[0].rfind("an adapter", 0) == 0 ? offs[0] : "adapter " + offs[0])
+                                               : "adapters " + offs[0];
+            for (std::size_t k = 1; k < offs.size() && k < 4; ++k)
+                off += ", " + offs[k];
+            if (offs.size() > 4)
+                off += ", ...";
+            std::string homes;
+            for (std::size_t k = 0; k < home_leaves.size() && k < 4; ++k)
+                homes += (k ? ", " : "") + home_leaves[k];
+            if (home_leaves.size() > 4)
+                homes += ", ...";
+            add("host-port-other-group", Severity::Warning, h.name,
+                off + (offs.size() == 1 ? ", a leaf" : " (" + std::to_string(offs.size()) + "), leaves") +
+                    " of another rail group than its other " + std::to_string(home_ports[hi]) + " (" + homes +
+                    "): a moved cable, or another node's description naming this host; the host stays in the "
+                    "group of most of its ports");
         }
     }
     for (const Host &h : t.hosts) {

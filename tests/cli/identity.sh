@@ -235,6 +235,7 @@ cp "$work/site.keep" "$work/site2.conf"
 if [ $rc1 -eq 1 ] && [ ! -e "$work/evil.conf" ] && grep -q "host gpu001 would be left out" "$work/evil.err" &&
    [ $rc2 -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/two.conf" && ! grep -q "node003\.[ab]" "$work/two.conf" &&
    grep -q "^warning: fqdn-host-names: node003: host names node003, node003.a, node003.b are one host" "$work/two.check" &&
+   grep -q "^warning: host-port-other-group: node003: adapters mlx5_7 on ib-leaf07, mlx5_8 on ib-leaf08 (2), leaves of another rail group than its other 2 (ib-leaf01, ib-leaf02)" "$work/two.check" &&
    [ $rc3 -eq 1 ] && grep -q "host node010 would be left out" "$work/c1.err" && cmp -s "$work/site2.conf" "$work/site.keep"; then
     ok "an FQDN of another node's name is that name: one root neither drops gpu001 nor freezes node003; a continued NodeName hostlist is whole"
 else
