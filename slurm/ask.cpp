@@ -4,16 +4,20 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iomanip>
 #include <istream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <queue>
 #include <set>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -291,20 +295,24 @@ std::string row_text(const Cluster &c, const SlurmAsk &a, int n)
 
 }  // namespace
 
-bool spanning_free(const Cluster &c, int n)
+namespace {
+
+// The answers of spanning_free() for one fabric, by node count (a Cluster
+// never changes once built; its serial tells it from one built later at
+// the same address)
+std::map<int, bool> &spanning_memo(const Cluster &c)
 {
-    // the table asks for every node count: one answer per count and fabric
-    // (a Cluster never changes once built; its serial tells it from one
-    // built later at the same address)
     thread_local std::uint64_t memo_of = 0;
     thread_local std::map<int, bool> memo;
     if (memo_of != c.serial()) {
         memo_of = c.serial();
         memo.clear();
     }
-    auto it = memo.find(n);
-    if (it != memo.end())
-        return it->second;
+    return memo;
+}
+
+bool spanning_free_now(const Cluster &c, int n)
+{
     // only a fabric that says so: without link speeds (a CSV, LLDP without
     // them) its uplinks are unknown, not free
     bool known = !c.at(Level::Leaf).empty();
@@ -312,7 +320,57 @@ bool spanning_free(const Cluster &c, int n)
         known = known && c.island(l).host_gbps > 0;
     JobShape job;
     job.comm_share = kFreeSpanShare;
-    bool free = known && span_slowdown(c, n, job, default_step_model(c.kind())) - 1 < kFreeSpan;
+    return known && span_slowdown(c, n, job, default_step_model(c.kind())) - 1 < kFreeSpan;
+}
+
+}  // namespace
+
+// The requests table asks spanning_free() for every node count of the
+// pool, each priced leaf by leaf: computed ahead on the machine's cores
+// (the cost model reads the Cluster only). Threads that cannot be started
+// leave the counts to be computed one by one, as asked.
+void spanning_free_ahead(const Cluster &c, int last, unsigned threads)
+{
+    const unsigned cores = threads ? threads : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+    if (cores < 2 || last < 1)
+        return;
+    std::vector<char> answer(static_cast<std::size_t>(last) + 1, 0), done(answer.size(), 0);
+    std::vector<std::thread> started;
+    std::mutex failed_mu;
+    std::exception_ptr failed;
+    try {
+        for (unsigned t = 0; t < cores; ++t)
+            started.emplace_back([&, t] {
+                try {
+                    for (int n = 1 + static_cast<int>(t); n <= last; n += static_cast<int>(cores)) {
+                        answer[static_cast<std::size_t>(n)] = spanning_free_now(c, n);
+                        done[static_cast<std::size_t>(n)] = 1;
+                    }
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(failed_mu);
+                    failed = std::current_exception();
+                }
+            });
+    } catch (const std::system_error &) {
+        // no thread to be had: the ones started finish, the rest waits
+    }
+    for (std::thread &th : started)
+        th.join();
+    if (failed)
+        std::rethrow_exception(failed);
+    std::map<int, bool> &memo = spanning_memo(c);
+    for (int n = 1; n <= last; ++n)
+        if (done[static_cast<std::size_t>(n)])
+            memo.emplace(n, answer[static_cast<std::size_t>(n)] != 0);
+}
+
+bool spanning_free(const Cluster &c, int n)
+{
+    std::map<int, bool> &memo = spanning_memo(c);
+    auto it = memo.find(n);
+    if (it != memo.end())
+        return it->second;
+    bool free = spanning_free_now(c, n);
     memo.emplace(n, free);
     return free;
 }
@@ -887,6 +945,8 @@ void write_requests_table(std::ostream &out, const Cluster &c, const BlockSite *
         << "# TO '-': every larger node count. random's islands by name (job_submit.lua shuffles them).\n";
     FreeState idle(c, true);
     const int last = c.pool_size() + 1;
+    if (c.pool_size() >= 4096)
+        spanning_free_ahead(c, c.pool_size());
     for (const std::string &pname : policy_names()) {
         auto policy = make_policy(pname, c);
         // one ranking per level and node count (the requests share them)

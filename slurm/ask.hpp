@@ -121,6 +121,11 @@ constexpr double kFreeSpanShare = 0.7;
 // span_slowdown(c, n) of a communication-bound job under 1 + kFreeSpan, on
 // a fabric that gives its leaves' link speeds (else: unknown, not free).
 bool spanning_free(const Cluster &c, int n);
+// spanning_free() for every node count 1..last, computed ahead on `threads`
+// threads (0: the machine's cores, at most 8; fewer than 2: nothing ahead),
+// kept for this thread's later calls (the requests table, at 4,096 hosts
+// and more)
+void spanning_free_ahead(const Cluster &c, int last, unsigned threads = 0);
 // The wait bound for auto's island: 0 (do not wait: ask nothing) when
 // span_cost = span_slowdown - 1 is under kFreeSpan, or when expected_s (the
 // expected wait for the island; < 0: unknown, taken as 0) is at least

@@ -341,6 +341,26 @@ TEST_CASE("auto asks for an island only where spanning costs something", "[ask][
     CHECK(slurm_ask(cc, *ff, idlec, parse_island("auto"), "auto", 2).switches == 1);
 }
 
+TEST_CASE("spanning_free computed ahead on threads answers as computed one by one", "[ask][cost]")
+{
+    for (double oversub : {1.0, 2.0, 4.0}) {
+        Topology t = oversubscribed(oversub);
+        Cluster ahead(t), one_by_one(t);  // two Clusters: two serials, two memos
+        const int pool = ahead.pool_size();
+        spanning_free_ahead(ahead, pool, 3);
+        std::vector<bool> a, b;
+        for (int n = 1; n <= pool; ++n)
+            a.push_back(spanning_free(ahead, n));
+        for (int n = 1; n <= pool; ++n)
+            b.push_back(spanning_free(one_by_one, n));
+        CHECK(a == b);
+        // the answers differ by node count where spanning costs (one node never spans)
+        CHECK(a.front());
+        if (oversub > 1)
+            CHECK(std::count(a.begin(), a.end(), false) > 0);
+    }
+}
+
 TEST_CASE("auto waits while the wait costs less than spanning (worked by hand)", "[ask][cost]")
 {
     // spanning costs 20 % of a 3600 s run: 720 s
