@@ -655,9 +655,16 @@ int cmd_slurm(int argc, char **argv)
             if (!topology_file)
                 std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
                           << "): no line written for it\n";
-        if (topology_file && !outside.empty())
-            std::cerr << "atoll-topo: warning: " << shown(compress_hostlist(outside), 200) << ": Slurm has no node of "
-                      << (outside.size() == 1 ? "this name" : "these names") << " (" << a.get("slurm-nodes")
+        // (compute hosts only: a storage or login host Slurm lacks is the
+        // usual case, and a daily cron job would say so every day)
+        std::vector<std::string> compute_outside;
+        for (const std::string &h : outside)
+            if (t.host_index.count(h) && t.hosts[static_cast<std::size_t>(t.host_index.at(h))].compute)
+                compute_outside.push_back(h);
+        if (topology_file && !compute_outside.empty())
+            std::cerr << "atoll-topo: warning: " << shown(compress_hostlist(compute_outside), 200)
+                      << ": compute host" << (compute_outside.size() == 1 ? "" : "s") << " Slurm has no node of ("
+                      << a.get("slurm-nodes")
                       << "): written all the same (a topology file lists every host of the fabric; "
                          "--slurm-nodes decides only whether a contested host stops it)\n";
     }

@@ -43,7 +43,7 @@ fi
 # decides only which contested hosts stop them (one warning names the rest)
 "$TOPO" slurm --format tree "$work/f.txt" --slurm-nodes "$work/nodes" >"$work/tree.out" 2>"$work/tree.err"; rc=$?
 "$TOPO" slurm --format islands "$work/f.txt" --slurm-nodes "$work/nodes" >/dev/null 2>&1; rc2=$?
-if [ $rc -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/tree.out" && grep -q "node\[003,005-016\].: Slurm has no node of these names .*written all the same" "$work/tree.err" &&
+if [ $rc -eq 0 ] && grep -q "Nodes=node\[001-004\]$" "$work/tree.out" && grep -q "node\[003,005-016\].: compute hosts Slurm has no node of .*written all the same" "$work/tree.err" &&
    [ $rc2 -eq 2 ]; then
     ok "--slurm-nodes with --format tree: every host written, a warning names Slurm's missing ones; with islands a usage error"
 else
