@@ -336,6 +336,7 @@ void spanning_free_ahead(const Cluster &c, int last, unsigned threads)
         return;
     std::vector<char> answer(static_cast<std::size_t>(last) + 1, 0), done(answer.size(), 0);
     std::vector<std::thread> started;
+    started.reserve(cores);  // no allocation once a thread runs: a joinable thread destroyed is std::terminate
     std::mutex failed_mu;
     std::exception_ptr failed;
     try {
@@ -351,8 +352,9 @@ void spanning_free_ahead(const Cluster &c, int last, unsigned threads)
                     failed = std::current_exception();
                 }
             });
-    } catch (const std::system_error &) {
-        // no thread to be had: the ones started finish, the rest waits
+    } catch (...) {
+        // no thread to be had (std::system_error): the ones started
+        // finish, the rest is computed as asked
     }
     for (std::thread &th : started)
         th.join();
