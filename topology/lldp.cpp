@@ -913,13 +913,23 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     std::size_t in_slurm = 0;
     for (const auto &t : tables)
         in_slurm += roles.slurm_nodes.count(t);
+    // Slurm's node names all FQDNs: a table's system (up to its first dot)
+    // can never be one, and renaming the tables would not help (helper 54)
+    const bool fqdn_names = !roles.slurm_nodes.empty() &&
+                            std::all_of(roles.slurm_nodes.begin(), roles.slurm_nodes.end(), [](const std::string &n) {
+                                return n.find('.') != std::string::npos &&
+                                       n.find_first_not_of("0123456789.") != std::string::npos;
+                            });
     if (roles.slurm_given && in_slurm == 0 && !not_slurm.empty())
         throw InputError(source + ": found none of the " + std::to_string(tables.size()) + " systems with tables (" +
                          shown(*not_slurm.begin()) + ", ...) among the " + std::to_string(roles.slurm_nodes.size()) +
                          " nodes of " + (roles.slurm_source.empty() ? "--slurm-nodes" : roles.slurm_source) +
                          (roles.slurm_nodes.empty() ? std::string() : " (" + shown(*roles.slurm_nodes.begin()) + ", ...)") +
-                         ", expected tables named by Slurm's "
-                         "NodeName (the file name up to its first '.', or the pdsh prefix), not by NodeHostname");
+                         (fqdn_names ? std::string(": Slurm's node names here are FQDNs, and an LLDP table's system is "
+                                                   "the file name or pdsh prefix up to its first '.' (a first label): "
+                                                   "LLDP discovery needs short Slurm node names")
+                                     : std::string(", expected tables named by Slurm's NodeName (the file name up to its "
+                                                   "first '.', or the pdsh prefix), not by NodeHostname")));
     if (!not_slurm.empty())
         f_warnings_early.push_back(source + ": " + first_names({not_slurm.begin(), not_slurm.end()}) +
                                    ": a table of a system Slurm has no node of (--slurm-nodes) and no switch by its "

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 17
+plan 18
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -258,4 +258,20 @@ if [ $rc1 -eq 1 ] && grep -q "host node013 would be left out" "$work/cm.err" && 
     ok "--slurm-nodes: a comment ending in a backslash continues nothing (node013 stays Slurm's); a map's FQDN stays whole"
 else
     not_ok "comment continuation and mapped FQDN"; diag "rc=$rc1 $rc2" "$(cat "$work/cm.err" "$work/fq.map" "$work/fq.conf")"
+fi
+# (helper 54) Slurm's node names all FQDNs: an LLDP table's system is its
+# first label and can never be one; the error says so instead of asking
+# for tables named by NodeName, which cannot help
+mkdir -p "$work/lfq"
+for f in "$DATA/lldp/rails8/keyvalue/"gpu*.keyvalue; do
+    b=$(basename "$f" .keyvalue)
+    cp "$f" "$work/lfq/$b.cluster.example.com.keyvalue"
+done
+printf 'NodeName=gpu[01-04].cluster.example.com CPUs=8\n' >"$work/lfq.conf"
+"$TOPO" slurm "$work/lfq" --slurm-nodes "$work/lfq.conf" >"$work/lfq.out" 2>"$work/lfq.err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "Slurm's node names here are FQDNs, and an LLDP table's system is the file name or pdsh prefix up to its first '.'" "$work/lfq.err" &&
+   ! grep -q "expected tables named by Slurm's NodeName" "$work/lfq.err"; then
+    ok "LLDP with Slurm node names that are all FQDNs: the error says why no table can match"
+else
+    not_ok "LLDP with FQDN Slurm node names"; diag "rc=$rc" "$(cat "$work/lfq.err")"
 fi
