@@ -134,6 +134,13 @@ std::unique_ptr<std::set<std::string>> slurm_nodes(const Args &a)
     return std::make_unique<std::set<std::string>>(read_slurm_node_names(in, option_source(p)));
 }
 
+// Slurm's node list as load_inputs() read it into the fabric (nullptr
+// without --slurm-nodes): read once, not again by each command
+const std::set<std::string> *slurm_list(const Args &a, const Topology &t)
+{
+    return a.flag("slurm-nodes") ? &t.fabric.slurm_names : nullptr;
+}
+
 // All inputs merged into one fabric, the node name map applied. Slurm's node
 // list (--slurm-nodes) decides who is a host among LLDP tables; on other
 // inputs only a command that uses it itself (`nodes_for_output`) takes it.
@@ -390,8 +397,7 @@ int cmd_check(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {"json"});
     Topology t = analysed(load_inputs(a, false, true), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
-    std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
-    auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    auto findings = check(t, CheckContext{previous.get(), slurm_list(a, t)});
     // a fabric.json checked here is what cli_filter.lua's atoll-place reads
     // as the submitting user: the same rule as the view's
     for (const std::string &p : a.operands) {
@@ -564,7 +570,7 @@ int cmd_slurm(int argc, char **argv)
     // a host Slurm has no node of is no loss to Slurm's files: with Slurm's
     // node list, only its own nodes stop them (helper 52: two nodes
     // calling themselves a name no one has froze the cluster's files)
-    std::unique_ptr<std::set<std::string>> only = slurm_nodes(a);
+    const std::set<std::string> *only = slurm_list(a, t);
     for (auto c = t.contested_lost.begin(); only && c != t.contested_lost.end();) {
         if (only->count(c->first)) {
             ++c;
@@ -651,15 +657,15 @@ int cmd_slurm(int argc, char **argv)
                              " hosts of " + t.fabric.source + " (first " + shown(outside.front(), 80) +
                              "; a --host-map forgotten?): nothing written" +
                              (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept"));
+        // (the topology files: compute hosts only, in one line; a storage
+        // or login host Slurm lacks is the usual case, and a daily cron
+        // job would say so every day)
+        std::vector<std::string> compute_outside;
         for (const std::string &h : outside)
             if (!topology_file)
                 std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
                           << "): no line written for it\n";
-        // (compute hosts only: a storage or login host Slurm lacks is the
-        // usual case, and a daily cron job would say so every day)
-        std::vector<std::string> compute_outside;
-        for (const std::string &h : outside)
-            if (t.host_index.count(h) && t.hosts[static_cast<std::size_t>(t.host_index.at(h))].compute)
+            else if (t.host_index.count(h) && t.hosts[static_cast<std::size_t>(t.host_index.at(h))].compute)
                 compute_outside.push_back(h);
         if (topology_file && !compute_outside.empty())
             std::cerr << "atoll-topo: warning: " << shown(compress_hostlist(compute_outside), 200)
@@ -685,9 +691,9 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "yaml")
             write_topology_yaml(o, t, placeholders);
         else if (what == "features")
-            write_features_conf(o, t, a.get("node-params"), only.get());
+            write_features_conf(o, t, a.get("node-params"), only);
         else if (what == "feature-list")
-            write_feature_list(o, t, only.get());
+            write_feature_list(o, t, only);
         else if (what == "islands")
             write_islands(o, Cluster(t));
         else if (what == "requests")
@@ -695,9 +701,9 @@ int cmd_slurm(int argc, char **argv)
         else if (what == "view")
             write_summary(o, summarise(t, Cluster(t)));
         else if (what == "k8s-labels")
-            changed = write_k8s_labels(o, t, only.get());
+            changed = write_k8s_labels(o, t, only);
         else
-            write_scontrol_updates(o, t, current, previous.get(), only.get());
+            write_scontrol_updates(o, t, current, previous.get(), only);
     });
     // written whole and valid, but not as the island names: exit 3, as check's warnings
     for (const K8sLabelChange &c : changed)
@@ -1027,8 +1033,7 @@ int cmd_report(int argc, char **argv)
     Args a = parse_args(argc, argv, 2, vals, {});
     Topology t = analysed(load_inputs(a, false, true), "atoll-topo");
     std::unique_ptr<Topology> previous = previous_fabric(a);
-    std::unique_ptr<std::set<std::string>> nodes = slurm_nodes(a);
-    auto findings = check(t, CheckContext{previous.get(), nodes.get()});
+    auto findings = check(t, CheckContext{previous.get(), slurm_list(a, t)});
     auto file = [&](const std::string &name, const std::string &command, const std::function<void(std::ostream &)> &w) {
         std::ostringstream s;
         try {
@@ -1046,7 +1051,7 @@ int cmd_report(int argc, char **argv)
         file("topology.yaml (Slurm 25.05 and later)", "atoll-topo slurm --format yaml",
              [&](std::ostream &o) { write_topology_yaml(o, t); }),
         file("island features (a slurm.conf include)", "atoll-topo slurm --format features",
-             [&](std::ostream &o) { write_features_conf(o, t, "", nodes.get()); }),
+             [&](std::ostream &o) { write_features_conf(o, t, "", slurm_list(a, t)); }),
     };
     write_file_atomically(a.get("output", "-"), [&](std::ostream &o) {
         write_report(o, t, findings, files, std::string("atoll-topo ") + PACKAGE_VERSION);

@@ -221,13 +221,13 @@ std::string hca_name_problem(const std::string &name)
     return bad_chars(name);
 }
 
-ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *slurm)
+ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *whole)
 {
     std::map<std::string, std::set<std::string>> by_short;  // short name -> the names that give it
     ShortNames out;
     for (const std::string &n : names) {
         bool address = std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
-        if (address || n.find('.') == std::string::npos || (slurm && slurm->count(n))) {
+        if (address || n.find('.') == std::string::npos || (whole && whole->count(n))) {
             if (!address && n.find('.') != std::string::npos)
                 out.kept.push_back(n);
             by_short[n].insert(n);
@@ -708,9 +708,8 @@ Topology analyse(Fabric fabric)
     for (const Node &n : f.nodes)
         if (n.mapped && n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host)
             whole.insert(split_ca_desc(n.desc).first);
-    ShortNames short_names = shorten_fqdns(given_names, whole.empty() ? nullptr : &whole);
+    ShortNames short_names = shorten_fqdns(given_names, &whole);
     t.fqdn_shortened = short_names.shortened;
-    t.fqdn_kept = short_names.kept;
     t.fqdn_merged = short_names.merged;
     // Hosts from CA descriptions. A description is the node's own claim
     // (its root writes node_desc): one adapter name claimed by two CAs is

@@ -113,7 +113,6 @@ struct Topology {
     std::vector<UnnamedCa> unnamed;
     std::vector<RefusedCa> refused;         // names refused (see host_name_problem)
     std::vector<std::string> fqdn_shortened; // host names given as FQDN, shortened (see shorten_fqdns)
-    std::vector<std::string> fqdn_kept;      // FQDNs kept whole: Slurm's node list names them so
     // short name -> the names given that became it, where two or more did
     // (node001 and node001.cluster, or node001.a and node001.b): one host
     std::map<std::string, std::vector<std::string>> fqdn_merged;
@@ -156,16 +155,16 @@ std::string hca_name_problem(const std::string &name);
 struct ShortNames {
     std::map<std::string, std::string> to;  // FQDN -> short name, for those shortened
     std::vector<std::string> shortened;     // the FQDNs shortened, sorted
-    std::vector<std::string> kept;          // the FQDNs kept whole (Slurm names them so), sorted
+    std::vector<std::string> kept;          // the FQDNs kept whole (`whole` names them so), sorted
     std::map<std::string, std::vector<std::string>> merged;  // short name -> two or more names that became it
 };
 // Host names a node gave itself, as Slurm's node names: an FQDN is cut to
-// its first label (an address never), unless Slurm's node list (when
-// given) names it whole. Two names that become one are one host: any
+// its first label (an address never), unless `whole` names it so (Slurm's
+// node list and the node name map's names, when given). Two names that become one are one host: any
 // node's root can write a short name, so an FQDN kept apart would only let
 // one root take a node's Slurm name from it (helper 53); a copied adapter
 // name is refused adapter by adapter.
-ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *slurm = nullptr);
+ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *whole = nullptr);
 // "FILE:LINE: ..." (or "FILE: ...") for a refused adapter, its bytes escaped.
 std::string refused_message(const std::string &source, const RefusedCa &r);
 // mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number
