@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <dirent.h>
 #include <iomanip>
 #include <istream>
 #include <ostream>
@@ -423,6 +424,66 @@ public:
                 path + ", not " + std::to_string(p_.pfc_priority) + ", the policy's lossless priority" + fix);
         else
             add("nccl-sl", HealthStatus::Ok, path + ", lossless");
+    }
+
+    // Under trust pcp the queue is the PCP of the frame's 802.1Q tag, and
+    // mlx5 tags a RoCE frame only when the GID's netdev is a VLAN device
+    // (the GID entry carries its VLAN): on an untagged netdev there is no
+    // PCP, and the peer's NIC and a switch port trusting pcp queue the frame
+    // as untagged traffic, priority 0. Lossless only where PFC is on 0.
+    void vlan()
+    {
+        if (trust() != "pcp")
+            return;
+        // the GIDs a job's RDMA leaves on: the one NCCL takes (the node's
+        // nccl.conf's, else its own choice) and the routable one the
+        // plugin sets
+        std::vector<const GidEntry *> gids;
+        const int nccl = p_.nccl_gid_index >= 0 ? p_.nccl_gid_index : nccl_gid_index(f_.port);
+        for (const GidEntry &g : f_.port.gids)
+            if (g.index == nccl)
+                gids.push_back(&g);
+        std::vector<const GidEntry *> r = routable_gids(f_.port);
+        if (!r.empty() && (gids.empty() || gids[0] != r[0]))
+            gids.push_back(r[0]);
+        if (gids.empty()) {
+            add("vlan", HealthStatus::Skipped, "no RoCE GID to check (see gid)");
+            return;
+        }
+        // the lossless priorities: the policy's, else those PFC is on
+        std::vector<int> lossless;
+        if (p_.pfc_priority >= 0)
+            lossless.push_back(p_.pfc_priority);
+        else if (f_.qos)
+            for (int i = 0; i < 8; ++i)
+                if (f_.qos->pfc[static_cast<std::size_t>(i)])
+                    lossless.push_back(i);
+        const bool zero_lossless = std::find(lossless.begin(), lossless.end(), 0) != lossless.end();
+        const std::size_t from = out_.size();
+        for (const GidEntry *g : gids) {
+            const std::string nd = g->ndev.empty() ? std::string("?") : escaped(g->ndev, 40);
+            const std::string what = "GID " + std::to_string(g->index) + " (" + g->gid + ") on " + nd;
+            auto v = f_.gid_vlan.find(g->ndev);
+            const int tagged = v == f_.gid_vlan.end() ? -1 : v->second;
+            if (tagged == 1)
+                add("vlan", HealthStatus::Ok, what + ", a VLAN device: its RoCE frames carry the PCP");
+            else if (tagged < 0)
+                add("vlan", HealthStatus::Skipped,
+                    what + ": no /sys/class/net/" + nd + "/uevent (or one below it) to tell whether it is a VLAN device");
+            else if (zero_lossless)
+                add("vlan", HealthStatus::Ok,
+                    what + ", no VLAN device: its frames leave untagged and land in priority 0, which has PFC");
+            else if (lossless.empty() && !f_.qos)
+                unverified("vlan", "where " + what + "'s untagged frames land");
+            else
+                add("vlan", HealthStatus::Error,
+                    what + ", no VLAN device, under trust pcp: RoCE frames leave with no 802.1Q tag, so no PCP; the "
+                    "peer's NIC and the switch queue them as untagged traffic, priority 0, where PFC is off: drops "
+                    "under incast, go-back-N retransmits, NCCL all-reduce throughput collapses. Put the RoCE address "
+                    "on a VLAN device over " + (f_.netdev.empty() ? std::string("the port") : escaped(f_.netdev, 40)) +
+                    " or use trust dscp");
+        }
+        keep_worst(from);
     }
 
     // the priorities RoCE traffic may ride: the policy's; under trust pcp
@@ -893,6 +954,47 @@ HealthPolicy parse_health_policy(std::istream &in, const std::string &source, He
     return base;
 }
 
+namespace {
+bool netdev_name_ok(const std::string &n)
+{
+    return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
+}
+
+int netdev_vlan(const std::string &sysfs_root, const std::string &netdev, int depth)
+{
+    if (!netdev_name_ok(netdev) || depth > 4)
+        return -1;
+    const std::string net = sysfs_root + "/class/net/" + netdev;
+    std::optional<std::string> uevent = read_small_file(net + "/uevent", 4096);
+    if (!uevent)
+        return -1;
+    std::istringstream lines(*uevent);
+    for (std::string l; std::getline(lines, l);)
+        if (l == "DEVTYPE=vlan")
+            return 1;
+    // a device over others (macvlan, ipvlan, a bond): tagged when one below is
+    int out = 0;
+    if (DIR *d = opendir(net.c_str())) {
+        while (struct dirent *e = readdir(d)) {
+            const std::string n = e->d_name;
+            if (n.rfind("lower_", 0) != 0 || n.size() == 6)
+                continue;
+            int below = netdev_vlan(sysfs_root, n.substr(6), depth + 1);
+            if (below == 1) {
+                out = 1;
+                break;
+            }
+            if (below < 0)
+                out = -1;
+        }
+        closedir(d);
+    }
+    return out;
+}
+}  // namespace
+
+int netdev_vlan(const std::string &sysfs_root, const std::string &netdev) { return netdev_vlan(sysfs_root, netdev, 0); }
+
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
 {
     if (f.netdev.empty() || f.netdev.find('/') != std::string::npos || f.netdev == "." || f.netdev == "..")
@@ -920,13 +1022,24 @@ std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort 
     out[0].port = port;
     if (port.link_layer != "Ethernet" || port.netdevs.empty())
         return out;
+    for (const GidEntry &g : port.gids)
+        if (!out[0].gid_vlan.count(g.ndev))
+            out[0].gid_vlan[g.ndev] = netdev_vlan(sysfs_root, g.ndev);
+    // the QoS is the device's own: not a VLAN's (mlnx_qos -i eth0.100 is
+    // not eth0's) but the netdev below it
     out[0].netdev = port.netdevs[0];
+    for (const std::string &nd : port.netdevs)
+        if (std::find(port.stacked.begin(), port.stacked.end(), nd) == port.stacked.end()) {
+            out[0].netdev = nd;
+            break;
+        }
     read_netdev_facts(sysfs_root, out[0]);
     for (const std::string &m : port.lower) {
         PortFacts f;
         f.port = port;
         f.netdev = m;
         f.bond = out[0].netdev;
+        f.gid_vlan = out[0].gid_vlan;
         read_netdev_facts(sysfs_root, f);
         if (f.bond.find('/') == std::string::npos && f.bond != "." && f.bond != "..")
             f.bond_mode = first_line(sysfs_root + "/class/net/" + f.bond + "/bonding/mode");
@@ -1037,6 +1150,7 @@ const std::vector<std::pair<std::string, std::string>> &health_checks()
         {"pfc", "PFC is on the RoCE priority and on no other"},
         {"nccl-class", "the NCCL_IB_TC the node's nccl.conf sets lands on the lossless priority"},
         {"nccl-sl", "under trust pcp, the SL every job's NCCL sends (NCCL_IB_SL, default 0) is the lossless priority"},
+        {"vlan", "under trust pcp, the RoCE GID's netdev is a VLAN device, so its frames carry a PCP (else PFC is on priority 0)"},
         {"nccl-conf", "the node's nccl.conf is a regular file every user can read"},
         {"ecn", "ECN (roce_np, roce_rp) is on for the RoCE priority"},
         {"mtu", "the netdev's MTU is the policy's"},
@@ -1082,6 +1196,7 @@ std::vector<HealthFinding> check_health(const std::vector<PortFacts> &ports, con
                 c.pfc();
                 c.nccl_class();
                 c.nccl_sl();
+                c.vlan();
                 c.ecn();
             }
             c.mtu(!c.member());  // the active RDMA MTU follows the bond's MTU

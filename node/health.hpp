@@ -87,6 +87,9 @@ struct PortFacts {
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
     std::string qos_missing;             // why there is no `qos`: "not installed", "exit 1", "timed out after 10 s"
+    // each netdev of the port's GIDs: 1 a VLAN device or over one (its RoCE
+    // frames carry an 802.1Q tag, so a PCP), 0 not, -1 unknown (no uevent)
+    std::map<std::string, int> gid_vlan;
     std::array<int, 8> ecn_np{};         // /sys/class/net/IF/ecn/roce_np/enable/N, -1 unknown
     std::array<int, 8> ecn_rp{};         // .../roce_rp/enable/N
     // two reads of the counters: "counters/symbol_error", "hw_counters/out_of_sequence",
@@ -100,6 +103,11 @@ struct PortFacts {
     }
 };
 
+// Whether a netdev's frames leave 802.1Q-tagged: 1 when its sysfs uevent
+// says DEVTYPE=vlan, or that of a device it sits on (lower_*, a macvlan
+// over a VLAN), 0 when the uevents were read and none is, -1 when one
+// cannot be read (a saved tree without them)
+int netdev_vlan(const std::string &sysfs_root, const std::string &netdev);
 // What sysfs says of the port's netdev (MTU, trust, ECN); the counters are
 // read with read_port_counters().
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f);

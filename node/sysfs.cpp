@@ -32,6 +32,18 @@ std::vector<std::string> list_dir(const std::string &dir)
     return out;
 }
 
+// A netdev stacked on another (sysfs uevent DEVTYPE vlan, macvlan, ipvlan
+// and their taps): its lower_* link names where its frames leave
+bool stacked_netdev(const std::string &net)
+{
+    std::istringstream lines(read_small_file(net + "/uevent", 4096).value_or(""));
+    for (std::string l; std::getline(lines, l);)
+        if (l == "DEVTYPE=vlan" || l == "DEVTYPE=macvlan" || l == "DEVTYPE=ipvlan" || l == "DEVTYPE=macvtap" ||
+            l == "DEVTYPE=ipvtap")
+            return true;
+    return false;
+}
+
 std::string read_line(const std::string &path)
 {
     std::string s = read_small_file(path, 4096).value_or("");
@@ -331,8 +343,13 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
             }
             if (np.netdevs.empty())
                 np.netdevs = np.own_net;
-            // a RoCE LAG (mlx5_bond_0) names the bond; LLDP names its members
-            for (const std::string &nd : np.netdevs) {
+            // a RoCE LAG (mlx5_bond_0) names the bond; LLDP names its members.
+            // A VLAN, macvlan or ipvlan device has a lower_* link too, to the
+            // device its frames leave by: that is no LAG member but the
+            // port's own netdev (LLDP names it; a VLAN over a bond leads to
+            // the bond and so to its members), taken after the GIDs' ones
+            for (std::size_t k = 0; k < np.netdevs.size(); ++k) {
+                const std::string nd = np.netdevs[k];
                 if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
                     continue;
                 std::string net = sysfs_root + "/class/net/" + nd;
@@ -340,6 +357,13 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 for (const std::string &e : list_dir(net))
                     if (e.rfind("lower_", 0) == 0 && e.size() > 6)
                         members.push_back(e.substr(6));
+                if (stacked_netdev(net)) {
+                    np.stacked.push_back(nd);
+                    for (const std::string &m : members)
+                        if (np.netdevs.size() < 64 && std::find(np.netdevs.begin(), np.netdevs.end(), m) == np.netdevs.end())
+                            np.netdevs.push_back(m);
+                    continue;
+                }
                 std::istringstream slaves(read_line(net + "/bonding/slaves"));
                 for (std::string m; slaves >> m;)
                     members.push_back(m);

@@ -48,6 +48,8 @@ struct NodePort {
     std::uint64_t node_guid = 0;        // <hca>/node_guid ("9803:9b03:0000:0000"); 0 none or unreadable
     bool node_guid_bad = false;         // node_guid read, but all zero or not the kernel's format (no adapter the fabric saw)
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)
+    std::vector<std::string> stacked;   // netdevs of it that are VLAN, macvlan or ipvlan devices (uevent DEVTYPE):
+                                        // the device below each is in netdevs too, after the GIDs' own
     std::vector<GidEntry> gids;         // Ethernet: the GID table's entries with an address, by index
     int gid_table_len = 0;              // how many slots the table has
     std::vector<std::string> gid_unread;  // "gids/N holds 'X'": a slot not as the kernel writes a GID (first few)

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 38
+plan 39
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -459,4 +459,61 @@ if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is on pri
     ok "pcp, NCCL_IB_SL=-1 (0 or 7), PFC on every priority: pfc fails once a port (it was skipped: no priority known)"
 else
     not_ok "pcp, NCCL_IB_SL=-1: pfc checked at both readings"; diag "exit $rc" "$(cat "$work/out")"
+fi
+# Under trust pcp the queue is the PCP of the 802.1Q tag, and mlx5 tags a
+# RoCE frame only when its GID's netdev is a VLAN device: on an untagged
+# netdev (sysfs uevent without DEVTYPE=vlan) NCCL's RDMA carries no PCP and
+# the peer queues it as priority 0, lossy unless PFC is on 0. The VLAN table
+# is nccl1131's with its IPv4 GIDs moved to ens3np0.100/ens2np0.100, shaped
+# as tensorflow#22077's show_gids lists a VLAN's GIDs (synthetic).
+uevent() {  # ROOT NETDEV [DEVTYPE [LOWER]]
+    mkdir -p "$1/class/net/$2"
+    { echo "INTERFACE=$2"; [ -n "$3" ] && echo "DEVTYPE=$3"; echo "IFINDEX=7"; } >"$1/class/net/$2/uevent"
+    [ -n "$4" ] && ln -s "../$4" "$1/class/net/$2/lower_$4"
+    return 0
+}
+vroot() {  # NAME NETDEV-SUFFIX: good's tree with the IPv4 GIDs on ens3np0SUFFIX, ens2np0SUFFIX
+    cp -r "$work/good" "$work/$1"
+    for nd in ens3np0 ens2np0; do uevent "$work/$1" $nd; done
+    for h in mlx5_0:ens3np0 mlx5_1:ens2np0; do
+        for i in 2 3; do echo "${h#*:}$2" >"$work/$1/class/infiniband/${h%%:*}/ports/1/gid_attrs/ndevs/$i"; done
+    done
+}
+vlan_run() {  # ROOT QOS POLICY-ARGS...
+    r=$1 q=$2; shift 2
+    "$TOPO" health --sysfs-root "$work/$r" --interval 0 --cloud none --root "$work/nc/sl3" \
+        --mlnx-qos ens3np0="$q" --mlnx-qos ens2np0="$q" "$@" >"$work/out" 2>&1
+    echo "$r $? $(grep -c '^ERROR: vlan:' "$work/out") $(grep -c '^ERROR' "$work/out")"
+}
+vroot untagged ""
+vroot tagged .100; for nd in ens3np0 ens2np0; do uevent "$work/tagged" $nd.100 vlan $nd; done
+vroot mvtag .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvtag" $nd.100 vlan $nd; uevent "$work/mvtag" $nd.mv macvlan $nd.100; done
+vroot mvraw .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvraw" $nd.mv macvlan $nd; done
+sed 's/^\( *enabled\) .*/\1     1   0   0   0   0   0   0   0/' "$H/trust-pcp.mlnx_qos" >"$work/pcp0.qos"
+# a RoCE LAG with its address on a VLAN over the bond (bond0.100): the VLAN's
+# lower_bond0 is no LAG member, the members' QoS is still what is checked
+cp -r "$work/lag" "$work/lagvlan"; uevent "$work/lagvlan" bond0 bond; uevent "$work/lagvlan" bond0.100 vlan bond0
+for i in 2 3; do echo bond0.100 >"$work/lagvlan/class/infiniband/mlx5_bond_0/ports/1/gid_attrs/ndevs/$i"; done
+{
+    vlan_run untagged "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
+    vlan_run tagged "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
+    vlan_run mvtag "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
+    vlan_run mvraw "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
+    vlan_run untagged "$H/netarbiter-eth4.mlnx_qos" --policy "$work/site.policy"
+    "$TOPO" health --sysfs-root "$work/untagged" --interval 0 --cloud none --root "$work/nc/none" --trust pcp \
+        --mlnx-qos ens3np0="$work/pcp0.qos" --mlnx-qos ens2np0="$work/pcp0.qos" >"$work/out" 2>&1
+    echo "pfc0 $(grep -c '^ERROR: vlan' "$work/out") $(grep -c '^ERROR' "$work/out") $(grep -c '^ERROR: ecn: .* priority 0' "$work/out")"
+    "$TOPO" health --sysfs-root "$work/lagvlan" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" --verbose \
+        --mlnx-qos ens1f0np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens1f1np1="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+    echo "lagvlan $? $(grep -c '^ERROR' "$work/out") $(grep -c '^OK: vlan: mlx5_bond_0 port 1 (ens1f[01]np[01]): GID 3 .* on bond0.100, a VLAN device' "$work/out")"
+} >"$work/vlan.out"
+vroot untagged2 ""
+"$TOPO" health --sysfs-root "$work/untagged2" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" \
+    --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/vlan-msg.out" 2>&1
+want_vlan="untagged 4 2 2|tagged 0 0 0|mvtag 0 0 0|mvraw 4 2 2|untagged 0 0 0|pfc0 0 2 2|lagvlan 0 0 2|"
+if [ "$(tr '\n' '|' <"$work/vlan.out")" = "$want_vlan" ] &&
+   grep -q "^ERROR: vlan: mlx5_0 port 1 (ens3np0): GID 3 (0000:0000:0000:0000:0000:ffff:0b00:0048) on ens3np0, no VLAN device, under trust pcp: .*priority 0, where PFC is off" "$work/vlan-msg.out"; then
+    ok "trust pcp: RoCE on an untagged netdev (or a macvlan over one) fails vlan; a VLAN device, a macvlan over one, a VLAN over a RoCE LAG (its lower_bond0 no member), trust dscp or PFC on 0 pass"
+else
+    not_ok "trust pcp: the RoCE GID's netdev must be a VLAN device"; diag "$(cat "$work/vlan.out")" "$(cat "$work/vlan-msg.out")"
 fi
