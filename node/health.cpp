@@ -435,53 +435,57 @@ public:
     {
         if (trust() != "pcp")
             return;
-        // the GIDs a job's RDMA leaves on: the one NCCL takes (the node's
-        // nccl.conf's, else its own choice) and the routable one the
-        // plugin sets
-        std::vector<const GidEntry *> gids;
-        const int nccl = p_.nccl_gid_index >= 0 ? p_.nccl_gid_index : nccl_gid_index(f_.port);
-        for (const GidEntry &g : f_.port.gids)
-            if (g.index == nccl)
-                gids.push_back(&g);
+        // the GIDs a job's RDMA leaves on: the routable one the plugin sets,
+        // the node's nccl.conf's pinned one, and NCCL's own choice where it
+        // is routable (where it is not, gid warns and the plugin sets another)
         std::vector<const GidEntry *> r = routable_gids(f_.port);
-        if (!r.empty() && (gids.empty() || gids[0] != r[0]))
-            gids.push_back(r[0]);
+        std::vector<const GidEntry *> gids;
+        auto take = [&](const GidEntry *g) {
+            if (g && std::find(gids.begin(), gids.end(), g) == gids.end())
+                gids.push_back(g);
+        };
+        take(r.empty() ? nullptr : r[0]);
+        const int pin = p_.nccl_gid_index;
+        const int nccl = pin >= 0 ? pin : nccl_gid_index(f_.port);
+        for (const GidEntry &g : f_.port.gids)
+            if (g.index == nccl && (pin >= 0 || std::find(r.begin(), r.end(), &g) != r.end()))
+                take(&g);
         if (gids.empty()) {
-            add("vlan", HealthStatus::Skipped, "no RoCE GID to check (see gid)");
+            add("vlan", HealthStatus::Skipped, "no routable RoCE GID to check (see gid)");
             return;
         }
-        // the lossless priorities: the policy's, else those PFC is on
-        std::vector<int> lossless;
-        if (p_.pfc_priority >= 0)
-            lossless.push_back(p_.pfc_priority);
-        else if (f_.qos)
-            for (int i = 0; i < 8; ++i)
-                if (f_.qos->pfc[static_cast<std::size_t>(i)])
-                    lossless.push_back(i);
-        const bool zero_lossless = std::find(lossless.begin(), lossless.end(), 0) != lossless.end();
+        // untagged frames ride priority 0 at the peer: lossless only where
+        // PFC is on 0 (as mlnx_qos reads it; without it, the policy's)
+        const bool known = f_.qos.has_value() || p_.pfc_priority >= 0;
+        const bool zero_lossless = f_.qos ? f_.qos->pfc[0] : p_.pfc_priority == 0;
+        const std::string where =
+            f_.qos ? std::string("where PFC is off") : "not the policy's lossless priority " + std::to_string(p_.pfc_priority);
+        const std::string over = escaped(member() ? f_.bond : f_.netdev, 40);
         const std::size_t from = out_.size();
         for (const GidEntry *g : gids) {
             const std::string nd = g->ndev.empty() ? std::string("?") : escaped(g->ndev, 40);
             const std::string what = "GID " + std::to_string(g->index) + " (" + g->gid + ") on " + nd;
             auto v = f_.gid_vlan.find(g->ndev);
-            const int tagged = v == f_.gid_vlan.end() ? -1 : v->second;
-            if (tagged == 1)
-                add("vlan", HealthStatus::Ok, what + ", a VLAN device: its RoCE frames carry the PCP");
-            else if (tagged < 0)
+            const NetdevTag t = v == f_.gid_vlan.end() ? NetdevTag() : v->second;
+            if (t.tagged == 1)
+                add("vlan", HealthStatus::Ok,
+                    what + (t.vlan == g->ndev ? std::string(", a VLAN device") : ", over " + escaped(t.vlan, 40) + ", a VLAN device") +
+                        ": its RoCE frames carry the PCP");
+            else if (t.tagged < 0)
                 add("vlan", HealthStatus::Skipped,
-                    what + ": no /sys/class/net/" + nd + "/uevent (or one below it) to tell whether it is a VLAN device");
+                    what + ": no /sys/class/net/" + escaped(t.unread.empty() ? g->ndev : t.unread, 40) +
+                        "/uevent to tell whether a VLAN device tags its frames");
             else if (zero_lossless)
                 add("vlan", HealthStatus::Ok,
                     what + ", no VLAN device: its frames leave untagged and land in priority 0, which has PFC");
-            else if (lossless.empty() && !f_.qos)
+            else if (!known)
                 unverified("vlan", "where " + what + "'s untagged frames land");
             else
                 add("vlan", HealthStatus::Error,
-                    what + ", no VLAN device, under trust pcp: RoCE frames leave with no 802.1Q tag, so no PCP; the "
-                    "peer's NIC and the switch queue them as untagged traffic, priority 0, where PFC is off: drops "
-                    "under incast, go-back-N retransmits, NCCL all-reduce throughput collapses. Put the RoCE address "
-                    "on a VLAN device over " + (f_.netdev.empty() ? std::string("the port") : escaped(f_.netdev, 40)) +
-                    " or use trust dscp");
+                    what + ", no VLAN device (nor one directly below it), under trust pcp: RoCE frames leave with no "
+                    "802.1Q tag, so no PCP; the peer's NIC and the switch queue them as untagged traffic, priority 0, " +
+                        where + ": drops under incast, go-back-N retransmits, NCCL all-reduce throughput collapses. Put "
+                        "the RoCE address on a VLAN device over " + over + ", or use trust dscp");
         }
         keep_worst(from);
     }
@@ -960,40 +964,63 @@ bool netdev_name_ok(const std::string &n)
     return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
 }
 
-int netdev_vlan(const std::string &sysfs_root, const std::string &netdev, int depth)
+bool uevent_vlan(const std::optional<std::string> &uevent)
 {
-    if (!netdev_name_ok(netdev) || depth > 4)
-        return -1;
+    std::istringstream lines(uevent.value_or(""));
+    for (std::string l; std::getline(lines, l);) {
+        if (!l.empty() && l.back() == '\r')
+            l.pop_back();
+        if (l == "DEVTYPE=vlan")
+            return true;
+    }
+    return false;
+}
+}  // namespace
+
+NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
+{
+    // as the kernel takes a RoCE GID's VLAN (rdma_read_gid_l2_fields): the
+    // netdev's own, else that of a VLAN device directly below it ("only
+    // first level vlan device"); nothing deeper
+    NetdevTag t;
+    if (!netdev_name_ok(netdev)) {
+        t.unread = netdev;
+        return t;
+    }
     const std::string net = sysfs_root + "/class/net/" + netdev;
     std::optional<std::string> uevent = read_small_file(net + "/uevent", 4096);
-    if (!uevent)
-        return -1;
-    std::istringstream lines(*uevent);
-    for (std::string l; std::getline(lines, l);)
-        if (l == "DEVTYPE=vlan")
-            return 1;
-    // a device over others (macvlan, ipvlan, a bond): tagged when one below is
-    int out = 0;
+    if (!uevent) {
+        t.unread = netdev;
+        return t;
+    }
+    if (uevent_vlan(uevent)) {
+        t.tagged = 1;
+        t.vlan = netdev;
+        return t;
+    }
+    t.tagged = 0;
     if (DIR *d = opendir(net.c_str())) {
         while (struct dirent *e = readdir(d)) {
             const std::string n = e->d_name;
             if (n.rfind("lower_", 0) != 0 || n.size() == 6)
                 continue;
-            int below = netdev_vlan(sysfs_root, n.substr(6), depth + 1);
-            if (below == 1) {
-                out = 1;
+            const std::string below = n.substr(6);
+            std::optional<std::string> u =
+                netdev_name_ok(below) ? read_small_file(sysfs_root + "/class/net/" + below + "/uevent", 4096) : std::nullopt;
+            if (!u) {
+                t.tagged = -1;
+                t.unread = below;
+            } else if (uevent_vlan(u)) {
+                t.tagged = 1;
+                t.vlan = below;
+                t.unread.clear();
                 break;
             }
-            if (below < 0)
-                out = -1;
         }
         closedir(d);
     }
-    return out;
+    return t;
 }
-}  // namespace
-
-int netdev_vlan(const std::string &sysfs_root, const std::string &netdev) { return netdev_vlan(sysfs_root, netdev, 0); }
 
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
 {
@@ -1024,15 +1051,18 @@ std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort 
         return out;
     for (const GidEntry &g : port.gids)
         if (!out[0].gid_vlan.count(g.ndev))
-            out[0].gid_vlan[g.ndev] = netdev_vlan(sysfs_root, g.ndev);
+            out[0].gid_vlan.emplace(g.ndev, netdev_vlan(sysfs_root, g.ndev));
     // the QoS is the device's own: not a VLAN's (mlnx_qos -i eth0.100 is
     // not eth0's) but the netdev below it
+    auto stacked = [&](const std::string &nd) {
+        return std::find(port.stacked.begin(), port.stacked.end(), nd) != port.stacked.end();
+    };
     out[0].netdev = port.netdevs[0];
-    for (const std::string &nd : port.netdevs)
-        if (std::find(port.stacked.begin(), port.stacked.end(), nd) == port.stacked.end()) {
-            out[0].netdev = nd;
-            break;
-        }
+    auto own = std::find_if(port.netdevs.begin(), port.netdevs.end(), [&](const std::string &nd) { return !stacked(nd); });
+    if (own != port.netdevs.end())
+        out[0].netdev = *own;
+    else if (!port.own_net.empty())  // a VLAN whose lower is not shown (another namespace): the device's own
+        out[0].netdev = port.own_net[0];
     read_netdev_facts(sysfs_root, out[0]);
     for (const std::string &m : port.lower) {
         PortFacts f;

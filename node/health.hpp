@@ -74,6 +74,13 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
 HealthPolicy parse_health_policy(std::istream &in, const std::string &source, HealthPolicy base = HealthPolicy(),
                                  std::vector<std::string> *warnings = nullptr);
 
+// netdev_vlan(): tagged 1 (vlan: the VLAN device), 0 not, -1 unknown
+// (unread: the netdev whose uevent could not be read)
+struct NetdevTag {
+    int tagged = -1;
+    std::string vlan, unread;
+};
+
 // What is known of one port.
 struct PortFacts {
     NodePort port;
@@ -87,9 +94,9 @@ struct PortFacts {
     std::string trust_sysfs;             // /sys/class/net/IF/qos/trust (MLNX_OFED's mlx5)
     std::optional<MlnxQos> qos;          // `mlnx_qos -i IF`
     std::string qos_missing;             // why there is no `qos`: "not installed", "exit 1", "timed out after 10 s"
-    // each netdev of the port's GIDs: 1 a VLAN device or over one (its RoCE
-    // frames carry an 802.1Q tag, so a PCP), 0 not, -1 unknown (no uevent)
-    std::map<std::string, int> gid_vlan;
+    // each netdev of the port's GIDs: whether its RoCE frames carry an
+    // 802.1Q tag, so a PCP (netdev_vlan())
+    std::map<std::string, NetdevTag> gid_vlan;
     std::array<int, 8> ecn_np{};         // /sys/class/net/IF/ecn/roce_np/enable/N, -1 unknown
     std::array<int, 8> ecn_rp{};         // .../roce_rp/enable/N
     // two reads of the counters: "counters/symbol_error", "hw_counters/out_of_sequence",
@@ -103,11 +110,11 @@ struct PortFacts {
     }
 };
 
-// Whether a netdev's frames leave 802.1Q-tagged: 1 when its sysfs uevent
-// says DEVTYPE=vlan, or that of a device it sits on (lower_*, a macvlan
-// over a VLAN), 0 when the uevents were read and none is, -1 when one
-// cannot be read (a saved tree without them)
-int netdev_vlan(const std::string &sysfs_root, const std::string &netdev);
+// Whether a RoCE GID's netdev sends 802.1Q-tagged frames, as the kernel
+// gives the GID its VLAN: the netdev's sysfs uevent says DEVTYPE=vlan, or
+// that of a device directly below it (lower_*: a macvlan over a VLAN), no
+// deeper.
+NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev);
 // What sysfs says of the port's netdev (MTU, trust, ECN); the counters are
 // read with read_port_counters().
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f);

@@ -32,22 +32,27 @@ std::vector<std::string> list_dir(const std::string &dir)
     return out;
 }
 
-// A netdev stacked on another (sysfs uevent DEVTYPE vlan, macvlan, ipvlan
-// and their taps): its lower_* link names where its frames leave
-bool stacked_netdev(const std::string &net)
-{
-    std::istringstream lines(read_small_file(net + "/uevent", 4096).value_or(""));
-    for (std::string l; std::getline(lines, l);)
-        if (l == "DEVTYPE=vlan" || l == "DEVTYPE=macvlan" || l == "DEVTYPE=ipvlan" || l == "DEVTYPE=macvtap" ||
-            l == "DEVTYPE=ipvtap")
-            return true;
-    return false;
-}
-
 std::string read_line(const std::string &path)
 {
     std::string s = read_small_file(path, 4096).value_or("");
     return s.substr(0, s.find('\n'));
+}
+
+// A netdev stacked on another, whose lower_* link names where its frames
+// leave: a VLAN (uevent DEVTYPE=vlan), or a macvlan, ipvlan or their taps,
+// whose drivers set no DEVTYPE but, as VLAN's, an iflink that is the lower
+// device's ifindex (a bond's or team's is its own)
+bool stacked_netdev(const std::string &net)
+{
+    std::istringstream lines(read_small_file(net + "/uevent", 4096).value_or(""));
+    for (std::string l; std::getline(lines, l);) {
+        if (!l.empty() && l.back() == '\r')
+            l.pop_back();
+        if (l == "DEVTYPE=vlan")
+            return true;
+    }
+    const std::string iflink = read_line(net + "/iflink"), ifindex = read_line(net + "/ifindex");
+    return !iflink.empty() && !ifindex.empty() && iflink != ifindex;
 }
 
 // sysfs prints a GID as eight groups of four hex digits; false otherwise

@@ -131,7 +131,104 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
         }
         s.hosts[t.hosts[h].name] = vh;
     }
+    // An InfiniBand host undecided only by another node's copy of one of
+    // its adapters' descriptions: each contested compute adapter, at its
+    // rail's place, with every claimant's GUID. Its own node's plugin tells
+    // which GUID is its own from sysfs. Not on other fabrics (LLDP's GUIDs
+    // are atoll's own), nor for a host undecided for another reason.
+    if (ib) {
+        std::map<std::string, std::size_t> index;
+        for (std::size_t h = 0; h < t.hosts.size(); ++h)
+            if (c.in_pool(static_cast<int>(h)))
+                index.emplace(t.hosts[h].name, h);
+        std::set<std::string> unsettled(t.fabric.undecided.begin(), t.fabric.undecided.end());
+        std::map<std::string, std::vector<std::pair<int, FabricSummary::Claim>>> by_host;  // host -> (rail, claim)
+        for (const auto &kv : t.claims) {
+            const std::string &host = kv.first.first, &hca = kv.first.second;
+            auto hi = index.find(host);
+            if (hi == index.end() || !s.undecided.count(host) || unsettled.count(host))
+                continue;
+            const Host &h = t.hosts[hi->second];
+            if (h.rails_unknown || !h.compute) {
+                unsettled.insert(host);
+                continue;
+            }
+            // the claimed name's rail among the host's class's (port 1's rail
+            // is named by the adapter, port N's "HCA/N"), each claimant on that port
+            bool placed_one = false;
+            for (int r : h.rails) {
+                const std::string &rn = t.rails[static_cast<std::size_t>(r)];
+                int port = 0;
+                if (rn == hca)
+                    port = 1;
+                else if (rn.size() > hca.size() + 1 && rn.compare(0, hca.size() + 1, hca + "/") == 0)
+                    port = std::atoi(rn.c_str() + hca.size() + 1);
+                if (port < 1)
+                    continue;
+                FabricSummary::Claim cl;
+                cl.hca = {hca, port};
+                for (const auto &gp : kv.second)
+                    if (gp.second == port)
+                        cl.guids.push_back(gp.first);
+                const ViewHost &vh = s.hosts[host];
+                if (cl.guids.empty() || std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
+                    continue;
+                by_host[host].push_back({r, cl});
+                placed_one = true;
+            }
+            if (!placed_one)
+                unsettled.insert(host);
+        }
+        for (auto &kv : by_host) {
+            if (unsettled.count(kv.first))
+                continue;
+            const Host &h = t.hosts[index[kv.first]];
+            std::sort(kv.second.begin(), kv.second.end(),
+                      [](const auto &a, const auto &b) { return a.first < b.first; });
+            std::vector<FabricSummary::Claim> &out = s.claimed[kv.first];
+            std::set<std::pair<std::string, int>> seen;
+            std::size_t before = 0;  // the host's listed adapters on lower rails
+            for (std::size_t k = 0; k < kv.second.size(); ++k) {
+                const int r = kv.second[k].first;
+                before = 0;
+                seen.clear();
+                for (const HostPort &p : h.ports)
+                    if (p.rail >= 0 && !p.hca.empty() && seen.insert({p.hca, p.port}).second && p.rail < r)
+                        ++before;
+                kv.second[k].second.pos = before + k;
+                out.push_back(kv.second[k].second);
+            }
+        }
+    }
     return s;
+}
+
+std::optional<ViewHost> resolve_claims(const FabricSummary &s, const std::string &host,
+                                       const std::vector<std::pair<std::uint64_t, int>> &local, std::string &why)
+{
+    auto h = s.hosts.find(host);
+    auto c = s.claimed.find(host);
+    if (h == s.hosts.end() || c == s.claimed.end())
+        return std::nullopt;
+    ViewHost out = h->second;
+    if (out.guids.size() < out.hcas.size())
+        out.guids.resize(out.hcas.size(), 0);
+    for (const FabricSummary::Claim &cl : c->second) {
+        std::vector<std::uint64_t> mine;
+        for (std::uint64_t g : cl.guids)
+            if (std::find(local.begin(), local.end(), std::make_pair(g, cl.hca.second)) != local.end())
+                mine.push_back(g);
+        if (mine.size() != 1) {
+            why = cl.hca.first + " port " + std::to_string(cl.hca.second) + " is claimed by " +
+                  std::to_string(cl.guids.size()) + " adapters, " +
+                  (mine.empty() ? std::string("none of them") : std::to_string(mine.size()) + " of them") + " here";
+            return std::nullopt;
+        }
+        const std::size_t pos = std::min(cl.pos, out.hcas.size());
+        out.hcas.insert(out.hcas.begin() + static_cast<std::ptrdiff_t>(pos), cl.hca);
+        out.guids.insert(out.guids.begin() + static_cast<std::ptrdiff_t>(pos), mine[0]);
+    }
+    return out;
 }
 
 std::string domain_id_problem(const std::string &id)
@@ -181,7 +278,7 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
 
 void write_summary(std::ostream &out, const FabricSummary &s)
 {
-    out << summary_magic << "\n"
+    out << (s.claimed.empty() ? summary_magic : summary_magic_v5) << "\n"
         << "# the atoll plugin's view of " << escaped(s.source) << ", written by atoll-topo slurm --format view\n"
         << "source " << escaped(s.source) << "\n"
         << "kind " << (s.kind.empty() ? "ib" : escaped(s.kind)) << "\n"
@@ -208,6 +305,15 @@ void write_summary(std::ostream &out, const FabricSummary &s)
         out << "# undecided HOST: its compute NICs were not told from its front-end ones\n";
     for (const std::string &h : s.undecided)
         out << "undecided " << h << "\n";
+    if (!s.claimed.empty())
+        out << "# claimed HOST POS HCA:PORT GUID,...: an adapter name of an undecided host two adapters claim\n";
+    for (const auto &kv : s.claimed)
+        for (const FabricSummary::Claim &cl : kv.second) {
+            out << "claimed " << kv.first << " " << cl.pos << " " << cl.hca.first << ":" << cl.hca.second << " ";
+            for (std::size_t k = 0; k < cl.guids.size(); ++k)
+                out << (k ? "," : "") << guid_str(cl.guids[k]).substr(2);
+            out << "\n";
+        }
 }
 
 FabricSummary read_summary(std::istream &in, const std::string &source)
@@ -220,10 +326,12 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
     std::string line;
     std::size_t lineno = 0;
     if (!std::getline(in, line) ||
-        (line != summary_magic && line != summary_magic_v3 && line != summary_magic_v2 && line != summary_magic_v1))
-        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic + "\" (or 3, 2 or 1)");
-    bool v1 = line == summary_magic_v1, v4 = line == summary_magic, v3 = v4 || line == summary_magic_v3;
-    s.version = v1 ? 1 : v4 ? 4 : v3 ? 3 : 2;
+        (line != summary_magic_v5 && line != summary_magic && line != summary_magic_v3 && line != summary_magic_v2 &&
+         line != summary_magic_v1))
+        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic_v5 + "\" (or 4, 3, 2 or 1)");
+    bool v1 = line == summary_magic_v1, v5 = line == summary_magic_v5, v4 = v5 || line == summary_magic,
+         v3 = v4 || line == summary_magic_v3;
+    s.version = v1 ? 1 : v5 ? 5 : v4 ? 4 : v3 ? 3 : 2;
     ++lineno;
     auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
@@ -353,8 +461,47 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             if (s.undecided.size() >= max_hosts)
                 fail("at most " + std::to_string(max_hosts) + " undecided hosts");
             s.undecided.insert(name(nm, host_name_problem(nm), "a host name"));
+        } else if (kind == "claimed" && v5) {
+            // claimed HOST POS HCA:PORT GUID,GUID,...: after the host's line
+            // and its undecided line; each claimant a GUID of no other
+            // adapter of the host; at most one claim per rail
+            std::string nm, pos, item, gl, extra;
+            if (!(ls >> nm >> pos >> item >> gl) || (ls >> extra))
+                fail("claimed HOST POS HCA:PORT GUID,...");
+            auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
+            if (h == s.hosts.end() || !s.undecided.count(nm))
+                fail("a host listed above and undecided");
+            std::vector<FabricSummary::Claim> &cls = s.claimed[nm];
+            if (cls.size() >= max_hcas)
+                fail("at most " + std::to_string(max_hcas) + " claims of a host");
+            FabricSummary::Claim cl;
+            cl.pos = static_cast<std::size_t>(number(pos, 0, static_cast<long>(h->second.hcas.size() + cls.size()), "a place in the host's list"));
+            if (!cls.empty() && cl.pos <= cls.back().pos)
+                fail("places rising from the host's earlier claims");
+            std::size_t colon = item.rfind(':');
+            if (colon == std::string::npos || colon == 0)
+                fail("HCA:PORT");
+            std::string hca = item.substr(0, colon);
+            cl.hca = {name(hca, hca_name_problem(hca), "an adapter name"), number(item.substr(colon + 1), 1, 255, "a port number")};
+            if (std::find(h->second.hcas.begin(), h->second.hcas.end(), cl.hca) != h->second.hcas.end() ||
+                std::any_of(cls.begin(), cls.end(), [&](const FabricSummary::Claim &o) { return o.hca == cl.hca; }))
+                fail("an adapter the host's list does not hold");
+            std::istringstream gs(gl);
+            for (std::string g; std::getline(gs, g, ',');) {
+                if (g.size() != 16 || g.find_first_not_of("0123456789abcdef") != std::string::npos || cl.guids.size() >= 16)
+                    fail("at most 16 GUIDs of 16 lowercase hex digits");
+                const std::uint64_t v = std::stoull(g, nullptr, 16);
+                if (v == 0 || std::find(cl.guids.begin(), cl.guids.end(), v) != cl.guids.end() ||
+                    std::find(h->second.guids.begin(), h->second.guids.end(), v) != h->second.guids.end())
+                    fail("GUIDs, each once and of no adapter the host's list holds");
+                cl.guids.push_back(v);
+            }
+            if (cl.guids.empty())
+                fail("one GUID or more");
+            cls.push_back(std::move(cl));
         } else {
-            fail("a source, kind, rails, island, host or undecided line");
+            fail(v5 ? "a source, kind, rails, island, host, undecided or claimed line"
+                    : "a source, kind, rails, island, host or undecided line");
         }
     }
     if (v1)  // a view 1 marked leaf islands alone: SHARP above them is unknown

@@ -10,6 +10,7 @@
 #include <array>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -61,7 +62,26 @@ struct FabricSummary {
     // every interface was taken as a rail, so their adapters are not known
     // ("undecided HOST" lines, view 3)
     std::set<std::string> undecided;
+    // an InfiniBand host undecided only because another node's description
+    // claims one of its compute adapters' names: each such adapter, where it
+    // goes in the host's list and the node GUIDs of its claimants ("claimed
+    // HOST POS HCA:PORT GUID,..." lines, view 5). The host's own sysfs tells
+    // which claimant is its adapter (resolve_claims).
+    struct Claim {
+        std::size_t pos = 0;                 // its index in the host's hcas once inserted
+        std::pair<std::string, int> hca;     // the adapter name and port
+        std::vector<std::uint64_t> guids;    // the claimants' node GUIDs, two or more
+    };
+    std::map<std::string, std::vector<Claim>> claimed;
 };
+
+// The host's entry with its claimed adapters settled by `local`, the node
+// GUIDs of the host's own adapters and ports (its sysfs: the kernel's, not a
+// description another node's root wrote): each claim whose claimants' GUIDs
+// name exactly one adapter here with that port is that adapter. nullopt
+// when the host has no claim or one is not settled; `why` says which.
+std::optional<ViewHost> resolve_claims(const FabricSummary &s, const std::string &host,
+                                       const std::vector<std::pair<std::uint64_t, int>> &local, std::string &why);
 
 FabricSummary summarise(const Topology &t, const Cluster &c);
 // "" when a domain or sub-domain ID may go into the view and the environment
@@ -78,6 +98,7 @@ void write_summary(std::ostream &out, const FabricSummary &s);
 // Throws InputError (FILE:LINE) on anything but what write_summary writes.
 FabricSummary read_summary(std::istream &in, const std::string &source);
 constexpr const char *summary_magic = "atoll-view 4";
+constexpr const char *summary_magic_v5 = "atoll-view 5";  // with "claimed" lines, written only when there are some
 constexpr const char *summary_magic_v3 = "atoll-view 3";  // still read (no adapter GUIDs)
 constexpr const char *summary_magic_v2 = "atoll-view 2";  // still read (no domains)
 constexpr const char *summary_magic_v1 = "atoll-view 1";  // still read

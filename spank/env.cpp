@@ -707,13 +707,19 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         site_keys_left("atoll sets no network variable on " + f.profile + " fabrics (" + profile_note(f.profile) + ")");
         return record();
     }
-    if (s.undecided.count(step.node)) {
+    // an adapter name of this node another node's description claims too
+    // is settled here when exactly one claimant's GUID is this node's own
+    std::string claim_why;
+    const bool settled = s.undecided.count(step.node) && settle_claims(s, step.node, facts.ports, &claim_why);
+    if (s.undecided.count(step.node) && !settled) {
         skip("NCCL_IB_HCA", "the fabric could not tell which of this node's adapters are its compute rails (LLDP "
                             "without speeds or all of one speed, a node like no class of the fabric's hosts, or an "
                             "adapter name of it another node's description claims too: atoll-topo check's "
-                            "undecided-nics, odd-rails or refused-name names it): NCCL's own choice is left; "
-                            "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json; "
-                            "--node-name-map)");
+                            "undecided-nics, odd-rails or refused-name names it" +
+                                (claim_why.empty() ? std::string() : "; " + claim_why + ", by their GUIDs") +
+                                "): NCCL's own choice is left; "
+                                "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json; "
+                                "--node-name-map)");
         site_keys_left("this node's compute rails are not known (see NCCL_IB_HCA)");
         return record();
     }

@@ -48,15 +48,35 @@ std::string device_name_problem(const std::string &n)
 
 }  // namespace
 
+std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string &node, const std::vector<NodePort> &ports,
+                                      std::string *why)
+{
+    if (!s.claimed.count(node))
+        return std::nullopt;
+    std::vector<std::pair<std::uint64_t, int>> local;
+    for (const NodePort &p : ports)
+        if (p.node_guid != 0 && !p.node_guid_bad)
+            local.push_back({p.node_guid, p.port});
+    std::string w;
+    std::optional<ViewHost> out = resolve_claims(s, node, local, w);
+    if (why)
+        *why = w;
+    return out;
+}
+
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
                          const std::vector<NodePort> &ports, const std::string &machine_type,
                          const std::vector<std::string> &unreadable)
 {
     NodeDevices d;
-    auto me = f.summary.hosts.find(node);
-    if (me == f.summary.hosts.end())
+    auto found = f.summary.hosts.find(node);
+    if (found == f.summary.hosts.end())
         return d;
-    std::vector<std::pair<std::string, int>> named = me->second.hcas;
+    // an adapter name of this node another node's description claims too:
+    // the claimant whose GUID this node's sysfs gives is its own
+    std::optional<ViewHost> settled = settle_claims(f.summary, node, ports);
+    const ViewHost &me = settled ? *settled : found->second;
+    std::vector<std::pair<std::string, int>> named = me.hcas;
     // a cloud fabric source names no adapter (Azure's CSV, GCP's API: the
     // host's one port is a placeholder, "nic0"): the cloud's rules pick them
     // among the node's own ports
@@ -84,7 +104,7 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
     // identity; a device's name is only the order the kernel probed it in
     std::vector<std::uint64_t> guids;
     if (!d.from_node)
-        guids = me->second.guids;
+        guids = me.guids;
     std::vector<const NodePort *> hits;  // RoCE: the ports taken, for their addresses
     std::vector<std::string> missing;      // RoCE: rails whose netdev no RDMA port here has
     for (std::size_t k = 0; k < named.size(); ++k) {

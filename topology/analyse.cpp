@@ -801,8 +801,10 @@ Topology analyse(Fabric fabric)
             if (why.empty() && !cn->mapped && mapped_pairs.count({name, hd.second}))
                 why = "adapter name " + shown(name + " " + hd.second) + " refused: the node name map gives it to another adapter "
                       "(a node description is its node's own claim, the map the admin's)";
-            if (why.empty() && contested_adapters.count({name, hd.second}))
+            if (why.empty() && contested_adapters.count({name, hd.second})) {
                 why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hd.second}];
+                t.claims[{name, hd.second}].insert({ca.guid, ca.port});
+            }
             if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())
                 why = "host name " + shown(hd.first) + " refused: shortened to " + shown(name) + ", " + why;
             if (!why.empty()) {

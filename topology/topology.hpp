@@ -117,6 +117,10 @@ struct Topology {
     // (node001 and node001.cluster, or node001.a and node001.b): one host
     std::map<std::string, std::vector<std::string>> fqdn_merged;
     std::set<std::string> claimed_hosts;     // hosts with an adapter name two CAs claim: their rails not known
+    // (host, adapter name) two CAs or more claim -> each claimant's (CA
+    // GUID, port): the node the name is of can tell its own by the GUIDs
+    // its own sysfs gives (the plugin, through the view's "claimed" lines)
+    std::map<std::pair<std::string, std::string>, std::set<std::pair<std::uint64_t, int>>> claims;
     // hosts a contest of claims left with no adapter believed (every name
     // they go by claimed twice over): host -> why. Slurm's files would leave
     // them out, so one root's copy would take another node out of the tree:

@@ -466,10 +466,13 @@ fi
 # the peer queues it as priority 0, lossy unless PFC is on 0. The VLAN table
 # is nccl1131's with its IPv4 GIDs moved to ens3np0.100/ens2np0.100, shaped
 # as tensorflow#22077's show_gids lists a VLAN's GIDs (synthetic).
-uevent() {  # ROOT NETDEV [DEVTYPE [LOWER]]
-    mkdir -p "$1/class/net/$2"
-    { echo "INTERFACE=$2"; [ -n "$3" ] && echo "DEVTYPE=$3"; echo "IFINDEX=7"; } >"$1/class/net/$2/uevent"
-    [ -n "$4" ] && ln -s "../$4" "$1/class/net/$2/lower_$4"
+ifx=10
+uevent() {  # ROOT NETDEV [DEVTYPE [LOWER]]: as the kernel writes them (macvlan and ipvlan set no DEVTYPE; a
+            # stacked device's iflink is its lower's ifindex)
+    n="$1/class/net/$2"; mkdir -p "$n"; ifx=$((ifx + 1))
+    { echo "INTERFACE=$2"; [ -n "$3" ] && echo "DEVTYPE=$3"; echo "IFINDEX=$ifx"; } >"$n/uevent"
+    echo $ifx >"$n/ifindex"; echo $ifx >"$n/iflink"
+    if [ -n "$4" ]; then ln -s "../$4" "$n/lower_$4"; cat "$1/class/net/$4/ifindex" >"$n/iflink"; fi
     return 0
 }
 vroot() {  # NAME NETDEV-SUFFIX: good's tree with the IPv4 GIDs on ens3np0SUFFIX, ens2np0SUFFIX
@@ -487,8 +490,13 @@ vlan_run() {  # ROOT QOS POLICY-ARGS...
 }
 vroot untagged ""
 vroot tagged .100; for nd in ens3np0 ens2np0; do uevent "$work/tagged" $nd.100 vlan $nd; done
-vroot mvtag .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvtag" $nd.100 vlan $nd; uevent "$work/mvtag" $nd.mv macvlan $nd.100; done
-vroot mvraw .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvraw" $nd.mv macvlan $nd; done
+vroot mvtag .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvtag" $nd.100 vlan $nd; uevent "$work/mvtag" $nd.mv "" $nd.100; done
+vroot mvraw .mv; for nd in ens3np0 ens2np0; do uevent "$work/mvraw" $nd.mv "" $nd; done
+# an ipvlan over that macvlan: the kernel takes a GID's VLAN from its netdev
+# or the device directly below, no deeper (rdma_read_gid_l2_fields): untagged
+vroot ipmv .ip; for nd in ens3np0 ens2np0; do
+    uevent "$work/ipmv" $nd.100 vlan $nd; uevent "$work/ipmv" $nd.mv "" $nd.100; uevent "$work/ipmv" $nd.ip "" $nd.mv
+done
 sed 's/^\( *enabled\) .*/\1     1   0   0   0   0   0   0   0/' "$H/trust-pcp.mlnx_qos" >"$work/pcp0.qos"
 # a RoCE LAG with its address on a VLAN over the bond (bond0.100): the VLAN's
 # lower_bond0 is no LAG member, the members' QoS is still what is checked
@@ -499,6 +507,7 @@ for i in 2 3; do echo bond0.100 >"$work/lagvlan/class/infiniband/mlx5_bond_0/por
     vlan_run tagged "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
     vlan_run mvtag "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
     vlan_run mvraw "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
+    vlan_run ipmv "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy"
     vlan_run untagged "$H/netarbiter-eth4.mlnx_qos" --policy "$work/site.policy"
     "$TOPO" health --sysfs-root "$work/untagged" --interval 0 --cloud none --root "$work/nc/none" --trust pcp \
         --mlnx-qos ens3np0="$work/pcp0.qos" --mlnx-qos ens2np0="$work/pcp0.qos" >"$work/out" 2>&1
@@ -510,10 +519,10 @@ for i in 2 3; do echo bond0.100 >"$work/lagvlan/class/infiniband/mlx5_bond_0/por
 vroot untagged2 ""
 "$TOPO" health --sysfs-root "$work/untagged2" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" \
     --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/vlan-msg.out" 2>&1
-want_vlan="untagged 4 2 2|tagged 0 0 0|mvtag 0 0 0|mvraw 4 2 2|untagged 0 0 0|pfc0 0 2 2|lagvlan 0 0 2|"
+want_vlan="untagged 4 2 2|tagged 0 0 0|mvtag 0 0 0|mvraw 4 2 2|ipmv 4 2 2|untagged 0 0 0|pfc0 0 2 2|lagvlan 0 0 2|"
 if [ "$(tr '\n' '|' <"$work/vlan.out")" = "$want_vlan" ] &&
-   grep -q "^ERROR: vlan: mlx5_0 port 1 (ens3np0): GID 3 (0000:0000:0000:0000:0000:ffff:0b00:0048) on ens3np0, no VLAN device, under trust pcp: .*priority 0, where PFC is off" "$work/vlan-msg.out"; then
-    ok "trust pcp: RoCE on an untagged netdev (or a macvlan over one) fails vlan; a VLAN device, a macvlan over one, a VLAN over a RoCE LAG (its lower_bond0 no member), trust dscp or PFC on 0 pass"
+   grep -q "^ERROR: vlan: mlx5_0 port 1 (ens3np0): GID 3 (0000:0000:0000:0000:0000:ffff:0b00:0048) on ens3np0, no VLAN device (nor one directly below it), under trust pcp: .*priority 0, where PFC is off.* over ens3np0, or use trust dscp$" "$work/vlan-msg.out"; then
+    ok "trust pcp: RoCE on an untagged netdev (a macvlan over one, an ipvlan over a macvlan over a VLAN) fails vlan; a VLAN device, a macvlan over one, a VLAN over a RoCE LAG (its lower_bond0 no member), trust dscp or PFC on 0 pass"
 else
     not_ok "trust pcp: the RoCE GID's netdev must be a VLAN device"; diag "$(cat "$work/vlan.out")" "$(cat "$work/vlan-msg.out")"
 fi

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -274,4 +274,35 @@ if [ $rc -eq 1 ] && grep -q "Slurm's node names here are FQDNs, and an LLDP tabl
     ok "LLDP with Slurm node names that are all FQDNs: the error says why no table can match"
 else
     not_ok "LLDP with FQDN Slurm node names"; diag "rc=$rc" "$(cat "$work/lfq.err")"
+fi
+# The node a copied description names can tell its own adapter from the
+# copy by the GUIDs its own sysfs gives (the kernel's, not a claim): the
+# view (5) lists each claimant's GUID, and the plugin on node003 takes the
+# one that is its own and sets NCCL_IB_HCA as on any other node; where
+# neither GUID is here (the card replaced since), or the copy's, it sets
+# nothing. node002, whose root wrote the copy, gains nothing.
+ibnode() {  # DIR HCA:GUID...: InfiniBand devices, ACTIVE, with node GUIDs as the kernel writes them
+    d=$1; shift
+    for a in "$@"; do
+        p="$d/class/infiniband/${a%%:*}"
+        mkdir -p "$p/ports/1"; echo InfiniBand >"$p/ports/1/link_layer"; echo "4: ACTIVE" >"$p/ports/1/state"
+        echo "${a#*:}" | sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/' >"$p/node_guid"
+    done
+}
+g() { awk -v d="\"$1\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$work/f.txt"; }
+ibnode "$work/own/node003" mlx5_0:"$(g 'node003 mlx5_0')" mlx5_1:"$(g 'node003 mlx5_1')"
+ibnode "$work/swap/node003" mlx5_0:"$(g 'node003 mlx5_0')" mlx5_1:0c42a10300ff0001
+ibnode "$work/own/node002" mlx5_0:"$(g 'node002 mlx5_0')" mlx5_1:"$(g 'node002 mlx5_1')"
+for t in own swap; do
+    "$TOPO" env "$work/claim.view" --node node003 --nodes node003,node002 --sysfs-root "$work/$t/%n" 2>&1 | grep '^  NCCL_IB_HCA'
+done >"$work/settle.out"
+"$TOPO" env "$work/claim.view" --node node002 --nodes node003,node002 --sysfs-root "$work/own/%n" 2>&1 | grep '^  NCCL_IB_HCA' >>"$work/settle.out"
+if [ "$(head -1 "$work/claim.view")" = "atoll-view 5" ] &&
+   grep -q "^claimed node003 1 mlx5_1:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/claim.view" &&
+   sed -n 1p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail adapters, checked in sysfs" &&
+   sed -n 2p "$work/settle.out" | grep -q "^  NCCL_IB_HCA not set: .*; mlx5_1 port 1 is claimed by 2 adapters, none of them here, by their GUIDs" &&
+   sed -n 3p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1 "; then
+    ok "a copied description: node003's plugin takes the claimant whose GUID its sysfs gives (NCCL_IB_HCA both rails); none here: nothing"
+else
+    not_ok "a copied description: node003's plugin settles the claim by its own GUIDs"; diag "$(grep -e '^claimed' -e '^atoll-view' "$work/claim.view")" "$(cat "$work/settle.out")"
 fi

@@ -367,6 +367,46 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
         many += (k ? "," : "") + std::string("mlx5_") + std::to_string(k) + ":1";
     CHECK_THROWS_WITH(read(ok + "host n2 0 1 " + many + "\n"), Catch::Contains("at most 64 HCA:PORT items"));
     CHECK_THROWS_WITH(read("island leaf L1 -1 65 1\n"), Catch::Contains("a hop count from 0 to 64"));
+    // view 5: a claimed adapter of an undecided host, settled by the node's own GUIDs
+    auto read5 = [](const std::string &body) {
+        std::istringstream in(std::string("atoll-view 5\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n") + body);
+        return read_summary(in, "v5");
+    };
+    const std::string host1 = "host n1 0 0 mlx5_0:1@" + g0 + " 1 -1 - -\nundecided n1\n";
+    const std::string ga = "98039b0300000044", gb = "98039b0300000084";
+    FabricSummary v5 = read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\n");
+    REQUIRE(v5.claimed.at("n1").size() == 1);
+    CHECK(v5.claimed.at("n1")[0].guids == std::vector<std::uint64_t>{0x98039b0300000044ULL, 0x98039b0300000084ULL});
+    std::string why;
+    auto settled = resolve_claims(v5, "n1", {{0x98039b0300000000ULL, 1}, {0x98039b0300000084ULL, 1}}, why);
+    REQUIRE(settled);
+    CHECK(settled->hcas == std::vector<std::pair<std::string, int>>{{"mlx5_0", 1}, {"mlx5_1", 1}});
+    CHECK(settled->guids.at(1) == 0x98039b0300000084ULL);
+    // the claimant's GUID on another port is not it; none here, or both: nothing
+    CHECK_FALSE(resolve_claims(v5, "n1", {{0x98039b0300000084ULL, 2}}, why));
+    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters, none of them here");
+    CHECK_FALSE(resolve_claims(v5, "n1", {{0x98039b0300000044ULL, 1}, {0x98039b0300000084ULL, 1}}, why));
+    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters, 2 of them here");
+    CHECK_FALSE(resolve_claims(v5, "n2", {{0x98039b0300000084ULL, 1}}, why));
+    // only in view 5, after the host and its undecided line; GUIDs of no listed adapter
+    CHECK_THROWS_WITH(read4(host1 + "claimed n1 1 mlx5_1:1 " + ga + "\n"), Catch::Contains("or undecided line"));
+    CHECK_THROWS_WITH(read5("host n1 0 0 mlx5_0:1 1 -1 - -\nclaimed n1 1 mlx5_1:1 " + ga + "\n"),
+                      Catch::Contains("expected a host listed above and undecided"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + g0 + "\n"),
+                      Catch::Contains("of no adapter the host's list holds"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_0:1 " + ga + "\n"), Catch::Contains("an adapter the host's list does not hold"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 2 mlx5_1:1 " + ga + "\n"), Catch::Contains("a place in the host's list from 0 to 1"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + ga + "\n"), Catch::Contains("each once"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 -\n"), Catch::Contains("16 lowercase hex digits"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "\nclaimed n1 1 mlx5_2:1 " + gb + "\n"),
+                      Catch::Contains("places rising"));
+    // written as 5 only with a claim: a view without one stays 4 for plugins that read 4
+    std::ostringstream w;
+    write_summary(w, v5);
+    CHECK(w.str().rfind("atoll-view 5\n", 0) == 0);
+    CHECK(w.str().find("\nclaimed n1 1 mlx5_1:1 " + ga + "," + gb + "\n") != std::string::npos);
+    std::istringstream back(w.str());
+    CHECK(read_summary(back, "w").claimed.at("n1")[0].pos == 1);
 }
 
 TEST_CASE("files read as root are opened once and checked on the descriptor", "[spank][security]")
