@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <iomanip>
 #include <istream>
 #include <ostream>
@@ -433,23 +434,25 @@ public:
     // as untagged traffic, priority 0. Lossless only where PFC is on 0.
     void vlan()
     {
-        if (trust() != "pcp")
+        // the trust read, else the policy's (a site without mlnx_qos or
+        // MLNX_OFED's qos/trust says trust=pcp)
+        if ((trust().empty() ? p_.trust : trust()) != "pcp")
             return;
-        // the GIDs a job's RDMA leaves on: the routable one the plugin sets,
-        // the node's nccl.conf's pinned one, and NCCL's own choice where it
-        // is routable (where it is not, gid warns and the plugin sets another)
+        // the GID a job's NCCL leaves on: the one the plugin sets (the
+        // port's only routable RoCE v2 GID of its family), else the node's
+        // nccl.conf's pinned one, else NCCL's own choice where it is
+        // routable (where it is not, gid warns)
         std::vector<const GidEntry *> r = routable_gids(f_.port);
         std::vector<const GidEntry *> gids;
-        auto take = [&](const GidEntry *g) {
-            if (g && std::find(gids.begin(), gids.end(), g) == gids.end())
-                gids.push_back(g);
-        };
-        take(r.empty() ? nullptr : r[0]);
+        const bool plugin_sets = !r.empty() && !(r.size() > 1 && r[1]->ipv4() == r[0]->ipv4());
         const int pin = p_.nccl_gid_index;
         const int nccl = pin >= 0 ? pin : nccl_gid_index(f_.port);
-        for (const GidEntry &g : f_.port.gids)
-            if (g.index == nccl && (pin >= 0 || std::find(r.begin(), r.end(), &g) != r.end()))
-                take(&g);
+        if (plugin_sets)
+            gids.push_back(r[0]);
+        else
+            for (const GidEntry &g : f_.port.gids)
+                if (g.index == nccl && (pin >= 0 || std::find(r.begin(), r.end(), &g) != r.end()))
+                    gids.push_back(&g);
         if (gids.empty()) {
             add("vlan", HealthStatus::Skipped, "no routable RoCE GID to check (see gid)");
             return;
@@ -473,8 +476,16 @@ public:
                         ": its RoCE frames carry the PCP");
             else if (t.tagged < 0)
                 add("vlan", HealthStatus::Skipped,
-                    what + ": no /sys/class/net/" + escaped(t.unread.empty() ? g->ndev : t.unread, 40) +
-                        "/uevent to tell whether a VLAN device tags its frames");
+                    what + ":" +
+                        (!t.unread.empty() && t.unread[0] == ' '
+                             ? t.unread
+                             : " no /sys/class/net/" + escaped(t.unread.empty() ? g->ndev : t.unread, 40) + "/uevent") +
+                        ": whether a VLAN device tags its frames cannot be told");
+            else if (f_.vf && !zero_lossless && known)
+                add("vlan", HealthStatus::Warning,
+                    what + ", no VLAN device, under trust pcp, on an SR-IOV VF: unless the e-switch tags it (VST: ip "
+                    "link set PF vf N vlan V qos Q), its RoCE frames carry no PCP and ride priority 0 at the peer, " +
+                        where);
             else if (zero_lossless)
                 add("vlan", HealthStatus::Ok,
                     what + ", no VLAN device: its frames leave untagged and land in priority 0, which has PFC");
@@ -999,12 +1010,14 @@ NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
         return t;
     }
     t.tagged = 0;
+    bool below_seen = false;
     if (DIR *d = opendir(net.c_str())) {
         while (struct dirent *e = readdir(d)) {
             const std::string n = e->d_name;
             if (n.rfind("lower_", 0) != 0 || n.size() == 6)
                 continue;
             const std::string below = n.substr(6);
+            below_seen = true;
             std::optional<std::string> u =
                 netdev_name_ok(below) ? read_small_file(sysfs_root + "/class/net/" + below + "/uevent", 4096) : std::nullopt;
             if (!u) {
@@ -1018,6 +1031,16 @@ NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
             }
         }
         closedir(d);
+    }
+    // stacked on a device this namespace does not show (a pod's macvlan,
+    // whose master may be a VLAN of the host's): not known
+    if (!below_seen) {
+        const std::string iflink = first_line(net + "/iflink"), ifindex = first_line(net + "/ifindex");
+        if (!iflink.empty() && !ifindex.empty() && iflink != ifindex && iflink != "0") {
+            t.tagged = -1;
+            t.unread = " " + escaped(netdev, 40) + "'s lower device (ifindex " + escaped(iflink, 12) +
+                       ") is not in this network namespace";
+        }
     }
     return t;
 }
@@ -1061,8 +1084,10 @@ std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort 
     auto own = std::find_if(port.netdevs.begin(), port.netdevs.end(), [&](const std::string &nd) { return !stacked(nd); });
     if (own != port.netdevs.end())
         out[0].netdev = *own;
-    else if (!port.own_net.empty())  // a VLAN whose lower is not shown (another namespace): the device's own
-        out[0].netdev = port.own_net[0];
+    // an SR-IOV virtual function: its PCI function has a physfn link
+    struct stat st;
+    out[0].vf = netdev_name_ok(port.hca) &&
+                ::stat((sysfs_root + "/class/infiniband/" + port.hca + "/device/physfn").c_str(), &st) == 0;
     read_netdev_facts(sysfs_root, out[0]);
     for (const std::string &m : port.lower) {
         PortFacts f;
@@ -1070,6 +1095,7 @@ std::vector<PortFacts> port_facts(const std::string &sysfs_root, const NodePort 
         f.netdev = m;
         f.bond = out[0].netdev;
         f.gid_vlan = out[0].gid_vlan;
+        f.vf = out[0].vf;
         read_netdev_facts(sysfs_root, f);
         if (f.bond.find('/') == std::string::npos && f.bond != "." && f.bond != "..")
             f.bond_mode = first_line(sysfs_root + "/class/net/" + f.bond + "/bonding/mode");

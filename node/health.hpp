@@ -97,6 +97,7 @@ struct PortFacts {
     // each netdev of the port's GIDs: whether its RoCE frames carry an
     // 802.1Q tag, so a PCP (netdev_vlan())
     std::map<std::string, NetdevTag> gid_vlan;
+    bool vf = false;                     // an SR-IOV VF (device/physfn): the e-switch may tag its frames (VST), unseen here
     std::array<int, 8> ecn_np{};         // /sys/class/net/IF/ecn/roce_np/enable/N, -1 unknown
     std::array<int, 8> ecn_rp{};         // .../roce_rp/enable/N
     // two reads of the counters: "counters/symbol_error", "hw_counters/out_of_sequence",

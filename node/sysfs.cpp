@@ -372,6 +372,20 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 std::istringstream slaves(read_line(net + "/bonding/slaves"));
                 for (std::string m; slaves >> m;)
                     members.push_back(m);
+                // a member that is itself a VLAN (a bond or team over VLANs):
+                // its frames, and its QoS, are the device's below it
+                for (std::string &m : members) {
+                    if (m.empty() || m.find('/') != std::string::npos || m == "." || m == "..")
+                        continue;
+                    const std::string mnet = sysfs_root + "/class/net/" + m;
+                    if (!stacked_netdev(mnet))
+                        continue;
+                    for (const std::string &e : list_dir(mnet))
+                        if (e.rfind("lower_", 0) == 0 && e.size() > 6) {
+                            m = e.substr(6);
+                            break;
+                        }
+                }
                 for (const std::string &m : members)
                     if (std::find(np.lower.begin(), np.lower.end(), m) == np.lower.end())
                         np.lower.push_back(m);

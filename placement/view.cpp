@@ -149,7 +149,11 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
             if (hi == index.end() || !s.undecided.count(host) || unsettled.count(host))
                 continue;
             const Host &h = t.hosts[hi->second];
-            if (h.rails_unknown || !h.compute) {
+            // a host whose believed adapters are not all its class's rails
+            // is not judged like its class (its claim kept odd-rails from
+            // looking at it): it stays undecided
+            if (h.rails_unknown || !h.compute ||
+                std::any_of(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail < 0; })) {
                 unsettled.insert(host);
                 continue;
             }
@@ -165,13 +169,16 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                     port = std::atoi(rn.c_str() + hca.size() + 1);
                 if (port < 1)
                     continue;
+                // every claimant on the rail's port, or the list would not
+                // hold them all (a dual-port copy cabled on the other port)
                 FabricSummary::Claim cl;
                 cl.hca = {hca, port};
                 for (const auto &gp : kv.second)
                     if (gp.second == port)
                         cl.guids.push_back(gp.first);
                 const ViewHost &vh = s.hosts[host];
-                if (cl.guids.empty() || std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
+                if (cl.guids.size() != kv.second.size() || cl.guids.size() < 2 ||
+                    std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
                     continue;
                 by_host[host].push_back({r, cl});
                 placed_one = true;
@@ -183,6 +190,16 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
             if (unsettled.count(kv.first))
                 continue;
             const Host &h = t.hosts[index[kv.first]];
+            // settled, the host holds its class's rails, each once: else it
+            // would be odd-rails, which no claim may lift
+            std::multiset<int> have;
+            for (const HostPort &p : h.ports)
+                have.insert(p.rail);
+            for (const auto &rc : kv.second)
+                have.insert(rc.first);
+            if (std::set<int>(have.begin(), have.end()) != std::set<int>(h.rails.begin(), h.rails.end()) ||
+                have.size() != h.rails.size())
+                continue;
             std::sort(kv.second.begin(), kv.second.end(),
                       [](const auto &a, const auto &b) { return a.first < b.first; });
             std::vector<FabricSummary::Claim> &out = s.claimed[kv.first];
@@ -471,9 +488,11 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
             if (h == s.hosts.end() || !s.undecided.count(nm))
                 fail("a host listed above and undecided");
+            if (s.kind != "ib")
+                fail("claimed lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
             std::vector<FabricSummary::Claim> &cls = s.claimed[nm];
-            if (cls.size() >= max_hcas)
-                fail("at most " + std::to_string(max_hcas) + " claims of a host");
+            if (h->second.hcas.size() + cls.size() >= max_hcas)
+                fail("at most " + std::to_string(max_hcas) + " HCA:PORT items a host, its claims with them");
             FabricSummary::Claim cl;
             cl.pos = static_cast<std::size_t>(number(pos, 0, static_cast<long>(h->second.hcas.size() + cls.size()), "a place in the host's list"));
             if (!cls.empty() && cl.pos <= cls.back().pos)
@@ -486,18 +505,25 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             if (std::find(h->second.hcas.begin(), h->second.hcas.end(), cl.hca) != h->second.hcas.end() ||
                 std::any_of(cls.begin(), cls.end(), [&](const FabricSummary::Claim &o) { return o.hca == cl.hca; }))
                 fail("an adapter the host's list does not hold");
+            if (gl.empty() || gl.back() == ',')
+                fail("GUID,GUID,... with no empty item");
             std::istringstream gs(gl);
             for (std::string g; std::getline(gs, g, ',');) {
                 if (g.size() != 16 || g.find_first_not_of("0123456789abcdef") != std::string::npos || cl.guids.size() >= 16)
                     fail("at most 16 GUIDs of 16 lowercase hex digits");
                 const std::uint64_t v = std::stoull(g, nullptr, 16);
-                if (v == 0 || std::find(cl.guids.begin(), cl.guids.end(), v) != cl.guids.end() ||
-                    std::find(h->second.guids.begin(), h->second.guids.end(), v) != h->second.guids.end())
-                    fail("GUIDs, each once and of no adapter the host's list holds");
+                if (v == 0)
+                    fail("a GUID that is not all zero (no adapter the fabric saw)");
+                if (std::find(cl.guids.begin(), cl.guids.end(), v) != cl.guids.end() ||
+                    std::find(h->second.guids.begin(), h->second.guids.end(), v) != h->second.guids.end() ||
+                    std::any_of(cls.begin(), cls.end(), [&](const FabricSummary::Claim &o) {
+                        return std::find(o.guids.begin(), o.guids.end(), v) != o.guids.end();
+                    }))
+                    fail("GUIDs, each once and of no adapter the host's list or its other claims hold");
                 cl.guids.push_back(v);
             }
-            if (cl.guids.empty())
-                fail("one GUID or more");
+            if (cl.guids.size() < 2)
+                fail("two GUIDs or more: a claim is a contest");
             cls.push_back(std::move(cl));
         } else {
             fail(v5 ? "a source, kind, rails, island, host, undecided or claimed line"

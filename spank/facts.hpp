@@ -124,6 +124,12 @@ struct UcxUserFiles {
 };
 UcxUserFiles ucx_user_files(const std::optional<std::string> &home, const std::optional<std::string> &ucx_config_dir);
 
+// The node's view entry with the adapter names another node's description
+// claims too settled by this node's own sysfs GUIDs (resolve_claims);
+// nullopt when it has no such claim or one is not settled (`why`).
+std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string &node, const std::vector<NodePort> &ports,
+                                      std::string *why = nullptr);
+
 // The fabric's compute-rail adapters of this node as the node names them:
 // each (name, port) of the view matched in sysfs by its node GUID when the
 // view has one (InfiniBand, view 4: a device renumbered since discovery is
@@ -151,11 +157,6 @@ struct NodeDevices {
 // A rail that is no RDMA port here while a device here cannot be read
 // (`unreadable`, as node_ports() lists them) may be that device: then none
 // is taken, as for a rail found whose link layer or owner is not known.
-// The node's view entry with the adapter names another node's description
-// claims too settled by this node's own sysfs GUIDs (resolve_claims);
-// nullopt when it has no such claim or one is not settled (`why`).
-std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string &node, const std::vector<NodePort> &ports,
-                                      std::string *why = nullptr);
 NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std::string &node,
                          const std::vector<NodePort> &ports, const std::string &machine_type = "",
                          const std::vector<std::string> &unreadable = {});

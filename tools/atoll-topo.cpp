@@ -417,6 +417,16 @@ int cmd_check(int argc, char **argv)
             throw std::runtime_error("--view " + shown(p) + ": " + std::strerror(errno));
         if (auto f = unreadable_by_users(p))
             findings.push_back(*f);
+        // what the plugin itself would do with it: its owner and mode
+        // (root's, written by no one else), its records read as it reads them
+        try {
+            PluginConfig cfg;
+            (void)load_fabric_view(cfg, p);
+        } catch (const std::exception &e) {
+            findings.push_back({"view-refused", Severity::Error, shown(p),
+                                "the plugin refuses it, so every job step gets no fabric environment: " +
+                                    one_line(e.what(), 400)});
+        }
     }
     std::size_t errors = 0;
     for (const auto &f : findings)

@@ -2,7 +2,7 @@
 # Bad input: a clear FILE:LINE error, exit 1, no output written, no crash;
 # an existing topology.conf survives a failed run. Usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-plan 36
+plan 37
 work=$(tmpdir)
 good="$DATA/ibsim/fattree_4x8_2s/ibnetdiscover.txt"
 
@@ -196,6 +196,17 @@ chmod 644 "$vd/fabric.view"; mkdir -m 700 "$vd/private"; cp "$vd/fabric.view" "$
 if [ "$(grep -c unreadable-by-users "$work/out")" -eq 1 ] && grep -q "'$vd/private/fabric.view': its directory '$vd/private' is not searchable by others" "$work/out"; then
     ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"
 else not_ok "check --view: a 0644 view in a 0755 directory is fine, one under a 0700 directory is not"; diag "$(cat "$work/out")"; fi
+# (helper 56) a view the plugin itself refuses: written by others than root,
+# or a record it does not read; check --view errors (exit 4) with its reason
+cp "$vd/fabric.view" "$vd/open.view"; chmod 666 "$vd/open.view"
+printf 'atoll-view 5\ngarbage\n' >"$vd/bad.view"; chmod 644 "$vd/bad.view"
+"$TOPO" check "$vd/fabric.json" --view "$vd/open.view" --view "$vd/bad.view" --view "$vd/fabric.view" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 4 ] && [ "$(grep -c '^error: view-refused' "$work/out")" = 2 ] &&
+   grep -q "^error: view-refused: '$vd/open.view': the plugin refuses it, .*writable by someone other than root" "$work/out" &&
+   grep -q "^error: view-refused: '$vd/bad.view': .*$vd/bad.view:2: found 'garbage', expected" "$work/out"; then
+    ok "check --view errors on a view the plugin refuses (written by others, a record it does not read): exit 4"
+else not_ok "check --view errors on a view the plugin refuses"; diag "rc=$rc" "$(cat "$work/out")"; fi
 # and the fabric.json itself: cli_filter.lua's atoll-place reads it as the submitting user
 chmod 600 "$vd/fabric.json"
 "$TOPO" check "$vd/fabric.json" >"$work/out" 2>&1

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 39
+plan 40
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -525,4 +525,47 @@ if [ "$(tr '\n' '|' <"$work/vlan.out")" = "$want_vlan" ] &&
     ok "trust pcp: RoCE on an untagged netdev (a macvlan over one, an ipvlan over a macvlan over a VLAN) fails vlan; a VLAN device, a macvlan over one, a VLAN over a RoCE LAG (its lower_bond0 no member), trust dscp or PFC on 0 pass"
 else
     not_ok "trust pcp: the RoCE GID's netdev must be a VLAN device"; diag "$(cat "$work/vlan.out")" "$(cat "$work/vlan-msg.out")"
+fi
+# (helper 57) what the vlan check must not fail, or must not miss: the
+# node's nccl.conf pinning the VLAN's GID beside an untagged PF address (the
+# plugin sets no index there, NCCL takes the pin); a bond over two VLANs
+# (the kernel takes bond0's first lower, a VLAN; the QoS is the PFs'); a
+# pod's macvlan whose lower device is in the host's namespace (no lower_
+# link: not known); an SR-IOV VF (the e-switch may tag it: a warning); and
+# a site with no mlnx_qos that says trust=pcp (judged by the policy)
+vroot pin ""; for nd in ens3np0 ens2np0; do uevent "$work/pin" $nd.100 vlan $nd; done
+for h in mlx5_0:ens3np0:0b64 mlx5_1:ens2np0:0b65; do  # the VLAN's 11.100.0.x at 4/5
+    p="$work/pin/class/infiniband/${h%%:*}/ports/1"; nd=$(echo "$h" | cut -d: -f2)
+    for i in 4 5; do echo "0000:0000:0000:0000:0000:ffff:${h##*:}:0048" >"$p/gids/$i"; echo "$nd.100" >"$p/gid_attrs/ndevs/$i"; done
+    echo "IB/RoCE v1" >"$p/gid_attrs/types/4"; echo "RoCE v2" >"$p/gid_attrs/types/5"
+done
+nc pin5 'NCCL_IB_SL=3\nNCCL_IB_GID_INDEX=5\n'
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --root "$work/nc/pin5" --policy "$work/pcp.policy" \
+    --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+v1="$? $(grep -c '^ERROR' "$work/out")"
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" \
+    --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+v2="$? $(grep -c '^ERROR: vlan: .* GID 5 .* on ens3np0.100, a VLAN' "$work/out") $(grep -c '^ERROR: vlan' "$work/out")"
+cp -r "$work/lag" "$work/bv"; rm -rf "$work/bv/class/net/bond0/lower_"* "$work/bv/class/net/bond0/bonding/slaves"
+uevent "$work/bv" bond0 bond
+for nd in ens1f0np0 ens1f1np1; do
+    uevent "$work/bv" $nd; uevent "$work/bv" $nd.100 vlan $nd; ln -s "../$nd.100" "$work/bv/class/net/bond0/lower_$nd.100"
+done
+echo "ens1f0np0.100 ens1f1np1.100" >"$work/bv/class/net/bond0/bonding/slaves"
+"$TOPO" health --sysfs-root "$work/bv" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" --verbose \
+    --mlnx-qos ens1f0np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens1f1np1="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+v3="$? $(grep -c '^ERROR' "$work/out") $(grep -c '^OK: vlan: mlx5_bond_0 port 1 (ens1f[01]np[01]): .* on bond0, over ens1f[01]np[01].100, a VLAN device' "$work/out")"
+vroot pod .mv; for nd in ens3np0 ens2np0; do uevent "$work/pod" $nd.mv; echo 99 >"$work/pod/class/net/$nd.mv/iflink"; done
+vlan_run pod "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy" --verbose >/dev/null
+v4="$(grep -c "^SKIPPED: vlan: .* on ens3np0.mv: ens3np0.mv's lower device (ifindex 99) is not in this network namespace" "$work/out") $(grep -c '^ERROR' "$work/out")"
+vroot vf ""; mkdir -p "$work/vf/class/infiniband/mlx5_0/device/physfn"
+vlan_run vf "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy" >/dev/null
+v5="$(grep -c '^WARNING: vlan: mlx5_0 port 1 .* on an SR-IOV VF: unless the e-switch tags it' "$work/out") $(grep -c '^ERROR: vlan' "$work/out")"
+printf 'trust=pcp\npfc-priority=3\nqos=skip\n' >"$work/skip.policy"
+"$TOPO" health --sysfs-root "$work/untagged" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/skip.policy" >"$work/out" 2>&1
+v6="$? $(grep -c "^ERROR: vlan: .*priority 0, not the policy's lossless priority 3" "$work/out")"
+if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = "1 0" ] && [ "$v5" = "1 1" ] && [ "$v6" = "4 2" ]; then
+    ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy"
+else
+    not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6" "$(cat "$work/out")"
 fi

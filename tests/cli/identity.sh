@@ -297,7 +297,15 @@ for t in own swap; do
     "$TOPO" env "$work/claim.view" --node node003 --nodes node003,node002 --sysfs-root "$work/$t/%n" 2>&1 | grep '^  NCCL_IB_HCA'
 done >"$work/settle.out"
 "$TOPO" env "$work/claim.view" --node node002 --nodes node003,node002 --sysfs-root "$work/own/%n" 2>&1 | grep '^  NCCL_IB_HCA' >>"$work/settle.out"
-if [ "$(head -1 "$work/claim.view")" = "atoll-view 5" ] &&
+# (helper 56) a host like no class of the fabric's (odd-rails: two adapters
+# under names no other host has) stays undecided when another root copies
+# one of its names: a claim must not lift odd-rails and hold it to two rails
+"$TOPO" generate --rails 4 --hosts 4 >"$work/h4.txt"
+sed 's/"node003 mlx5_2"/"node003 mlx5_7"/; s/"node003 mlx5_3"/"node003 mlx5_8"/; s/"node004 mlx5_0"/"node003 mlx5_0"/' \
+    "$work/h4.txt" >"$work/odd.txt"
+"$TOPO" slurm --format view "$work/odd.txt" -o "$work/odd.view" 2>/dev/null
+if [ "$(head -1 "$work/odd.view")" = "atoll-view 4" ] && grep -q "^undecided node003$" "$work/odd.view" &&
+   [ "$(head -1 "$work/claim.view")" = "atoll-view 5" ] &&
    grep -q "^claimed node003 1 mlx5_1:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/claim.view" &&
    sed -n 1p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail adapters, checked in sysfs" &&
    sed -n 2p "$work/settle.out" | grep -q "^  NCCL_IB_HCA not set: .*; mlx5_1 port 1 is claimed by 2 adapters, none of them here, by their GUIDs" &&

@@ -369,7 +369,7 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK_THROWS_WITH(read("island leaf L1 -1 65 1\n"), Catch::Contains("a hop count from 0 to 64"));
     // view 5: a claimed adapter of an undecided host, settled by the node's own GUIDs
     auto read5 = [](const std::string &body) {
-        std::istringstream in(std::string("atoll-view 5\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n") + body);
+        std::istringstream in(std::string("atoll-view 5\nkind ib\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n") + body);
         return read_summary(in, "v5");
     };
     const std::string host1 = "host n1 0 0 mlx5_0:1@" + g0 + " 1 -1 - -\nundecided n1\n";
@@ -393,13 +393,25 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK_THROWS_WITH(read5("host n1 0 0 mlx5_0:1 1 -1 - -\nclaimed n1 1 mlx5_1:1 " + ga + "\n"),
                       Catch::Contains("expected a host listed above and undecided"));
     CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + g0 + "\n"),
-                      Catch::Contains("of no adapter the host's list holds"));
+                      Catch::Contains("of no adapter the host's list or its other claims hold"));
     CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_0:1 " + ga + "\n"), Catch::Contains("an adapter the host's list does not hold"));
     CHECK_THROWS_WITH(read5(host1 + "claimed n1 2 mlx5_1:1 " + ga + "\n"), Catch::Contains("a place in the host's list from 0 to 1"));
     CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + ga + "\n"), Catch::Contains("each once"));
     CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 -\n"), Catch::Contains("16 lowercase hex digits"));
-    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "\nclaimed n1 1 mlx5_2:1 " + gb + "\n"),
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\nclaimed n1 1 mlx5_2:1 98039b0300000088,98039b030000008c\n"),
                       Catch::Contains("places rising"));
+    // (helper 56) one claimant is no contest; a GUID in two claims; a trailing
+    // comma; all zero; a RoCE view (LLDP's GUIDs are atoll's own)
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "\n"), Catch::Contains("two GUIDs or more"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\nclaimed n1 2 mlx5_2:1 " + gb + ",98039b0300000088\n"),
+                      Catch::Contains("its other claims hold"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + ",\n"), Catch::Contains("no empty item"));
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + ",0000000000000000\n"), Catch::Contains("not all zero"));
+    {
+        std::istringstream in("atoll-view 5\nkind roce\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n" + host1 +
+                              "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\n");
+        CHECK_THROWS_WITH(read_summary(in, "r5"), Catch::Contains("InfiniBand view only"));
+    }
     // written as 5 only with a claim: a view without one stays 4 for plugins that read 4
     std::ostringstream w;
     write_summary(w, v5);
