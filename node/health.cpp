@@ -447,6 +447,14 @@ public:
         const bool plugin_sets = !r.empty() && !(r.size() > 1 && r[1]->ipv4() == r[0]->ipv4());
         const int pin = p_.nccl_gid_index;
         const int nccl = pin >= 0 ? pin : nccl_gid_index(f_.port);
+        if (pin < 0 && !p_.nccl_gid_chooser.empty()) {
+            // the plugin sets no index then, and NCCL picks by the address
+            // range or family: not told here
+            add("vlan", HealthStatus::Skipped,
+                p_.nccl_conf + " sets " + p_.nccl_gid_chooser + ": NCCL chooses the GID by it (the plugin sets no index), "
+                "which one is not told here");
+            return;
+        }
         if (plugin_sets)
             gids.push_back(r[0]);
         else

@@ -50,6 +50,7 @@ struct HealthPolicy {
     std::vector<NcclValue> nccl_sl;  // the SLs NCCL sends (empty: NCCL's default 0)
     bool nccl_unknown = false;       // what the file sets cannot be told (a FIFO, over 1 MiB)
     int nccl_gid_index = -1;         // its NCCL_IB_GID_INDEX, -1 none
+    std::string nccl_gid_chooser;    // "NCCL_IB_ADDR_RANGE" (or _FAMILY, ROCE_VERSION_NUM) it sets: NCCL's GID by it
     std::string nccl_conf;
 
     bool operator==(const HealthPolicy &o) const

@@ -177,7 +177,9 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                     if (gp.second == port)
                         cl.guids.push_back(gp.first);
                 const ViewHost &vh = s.hosts[host];
-                if (cl.guids.size() != kv.second.size() || cl.guids.size() < 2 ||
+                // (the reader takes at most 16 claimants: more leave the host
+                // undecided rather than a view every node's plugin refuses)
+                if (cl.guids.size() != kv.second.size() || cl.guids.size() < 2 || cl.guids.size() > 16 ||
                     std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
                     continue;
                 by_host[host].push_back({r, cl});
@@ -198,7 +200,7 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
             for (const auto &rc : kv.second)
                 have.insert(rc.first);
             if (std::set<int>(have.begin(), have.end()) != std::set<int>(h.rails.begin(), h.rails.end()) ||
-                have.size() != h.rails.size())
+                have.size() != h.rails.size() || have.size() >= 64)
                 continue;
             std::sort(kv.second.begin(), kv.second.end(),
                       [](const auto &a, const auto &b) { return a.first < b.first; });

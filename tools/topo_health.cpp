@@ -273,6 +273,9 @@ int health_run(int argc, char **argv, std::string &prometheus)
         bytes("NCCL_IB_SL", policy.nccl_sl, true);
         long long gid = -1;
         const auto &conf = cnode.nccl_conf;
+        for (const char *k : {"NCCL_IB_ADDR_RANGE", "NCCL_IB_ADDR_FAMILY", "NCCL_IB_ROCE_VERSION_NUM"})
+            if (policy.nccl_gid_chooser.empty() && conf.count(k))
+                policy.nccl_gid_chooser = k;
         if (param(conf, "NCCL_IB_GID_INDEX", -1, gid)) {
             const int as_int = static_cast<int>(static_cast<std::uint32_t>(static_cast<unsigned long long>(gid)));
             policy.nccl_gid_index = as_int < 0 ? -1 : as_int;

@@ -805,8 +805,12 @@ Topology analyse(Fabric fabric)
                 why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hd.second}];
                 t.claims[{name, hd.second}].insert({ca.guid, ca.port});
             }
-            if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty())
-                why = "host name " + shown(hd.first) + " refused: shortened to " + shown(name) + ", " + why;
+            if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty()) {
+                // "it is 'default', a word ..." after "shortened to 'default'" says the name twice
+                const std::string it = "it is " + shown(name) + ", ";
+                why = "host name " + shown(hd.first) + " refused: shortened to " + shown(name) + ", " +
+                      (why.compare(0, it.size(), it) == 0 ? why.substr(it.size()) : why);
+            }
             if (!why.empty()) {
                 if (refused_guids.insert(ca.guid).second)
                     t.refused.push_back({ca.guid, cn->desc, cn->line, why, swi, sw.port});

@@ -561,11 +561,15 @@ v4="$(grep -c "^SKIPPED: vlan: .* on ens3np0.mv: ens3np0.mv's lower device (ifin
 vroot vf ""; mkdir -p "$work/vf/class/infiniband/mlx5_0/device/physfn"
 vlan_run vf "$H/trust-pcp.mlnx_qos" --policy "$work/pcp.policy" >/dev/null
 v5="$(grep -c '^WARNING: vlan: mlx5_0 port 1 .* on an SR-IOV VF: unless the e-switch tags it' "$work/out") $(grep -c '^ERROR: vlan' "$work/out")"
+nc range 'NCCL_IB_SL=3\nNCCL_IB_ADDR_RANGE=11.100.0.0/16\n'
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --root "$work/nc/range" --policy "$work/pcp.policy" --verbose \
+    --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+v7="$? $(grep -c '^SKIPPED: vlan: .*sets NCCL_IB_ADDR_RANGE: NCCL chooses the GID by it' "$work/out")"
 printf 'trust=pcp\npfc-priority=3\nqos=skip\n' >"$work/skip.policy"
 "$TOPO" health --sysfs-root "$work/untagged" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/skip.policy" >"$work/out" 2>&1
 v6="$? $(grep -c "^ERROR: vlan: .*priority 0, not the policy's lossless priority 3" "$work/out")"
-if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = "1 0" ] && [ "$v5" = "1 1" ] && [ "$v6" = "4 2" ]; then
-    ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy"
+if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = "1 0" ] && [ "$v5" = "1 1" ] && [ "$v6" = "4 2" ] && [ "$v7" = "0 2" ]; then
+    ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy, nccl.conf's NCCL_IB_ADDR_RANGE is not second-guessed"
 else
-    not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6" "$(cat "$work/out")"
+    not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6, range: $v7" "$(cat "$work/out")"
 fi

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -304,7 +304,12 @@ done >"$work/settle.out"
 sed 's/"node003 mlx5_2"/"node003 mlx5_7"/; s/"node003 mlx5_3"/"node003 mlx5_8"/; s/"node004 mlx5_0"/"node003 mlx5_0"/' \
     "$work/h4.txt" >"$work/odd.txt"
 "$TOPO" slurm --format view "$work/odd.txt" -o "$work/odd.view" 2>/dev/null
+# (helper 58) and 17 claimants (two roots' 8-rail nodes all copying one
+# name): more than the plugin reads; the host stays undecided, the view 4
+"$TOPO" generate --rails 8 --hosts 4 | sed 's/"node00[45] mlx5_[0-7]"/"node003 mlx5_1"/g' >"$work/c17.txt"
+"$TOPO" slurm --format view "$work/c17.txt" -o "$work/c17.view" 2>/dev/null
 if [ "$(head -1 "$work/odd.view")" = "atoll-view 4" ] && grep -q "^undecided node003$" "$work/odd.view" &&
+   [ "$(head -1 "$work/c17.view")" = "atoll-view 4" ] && grep -q "^undecided node003$" "$work/c17.view" &&
    [ "$(head -1 "$work/claim.view")" = "atoll-view 5" ] &&
    grep -q "^claimed node003 1 mlx5_1:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/claim.view" &&
    sed -n 1p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail adapters, checked in sysfs" &&
@@ -314,3 +319,8 @@ if [ "$(head -1 "$work/odd.view")" = "atoll-view 4" ] && grep -q "^undecided nod
 else
     not_ok "a copied description: node003's plugin settles the claim by its own GUIDs"; diag "$(grep -e '^claimed' -e '^atoll-view' "$work/claim.view")" "$(cat "$work/settle.out")"
 fi
+# an FQDN cut to a word Slurm reserves says so once
+sed 's/"node002 mlx5_0"/"default.evil mlx5_0"/' "$work/f.txt" >"$work/defq.txt"
+"$TOPO" slurm --format features "$work/defq.txt" -o "$work/defq.conf" 2>"$work/defq.err"
+check "an FQDN shortened to 'default' is refused with one plain reason" \
+    grep -q "host name 'default.evil' refused: shortened to 'default', a word Slurm reserves (NodeName=DEFAULT); the adapter is left out" "$work/defq.err"
