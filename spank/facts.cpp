@@ -69,13 +69,13 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
                          const std::vector<std::string> &unreadable)
 {
     NodeDevices d;
-    auto found = f.summary.hosts.find(node);
-    if (found == f.summary.hosts.end())
+    auto entry = f.summary.hosts.find(node);
+    if (entry == f.summary.hosts.end())
         return d;
     // an adapter name of this node another node's description claims too:
     // the claimant whose GUID this node's sysfs gives is its own
     std::optional<ViewHost> settled = settle_claims(f.summary, node, ports);
-    const ViewHost &me = settled ? *settled : found->second;
+    const ViewHost &me = settled ? *settled : entry->second;
     std::vector<std::pair<std::string, int>> named = me.hcas;
     // a cloud fabric source names no adapter (Azure's CSV, GCP's API: the
     // host's one port is a placeholder, "nic0"): the cloud's rules pick them
