@@ -983,17 +983,6 @@ bool netdev_name_ok(const std::string &n)
     return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
 }
 
-bool uevent_vlan(const std::optional<std::string> &uevent)
-{
-    std::istringstream lines(uevent.value_or(""));
-    for (std::string l; std::getline(lines, l);) {
-        if (!l.empty() && l.back() == '\r')
-            l.pop_back();
-        if (l == "DEVTYPE=vlan")
-            return true;
-    }
-    return false;
-}
 }  // namespace
 
 NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)

@@ -44,13 +44,8 @@ std::string read_line(const std::string &path)
 // device's ifindex (a bond's or team's is its own)
 bool stacked_netdev(const std::string &net)
 {
-    std::istringstream lines(read_small_file(net + "/uevent", 4096).value_or(""));
-    for (std::string l; std::getline(lines, l);) {
-        if (!l.empty() && l.back() == '\r')
-            l.pop_back();
-        if (l == "DEVTYPE=vlan")
-            return true;
-    }
+    if (uevent_vlan(read_small_file(net + "/uevent", 4096)))
+        return true;
     const std::string iflink = read_line(net + "/iflink"), ifindex = read_line(net + "/ifindex");
     return !iflink.empty() && !ifindex.empty() && iflink != ifindex;
 }
@@ -199,6 +194,18 @@ std::vector<const GidEntry *> routable_gids(const NodePort &p)
             (e.ipv4() ? v4 : v6).push_back(&e);
     v4.insert(v4.end(), v6.begin(), v6.end());
     return v4;
+}
+
+bool uevent_vlan(const std::optional<std::string> &uevent)
+{
+    std::istringstream lines(uevent.value_or(""));
+    for (std::string l; std::getline(lines, l);) {
+        if (!l.empty() && l.back() == '\r')
+            l.pop_back();
+        if (l == "DEVTYPE=vlan")
+            return true;
+    }
+    return false;
 }
 
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max)

@@ -94,6 +94,9 @@ std::vector<const GidEntry *> routable_gids(const NodePort &p);
 // A small file read whole, at most `max` bytes, never blocking: a FIFO or a
 // device is not read. nullopt when it cannot be opened or is no regular file.
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max);
+// A netdev's sysfs uevent text (nullopt: unread) has the line DEVTYPE=vlan:
+// the kernel's 802.1Q device
+bool uevent_vlan(const std::optional<std::string> &uevent);
 
 // <sysfs_root>/class/infiniband/*/ports/*; empty when there is none.
 // `unreadable`, when given, gets the entries whose ports cannot be listed (a
