@@ -149,11 +149,10 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
             if (hi == index.end() || !s.undecided.count(host) || unsettled.count(host))
                 continue;
             const Host &h = t.hosts[hi->second];
-            // a host whose believed adapters are not all its class's rails
-            // is not judged like its class (its claim kept odd-rails from
-            // looking at it): it stays undecided
-            if (h.rails_unknown || !h.compute ||
-                std::any_of(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail < 0; })) {
+            // a host judged like no class stays undecided (whether its
+            // adapters off its class's rails are too many is asked below,
+            // with the claims settled, as odd-rails asks it of any host)
+            if (h.rails_unknown || !h.compute) {
                 unsettled.insert(host);
                 continue;
             }
@@ -192,15 +191,22 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
             if (unsettled.count(kv.first))
                 continue;
             const Host &h = t.hosts[index[kv.first]];
-            // settled, the host holds its class's rails, each once: else it
-            // would be odd-rails, which no claim may lift
+            // settled, the host holds its class's rails, each once, and more
+            // than half its ports are on them (odd-rails' test of any host:
+            // helper 56's two made-up names beside one copy stay undecided,
+            // one made-up name beside a copy no longer keeps the claim from
+            // settling): else it would be odd-rails, which no claim may lift
             std::multiset<int> have;
+            std::size_t off = 0;  // believed ports on no rail of its class
             for (const HostPort &p : h.ports)
-                have.insert(p.rail);
+                if (p.rail >= 0)
+                    have.insert(p.rail);
+                else
+                    ++off;
             for (const auto &rc : kv.second)
                 have.insert(rc.first);
             if (std::set<int>(have.begin(), have.end()) != std::set<int>(h.rails.begin(), h.rails.end()) ||
-                have.size() != h.rails.size() || have.size() >= 64)
+                have.size() != h.rails.size() || have.size() + off >= 64 || 2 * have.size() <= have.size() + off)
                 continue;
             std::sort(kv.second.begin(), kv.second.end(),
                       [](const auto &a, const auto &b) { return a.first < b.first; });

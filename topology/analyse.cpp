@@ -899,13 +899,31 @@ Topology analyse(Fabric fabric)
         t.hosts.push_back(std::move(h));
     }
 
-    // Compute hosts: those with at least half the usual port count.
+    // Compute hosts: those with at least half the usual port count. A host
+    // some of whose adapter names another node's root copied is counted
+    // with them (each contested adapter as the most ports one claimant has
+    // under its name, as the host's own would be): its class and its place
+    // are judged as for its peers. Without them, a copy of three of a
+    // four-rail host's names left it one port, no compute host, out of its
+    // rail group in topology.conf and no host line in the view (helper 58).
+    std::map<std::string, int> claimed_ports;  // host -> ports its contested adapters would give it
+    for (const auto &kv : t.claims) {
+        std::map<std::uint64_t, int> per_ca;
+        int most = 0;
+        for (const auto &gp : kv.second)
+            most = std::max(most, ++per_ca[gp.first]);
+        claimed_ports[kv.first.first] += most;
+    }
+    auto port_count = [&](const Host &h) {
+        auto it = claimed_ports.find(h.name);
+        return static_cast<int>(h.ports.size()) + (it == claimed_ports.end() ? 0 : it->second);
+    };
     std::vector<int> counts;
     for (const Host &h : t.hosts)
         counts.push_back(static_cast<int>(h.ports.size()));
     int usual = most_common(counts, 1);
     for (Host &h : t.hosts)
-        h.compute = usual <= 1 ? !h.ports.empty() : 2 * static_cast<int>(h.ports.size()) >= usual;
+        h.compute = usual <= 1 ? !h.ports.empty() : 2 * port_count(h) >= usual;
 
     // Rails: port keys carried by at least half of the compute hosts of
     // their class. The hosts LLDP could not decide (their interfaces may be
@@ -949,7 +967,7 @@ Topology analyse(Fabric fabric)
         }
     }
     auto class_of = [&](const Host &h) {
-        const int n = static_cast<int>(h.ports.size());
+        const int n = port_count(h);
         if (n >= 2 * usual)
             for (std::size_t c = 1; c < bounds.size(); ++c)
                 if (n >= bounds[c].first && n < bounds[c].second)

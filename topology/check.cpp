@@ -512,6 +512,11 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
             if (attributed.count({hi, kv.first.second}))
                 continue;
             const Host &h = t.hosts[static_cast<std::size_t>(hi)];
+            // a rail whose adapter name two adapters claim is not missing:
+            // refused-name says which (rail "mlx5_0" or "mlx5_0/2" of adapter mlx5_0)
+            const std::string &rn = t.rails[static_cast<std::size_t>(kv.first.second)];
+            if (t.claims.count({h.name, rn.substr(0, rn.find('/'))}))
+                continue;
             add("missing-rail", Severity::Error, h.name,
                 "host has no adapter on rail " + t.rails[static_cast<std::size_t>(kv.first.second)]);
         }

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 22
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -324,3 +324,37 @@ sed 's/"node002 mlx5_0"/"default.evil mlx5_0"/' "$work/f.txt" >"$work/defq.txt"
 "$TOPO" slurm --format features "$work/defq.txt" -o "$work/defq.conf" 2>"$work/defq.err"
 check "an FQDN shortened to 'default' is refused with one plain reason" \
     grep -q "host name 'default.evil' refused: shortened to 'default', a word Slurm reserves (NodeName=DEFAULT); the adapter is left out" "$work/defq.err"
+# (helper 58) one root copying three of a four-rail host's four adapter
+# names: node003 keeps its rail group in topology.conf and its class (its
+# contested adapters counted with it), so the view lists its claims and its
+# plugin sets all four rails; no rail is called missing (refused-name says
+# why). Before, it was left one port, no compute host, put on a leaf of its
+# own with the copier, with no host line and no device variable.
+"$TOPO" generate --rails 4 --hosts 8 >"$work/r4.txt"
+sed 's/"node005 mlx5_\([0-2]\)"/"node003 mlx5_\1"/' "$work/r4.txt" >"$work/c3.txt"
+"$TOPO" slurm "$work/c3.txt" -o "$work/c3.conf" 2>/dev/null
+"$TOPO" slurm --format view "$work/c3.txt" -o "$work/c3.view" 2>/dev/null
+"$TOPO" check "$work/c3.txt" >"$work/c3.check" 2>&1
+g4() { awk -v d="\"$1\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$work/r4.txt"; }
+ibnode "$work/r4/node003" mlx5_0:"$(g4 'node003 mlx5_0')" mlx5_1:"$(g4 'node003 mlx5_1')" mlx5_2:"$(g4 'node003 mlx5_2')" mlx5_3:"$(g4 'node003 mlx5_3')"
+"$TOPO" env "$work/c3.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/c3.env" 2>&1
+if grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-004,006-008\]$" "$work/c3.conf" &&
+   [ "$(grep -c "^claimed node003 [0-2] mlx5_[0-2]:1 " "$work/c3.view")" -eq 3 ] &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/c3.env" &&
+   ! grep -q "missing-rail: node003" "$work/c3.check" && grep -q "refused-name: .*'node003 mlx5_2' is claimed by 2" "$work/c3.check"; then
+    ok "three of a host's four names copied: it keeps its rail group and class; its plugin settles the claims and sets all four rails"
+else
+    not_ok "three of a host's four names copied"; diag "$(grep -v '^#' "$work/c3.conf")" "$(grep -e '^claimed' -e node003 "$work/c3.view")" "$(cat "$work/c3.env")" "$(grep node003 "$work/c3.check")"
+fi
+# (helper 58) a made-up adapter name beside a copy (node011's root names one
+# of its own adapters node003 mlx5_9, another copies node003 mlx5_2): the
+# made-up name is on no rail of the class, so node003 holds its four rails,
+# one of them claimed, and settles as a host with one odd adapter is decided
+sed 's/"node011 mlx5_3"/"node003 mlx5_9"/; s/"node011 mlx5_2"/"node003 mlx5_2"/' "$work/r4.txt" >"$work/x2.txt"
+"$TOPO" slurm --format view "$work/x2.txt" -o "$work/x2.view" 2>/dev/null
+"$TOPO" env "$work/x2.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/x2.env" 2>&1
+if grep -q "^claimed node003 2 mlx5_2:1 " "$work/x2.view" && grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/x2.env"; then
+    ok "a made-up adapter name beside a copy: the claim still settles on the host's own node"
+else
+    not_ok "a made-up adapter name beside a copy"; diag "$(grep -e '^claimed' -e node003 "$work/x2.view")" "$(cat "$work/x2.env")"
+fi
