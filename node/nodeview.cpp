@@ -33,6 +33,8 @@ nlohmann::json node_json(const std::vector<GpuHca> &gpus, const std::vector<Node
             j["gids"] = gids;
             if (!x.lower.empty())
                 j["bond_members"] = x.lower;
+            if (!x.representor.empty())
+                j["representor"] = x.representor;
         }
         p.push_back(j);
     }

@@ -208,6 +208,30 @@ bool uevent_vlan(const std::optional<std::string> &uevent)
     return false;
 }
 
+bool representor_port_name(const std::string &name)
+{
+    std::size_t i = 0;
+    auto digits = [&]() {
+        const std::size_t from = i;
+        while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
+            ++i;
+        return i > from && i - from <= 10;
+    };
+    if (i < name.size() && name[i] == 'c' && !(++i, digits()))
+        return false;
+    if (name.compare(i, 2, "pf") != 0)
+        return false;
+    i += 2;
+    if (!digits())
+        return false;
+    if (i == name.size())
+        return true;
+    if (name.compare(i, 2, "vf") != 0 && name.compare(i, 2, "sf") != 0)
+        return false;
+    i += 2;
+    return digits() && i == name.size();
+}
+
 std::optional<std::string> read_small_file(const std::string &path, std::size_t max)
 {
     int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -353,6 +377,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 struct stat st;
                 np.soft = np.soft || ::stat((base + "/" + dev + "/parent").c_str(), &st) == 0;
             }
+            const bool from_gids = !np.netdevs.empty();
             if (np.netdevs.empty())
                 np.netdevs = np.own_net;
             // a RoCE LAG (mlx5_bond_0) names the bond; LLDP names its members.
@@ -396,6 +421,19 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 for (const std::string &m : members)
                     if (std::find(np.lower.begin(), np.lower.end(), m) == np.lower.end())
                         np.lower.push_back(m);
+            }
+            // a representor's port: its GIDs' netdev is the representor (the
+            // device's own net/ lists the uplink and every representor, so
+            // only the GIDs tell; a VLAN or macvlan over a representor is
+            // one through the device below it, appended above)
+            for (std::size_t k = 0; from_gids && np.representor.empty() && k < np.netdevs.size(); ++k) {
+                const std::string &nd = np.netdevs[k];
+                if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
+                    continue;
+                std::string ppn = read_small_file(sysfs_root + "/class/net/" + nd + "/phys_port_name", 64).value_or("");
+                ppn = ppn.substr(0, ppn.find('\n'));
+                if (representor_port_name(ppn))
+                    np.representor = nd + " (" + ppn + ")";
             }
             if (np.link_layer == "Ethernet") {
                 for (const std::string &i : list_dir(dir + "/gids")) {

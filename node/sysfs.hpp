@@ -57,6 +57,11 @@ struct NodePort {
     std::string roce_v2_gid;    // its address
     int traffic_class = -1;     // <hca>/tc/<port>/traffic_class "tclass=N"; -1 when none is set
     std::string traffic_class_bad;  // that file's text when it is not what the driver writes (class unknown)
+    // an e-switch representor port (switchdev mode: mlx5_ib gives each VF's,
+    // SF's or host PF's representor a port of the uplink's device): its
+    // GIDs' netdev and that netdev's phys_port_name ("eth5 (pf0vf1)"); ""
+    // for a network port (the uplink's is "p0")
+    std::string representor;
 
     // the kernel's "4: ACTIVE" (IBV_PORT_ACTIVE), the one state NCCL and UCX
     // open a port in; "5: ACTIVE_DEFER" is not it
@@ -98,6 +103,10 @@ std::optional<std::string> read_small_file(const std::string &path, std::size_t 
 // the kernel's 802.1Q device
 bool uevent_vlan(const std::optional<std::string> &uevent);
 
+// A phys_port_name devlink gives a representor (net/devlink/port.c,
+// __devlink_port_phys_port_name_get): [c<controller>]pf<N>, with vf<N> or
+// sf<N> after it; not a physical port's p<N> or p<N>s<M>
+bool representor_port_name(const std::string &name);
 // <sysfs_root>/class/infiniband/*/ports/*; empty when there is none.
 // `unreadable`, when given, gets the entries whose ports cannot be listed (a
 // symlink loop, a permission): a device that is there, not known.

@@ -792,6 +792,8 @@ int cmd_node(int argc, char **argv)
             for (const auto &n : p.lower)
                 std::cout << " " << n;
         }
+        if (!p.representor.empty())
+            std::cout << ", e-switch representor " << p.representor << " (no network port)";
         if (p.link_layer == "Ethernet")
             std::cout << (p.roce_v2_gid_index >= 0 ? ", routable RoCE v2 GID " + std::to_string(p.roce_v2_gid_index) + " " + p.roce_v2_gid
                                                    : std::string(", no routable RoCE v2 GID"))

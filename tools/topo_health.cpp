@@ -321,11 +321,18 @@ int health_run(int argc, char **argv, std::string &prometheus)
     bool by_rule = policy.hca.empty() &&
                    (cloud == "azure" || (cloud == "gcp" && (cnode.machine_type.empty() ||
                                                              gcp_network_stack(cnode.machine_type) == "gib")));
-    std::string left_out;
+    std::string left_out, representors;
     std::vector<PortFacts> ports;
     for (const NodePort &p : all_ports) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
+        // an e-switch representor's port (switchdev) is no network port: its
+        // link is a VF's, it has no QoS of its own, mlnx_qos refuses it
+        if (!p.representor.empty()) {
+            representors += (representors.empty() ? "" : ", ") + p.hca + " port " + std::to_string(p.port) + " (" +
+                            escaped(p.representor, 100) + ")";
+            continue;
+        }
         std::string why = by_rule ? cloud_non_compute(cloud, p) : "";
         if (!why.empty()) {
             left_out += (left_out.empty() ? "" : ", ") + p.hca + " port " + std::to_string(p.port) + " (" + why + ")";
@@ -340,6 +347,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
     auto adapters_line = [&]() {
         if (!left_out.empty())
             std::cout << "adapters: " << cloud << ": left out, not compute adapters by the cloud's rule: " << left_out << "\n";
+        if (!representors.empty())
+            std::cout << "adapters: left out, e-switch representor ports (switchdev), no network port: " << representors << "\n";
     };
     // the textfile once the node was checked: a failed write is said, but the
     // exit status stays the node's (a wrapper drains on a non-zero one)
@@ -368,7 +377,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
         return 0;
     }
     if (ports.empty())
-        throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca));
+        throw InputError(root + "/class/infiniband: no RDMA port" + (policy.hca.empty() ? "" : " matching hca=" + policy.hca) +
+                         (representors.empty() ? "" : " but e-switch representor ports: " + representors));
 
     // a program's text for a netdev: the n-th saved file given for it, else
     // (on the node itself, when `run`) the program's output; source names it

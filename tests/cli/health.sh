@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 40
+plan 41
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -572,4 +572,29 @@ if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = 
     ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy, nccl.conf's NCCL_IB_ADDR_RANGE is not second-guessed"
 else
     not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6, range: $v7" "$(cat "$work/out")"
+fi
+# An e-switch in switchdev mode: mlx5_ib gives each VF's representor a port
+# of the uplink's device (ib_rep.c: port vport_index + 1, its netdev the
+# representor's, ib_device_set_netdev), whose phys_port_name devlink writes
+# pf<N>vf<M> (net/devlink/port.c; the uplink's is p<N>). A representor port
+# is no network port: its link is the VF's, mlnx_qos refuses it, it carries
+# no RoCE of the node's. Here mlx5_0 holds two, one down, with only the MAC's
+# link-local GID (synthetic, shaped as the kernel lays them out): left out,
+# named, the node passes as before.
+cp -r "$work/good" "$work/rep"
+echo p0 >"$work/rep/class/net/ens3np0/phys_port_name"
+for r in 2:eth5:pf0vf0:"4: ACTIVE" 3:eth6:c1pf0vf1:"1: DOWN"; do
+    port=${r%%:*} rest=${r#*:}; nd=${rest%%:*} rest=${rest#*:}; ppn=${rest%%:*} st=${rest#*:}
+    p="$work/rep/class/infiniband/mlx5_0/ports/$port"
+    mkdir -p "$p/gids" "$p/gid_attrs/types" "$p/gid_attrs/ndevs" "$work/rep/class/net/$nd"
+    echo Ethernet >"$p/link_layer"; echo "$st" >"$p/state"; echo "400 Gb/sec (4X NDR)" >"$p/rate"
+    echo "fe80:0000:0000:0000:0ac0:ebff:feda:1c1$port" >"$p/gids/0"; echo "IB/RoCE v1" >"$p/gid_attrs/types/0"; echo "$nd" >"$p/gid_attrs/ndevs/0"
+    echo "$ppn" >"$work/rep/class/net/$nd/phys_port_name"; echo 1500 >"$work/rep/class/net/$nd/mtu"
+done
+health "$work/rep" "$work/rep" netarbiter-eth4.mlnx_qos
+if [ $rc -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/out" &&
+   grep -q "^adapters: left out, e-switch representor ports (switchdev), no network port: mlx5_0 port 2 (eth5 (pf0vf0)), mlx5_0 port 3 (eth6 (c1pf0vf1))$" "$work/out"; then
+    ok "switchdev: the representors' ports of the uplink's device are left out and named; the node passes"
+else
+    not_ok "switchdev: representor ports left out"; diag "exit $rc" "$(cat "$work/out")"
 fi

@@ -490,3 +490,14 @@ TEST_CASE("health: the report puts errors first and the metrics have one gauge p
     CHECK(m.str().find("atoll_health_errors 2\n") != std::string::npos);
     CHECK(m.str().find("atoll_health_pause_storm_ok") == std::string::npos);  // skipped: no gauge
 }
+
+TEST_CASE("representor_port_name: devlink's names of PF, VF and SF representors, not a physical port's", "[health][sysfs]")
+{
+    // net/devlink/port.c, __devlink_port_phys_port_name_get: physical
+    // "p%u" / "p%us%u"; PCI_PF "[c%u]pf%u"; PCI_VF "[c%u]pf%uvf%u"; PCI_SF "[c%u]pf%usf%u"
+    for (const char *yes : {"pf0vf0", "pf1vf127", "c1pf0vf1", "pf0sf88", "c1pf0sf3", "pf0", "c1pf0"})
+        CHECK(atl::representor_port_name(yes));
+    for (const char *no : {"p0", "p1", "p0s1", "", "pf", "pfvf0", "pf0vf", "pf0vf0x", "c1", "cpf0", "xpf0vf0", "pf0xf1",
+                           "pf00000000000vf1"})
+        CHECK_FALSE(atl::representor_port_name(no));
+}
