@@ -157,8 +157,8 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                 continue;
             }
             // the claimed name's rail among the host's class's (port 1's rail
-            // is named by the adapter, port N's "HCA/N"), each claimant on that port
-            bool placed_one = false;
+            // is named by the adapter, port N's "HCA/N")
+            int placed = 0;
             for (int r : h.rails) {
                 const std::string &rn = t.rails[static_cast<std::size_t>(r)];
                 int port = 0;
@@ -168,23 +168,29 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                     port = std::atoi(rn.c_str() + hca.size() + 1);
                 if (port < 1)
                     continue;
-                // every claimant on the rail's port, or the list would not
-                // hold them all (a dual-port copy cabled on the other port)
+                // every claimant's GUID, whichever port it is cabled on: the
+                // plugin takes the one whose GUID and this port are its own
+                // (helper 59: a dual-port adapter's copy, or a copy cabled on
+                // port 2, left the host undecided while only claimants on the
+                // rail's port were listed)
                 FabricSummary::Claim cl;
                 cl.hca = {hca, port};
                 for (const auto &gp : kv.second)
-                    if (gp.second == port)
+                    if (std::find(cl.guids.begin(), cl.guids.end(), gp.first) == cl.guids.end())
                         cl.guids.push_back(gp.first);
                 const ViewHost &vh = s.hosts[host];
                 // (the reader takes at most 16 claimants: more leave the host
                 // undecided rather than a view every node's plugin refuses)
-                if (cl.guids.size() != kv.second.size() || cl.guids.size() < 2 || cl.guids.size() > 16 ||
+                if (cl.guids.size() < 2 || cl.guids.size() > 16 ||
                     std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
                     continue;
                 by_host[host].push_back({r, cl});
-                placed_one = true;
+                ++placed;
             }
-            if (!placed_one)
+            // one record, or none: a dual-port adapter's two rails would list
+            // its GUIDs twice, which the reader (view 5) refuses in the whole
+            // view; such a host stays undecided
+            if (placed != 1)
                 unsettled.insert(host);
         }
         for (auto &kv : by_host) {

@@ -595,13 +595,16 @@ int cmd_slurm(int argc, char **argv)
     // left out of the Slurm files: one node's root copying another's
     // description (or an FQDN of its short name) would take it out of the
     // tree. The site's file is kept until the admin says who is who.
+    // So is the plugin's view (helper 59): without the host its own plugin
+    // sets nothing and its step-mates' lose their islands and order.
     if (!t.contested_lost.empty() && (what == "tree" || what == "block" || what == "yaml" || what == "features" ||
-                                      what == "feature-list" || what == "k8s-labels")) {
+                                      what == "feature-list" || what == "k8s-labels" || what == "view")) {
         std::vector<std::string> names;
         for (const auto &c : t.contested_lost)
             names.push_back(c.first);
         throw InputError(t.fabric.source + ": host" + (names.size() == 1 ? " " : "s ") + compress_hostlist(names) +
-                         " would be left out of Slurm's files: no adapter or link of " + (names.size() == 1 ? "it" : "theirs") +
+                         " would be left out of Slurm's files" + (what == "view" ? " and the plugin's view" : "") +
+                         ": no adapter or link of " + (names.size() == 1 ? "it" : "theirs") +
                          " is believed, its name or switch port is claimed twice over (" + t.contested_lost.begin()->second +
                          "): nothing written" + (a.get("output", "-") == "-" ? "" : ", " + a.get("output") + " kept") +
                          "; say who is who with --node-name-map (InfiniBand) or the switches' own LLDP tables, "

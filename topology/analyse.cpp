@@ -885,6 +885,14 @@ Topology analyse(Fabric fabric)
                 return false;
             return x.second < y.second;
         };
+        // a contested name keeps its place among the host's (helper 59: one
+        // copied gpu003 ibp12s0f0 shifted the others' places, three
+        // miswired-rail errors on its honest adapters and no claim settled)
+        if (!unnumbered.empty())
+            for (auto ca = contested_adapters.lower_bound({h.name, std::string()});
+                 ca != contested_adapters.end() && ca->first.first == h.name; ++ca)
+                if (hca_dev_index(ca->first.second) < 0)
+                    unnumbered.push_back({ca->first.second, 0});
         std::sort(unnumbered.begin(), unnumbered.end(), by_name);
         unnumbered.erase(std::unique(unnumbered.begin(), unnumbered.end()), unnumbered.end());
         for (auto &p : h.ports)
@@ -1193,6 +1201,41 @@ Topology analyse(Fabric fabric)
         }
         for (HostPort &p : h.ports)
             p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;
+        // A compute host some of whose adapter names are contested: an
+        // adapter of its on no rail of its class is not believed either
+        // (helper 59: every rail name copied and one made-up name beside
+        // them, on the copier's leaf, moved the host to the copier's rail
+        // group, pod or storage leaf in topology.conf). Its rail adapters
+        // place it; with none left it is a host no adapter of which is
+        // believed (contested_lost: the Slurm files are not written).
+        // Adapters numbered by their place are left as they are (a place
+        // is no name: their rails are judged by the leaves, below).
+        if (h.compute && t.claimed_hosts.count(h.name)) {
+            std::string contested;
+            for (const auto &ca : contested_adapters)
+                if (ca.first.first == h.name) {
+                    contested = ca.second;
+                    break;
+                }
+            for (auto p = h.ports.begin(); p != h.ports.end();) {
+                if (p->rail >= 0 || placed.count(p->ca_guid)) {
+                    ++p;
+                    continue;
+                }
+                const Node *cn = f.find(p->ca_guid);
+                if (refused_guids.insert(p->ca_guid).second)
+                    t.refused.push_back({p->ca_guid, cn ? cn->desc : std::string(), cn ? cn->line : 0,
+                                         "adapter name " + shown(h.name + " " + p->hca) + " refused: " + shown(h.name) +
+                                             "'s other adapter names are contested (" + contested +
+                                             "), and this one is on no rail of its class: a made-up name beside copied "
+                                             "ones must not place the host",
+                                         p->sw, t.fabric.links[p->link].a.guid == p->ca_guid ? t.fabric.links[p->link].b.port
+                                                                                             : t.fabric.links[p->link].a.port});
+                p = h.ports.erase(p);
+            }
+            if (h.ports.empty())
+                t.contested_lost.emplace(h.name, contested);
+        }
     }
 
     // Tiers: hop distance from the nearest leaf. A leaf is a switch with

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 22
+plan 25
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -357,4 +357,48 @@ if grep -q "^claimed node003 2 mlx5_2:1 " "$work/x2.view" && grep -q "^  NCCL_IB
     ok "a made-up adapter name beside a copy: the claim still settles on the host's own node"
 else
     not_ok "a made-up adapter name beside a copy"; diag "$(grep -e '^claimed' -e node003 "$work/x2.view")" "$(cat "$work/x2.env")"
+fi
+# (helper 59) every rail name of node003 copied by node005's root, and one
+# made-up name (node003 mlx5_4) on node009's adapter in another rail group:
+# the made-up adapter, on no rail of node003's class, is not believed beside
+# the copies, so no adapter of node003's is: slurm writes neither
+# topology.conf nor the view (exit 1, the files kept). Before, node003 was
+# moved to node009's rail group (its island on every step).
+sed -e 's/"node005 mlx5_\([0-3]\)"/"node003 mlx5_\1"/' -e 's/"node009 mlx5_0"/"node003 mlx5_4"/' "$work/r4.txt" >"$work/mv.txt"
+echo kept >"$work/mv.conf"; echo kept >"$work/mv.view"
+"$TOPO" slurm "$work/mv.txt" -o "$work/mv.conf" 2>"$work/mv.err"; rc1=$?
+"$TOPO" slurm --format view "$work/mv.txt" -o "$work/mv.view" 2>"$work/mv.verr"; rc2=$?
+if [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(cat "$work/mv.conf" "$work/mv.view")" = "kept
+kept" ] && grep -q "'node003 mlx5_4' refused: 'node003''s other adapter names are contested .* on no rail of its class" "$work/mv.err" &&
+   grep -q "host node003 would be left out of Slurm's files and the plugin's view" "$work/mv.verr"; then
+    ok "all of a host's rail names copied and a made-up one beside them: the made-up one is refused; no topology.conf or view is written, both kept"
+else
+    not_ok "copies and a made-up name must not move a host"; diag "rc=$rc1 $rc2" "$(cat "$work/mv.conf" "$work/mv.err" "$work/mv.verr")"
+fi
+# (helper 59) a copy on the copier's port 2 (its dual-port card cabled
+# there): the claim lists every claimant's GUID, whatever its port, and
+# node003's plugin settles it by its own GUID and port
+g5=$(awk '/^caguid=/ { g = substr($1, 10) } /^Ca/ && /"node005 mlx5_0"/ { print g; exit }' "$work/r4.txt")
+sed -e 's/"node005 mlx5_0"/"node003 mlx5_0"/' -e "s/\"H-$g5\"\[1\]/\"H-$g5\"[2]/" -e "s/^Ca\t1 \"H-$g5\"/Ca\t2 \"H-$g5\"/" \
+    -e "/^Ca\t2 \"H-$g5\"/{n;s/^\[1\]/[2]/}" "$work/r4.txt" >"$work/p2c.txt"
+"$TOPO" slurm --format view "$work/p2c.txt" -o "$work/p2.view" 2>/dev/null
+"$TOPO" env "$work/p2.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/p2.env" 2>&1
+if grep -q "^claimed node003 0 mlx5_0:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/p2.view" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/p2.env"; then
+    ok "a copy cabled on the copier's port 2: the claim lists both GUIDs and settles on node003"
+else
+    not_ok "a copy on port 2"; diag "$(grep -e '^claimed' -e node003 "$work/p2.view")" "$(cat "$work/p2.env")" "$(grep -n "$g5" "$work/p2c.txt" | head)"
+fi
+# (helper 59) adapters named by their PCI netdev (numbered by their place):
+# one copied name keeps its place among node003's, so its other adapters
+# keep their rails (no miswired-rail on them) and the claim settles
+sed 's/ mlx5_0"/ ibp12s0f0"/; s/ mlx5_1"/ ibp75s0f0"/; s/ mlx5_2"/ ibp141s0f0"/; s/ mlx5_3"/ ibp186s0f0"/' "$work/r4.txt" >"$work/ibp.txt"
+sed -e 's/"node005 ibp12s0f0"/"node003 ibp12s0f0"/' -e 's/"node005 ibp186s0f0"/"node003 ibp250s0f0"/' "$work/ibp.txt" >"$work/ibpc.txt"
+"$TOPO" check "$work/ibpc.txt" >"$work/ibpc.check" 2>&1
+"$TOPO" slurm --format view "$work/ibpc.txt" -o "$work/ibpc.view" 2>/dev/null
+if ! grep -q "miswired-rail: node003" "$work/ibpc.check" && grep -q "^claimed node003 0 ibp12s0f0:1 " "$work/ibpc.view" &&
+   grep -q "^host node003 [0-9]* 1 ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* " "$work/ibpc.view"; then
+    ok "netdev-named adapters: a copied name keeps its place; no miswired-rail on the victim, the claim settles"
+else
+    not_ok "netdev-named adapters and a copied name"; diag "$(grep node003 "$work/ibpc.check" | grep -v refused)" "$(grep -e '^claimed' -e node003 "$work/ibpc.view")"
 fi
