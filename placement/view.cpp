@@ -230,8 +230,60 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                 out.push_back(kv.second[k].second);
             }
         }
+        // odd-rails hosts that hold each of their class's rails once, every
+        // listed adapter with its GUID (helper 59: four names made up by
+        // another root beside a host's four rails made it odd-rails, and its
+        // jobs got no NCCL_IB_HCA): its own node counts its own ports
+        std::set<std::string> no_odd(t.fabric.undecided.begin(), t.fabric.undecided.end());
+        no_odd.insert(t.claimed_hosts.begin(), t.claimed_hosts.end());
+        for (const Host &h : t.hosts) {
+            auto vh = s.hosts.find(h.name);
+            if (!h.compute || !h.rails_unknown || no_odd.count(h.name) || vh == s.hosts.end() ||
+                !s.undecided.count(h.name) || h.rails.empty())
+                continue;
+            std::multiset<int> have;
+            for (const HostPort &p : h.ports)
+                if (p.rail >= 0)
+                    have.insert(p.rail);
+            if (std::set<int>(have.begin(), have.end()) != std::set<int>(h.rails.begin(), h.rails.end()) ||
+                have.size() != h.rails.size() || vh->second.hcas.size() != h.rails.size() ||
+                std::any_of(vh->second.guids.begin(), vh->second.guids.end(), [](std::uint64_t g) { return g == 0; }) ||
+                vh->second.guids.size() != vh->second.hcas.size())
+                continue;
+            s.odd.insert(h.name);
+        }
     }
     return s;
+}
+
+std::optional<ViewHost> resolve_odd(const FabricSummary &s, const std::string &host,
+                                    const std::vector<std::pair<std::uint64_t, int>> &local, std::string &why)
+{
+    auto h = s.hosts.find(host);
+    if (h == s.hosts.end() || !s.odd.count(host))
+        return std::nullopt;
+    const ViewHost &vh = h->second;
+    std::set<std::pair<std::uint64_t, int>> listed;
+    for (std::size_t k = 0; k < vh.hcas.size() && k < vh.guids.size(); ++k)
+        listed.insert({vh.guids[k], vh.hcas[k].second});
+    std::set<std::pair<std::uint64_t, int>> here(local.begin(), local.end());
+    for (const auto &l : listed)
+        if (!here.count(l)) {
+            why = "this host has more adapters on no rail of its class than on them in the fabric, and " +
+                  guid_str(l.first).substr(2) + " port " + std::to_string(l.second) +
+                  ", one of its rails there, is no active InfiniBand port here, by its GUID";
+            return std::nullopt;
+        }
+    std::size_t other = 0;
+    for (const auto &l : here)
+        other += !listed.count(l);
+    if (other >= listed.size()) {
+        why = "this host has more adapters on no rail of its class than on them in the fabric, and here too: " +
+              std::to_string(other) + " other active InfiniBand port(s) beside its " + std::to_string(listed.size()) +
+              " rail(s)";
+        return std::nullopt;
+    }
+    return vh;
 }
 
 std::optional<ViewHost> resolve_claims(const FabricSummary &s, const std::string &host,
@@ -309,7 +361,7 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
 
 void write_summary(std::ostream &out, const FabricSummary &s)
 {
-    out << (s.claimed.empty() ? summary_magic : summary_magic_v5) << "\n"
+    out << (!s.odd.empty() ? summary_magic_v6 : s.claimed.empty() ? summary_magic : summary_magic_v5) << "\n"
         << "# the atoll plugin's view of " << escaped(s.source) << ", written by atoll-topo slurm --format view\n"
         << "source " << escaped(s.source) << "\n"
         << "kind " << (s.kind.empty() ? "ib" : escaped(s.kind)) << "\n"
@@ -345,6 +397,10 @@ void write_summary(std::ostream &out, const FabricSummary &s)
                 out << (k ? "," : "") << guid_str(cl.guids[k]).substr(2);
             out << "\n";
         }
+    if (!s.odd.empty())
+        out << "# odd HOST: an undecided host its own node may decide by its own ports (its line holds its class's rails)\n";
+    for (const std::string &h : s.odd)
+        out << "odd " << h << "\n";
 }
 
 FabricSummary read_summary(std::istream &in, const std::string &source)
@@ -357,12 +413,12 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
     std::string line;
     std::size_t lineno = 0;
     if (!std::getline(in, line) ||
-        (line != summary_magic_v5 && line != summary_magic && line != summary_magic_v3 && line != summary_magic_v2 &&
-         line != summary_magic_v1))
-        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic_v5 + "\" (or 4, 3, 2 or 1)");
-    bool v1 = line == summary_magic_v1, v5 = line == summary_magic_v5, v4 = v5 || line == summary_magic,
-         v3 = v4 || line == summary_magic_v3;
-    s.version = v1 ? 1 : v5 ? 5 : v4 ? 4 : v3 ? 3 : 2;
+        (line != summary_magic_v6 && line != summary_magic_v5 && line != summary_magic && line != summary_magic_v3 &&
+         line != summary_magic_v2 && line != summary_magic_v1))
+        throw InputError(source, 1, "found " + shown(line, 40) + ", expected \"" + summary_magic_v6 + "\" (or 5, 4, 3, 2 or 1)");
+    bool v1 = line == summary_magic_v1, v6 = line == summary_magic_v6, v5 = v6 || line == summary_magic_v5,
+         v4 = v5 || line == summary_magic, v3 = v4 || line == summary_magic_v3;
+    s.version = v1 ? 1 : v6 ? 6 : v5 ? 5 : v4 ? 4 : v3 ? 3 : 2;
     ++lineno;
     auto fail = [&](const std::string &what) { throw InputError(source, lineno, "found " + shown(line) + ", expected " + what); };
     auto flag = [&](const std::string &v) {
@@ -504,6 +560,8 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
                 fail("a host listed above and undecided");
             if (s.kind != "ib")
                 fail("claimed lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
+            if (s.odd.count(nm))
+                fail("a claimed line before the host's odd line, not after");
             std::vector<FabricSummary::Claim> &cls = s.claimed[nm];
             if (h->second.hcas.size() + cls.size() >= max_hcas)
                 fail("at most " + std::to_string(max_hcas) + " HCA:PORT items a host, its claims with them");
@@ -539,9 +597,27 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             if (cl.guids.size() < 2)
                 fail("two GUIDs or more: a claim is a contest");
             cls.push_back(std::move(cl));
+        } else if (kind == "odd" && v6) {
+            // odd HOST: after the host's line and its undecided line; an
+            // InfiniBand host with no claims, each listed adapter with a GUID
+            std::string nm, extra;
+            if (!(ls >> nm) || (ls >> extra))
+                fail("odd HOST");
+            auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
+            if (h == s.hosts.end() || !s.undecided.count(nm))
+                fail("a host listed above and undecided");
+            if (s.kind != "ib")
+                fail("odd lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
+            if (s.claimed.count(nm) || s.odd.count(nm))
+                fail("a host once, with no claimed line");
+            if (h->second.hcas.empty() || h->second.guids.size() != h->second.hcas.size() ||
+                std::any_of(h->second.guids.begin(), h->second.guids.end(), [](std::uint64_t g) { return g == 0; }))
+                fail("a host whose line lists its adapters, each with its GUID");
+            s.odd.insert(nm);
         } else {
-            fail(v5 ? "a source, kind, rails, island, host, undecided or claimed line"
-                    : "a source, kind, rails, island, host or undecided line");
+            fail(v6   ? "a source, kind, rails, island, host, undecided, claimed or odd line"
+                 : v5 ? "a source, kind, rails, island, host, undecided or claimed line"
+                      : "a source, kind, rails, island, host or undecided line");
         }
     }
     if (v1)  // a view 1 marked leaf islands alone: SHARP above them is unknown

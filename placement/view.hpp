@@ -73,7 +73,22 @@ struct FabricSummary {
         std::vector<std::uint64_t> guids;    // the claimants' node GUIDs, two or more
     };
     std::map<std::string, std::vector<Claim>> claimed;
+    // an InfiniBand host undecided only because more of its adapters are on
+    // no rail of its class than on them (odd-rails), while its host line
+    // holds each of its class's rails once: adapter names made up by other
+    // nodes' roots can do that to any host ("odd HOST" lines, view 6). Its
+    // own plugin takes its host line when every listed adapter is its own
+    // by GUID and it has fewer other active InfiniBand ports than listed
+    // ones (resolve_odd).
+    std::set<std::string> odd;
 };
+
+// The host's entry when it is an "odd" host its own node can decide:
+// `local` the node's active InfiniBand ports (node GUID, port) from its
+// sysfs. nullopt when it is no odd host or the node does not settle it;
+// `why` says why.
+std::optional<ViewHost> resolve_odd(const FabricSummary &s, const std::string &host,
+                                    const std::vector<std::pair<std::uint64_t, int>> &local, std::string &why);
 
 // The host's entry with its claimed adapters settled by `local`, the node
 // GUIDs of the host's own adapters and ports (its sysfs: the kernel's, not a
@@ -98,6 +113,7 @@ void write_summary(std::ostream &out, const FabricSummary &s);
 // Throws InputError (FILE:LINE) on anything but what write_summary writes.
 FabricSummary read_summary(std::istream &in, const std::string &source);
 constexpr const char *summary_magic = "atoll-view 4";
+constexpr const char *summary_magic_v6 = "atoll-view 6";  // with "odd" lines, written only when there are some
 constexpr const char *summary_magic_v5 = "atoll-view 5";  // with "claimed" lines, written only when there are some
 constexpr const char *summary_magic_v3 = "atoll-view 3";  // still read (no adapter GUIDs)
 constexpr const char *summary_magic_v2 = "atoll-view 2";  // still read (no domains)

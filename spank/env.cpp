@@ -708,7 +708,9 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
         return record();
     }
     // an adapter name of this node another node's description claims too
-    // is settled here when exactly one claimant's GUID is this node's own
+    // is settled here when exactly one claimant's GUID is this node's own;
+    // an odd host (adapter names made up by others beside its rails) when
+    // its rails are its own and it has fewer other active ports
     std::string claim_why;
     const bool settled = s.undecided.count(step.node) && settle_claims(s, step.node, facts.ports, &claim_why);
     if (s.undecided.count(step.node) && !settled) {
@@ -716,7 +718,7 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                             "without speeds or all of one speed, a node like no class of the fabric's hosts, or an "
                             "adapter name of it another node's description claims too: atoll-topo check's "
                             "undecided-nics, odd-rails or refused-name names it" +
-                                (claim_why.empty() ? std::string() : "; " + claim_why + ", by their GUIDs") +
+                                (claim_why.empty() ? std::string() : "; " + claim_why) +
                                 "): NCCL's own choice is left; "
                                 "name the rails (atoll-topo discover --compute or --frontend, or HOST.node.json; "
                                 "--node-name-map)");

@@ -51,6 +51,18 @@ std::string device_name_problem(const std::string &n)
 std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string &node, const std::vector<NodePort> &ports,
                                       std::string *why)
 {
+    if (s.odd.count(node)) {
+        // its own active InfiniBand ports, by GUID and port
+        std::vector<std::pair<std::uint64_t, int>> active;
+        for (const NodePort &p : ports)
+            if (p.node_guid != 0 && !p.node_guid_bad && p.link_layer == "InfiniBand" && p.active())
+                active.push_back({p.node_guid, p.port});
+        std::string w;
+        std::optional<ViewHost> out = resolve_odd(s, node, active, w);
+        if (why)
+            *why = w;
+        return out;
+    }
     if (!s.claimed.count(node))
         return std::nullopt;
     std::vector<std::pair<std::uint64_t, int>> local;
@@ -59,8 +71,8 @@ std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string 
             local.push_back({p.node_guid, p.port});
     std::string w;
     std::optional<ViewHost> out = resolve_claims(s, node, local, w);
-    if (why)
-        *why = w;
+    if (why && !w.empty())
+        *why = w + ", by their GUIDs";
     return out;
 }
 

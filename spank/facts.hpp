@@ -125,8 +125,9 @@ struct UcxUserFiles {
 UcxUserFiles ucx_user_files(const std::optional<std::string> &home, const std::optional<std::string> &ucx_config_dir);
 
 // The node's view entry with the adapter names another node's description
-// claims too settled by this node's own sysfs GUIDs (resolve_claims);
-// nullopt when it has no such claim or one is not settled (`why`).
+// claims too settled by this node's own sysfs GUIDs (resolve_claims), or,
+// for an odd host, its entry when its own active InfiniBand ports settle it
+// (resolve_odd); nullopt when it has neither or it is not settled (`why`).
 std::optional<ViewHost> settle_claims(const FabricSummary &s, const std::string &node, const std::vector<NodePort> &ports,
                                       std::string *why = nullptr);
 

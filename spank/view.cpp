@@ -29,7 +29,8 @@ std::unique_ptr<FabricView> load_fabric_view(const PluginConfig &cfg, const std:
     auto v = std::make_unique<FabricView>();
     std::istringstream in(data);
     std::size_t first = data.find_first_not_of(" \t\r\n");
-    if (data.compare(0, std::strlen(summary_magic_v5), summary_magic_v5) == 0 ||
+    if (data.compare(0, std::strlen(summary_magic_v6), summary_magic_v6) == 0 ||
+        data.compare(0, std::strlen(summary_magic_v5), summary_magic_v5) == 0 ||
         data.compare(0, std::strlen(summary_magic), summary_magic) == 0 ||
         data.compare(0, std::strlen(summary_magic_v3), summary_magic_v3) == 0 ||
         data.compare(0, std::strlen(summary_magic_v2), summary_magic_v2) == 0 ||

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 25
+plan 26
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -401,4 +401,25 @@ if ! grep -q "miswired-rail: node003" "$work/ibpc.check" && grep -q "^claimed no
     ok "netdev-named adapters: a copied name keeps its place; no miswired-rail on the victim, the claim settles"
 else
     not_ok "netdev-named adapters and a copied name"; diag "$(grep node003 "$work/ibpc.check" | grep -v refused)" "$(grep -e '^claimed' -e node003 "$work/ibpc.view")"
+fi
+# (helper 59) node005's root describes its four adapters as node003's
+# mlx5_4-7: no name is copied, but node003 then has more adapters on no rail
+# than on them (odd-rails) and was undecided, its jobs without NCCL_IB_HCA.
+# The view (6) marks it odd; node003's plugin finds its four rails its own
+# by GUID and no other active port, and sets them. A node that does have
+# four more active InfiniBand ports of its own stays undecided.
+sed 's/"node005 mlx5_0"/"node003 mlx5_4"/; s/"node005 mlx5_1"/"node003 mlx5_5"/; s/"node005 mlx5_2"/"node003 mlx5_6"/; s/"node005 mlx5_3"/"node003 mlx5_7"/' \
+    "$work/r4.txt" >"$work/made.txt"
+"$TOPO" slurm --format view "$work/made.txt" -o "$work/made.view" 2>/dev/null
+cp -r "$work/r4" "$work/r4x"
+ibnode "$work/r4x/node003" mlx5_4:0c42a10300aa0001 mlx5_5:0c42a10300aa0002 mlx5_6:0c42a10300aa0003 mlx5_7:0c42a10300aa0004
+for r in r4 r4x; do
+    "$TOPO" env "$work/made.view" --node node003 --nodes node003,node001 --sysfs-root "$work/$r/%n" 2>&1 | grep '^  NCCL_IB_HCA'
+done >"$work/made.env"
+if [ "$(head -1 "$work/made.view")" = "atoll-view 6" ] && grep -q "^odd node003$" "$work/made.view" &&
+   sed -n 1p "$work/made.env" | grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " &&
+   sed -n 2p "$work/made.env" | grep -q "^  NCCL_IB_HCA not set: .*4 other active InfiniBand port(s) beside its 4 rail(s)"; then
+    ok "adapter names made up for a host beside its rails: its own plugin decides it by its own ports (all four rails); with four more of its own, nothing"
+else
+    not_ok "made-up adapter names beside a host's rails"; diag "$(grep -e '^odd' -e node003 -e '^atoll-view' "$work/made.view")" "$(cat "$work/made.env")"
 fi

@@ -419,6 +419,38 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK(w.str().find("\nclaimed n1 1 mlx5_1:1 " + ga + "," + gb + "\n") != std::string::npos);
     std::istringstream back(w.str());
     CHECK(read_summary(back, "w").claimed.at("n1")[0].pos == 1);
+    // view 6: an odd host (made-up adapter names beside its rails), decided
+    // by its own active ports: every listed one here, fewer others than listed
+    auto read6 = [](const std::string &kind, const std::string &body) {
+        std::istringstream in("atoll-view 6\nkind " + kind + "\nrails 1 1\nisland leaf L1 1 2 1\nisland pod P1 -1 4 0\n" + body);
+        return read_summary(in, "v6");
+    };
+    const std::string host2 = "host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_1:1@" + ga + " 1 -1 - -\nundecided n1\n";
+    FabricSummary v6 = read6("ib", host2 + "odd n1\n");
+    CHECK(v6.version == 6);
+    CHECK(v6.odd.count("n1"));
+    const std::pair<std::uint64_t, int> p0{0x98039b0300000000ULL, 1}, p1{0x98039b0300000044ULL, 1};
+    auto odd = resolve_odd(v6, "n1", {p0, p1, {0x0c42a10300000001ULL, 1}}, why);
+    REQUIRE(odd);
+    CHECK(odd->hcas == std::vector<std::pair<std::string, int>>{{"mlx5_0", 1}, {"mlx5_1", 1}});
+    // two other ports beside two rails: odd here too; a listed rail not here (or on its other port)
+    CHECK_FALSE(resolve_odd(v6, "n1", {p0, p1, {0x0c42a10300000001ULL, 1}, {0x0c42a10300000002ULL, 1}}, why));
+    CHECK(why.find("2 other active InfiniBand port(s) beside its 2 rail(s)") != std::string::npos);
+    CHECK_FALSE(resolve_odd(v6, "n1", {p0, {0x98039b0300000044ULL, 2}}, why));
+    CHECK(why.find("98039b0300000044 port 1, one of its rails there, is no active InfiniBand port here") != std::string::npos);
+    CHECK_FALSE(resolve_odd(v5, "n1", {p0}, why));  // no odd line: not this rule
+    CHECK_THROWS_WITH(read5(host2 + "odd n1\n"), Catch::Contains("or claimed line"));
+    CHECK_THROWS_WITH(read6("ib", "host n1 0 1 mlx5_0:1@" + g0 + " 1 -1 - -\nodd n1\n"), Catch::Contains("a host listed above and undecided"));
+    CHECK_THROWS_WITH(read6("roce", host2 + "odd n1\n"), Catch::Contains("InfiniBand view only"));
+    CHECK_THROWS_WITH(read6("ib", "host n1 0 1 mlx5_0:1@" + g0 + ",mlx5_1:1 1 -1 - -\nundecided n1\nodd n1\n"),
+                      Catch::Contains("each with its GUID"));
+    CHECK_THROWS_WITH(read6("ib", host2 + "odd n1\nodd n1\n"), Catch::Contains("a host once"));
+    CHECK_THROWS_WITH(read6("ib", host2 + "odd n1\nclaimed n1 2 mlx5_2:1 " + gb + ",98039b0300000088\n"),
+                      Catch::Contains("before the host's odd line"));
+    std::ostringstream w6;
+    write_summary(w6, v6);
+    CHECK(w6.str().rfind("atoll-view 6\n", 0) == 0);
+    CHECK(w6.str().find("\nodd n1\n") != std::string::npos);
 }
 
 TEST_CASE("files read as root are opened once and checked on the descriptor", "[spank][security]")
