@@ -439,6 +439,15 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             fail(std::string(what) + " (" + shown(v) + ": " + problem + ")");
         return v;
     };
+    // a claimed or odd line's host: listed above, undecided, in an InfiniBand view
+    auto undecided_ib_host = [&](const std::string &nm, const char *what) {
+        auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
+        if (h == s.hosts.end() || !s.undecided.count(nm))
+            fail("a host listed above and undecided");
+        if (s.kind != "ib")
+            fail(std::string(what) + " lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
+        return h;
+    };
     std::vector<std::size_t> island_line;
     std::vector<std::string> parents;
     while (std::getline(in, line)) {
@@ -555,11 +564,7 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             std::string nm, pos, item, gl, extra;
             if (!(ls >> nm >> pos >> item >> gl) || (ls >> extra))
                 fail("claimed HOST POS HCA:PORT GUID,...");
-            auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
-            if (h == s.hosts.end() || !s.undecided.count(nm))
-                fail("a host listed above and undecided");
-            if (s.kind != "ib")
-                fail("claimed lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
+            auto h = undecided_ib_host(nm, "claimed");
             if (s.odd.count(nm))
                 fail("a claimed line before the host's odd line, not after");
             std::vector<FabricSummary::Claim> &cls = s.claimed[nm];
@@ -603,11 +608,7 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
             std::string nm, extra;
             if (!(ls >> nm) || (ls >> extra))
                 fail("odd HOST");
-            auto h = s.hosts.find(name(nm, host_name_problem(nm), "a host name"));
-            if (h == s.hosts.end() || !s.undecided.count(nm))
-                fail("a host listed above and undecided");
-            if (s.kind != "ib")
-                fail("odd lines in an InfiniBand view only (kind ib): GUIDs are identity there alone");
+            auto h = undecided_ib_host(nm, "odd");
             if (s.claimed.count(nm) || s.odd.count(nm))
                 fail("a host once, with no claimed line");
             if (h->second.hcas.empty() || h->second.guids.size() != h->second.hcas.size() ||
