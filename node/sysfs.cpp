@@ -425,16 +425,27 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
             // a representor's port: its GIDs' netdev is the representor (the
             // device's own net/ lists the uplink and every representor, so
             // only the GIDs tell; a VLAN or macvlan over a representor is
-            // one through the device below it, appended above)
-            for (std::size_t k = 0; from_gids && np.representor.empty() && k < np.netdevs.size(); ++k) {
+            // one through the device below it, appended above). Every
+            // netdev of the port that is not stacked must be one: a port
+            // with the uplink's netdev (p0) among them is a network port
+            // (helper 60: one representor GID hid a real port from health).
+            std::string rep;
+            bool all_rep = from_gids;
+            for (std::size_t k = 0; all_rep && k < np.netdevs.size(); ++k) {
                 const std::string &nd = np.netdevs[k];
-                if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
+                if (std::find(np.stacked.begin(), np.stacked.end(), nd) != np.stacked.end())
                     continue;
-                std::string ppn = read_small_file(sysfs_root + "/class/net/" + nd + "/phys_port_name", 64).value_or("");
-                ppn = ppn.substr(0, ppn.find('\n'));
-                if (representor_port_name(ppn))
-                    np.representor = nd + " (" + ppn + ")";
+                std::string ppn;
+                if (!nd.empty() && nd.find('/') == std::string::npos && nd != "." && nd != "..") {
+                    ppn = read_small_file(sysfs_root + "/class/net/" + nd + "/phys_port_name", 64).value_or("");
+                    ppn = ppn.substr(0, ppn.find('\n'));
+                }
+                all_rep = representor_port_name(ppn);
+                if (all_rep && rep.empty())
+                    rep = nd + " (" + ppn + ")";
             }
+            if (all_rep && !rep.empty())
+                np.representor = rep;
             if (np.link_layer == "Ethernet") {
                 for (const std::string &i : list_dir(dir + "/gids")) {
                     char *end = nullptr;

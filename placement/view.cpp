@@ -168,29 +168,28 @@ FabricSummary summarise(const Topology &t, const Cluster &c)
                     port = std::atoi(rn.c_str() + hca.size() + 1);
                 if (port < 1)
                     continue;
-                // every claimant's GUID, whichever port it is cabled on: the
-                // plugin takes the one whose GUID and this port are its own
-                // (helper 59: a dual-port adapter's copy, or a copy cabled on
-                // port 2, left the host undecided while only claimants on the
-                // rail's port were listed)
+                // the claimants cabled on the rail's port, and those alone:
+                // the plugin takes the one whose GUID and this port are its
+                // own, and an adapter of the host's cabled on its other port
+                // (port 1 unplugged, or on a storage subnet) is not this rail
+                // (helper 60). One claimant (a copy on the copier's port 2),
+                // or a dual-port adapter's two rails listing its GUID twice,
+                // make the view 6.
                 FabricSummary::Claim cl;
                 cl.hca = {hca, port};
                 for (const auto &gp : kv.second)
-                    if (std::find(cl.guids.begin(), cl.guids.end(), gp.first) == cl.guids.end())
+                    if (gp.second == port && std::find(cl.guids.begin(), cl.guids.end(), gp.first) == cl.guids.end())
                         cl.guids.push_back(gp.first);
                 const ViewHost &vh = s.hosts[host];
                 // (the reader takes at most 16 claimants: more leave the host
                 // undecided rather than a view every node's plugin refuses)
-                if (cl.guids.size() < 2 || cl.guids.size() > 16 ||
+                if (cl.guids.empty() || cl.guids.size() > 16 ||
                     std::find(vh.hcas.begin(), vh.hcas.end(), cl.hca) != vh.hcas.end())
                     continue;
                 by_host[host].push_back({r, cl});
                 ++placed;
             }
-            // one record, or none: a dual-port adapter's two rails would list
-            // its GUIDs twice, which the reader (view 5) refuses in the whole
-            // view; such a host stays undecided
-            if (placed != 1)
+            if (placed == 0)
                 unsettled.insert(host);
         }
         for (auto &kv : by_host) {
@@ -303,7 +302,8 @@ std::optional<ViewHost> resolve_claims(const FabricSummary &s, const std::string
                 mine.push_back(g);
         if (mine.size() != 1) {
             why = cl.hca.first + " port " + std::to_string(cl.hca.second) + " is claimed by " +
-                  std::to_string(cl.guids.size()) + " adapters, " +
+                  std::to_string(cl.guids.size()) + (cl.guids.size() == 1 ? " adapter" : " adapters") +
+                  " cabled there, " +
                   (mine.empty() ? std::string("none of them") : std::to_string(mine.size()) + " of them") + " here";
             return std::nullopt;
         }
@@ -361,7 +361,18 @@ std::vector<std::string> view_order(const FabricSummary &s, const std::vector<st
 
 void write_summary(std::ostream &out, const FabricSummary &s)
 {
-    out << (!s.odd.empty() ? summary_magic_v6 : s.claimed.empty() ? summary_magic : summary_magic_v5) << "\n"
+    // view 6 only with what 5 does not read: odd lines, a claim of one
+    // GUID, or a GUID in two claims (one adapter's two ports)
+    bool v6 = !s.odd.empty();
+    for (const auto &kv : s.claimed) {
+        std::set<std::uint64_t> seen;
+        for (const FabricSummary::Claim &cl : kv.second) {
+            v6 = v6 || cl.guids.size() < 2;
+            for (std::uint64_t g : cl.guids)
+                v6 = v6 || !seen.insert(g).second;
+        }
+    }
+    out << (v6 ? summary_magic_v6 : s.claimed.empty() ? summary_magic : summary_magic_v5) << "\n"
         << "# the atoll plugin's view of " << escaped(s.source) << ", written by atoll-topo slurm --format view\n"
         << "source " << escaped(s.source) << "\n"
         << "kind " << (s.kind.empty() ? "ib" : escaped(s.kind)) << "\n"
@@ -594,12 +605,15 @@ FabricSummary read_summary(std::istream &in, const std::string &source)
                 if (std::find(cl.guids.begin(), cl.guids.end(), v) != cl.guids.end() ||
                     std::find(h->second.guids.begin(), h->second.guids.end(), v) != h->second.guids.end() ||
                     std::any_of(cls.begin(), cls.end(), [&](const FabricSummary::Claim &o) {
-                        return std::find(o.guids.begin(), o.guids.end(), v) != o.guids.end();
+                        // (view 6: a claim of the same adapter's other port may list it)
+                        return (!v6 || o.hca.first != cl.hca.first) && std::find(o.guids.begin(), o.guids.end(), v) != o.guids.end();
                     }))
-                    fail("GUIDs, each once and of no adapter the host's list or its other claims hold");
+                    fail(v6 ? "GUIDs, each once and of no adapter the host's list or its claims of other adapters hold"
+                            : "GUIDs, each once and of no adapter the host's list or its other claims hold");
                 cl.guids.push_back(v);
             }
-            if (cl.guids.size() < 2)
+            // (view 6: one, the only claimant cabled on that port)
+            if (cl.guids.size() < (v6 ? 1u : 2u))
                 fail("two GUIDs or more: a claim is a contest");
             cls.push_back(std::move(cl));
         } else if (kind == "odd" && v6) {

@@ -313,7 +313,7 @@ if [ "$(head -1 "$work/odd.view")" = "atoll-view 4" ] && grep -q "^undecided nod
    [ "$(head -1 "$work/claim.view")" = "atoll-view 5" ] &&
    grep -q "^claimed node003 1 mlx5_1:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/claim.view" &&
    sed -n 1p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (this node's compute-rail adapters, checked in sysfs" &&
-   sed -n 2p "$work/settle.out" | grep -q "^  NCCL_IB_HCA not set: .*; mlx5_1 port 1 is claimed by 2 adapters, none of them here, by their GUIDs" &&
+   sed -n 2p "$work/settle.out" | grep -q "^  NCCL_IB_HCA not set: .*; mlx5_1 port 1 is claimed by 2 adapters cabled there, none of them here, by their GUIDs" &&
    sed -n 3p "$work/settle.out" | grep -q "^  NCCL_IB_HCA==mlx5_0:1 "; then
     ok "a copied description: node003's plugin takes the claimant whose GUID its sysfs gives (NCCL_IB_HCA both rails); none here: nothing"
 else
@@ -383,11 +383,23 @@ sed -e 's/"node005 mlx5_0"/"node003 mlx5_0"/' -e "s/\"H-$g5\"\[1\]/\"H-$g5\"[2]/
     -e "/^Ca\t2 \"H-$g5\"/{n;s/^\[1\]/[2]/}" "$work/r4.txt" >"$work/p2c.txt"
 "$TOPO" slurm --format view "$work/p2c.txt" -o "$work/p2.view" 2>/dev/null
 "$TOPO" env "$work/p2.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/p2.env" 2>&1
-if grep -q "^claimed node003 0 mlx5_0:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/p2.view" &&
-   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/p2.env"; then
-    ok "a copy cabled on the copier's port 2: the claim lists both GUIDs and settles on node003"
+# (helper 60) and the other way round: node003's own mlx5_0 cabled on its
+# port 2 (port 1 up on another subnet) and a copy on node005's port 1, the
+# class's rail port: the claim lists node005's GUID alone, and node003's
+# plugin must not take its own card's port 1, which no cable joins to the rail
+g3=$(awk '/^caguid=/ { g = substr($1, 10) } /^Ca/ && /"node003 mlx5_0"/ { print g; exit }' "$work/r4.txt")
+sed -e 's/"node005 mlx5_0"/"node003 mlx5_0"/' -e "s/\"H-$g3\"\[1\]/\"H-$g3\"[2]/" -e "s/^Ca\t1 \"H-$g3\"/Ca\t2 \"H-$g3\"/" \
+    -e "/^Ca\t2 \"H-$g3\"/{n;s/^\[1\]/[2]/}" "$work/r4.txt" >"$work/own2.txt"
+"$TOPO" slurm --format view "$work/own2.txt" -o "$work/own2.view" 2>/dev/null
+cp -r "$work/r4" "$work/r4p2"; mkdir -p "$work/r4p2/node003/class/infiniband/mlx5_0/ports/2"
+echo InfiniBand >"$work/r4p2/node003/class/infiniband/mlx5_0/ports/2/link_layer"; echo "4: ACTIVE" >"$work/r4p2/node003/class/infiniband/mlx5_0/ports/2/state"
+"$TOPO" env "$work/own2.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4p2/%n" >"$work/own2.env" 2>&1
+if [ "$(head -1 "$work/p2.view")" = "atoll-view 6" ] && grep -q "^claimed node003 0 mlx5_0:1 $(g4 'node003 mlx5_0')$" "$work/p2.view" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/p2.env" &&
+   grep -q "^claimed node003 0 mlx5_0:1 $g5$" "$work/own2.view" && grep -q "^  NCCL_IB_HCA not set: .*mlx5_0 port 1 is claimed by 1 adapter cabled there, none of them here" "$work/own2.env"; then
+    ok "a copy cabled on the copier's port 2: the claim lists the one claimant on the rail's port and settles on node003; node003's own card on port 2 is not taken for port 1's rail"
 else
-    not_ok "a copy on port 2"; diag "$(grep -e '^claimed' -e node003 "$work/p2.view")" "$(cat "$work/p2.env")" "$(grep -n "$g5" "$work/p2c.txt" | head)"
+    not_ok "a copy on port 2"; diag "$(grep -e '^claimed' -e node003 "$work/p2.view" "$work/own2.view")" "$(cat "$work/p2.env" "$work/own2.env")"
 fi
 # (helper 59) adapters named by their PCI netdev (numbered by their place):
 # one copied name keeps its place among node003's, so its other adapters

@@ -384,9 +384,9 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK(settled->guids.at(1) == 0x98039b0300000084ULL);
     // the claimant's GUID on another port is not it; none here, or both: nothing
     CHECK_FALSE(resolve_claims(v5, "n1", {{0x98039b0300000084ULL, 2}}, why));
-    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters, none of them here");
+    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters cabled there, none of them here");
     CHECK_FALSE(resolve_claims(v5, "n1", {{0x98039b0300000044ULL, 1}, {0x98039b0300000084ULL, 1}}, why));
-    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters, 2 of them here");
+    CHECK(why == "mlx5_1 port 1 is claimed by 2 adapters cabled there, 2 of them here");
     CHECK_FALSE(resolve_claims(v5, "n2", {{0x98039b0300000084ULL, 1}}, why));
     // only in view 5, after the host and its undecided line; GUIDs of no listed adapter
     CHECK_THROWS_WITH(read4(host1 + "claimed n1 1 mlx5_1:1 " + ga + "\n"), Catch::Contains("or undecided line"));
@@ -447,6 +447,21 @@ TEST_CASE("the view file the plugin reads as root: cycles, parents, names and co
     CHECK_THROWS_WITH(read6("ib", host2 + "odd n1\nodd n1\n"), Catch::Contains("a host once"));
     CHECK_THROWS_WITH(read6("ib", host2 + "odd n1\nclaimed n1 2 mlx5_2:1 " + gb + ",98039b0300000088\n"),
                       Catch::Contains("before the host's odd line"));
+    // view 6 claims: one claimant (the only one cabled on that port); one
+    // adapter's two ports listing its GUIDs twice (not another adapter's)
+    FabricSummary one = read6("ib", host1 + "claimed n1 1 mlx5_1:1 " + ga + "\n");
+    CHECK(one.claimed.at("n1")[0].guids == std::vector<std::uint64_t>{0x98039b0300000044ULL});
+    FabricSummary dual = read6("ib", host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\nclaimed n1 2 mlx5_1:2 " + ga + "," + gb + "\n");
+    auto both = resolve_claims(dual, "n1", {p0, {0x98039b0300000044ULL, 1}, {0x98039b0300000044ULL, 2}}, why);
+    REQUIRE(both);
+    CHECK(both->hcas == std::vector<std::pair<std::string, int>>{{"mlx5_0", 1}, {"mlx5_1", 1}, {"mlx5_1", 2}});
+    CHECK_THROWS_WITH(read5(host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\nclaimed n1 2 mlx5_1:2 " + ga + "," + gb + "\n"),
+                      Catch::Contains("its other claims hold"));
+    CHECK_THROWS_WITH(read6("ib", host1 + "claimed n1 1 mlx5_1:1 " + ga + "," + gb + "\nclaimed n1 2 mlx5_2:1 " + gb + "\n"),
+                      Catch::Contains("its claims of other adapters hold"));
+    std::ostringstream w1;
+    write_summary(w1, one);
+    CHECK(w1.str().rfind("atoll-view 6\n", 0) == 0);
     std::ostringstream w6;
     write_summary(w6, v6);
     CHECK(w6.str().rfind("atoll-view 6\n", 0) == 0);
