@@ -977,14 +977,6 @@ HealthPolicy parse_health_policy(std::istream &in, const std::string &source, He
     return base;
 }
 
-namespace {
-bool netdev_name_ok(const std::string &n)
-{
-    return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
-}
-
-}  // namespace
-
 NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
 {
     // as the kernel takes a RoCE GID's VLAN (rdma_read_gid_l2_fields): the
@@ -1044,7 +1036,7 @@ NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
 
 void read_netdev_facts(const std::string &sysfs_root, PortFacts &f)
 {
-    if (f.netdev.empty() || f.netdev.find('/') != std::string::npos || f.netdev == "." || f.netdev == "..")
+    if (!netdev_name_ok(f.netdev))
         return;
     std::string net = sysfs_root + "/class/net/" + f.netdev;
     std::uint64_t mtu = 0;

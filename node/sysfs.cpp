@@ -208,6 +208,11 @@ bool uevent_vlan(const std::optional<std::string> &uevent)
     return false;
 }
 
+bool netdev_name_ok(const std::string &n)
+{
+    return !n.empty() && n.find('/') == std::string::npos && n != "." && n != "..";
+}
+
 bool representor_port_name(const std::string &name)
 {
     std::size_t i = 0;
@@ -387,7 +392,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
             // the bond and so to its members), taken after the GIDs' ones
             for (std::size_t k = 0; k < np.netdevs.size(); ++k) {
                 const std::string nd = np.netdevs[k];
-                if (nd.empty() || nd.find('/') != std::string::npos || nd == "." || nd == "..")
+                if (!netdev_name_ok(nd))
                     continue;
                 std::string net = sysfs_root + "/class/net/" + nd;
                 std::vector<std::string> members;
@@ -407,7 +412,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 // a member that is itself a VLAN (a bond or team over VLANs):
                 // its frames, and its QoS, are the device's below it
                 for (std::string &m : members) {
-                    if (m.empty() || m.find('/') != std::string::npos || m == "." || m == "..")
+                    if (!netdev_name_ok(m))
                         continue;
                     const std::string mnet = sysfs_root + "/class/net/" + m;
                     if (!stacked_netdev(mnet))
@@ -436,7 +441,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                 if (std::find(np.stacked.begin(), np.stacked.end(), nd) != np.stacked.end())
                     continue;
                 std::string ppn;
-                if (!nd.empty() && nd.find('/') == std::string::npos && nd != "." && nd != "..") {
+                if (netdev_name_ok(nd)) {
                     ppn = read_small_file(sysfs_root + "/class/net/" + nd + "/phys_port_name", 64).value_or("");
                     ppn = ppn.substr(0, ppn.find('\n'));
                 }

@@ -103,6 +103,10 @@ std::optional<std::string> read_small_file(const std::string &path, std::size_t 
 // the kernel's 802.1Q device
 bool uevent_vlan(const std::optional<std::string> &uevent);
 
+// A name that is one entry of a sysfs directory (a netdev, a device): not
+// empty, no '/', not "." or ".." (a name read from a file must not lead
+// elsewhere)
+bool netdev_name_ok(const std::string &n);
 // A phys_port_name devlink gives a representor (net/devlink/port.c,
 // __devlink_port_phys_port_name_get): [c<controller>]pf<N>, with vf<N> or
 // sf<N> after it; not a physical port's p<N> or p<N>s<M>

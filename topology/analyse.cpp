@@ -1211,12 +1211,9 @@ Topology analyse(Fabric fabric)
         // Adapters numbered by their place are left as they are (a place
         // is no name: their rails are judged by the leaves, below).
         if (h.compute && t.claimed_hosts.count(h.name)) {
-            std::string contested;
-            for (const auto &ca : contested_adapters)
-                if (ca.first.first == h.name) {
-                    contested = ca.second;
-                    break;
-                }
+            auto first = contested_adapters.lower_bound({h.name, std::string()});
+            const std::string contested =
+                first != contested_adapters.end() && first->first.first == h.name ? first->second : std::string();
             for (auto p = h.ports.begin(); p != h.ports.end();) {
                 if (p->rail >= 0 || placed.count(p->ca_guid)) {
                     ++p;
