@@ -218,6 +218,8 @@ std::string hca_name_problem(const std::string &name)
 {
     if (name.size() > 64)
         return "it is " + std::to_string(name.size()) + " characters long, expected at most 64";
+    if (name == "." || name == "..")
+        return "it is " + shown(name) + ", which no device can be named (sysfs), expected an adapter's name";
     return bad_chars(name);
 }
 
@@ -720,14 +722,56 @@ Topology analyse(Fabric fabric)
     // whole); the copy alone is refused. A map may name some adapters of a
     // host only (those whose description was never set): the host's others
     // still describe themselves.
+    //
+    // One adapter name of a host is every spelling of it that names the
+    // same device to a person: case and leading zeros aside (helper 60:
+    // node003 MLX5_0 or mlx5_00 from another root beside node003's own
+    // mlx5_0 was a fifth adapter of node003's that check never named, and
+    // a dozen such copies left it odd-rails and its jobs unset). The kernel
+    // writes one spelling (mlx5_%d); any other is contested as a copy is,
+    // under the spelling all its claims are then known by (spelled).
+    auto name_key = [](const std::string &hca) {
+        std::string k;
+        bool leading = true;  // at a number's leading zeros (or before any digit of it)
+        for (std::size_t i = 0; i < hca.size(); ++i) {
+            const auto c = static_cast<unsigned char>(hca[i]);
+            if (!std::isdigit(c))
+                leading = true;
+            else if (c == '0' && leading && i + 1 < hca.size() && std::isdigit(static_cast<unsigned char>(hca[i + 1])))
+                continue;  // a leading zero of a number (not the number 0 itself)
+            else
+                leading = false;
+            k += static_cast<char>(std::tolower(c));
+        }
+        return k;
+    };
+    auto desc_pair = [&](const Node &n) {
+        auto hd = split_ca_desc(n.desc);
+        auto sn = short_names.to.find(hd.first);
+        if (sn != short_names.to.end())
+            hd.first = sn->second;
+        return hd;
+    };
+    std::map<std::pair<std::string, std::string>, std::string> spelled;  // (host, name_key) -> the spelling used
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
+            auto hd = desc_pair(n);
+            const std::string key = name_key(hd.second);
+            auto it = spelled.emplace(std::make_pair(hd.first, key), hd.second).first;
+            // the kernel's own spelling when one claimant has it, else the least
+            if (it->second != key && (hd.second == key || hd.second < it->second))
+                it->second = hd.second;
+        }
+    auto spelling = [&](const std::pair<std::string, std::string> &hd) {
+        auto it = spelled.find({hd.first, name_key(hd.second)});
+        return it == spelled.end() ? hd.second : it->second;
+    };
     std::map<std::pair<std::string, std::string>, std::set<std::uint64_t>> claims;  // (host, adapter) -> CA GUIDs
     std::set<std::pair<std::string, std::string>> mapped_pairs;
     for (const Node &n : f.nodes)
         if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
-            auto hd = split_ca_desc(n.desc);
-            auto sn = short_names.to.find(hd.first);
-            if (sn != short_names.to.end())
-                hd.first = sn->second;
+            auto hd = desc_pair(n);
+            hd.second = spelling(hd);
             if (n.mapped)
                 mapped_pairs.insert(hd);
             claims[hd].insert(n.guid);
@@ -798,12 +842,14 @@ Topology analyse(Fabric fabric)
                 why = "adapter name " + shown(hd.second) + " refused: " + why;
             auto sn = short_names.to.find(hd.first);
             const std::string &name = sn == short_names.to.end() ? hd.first : sn->second;
-            if (why.empty() && !cn->mapped && mapped_pairs.count({name, hd.second}))
-                why = "adapter name " + shown(name + " " + hd.second) + " refused: the node name map gives it to another adapter "
-                      "(a node description is its node's own claim, the map the admin's)";
-            if (why.empty() && contested_adapters.count({name, hd.second})) {
-                why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hd.second}];
-                t.claims[{name, hd.second}].insert({ca.guid, ca.port});
+            const std::string hca = spelling({name, hd.second});  // as every claim of it is known
+            if (why.empty() && !cn->mapped && mapped_pairs.count({name, hca}))
+                why = "adapter name " + shown(name + " " + hd.second) + " refused: the node name map gives " +
+                      (hca == hd.second ? std::string("it") : shown(name + " " + hca)) +
+                      " to another adapter (a node description is its node's own claim, the map the admin's)";
+            if (why.empty() && contested_adapters.count({name, hca})) {
+                why = "adapter name " + shown(name + " " + hd.second) + " refused: " + contested_adapters[{name, hca}];
+                t.claims[{name, hca}].insert({ca.guid, ca.port});
             }
             if (why.empty() && name != hd.first && !(why = host_name_problem(name)).empty()) {
                 // "it is 'default', a word ..." after "shortened to 'default'" says the name twice

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -434,4 +434,29 @@ if [ "$(head -1 "$work/made.view")" = "atoll-view 6" ] && grep -q "^odd node003$
     ok "adapter names made up for a host beside its rails: its own plugin decides it by its own ports (all four rails); with four more of its own, nothing"
 else
     not_ok "made-up adapter names beside a host's rails"; diag "$(grep -e '^odd' -e node003 -e '^atoll-view' "$work/made.view")" "$(cat "$work/made.env")"
+fi
+# (helper 60) a name that is another spelling of one of node003's adapters
+# (node005's root writes "node003 MLX5_0"; node006-008's "node003 mlx5_01",
+# "mlx5_001", "mlx5_0001"): one adapter name to a person, so a copy. It was
+# a fifth (and sixth...) adapter of node003's that check never named, and
+# the padded ones left node003 odd-rails, its jobs without NCCL_IB_HCA.
+# Now each is contested with node003's own: check names it, the claim
+# lists every claimant cabled there, and node003's plugin settles it by its
+# own GUID; a name no device can have ("..") is refused as a name.
+sed -e 's/"node005 mlx5_0"/"node003 MLX5_0"/' -e 's/"node006 mlx5_1"/"node003 mlx5_01"/' \
+    -e 's/"node007 mlx5_1"/"node003 mlx5_001"/' -e 's/"node008 mlx5_1"/"node003 mlx5_0001"/' \
+    -e 's/"node009 mlx5_2"/"node003 .."/' "$work/r4.txt" >"$work/alias.txt"
+"$TOPO" check "$work/alias.txt" >"$work/alias.check" 2>&1
+"$TOPO" slurm --format view "$work/alias.txt" -o "$work/alias.view" 2>/dev/null
+"$TOPO" env "$work/alias.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/alias.env" 2>&1
+if grep -q "refused-name: .*'node003 MLX5_0' refused: adapter 'node003 mlx5_0' is claimed by 2 adapters" "$work/alias.check" &&
+   grep -q "refused-name: .*'node003 mlx5_0001' refused: adapter 'node003 mlx5_1' is claimed by 4 adapters" "$work/alias.check" &&
+   grep -q "refused-name: .*adapter name '\.\.' refused: it is '\.\.', which no device can be named" "$work/alias.check" &&
+   grep -q "^claimed node003 0 mlx5_0:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/alias.view" &&
+   grep -q "^claimed node003 1 mlx5_1:1 [0-9a-f]\{16\},[0-9a-f]\{16\},[0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/alias.view" &&
+   grep -q "^host node003 [0-9]* 1 mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/alias.view" && ! grep -q "^odd" "$work/alias.view" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/alias.env"; then
+    ok "another spelling of a host's adapter name (case, leading zeros) is a copy: check names it, the claims settle on the host's own node; '..' is no adapter name"
+else
+    not_ok "spellings of a host's adapter name"; diag "$(grep node003 "$work/alias.check")" "$(grep -e '^claimed' -e node003 -e '^odd' "$work/alias.view")" "$(cat "$work/alias.env")"
 fi
