@@ -335,6 +335,43 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
             }
         }
     };
+    // auto's decision (--model-wait), made where the live path makes it: at
+    // submit (cli_filter.lua's atoll-place place --slurm, with squeue's
+    // running and pending jobs then), its wait bound fixed in the job's
+    // --switches=K@wait. The expected wait for its island is from the
+    // running jobs' planned ends (start + limit) and the queue ahead of it
+    // (every job queued before it: before it by priority, or after it by
+    // backfill, each takes hosts as they free up and gives them back after
+    // its limit, island_extra_wait()); spanning now is Slurm's choice on
+    // the free hosts, under the uplink load the run is charged. Decided at
+    // the first try instead (2026-12-06 and before), it counted the jobs
+    // submitted while it waited, which the live path never sees: on the
+    // NVL72 stream a first try came 12,457 s after submit with 20 jobs
+    // behind it counted, and auto gave up islands a fixed wait won.
+    auto decide = [&](int ji) {
+        Live &j = jobs[static_cast<std::size_t>(ji)];
+        std::vector<std::pair<double, std::vector<int>>> ends_at;
+        for (const End &e : running)
+            ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
+        std::vector<PendingJob> ahead;
+        for (int q : queue)
+            if (q != ji) {
+                PendingJob pj;
+                pj.nodes = jobs[static_cast<std::size_t>(q)].nodes;
+                pj.limit = jobs[static_cast<std::size_t>(q)].limit;
+                ahead.push_back(pj);
+            }
+        double expected = island_extra_wait(c, free, j.ask->level, j.nodes, ends_at, ahead);
+        double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing,
+                                    j.ask->level);
+        // priced over its time limit, as cli_filter.lua prices it
+        // (--time-limit): its run time is not known before it runs
+        j.island_wait = auto_wait(cost, j.limit, expected, opt.island_wait);
+        if (j.island_wait < 1) {
+            j.island_wait = 0;
+            j.ask = &nothing;
+        }
+    };
     // Try to start a job now on `state` (free hosts, or free minus a reservation).
     auto try_start = [&](int ji, const FreeState &state, FreeState *also) {
         Live &j = jobs[static_cast<std::size_t>(ji)];
@@ -343,36 +380,6 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
         if (j.wait_from < 0) {
             // like Slurm's wait4switch_start: the clock starts at the first try
             j.wait_from = now;
-            if (opt.model_wait && j.island_wait > 0 && !j.ask->none) {
-                // auto's decision: the expected wait for its island, from
-                // the running jobs' planned ends (start + limit)
-                std::vector<std::pair<double, std::vector<int>>> ends_at;
-                for (const End &e : running)
-                    ends_at.push_back({e.first - now, jobs[static_cast<std::size_t>(e.second)].hosts});
-                // and the queue: every other queued job takes hosts as they
-                // free up, before it by priority or after it by backfill, and
-                // gives them back after its limit (island_extra_wait())
-                std::vector<PendingJob> before;
-                for (int q : queue)
-                    if (q != ji) {
-                        PendingJob pj;
-                        pj.nodes = jobs[static_cast<std::size_t>(q)].nodes;
-                        pj.limit = jobs[static_cast<std::size_t>(q)].limit;
-                        before.push_back(pj);
-                    }
-                double expected = island_extra_wait(c, free, j.ask->level, j.nodes, ends_at, before);
-                // against what spanning now would cost: Slurm's choice on
-                // the free hosts, under the uplink load the run is charged
-                double cost = span_cost_now(c, free, j.nodes, shape, model, opt.busy_fabric ? nullptr : &crossing,
-                                            j.ask->level);
-                // priced over its time limit, as cli_filter.lua prices it
-                // (--time-limit): its run time is not known before it runs
-                j.island_wait = auto_wait(cost, j.limit, expected, opt.island_wait);
-                if (j.island_wait < 1) {
-                    j.island_wait = 0;
-                    j.ask = &nothing;
-                }
-            }
             for (double bound : {j.island_wait, leaf_bound(j)})
                 if (bound > 0)
                     wakeups.push(now + bound);
@@ -615,6 +622,8 @@ SimMetrics simulate(const Cluster &c, const std::vector<Job> &trace, Policy &pol
                     a.wider_order = rank_islands(policy, free, c.island(a.ask->wider.front()).level, a.nodes);
             }
             queue.push_back(static_cast<int>(next));
+            if (opt.model_wait && a.island_wait > 0 && !a.ask->none)
+                decide(static_cast<int>(next));  // at submit, as cli_filter.lua decides
             if (opt.min_age_reserve > 0)
                 wakeups.push(jobs[next].submit + opt.min_age_reserve);
             pass_needed = true;

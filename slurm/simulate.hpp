@@ -44,9 +44,9 @@ struct SimOptions {
     bool busy_fabric = false;  // each job's slowdown under the busy-fabric assumption (every other host of
                                // its leaves crossing their uplinks): what a job works out from its own
                                // allocation alone (atoll-place cost), as the real replay's jobs do
-    bool model_wait = false;   // auto_wait() (slurm/ask.hpp) at a job's first try: it waits for its
-                               // island only while the expected wait (the running jobs' planned
-                               // ends) costs less than spanning now, (span_slowdown - 1) x its
+    bool model_wait = false;   // auto_wait() (slurm/ask.hpp) at a job's submit, as cli_filter.lua: it waits
+                               // for its island only while the expected wait (the running jobs' planned
+                               // ends, the jobs queued before it) costs less than spanning now, (span_slowdown - 1) x its
                                // duration, and at most island_wait; otherwise it asks nothing
     // Slurm's own node choice inside atoll's requests (the policy then only
     // ranks the constraint's islands: the job gets the first that holds it,

@@ -3,7 +3,7 @@
 # Alibaba Clos, traces replayed with every policy, outputs written whole, and
 # clear errors (usage 2, input 1 with FILE:LINE, no placement now 3).
 . "$(dirname "$0")/../lib.sh"
-plan 104
+plan 105
 work=$(tmpdir)
 "$TOPO" generate --groups 4 --hosts 8 --format json -o "$work/ft.json"
 crux="$DATA/csv/crux_topology_hosts.csv"
@@ -408,6 +408,19 @@ a=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 2 --comm-share 0
 b=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --seeds 2 --comm-share 0.7 --policy atoll --select slurm-tree \
     --island-wait 3600 --model-wait | grep '^ *mean turnaround' | sed 's/atoll/slurm-tree/')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "simulate: auto on a non-blocking fabric is plain Slurm"; else not_ok "simulate: auto on a non-blocking fabric is plain Slurm"; diag "$a / $b"; fi
+# auto's wait is decided at submit, as cli_filter.lua decides it, from the
+# queue ahead: X (2 nodes) comes when one free host is left in each leaf;
+# at 100 s two free up apart, at 300 s leaf 2 has room. Deciding at its first
+# try (100 s) counted Y1-Y3, submitted behind it, as taking leaf 2 first: X
+# asked nothing and spanned both leaves at 100 s. From its submit (10 s,
+# nothing queued ahead) leaf 2 is 290 s away against 0.7 x 1000 s of slower
+# steps: it waits and runs in one leaf at 300 s.
+"$TOPO" generate --groups 2 --hosts 4 --spines 2 --oversub 2 --format json -o "$work/two.json"
+printf 'id,submit,duration,nodes\nJ1,0,2000,3\nJ2,0,300,3\nJ3,0,100,1\nJ4,0,100,1\nX,10,1000,2\nY1,20,1000,3\nY2,30,1000,3\nY3,40,1000,3\n' >"$work/ahead.csv"
+"$PLACE" simulate "$work/two.json" "$work/ahead.csv" --policy atoll --select slurm-tree --comm-share 0.7 --island-wait 3600 \
+    --model-wait --leaf-wait 0 --seeds 1 --jitter 0 --jobs "$work/ahead.jobs" >/dev/null
+check "simulate --model-wait: auto decides at submit from the queue ahead (X waits 290 s for one leaf)" \
+    grep -q "^atoll,1,X,10.000,300.000,1000.000,2,1,1,1," "$work/ahead.jobs"
 out=$("$PLACE" simulate "$work/ft.json" "$work/trace.csv" --comm-share 0.3 | grep -c '^GPU-hours lost to slow steps')
 check "simulate --comm-share reports the GPU-hours lost" [ "$out" = 1 ]
 # the simulator replays what the plugin asks: its leaf_wait= is its
