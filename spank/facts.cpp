@@ -237,8 +237,16 @@ NodeDevices node_devices(const FabricView &f, const PluginConfig &cfg, const std
         // hca= names adapters as a healthy node names them, which is the
         // fabric's name: on a node whose devices were renumbered, the kernel's
         // new name may be another adapter's (the storage card's)
-        if (!hca_selected(cfg.hca, by_fabric_name ? hp.first : hit->hca)) {
-            d.deselected.push_back(by_fabric_name ? hp.first : hit->hca);  // the name the patterns were matched against
+        // (a fabric name that is only another spelling of the kernel's, as an
+        // admin's map may write MLX5_0 for mlx5_0, is the kernel's: helper 61's
+        // hca=mlx5_[0-3] left MLX5_0 out, three rails of four; and under
+        // another name, a padded one is read as the kernel would write it:
+        // helper 62's renumbered node took mlx5_03 past !mlx5_3)
+        const std::string selected_as = !by_fabric_name ? hit->hca
+                                        : adapter_name_key(hp.first) == adapter_name_key(hit->hca) ? hit->hca
+                                                                                                    : unpadded_name(hp.first);
+        if (!hca_selected(cfg.hca, selected_as)) {
+            d.deselected.push_back(selected_as);  // the name the patterns were matched against
             continue;
         }
         if (hit->link_layer != "InfiniBand" && hit->link_layer != "Ethernet") {

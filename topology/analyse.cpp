@@ -730,21 +730,7 @@ Topology analyse(Fabric fabric)
     // a dozen such copies left it odd-rails and its jobs unset). The kernel
     // writes one spelling (mlx5_%d); any other is contested as a copy is,
     // under the spelling all its claims are then known by (spelled).
-    auto name_key = [](const std::string &hca) {
-        std::string k;
-        bool leading = true;  // at a number's leading zeros (or before any digit of it)
-        for (std::size_t i = 0; i < hca.size(); ++i) {
-            const auto c = static_cast<unsigned char>(hca[i]);
-            if (!std::isdigit(c))
-                leading = true;
-            else if (c == '0' && leading && i + 1 < hca.size() && std::isdigit(static_cast<unsigned char>(hca[i + 1])))
-                continue;  // a leading zero of a number (not the number 0 itself)
-            else
-                leading = false;
-            k += static_cast<char>(std::tolower(c));
-        }
-        return k;
-    };
+    const auto name_key = adapter_name_key;
     auto desc_pair = [&](const Node &n) {
         auto hd = split_ca_desc(n.desc);
         auto sn = short_names.to.find(hd.first);
@@ -752,14 +738,30 @@ Topology analyse(Fabric fabric)
             hd.first = sn->second;
         return hd;
     };
+    // The spelling a contested name goes by is the fabric's: the one most
+    // hosts' adapters are named (helper 61: a copy spelt hca-1 beside the
+    // fabric's HCA-1 was keyed by its own spelling, no rail's name, and
+    // the claim never settled), then the kernel's (lower case, no padding),
+    // then the least.
+    std::map<std::string, int> spelt;  // adapter name -> CAs named so, fabric-wide
+    for (const Node &n : f.nodes)
+        if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host)
+            ++spelt[split_ca_desc(n.desc).second];
+    auto fabric_order = [&](const std::string &a, const std::string &b, const std::string &key) {
+        const int fa = spelt[a], fb = spelt[b];
+        if (fa != fb)
+            return fa > fb;
+        if ((a == key) != (b == key))
+            return a == key;
+        return a < b;
+    };
     std::map<std::pair<std::string, std::string>, std::string> spelled;  // (host, name_key) -> the spelling used
     for (const Node &n : f.nodes)
         if (n.type == NodeType::Ca && classify_ca(n.desc) == CaKind::Host) {
             auto hd = desc_pair(n);
             const std::string key = name_key(hd.second);
             auto it = spelled.emplace(std::make_pair(hd.first, key), hd.second).first;
-            // the kernel's own spelling when one claimant has it, else the least
-            if (it->second != key && (hd.second == key || hd.second < it->second))
+            if (fabric_order(hd.second, it->second, key))
                 it->second = hd.second;
         }
     auto spelling = [&](const std::pair<std::string, std::string> &hd) {
@@ -1247,6 +1249,24 @@ Topology analyse(Fabric fabric)
         }
         for (HostPort &p : h.ports)
             p.rail = (h.compute && class_rails[c].count({p.dev_index, p.port})) ? rail_of[{p.dev_index, p.port}] : -1;
+        // Two adapters of one host on one rail by their number, of two
+        // names (mlx5_0 and a storage card's mlx4_0, qib0 or bnxt_re0): the
+        // one named as the rail is named is it (helper 62: the storage card
+        // was put in NCCL_IB_HCA beside the rail's adapter). Where neither
+        // is, both stay (as before; check judges the cabling).
+        for (HostPort &p : h.ports) {
+            if (p.rail < 0)
+                continue;
+            const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+            const std::string rail_hca = rail.substr(0, rail.find('/'));
+            if (p.hca == rail_hca)
+                continue;
+            const bool named_one = std::any_of(h.ports.begin(), h.ports.end(), [&](const HostPort &q) {
+                return q.rail == p.rail && q.ca_guid != p.ca_guid && q.hca == rail_hca;
+            });
+            if (named_one)
+                p.rail = -1;
+        }
         // A compute host some of whose adapter names are contested: an
         // adapter of its on no rail of its class is not believed either
         // (helper 59: every rail name copied and one made-up name beside
@@ -1256,22 +1276,66 @@ Topology analyse(Fabric fabric)
         // believed (contested_lost: the Slurm files are not written).
         // Adapters numbered by their place are left as they are (a place
         // is no name: their rails are judged by the leaves, below).
+        //
+        // Three more (helper 61: one made-up name, foo, mlx5-0 or ibp1s0,
+        // beside copies of all of a host's rail names, or of three of its
+        // four, moved it to the copier's leaf with exit 0):
+        // - an adapter numbered by its place (no number in its name) is not
+        //   believed beside names that carry their numbers (its contested
+        //   ones, copies of its real names, do);
+        // - nor one on the rail port of a contested name: that rail's own
+        //   adapter is among the claimants;
+        // - when the contested names cover as many ports of its class's
+        //   rails as the class has, every rail of the host is contested:
+        //   what else it has (made-up, or a storage card) cannot place it.
+        // (A vote by the names' letters was tried and not kept: helper 62's
+        // roots made up more names in one style than the host had.)
         if (h.compute && t.claimed_hosts.count(h.name)) {
             auto first = contested_adapters.lower_bound({h.name, std::string()});
             const std::string contested =
                 first != contested_adapters.end() && first->first.first == h.name ? first->second : std::string();
+            std::size_t rail_ports = 0;  // ports of the class's rails the contested names cover
+            std::set<RailKey> contested_keys;
+            bool numbered = false;  // a contested name carries its adapter's number
+            for (auto ca = first; ca != contested_adapters.end() && ca->first.first == h.name; ++ca) {
+                const int dev = hca_dev_index(ca->first.second);
+                numbered = numbered || dev >= 0;
+                std::set<int> ports;
+                auto cl = t.claims.find(ca->first);
+                if (cl != t.claims.end())
+                    for (const auto &gp : cl->second)
+                        ports.insert(gp.second);
+                for (int port : ports) {
+                    rail_ports += dev < 0 || class_rails[c].count({dev, port});
+                    if (dev >= 0)
+                        contested_keys.insert({dev, port});
+                }
+            }
+            const bool every_rail = !h.rails_unknown && !class_rails[c].empty() && rail_ports >= class_rails[c].size();
             for (auto p = h.ports.begin(); p != h.ports.end();) {
-                if (p->rail >= 0 || placed.count(p->ca_guid)) {
+                std::string why;
+                if (p->rail < 0 && !placed.count(p->ca_guid))
+                    why = "other adapter names are contested (" + contested +
+                          "), and this one is on no rail of its class: a made-up name beside copied ones must not place "
+                          "the host";
+                else if (numbered && placed.count(p->ca_guid))
+                    why = "other adapter names are contested (" + contested +
+                          "), and this one carries no adapter number beside names that do: a made-up name beside copied "
+                          "ones must not place the host";
+                else if (contested_keys.count({p->dev_index, p->port}))
+                    why = "other adapter names are contested (" + contested +
+                          "), and this one is on the rail port of a contested name: that rail's adapter is among the "
+                          "claimants";
+                else if (every_rail)
+                    why = "rails are all contested (" + contested + "): its other adapters cannot place it";
+                if (why.empty()) {
                     ++p;
                     continue;
                 }
                 const Node *cn = f.find(p->ca_guid);
                 if (refused_guids.insert(p->ca_guid).second)
                     t.refused.push_back({p->ca_guid, cn ? cn->desc : std::string(), cn ? cn->line : 0,
-                                         "adapter name " + shown(h.name + " " + p->hca) + " refused: " + shown(h.name) +
-                                             "'s other adapter names are contested (" + contested +
-                                             "), and this one is on no rail of its class: a made-up name beside copied "
-                                             "ones must not place the host",
+                                         "adapter name " + shown(h.name + " " + p->hca) + " refused: " + shown(h.name) + "'s " + why,
                                          p->sw, t.fabric.links[p->link].a.guid == p->ca_guid ? t.fabric.links[p->link].b.port
                                                                                              : t.fabric.links[p->link].a.port});
                 p = h.ports.erase(p);

@@ -1,6 +1,7 @@
 #include "topology/fabric.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -239,6 +240,31 @@ std::string escape_bytes(const std::string &s, std::size_t max, bool whole)
 }  // namespace
 
 std::string escaped(const std::string &s, std::size_t max) { return escape_bytes(s, max, true); }
+
+std::string unpadded_name(const std::string &hca)
+{
+    std::string k;
+    bool leading = true;  // at a number's leading zeros (or before any digit of it)
+    for (std::size_t i = 0; i < hca.size(); ++i) {
+        const auto c = static_cast<unsigned char>(hca[i]);
+        if (!std::isdigit(c))
+            leading = true;
+        else if (c == '0' && leading && i + 1 < hca.size() && std::isdigit(static_cast<unsigned char>(hca[i + 1])))
+            continue;  // a leading zero of a number (not the number 0 itself)
+        else
+            leading = false;
+        k += hca[i];
+    }
+    return k;
+}
+
+std::string adapter_name_key(const std::string &hca)
+{
+    std::string k = unpadded_name(hca);
+    for (char &c : k)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return k;
+}
 
 std::string one_line(const std::string &s, std::size_t max) { return escape_bytes(s, max, false); }
 

@@ -158,6 +158,12 @@ std::string guid_str(std::uint64_t guid);                 // "0x0002c90300a1b2c3
 // at most `max` characters of output, then "...". The one escaping rule of
 // atoll's messages: one line each, never a forged one.
 std::string escaped(const std::string &s, std::size_t max = 200);
+// An adapter name as a person reads it: lower case, a number's leading
+// zeros dropped (MLX5_0, mlx5_00 -> mlx5_0). Two names with one key name
+// one device: the kernel writes one of them (mlx5_%d).
+std::string adapter_name_key(const std::string &hca);
+// The name with its numbers' leading zeros dropped, case kept (mlx5_03 -> mlx5_3)
+std::string unpadded_name(const std::string &hca);
 // A whole message made of parts some of which escaped() already: controls,
 // DEL and non-ASCII bytes as \xNN (a newline too), the rest as is, so a
 // part no one escaped cannot forge a line or move a terminal, and one that

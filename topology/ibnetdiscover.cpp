@@ -736,7 +736,7 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
 {
     NodeNameMap m;
     std::map<std::uint64_t, std::size_t> first_line;
-    std::map<std::string, std::uint64_t> host_names;  // "host adapter" -> its GUID
+    std::map<std::string, std::pair<std::uint64_t, std::string>> host_names;  // "host adapter_name_key" -> its GUID, as written
     std::string line;
     std::size_t lineno = 0;
     while (std::getline(in, line)) {
@@ -764,12 +764,16 @@ NodeNameMap parse_node_name_map(std::istream &in, const std::string &source)
             first_line[g] = lineno;
         // one host adapter name for two GUIDs: the admin's map contradicts
         // itself (switch names may repeat: a director's ASICs)
+        // (in any spelling: MLX5_0 and mlx5_00 are mlx5_0, helper 61)
         if (had == m.end() && classify_ca(name) == CaKind::Host) {
-            auto [it, fresh] = host_names.emplace(name, g);
-            if (!fresh && it->second != g)
+            const auto hd = split_ca_desc(name);
+            auto [it, fresh] = host_names.emplace(hd.first + " " + adapter_name_key(hd.second), std::make_pair(g, name));
+            if (!fresh && it->second.first != g)
                 throw InputError(source, lineno, "found " + shown(name) + " for " + guid_str(g) + ", given to " +
-                                                     guid_str(it->second) + " on line " + std::to_string(first_line[it->second]) +
-                                                     ": expected each host adapter name once");
+                                                     guid_str(it->second.first) +
+                                                     (it->second.second != name ? " as " + shown(it->second.second) : std::string()) +
+                                                     " on line " + std::to_string(first_line[it->second.first]) +
+                                                     ": expected each host adapter name once, in any spelling");
         }
         m[g] = name;
     }

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 27
+plan 32
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -460,3 +460,61 @@ if grep -q "refused-name: .*'node003 MLX5_0' refused: adapter 'node003 mlx5_0' i
 else
     not_ok "spellings of a host's adapter name"; diag "$(grep node003 "$work/alias.check")" "$(grep -e '^claimed' -e node003 -e '^odd' "$work/alias.view")" "$(cat "$work/alias.env")"
 fi
+# (helper 61) one made-up name beside copies: node005's root copies three
+# (or all four) of node003's rail names and node020's root names an adapter
+# of its own node003 foo (or mlx5-0, ibp1s0: named unlike node003's, so not
+# judged by a rail's name). It moved node003 to node020's rail group with
+# exit 0. Now a name unlike most of a contested host's names is not
+# believed, and a host all of whose rails are contested is placed by none
+# of its other adapters (contested-host: no file written); with netdev-named
+# adapters (a made-up ibp250s0f0 is named like the rest) the same. A copy
+# spelt hca-01 beside the fabric's HCA-1 names goes by HCA-1, and settles.
+for x in foo mlx5-0 ibp1s0; do
+    sed -e 's/"node005 mlx5_\([0-2]\)"/"node003 mlx5_\1"/' -e "s/\"node020 mlx5_0\"/\"node003 $x\"/" "$work/r4.txt" >"$work/mk3.txt"
+    sed -e 's/"node005 mlx5_\([0-3]\)"/"node003 MLX5_0\1"/' -e "s/\"node020 mlx5_0\"/\"node003 $x\"/" "$work/r4.txt" >"$work/mk4.txt"
+    "$TOPO" slurm "$work/mk3.txt" -o "$work/mk3.$x.conf" 2>/dev/null; echo "$x 3 $?"
+    echo kept >"$work/mk4.$x.conf"; "$TOPO" slurm "$work/mk4.txt" -o "$work/mk4.$x.conf" 2>/dev/null; echo "$x 4 $? $(cat "$work/mk4.$x.conf")"
+done >"$work/mk.rc"
+sed -e 's/"node005 ibp\([0-9]*\)s0f0"/"node003 ibp\1s0f0"/' -e 's/"node020 ibp12s0f0"/"node003 ibp250s0f0"/' "$work/ibp.txt" >"$work/ibpa.txt"
+echo kept >"$work/ibpa.conf"; "$TOPO" slurm "$work/ibpa.txt" -o "$work/ibpa.conf" 2>"$work/ibpa.err"; rc=$?
+sed -E 's/"(node[0-9]+) mlx5_([0-3])"/"\1 HCA-\2"/; s/HCA-3"/HCA-4"/; s/HCA-2"/HCA-3"/; s/HCA-1"/HCA-2"/; s/HCA-0"/HCA-1"/' "$work/r4.txt" >"$work/hca.txt"
+sed 's/"node005 HCA-1"/"node003 hca-01"/' "$work/hca.txt" >"$work/hcac.txt"
+"$TOPO" slurm --format view "$work/hcac.txt" -o "$work/hcac.view" 2>/dev/null
+if [ "$(cat "$work"/mk3.*.conf | grep -c "^SwitchName=grp-ib-leaf01 Nodes=node\[001-004,006-008\]$")" -eq 3 ] &&
+   [ "$(grep -c " 0$" "$work/mk.rc")" -eq 3 ] && [ "$(grep -c " 4 1 kept$" "$work/mk.rc")" -eq 3 ] &&
+   [ $rc -eq 1 ] && [ "$(cat "$work/ibpa.conf")" = kept ] && grep -q "'node003 ibp250s0f0' refused: 'node003''s rails are all contested" "$work/ibpa.err" &&
+   grep -q "^claimed node003 0 HCA-1:1 [0-9a-f]\{16\},[0-9a-f]\{16\}$" "$work/hcac.view"; then
+    ok "a made-up name beside copies moves no host: numberless or on a contested rail, refused; all its rails contested, no file written; a copy spelt hca-01 goes by the fabric's HCA-1"
+else
+    not_ok "a made-up name beside copies"; diag "$(cat "$work/mk.rc")" "$(grep -h "^SwitchName=grp" "$work"/mk3.*.conf)" "rc=$rc" "$(cat "$work/ibpa.conf")" "$(grep node003 "$work/hcac.view")"
+fi
+# (helper 61) an admin's map spelling an adapter MLX5_0 (the kernel's
+# mlx5_0) and hca=mlx5_[0-3] on the plugstack line: the pattern was matched
+# against MLX5_0 and left it out, three rails of four. Another spelling of
+# the kernel's name is the kernel's name.
+printf '0x%s "node003 MLX5_0"\n' "$(g4 'node003 mlx5_0')" >"$work/spell.map"
+"$TOPO" slurm --format view --node-name-map "$work/spell.map" "$work/r4.txt" -o "$work/spell.view" 2>/dev/null
+check "hca= matches a map's other spelling of a device as the kernel's name (all four rails)" \
+    sh -c "'$TOPO' env '$work/spell.view' --node node003 --nodes node003,node001 --plugstack 'hca=mlx5_[0-3]' --sysfs-root '$work/r4/%n' 2>&1 | grep -q '^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 '"
+# (helper 61) and the same name in two spellings (mlx5_0 and MLX5_00): the
+# map contradicts itself as much
+printf '0x%s "node003 mlx5_0"\n0x%s "node003 MLX5_00"\n' "$(g4 'node003 mlx5_0')" "$(g4 'node005 mlx5_0')" >"$work/map7"
+"$TOPO" slurm "$work/r4.txt" --node-name-map "$work/map7" >/dev/null 2>"$work/map7.err"; rc=$?
+check "one host adapter name in two spellings for two GUIDs in the map: an error naming the line" \
+    sh -c "[ $rc -eq 1 ] && grep -q \"map7:2: found 'node003 MLX5_00' for 0x[0-9a-f]*, given to 0x[0-9a-f]* as 'node003 mlx5_0' on line 1: expected each host adapter name once, in any spelling\" '$work/map7.err'"
+# (helper 62) descriptions padded (mlx5_00..03) and node003's devices
+# renumbered (the fabric's mlx5_00 is mlx5_3 here...): hca=mlx5_*,!mlx5_3
+# names adapters as a healthy node does, so the fabric's mlx5_03 is left out
+# (it was matched as mlx5_03 and taken)
+sed 's/ mlx5_\([0-3]\)"/ mlx5_0\1"/' "$work/r4.txt" >"$work/pad.txt"
+"$TOPO" slurm --format view "$work/pad.txt" -o "$work/pad.view" 2>/dev/null
+ibnode "$work/ren/node003" mlx5_3:"$(g4 'node003 mlx5_0')" mlx5_0:"$(g4 'node003 mlx5_1')" mlx5_1:"$(g4 'node003 mlx5_2')" mlx5_2:"$(g4 'node003 mlx5_3')"
+check "hca= on a renumbered node reads a padded fabric name as the kernel would write it (!mlx5_3 leaves out the fabric's mlx5_03)" \
+    sh -c "'$TOPO' env '$work/pad.view' --node node003 --nodes node003,node001 --plugstack 'hca=mlx5_*,!mlx5_3' --sysfs-root '$work/ren/%n' 2>&1 | grep -q '^  NCCL_IB_HCA==mlx5_3:1,mlx5_0:1,mlx5_1:1 '"
+# (helper 62) an honest host's storage card of another generation (mlx4_0,
+# on a storage leaf) beside its rails: by its number it was rail 0 beside
+# mlx5_0 and went into NCCL_IB_HCA. The adapter named as the rail is named
+# is the rail's.
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_leaf_mlx4.txt" -o "$work/stor.view" 2>/dev/null
+check "a storage card numbered like a rail (mlx4_0 beside mlx5_0) is not the rail's adapter" \
+    grep -q "^host node003 [0-9]* 1 mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/stor.view"
