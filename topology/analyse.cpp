@@ -1344,6 +1344,55 @@ Topology analyse(Fabric fabric)
                 t.contested_lost.emplace(h.name, contested);
         }
     }
+    // An adapter on a rail by its number under another name than the
+    // rail's (a storage card's mlx4_0, qib0 or bnxt_re0 where the rail is
+    // mlx5_0), the host's only one on that rail, on a switch that carries
+    // none of that rail's ports of the host's rail-group peers (the hosts
+    // whose other rails share its leaves): a storage card, not the rail,
+    // whose adapter is missing (dead, or its cable out). It went into
+    // NCCL_IB_HCA as the rail with no finding; now the host lacks the rail
+    // (check: missing-rail). Named as the rail is named, it stays (a
+    // miscabled rail, which check judges); on its peers' leaf, it stays
+    // (hosts of another vendor name the rail their own way).
+    {
+        std::map<std::pair<int, int>, std::vector<std::size_t>> on_rail_switch;  // (rail, switch) -> compute hosts
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+            if (t.hosts[hi].compute && !t.hosts[hi].rails_unknown)
+                for (const HostPort &p : t.hosts[hi].ports)
+                    if (p.rail >= 0)
+                        on_rail_switch[{p.rail, p.sw}].push_back(hi);
+        std::vector<std::pair<std::size_t, std::size_t>> not_rail;  // (host, port)
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            const Host &h = t.hosts[hi];
+            if (!h.compute || h.rails_unknown)
+                continue;
+            for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
+                const HostPort &p = h.ports[pi];
+                if (p.rail < 0)
+                    continue;
+                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+                if (adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/'))))
+                    continue;
+                std::set<std::size_t> peers;
+                for (const HostPort &q : h.ports)
+                    if (q.rail >= 0 && q.rail != p.rail)
+                        for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
+                            if (g != hi)
+                                peers.insert(g);
+                bool peer_there = false, peer_elsewhere = false;
+                for (std::size_t g : peers)
+                    for (const HostPort &q : t.hosts[g].ports)
+                        if (q.rail == p.rail) {
+                            peer_there = peer_there || q.sw == p.sw;
+                            peer_elsewhere = peer_elsewhere || q.sw != p.sw;
+                        }
+                if (peer_elsewhere && !peer_there)
+                    not_rail.push_back({hi, pi});
+            }
+        }
+        for (const auto &np : not_rail)
+            t.hosts[np.first].ports[np.second].rail = -1;
+    }
 
     // Tiers: hop distance from the nearest leaf. A leaf is a switch with
     // compute hosts; a switch with other hosts only (a UFM server, the

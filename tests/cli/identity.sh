@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 32
+plan 33
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -289,7 +289,8 @@ ibnode() {  # DIR HCA:GUID...: InfiniBand devices, ACTIVE, with node GUIDs as th
         echo "${a#*:}" | sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/' >"$p/node_guid"
     done
 }
-g() { awk -v d="\"$1\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$work/f.txt"; }
+guid_in() { awk -v d="\"$2\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$1"; }  # FILE DESC: its CA's GUID
+g() { guid_in "$work/f.txt" "$1"; }
 ibnode "$work/own/node003" mlx5_0:"$(g 'node003 mlx5_0')" mlx5_1:"$(g 'node003 mlx5_1')"
 ibnode "$work/swap/node003" mlx5_0:"$(g 'node003 mlx5_0')" mlx5_1:0c42a10300ff0001
 ibnode "$work/own/node002" mlx5_0:"$(g 'node002 mlx5_0')" mlx5_1:"$(g 'node002 mlx5_1')"
@@ -335,7 +336,7 @@ sed 's/"node005 mlx5_\([0-2]\)"/"node003 mlx5_\1"/' "$work/r4.txt" >"$work/c3.tx
 "$TOPO" slurm "$work/c3.txt" -o "$work/c3.conf" 2>/dev/null
 "$TOPO" slurm --format view "$work/c3.txt" -o "$work/c3.view" 2>/dev/null
 "$TOPO" check "$work/c3.txt" >"$work/c3.check" 2>&1
-g4() { awk -v d="\"$1\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$work/r4.txt"; }
+g4() { guid_in "$work/r4.txt" "$1"; }
 ibnode "$work/r4/node003" mlx5_0:"$(g4 'node003 mlx5_0')" mlx5_1:"$(g4 'node003 mlx5_1')" mlx5_2:"$(g4 'node003 mlx5_2')" mlx5_3:"$(g4 'node003 mlx5_3')"
 "$TOPO" env "$work/c3.view" --node node003 --nodes node003,node001 --sysfs-root "$work/r4/%n" >"$work/c3.env" 2>&1
 if grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-004,006-008\]$" "$work/c3.conf" &&
@@ -518,3 +519,23 @@ check "hca= on a renumbered node reads a padded fabric name as the kernel would 
 "$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_leaf_mlx4.txt" -o "$work/stor.view" 2>/dev/null
 check "a storage card numbered like a rail (mlx4_0 beside mlx5_0) is not the rail's adapter" \
     grep -q "^host node003 [0-9]* 1 mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/stor.view"
+# ...and with node003's mlx5_0 gone (a dead card, or its cable out), the
+# storage card is still no rail: it is on none of the leaves its rail-group
+# peers' rail 0 is on. It was rail 0 by its number, no finding, and went
+# into NCCL_IB_HCA (mlx4_0:1,mlx5_1:1,...); now node003 lacks rail 0
+# (missing-rail) and its plugin sets the three rails it has.
+awk 'BEGIN { RS = ""; ORS = "\n\n" } /Ca\t1 "H-98039b0300000080"/ { next }
+     { n = split($0, l, "\n"); s = ""
+       for (i = 1; i <= n; i++) if (!(l[i] ~ /^\[3\]/ && index(l[i], "\"node003 mlx5_0\""))) s = s (s == "" ? "" : "\n") l[i]
+       print s }' "$DATA/ibnetdiscover/storage_leaf_mlx4.txt" >"$work/dead0.txt"
+"$TOPO" slurm --format view "$work/dead0.txt" -o "$work/dead0.view" 2>/dev/null
+"$TOPO" check "$work/dead0.txt" >"$work/dead0.check" 2>&1
+ibnode "$work/dead0/node003" $(for a in mlx4_0 mlx5_1 mlx5_2 mlx5_3; do echo "$a:$(guid_in "$work/dead0.txt" "node003 $a")"; done)
+"$TOPO" env "$work/dead0.view" --node node003 --nodes node003,node001 --sysfs-root "$work/dead0/%n" >"$work/dead0.env" 2>&1
+if grep -q "^host node003 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/dead0.view" &&
+   grep -q "missing-rail: node003: host has no adapter on rail mlx5_0" "$work/dead0.check" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/dead0.env"; then
+    ok "a storage card numbered like a missing rail adapter (mlx4_0, no mlx5_0) is not that rail: missing-rail, NCCL_IB_HCA without it"
+else
+    not_ok "a storage card numbered like a missing rail adapter"; diag "$(grep node003 "$work/dead0.view" "$work/dead0.check" "$work/dead0.env")"
+fi
