@@ -1344,16 +1344,19 @@ Topology analyse(Fabric fabric)
                 t.contested_lost.emplace(h.name, contested);
         }
     }
-    // An adapter on a rail by its number under another name than the
-    // rail's (a storage card's mlx4_0, qib0 or bnxt_re0 where the rail is
-    // mlx5_0), the host's only one on that rail, on a switch that carries
-    // none of that rail's ports of the host's rail-group peers (the hosts
-    // whose other rails share its leaves): a storage card, not the rail,
-    // whose adapter is missing (dead, or its cable out). It went into
-    // NCCL_IB_HCA as the rail with no finding; now the host lacks the rail
-    // (check: missing-rail). Named as the rail is named, it stays (a
-    // miscabled rail, which check judges); on its peers' leaf, it stays
-    // (hosts of another vendor name the rail their own way).
+    // A host's rail whose port is on a switch that carries none of that
+    // rail's ports of its rail-group peers (the hosts whose other rails
+    // share its leaves), while the peers' are elsewhere:
+    // - another port of the same adapter on a switch of the peers' (a
+    //   dual-port card, port 1 on a storage leaf and port 2 on the rail's
+    //   leaf) is the rail: NCCL_IB_HCA had mlx5_0:1, the storage port;
+    // - else an adapter under another name than the rail's (a storage
+    //   card's mlx4_0, qib0 or bnxt_re0 where the rail is mlx5_0, its rail
+    //   adapter missing: dead, or its cable out) is no rail: the host lacks
+    //   it (check: missing-rail). It went into NCCL_IB_HCA as the rail.
+    // Named as the rail is named, with no such port, it stays (a miscabled
+    // rail, which check judges); on its peers' leaf it stays (hosts of
+    // another vendor name the rail their own way).
     {
         std::map<std::pair<int, int>, std::vector<std::size_t>> on_rail_switch;  // (rail, switch) -> compute hosts
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
@@ -1361,17 +1364,17 @@ Topology analyse(Fabric fabric)
                 for (const HostPort &p : t.hosts[hi].ports)
                     if (p.rail >= 0)
                         on_rail_switch[{p.rail, p.sw}].push_back(hi);
-        std::vector<std::pair<std::size_t, std::size_t>> not_rail;  // (host, port)
+        struct Move {
+            std::size_t host, from, to;  // to == from: no rail
+        };
+        std::vector<Move> moves;
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
             if (!h.compute || h.rails_unknown)
                 continue;
             for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
                 const HostPort &p = h.ports[pi];
-                if (p.rail < 0)
-                    continue;
-                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
-                if (adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/'))))
+                if (p.rail < 0 || std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
                     continue;
                 std::set<std::size_t> peers;
                 for (const HostPort &q : h.ports)
@@ -1379,19 +1382,30 @@ Topology analyse(Fabric fabric)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
                             if (g != hi)
                                 peers.insert(g);
-                bool peer_there = false, peer_elsewhere = false;
+                std::set<int> where;  // the peers' switches of this rail
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
-                        if (q.rail == p.rail) {
-                            peer_there = peer_there || q.sw == p.sw;
-                            peer_elsewhere = peer_elsewhere || q.sw != p.sw;
-                        }
-                if (peer_elsewhere && !peer_there)
-                    not_rail.push_back({hi, pi});
+                        if (q.rail == p.rail)
+                            where.insert(q.sw);
+                if (where.empty() || where.count(p.sw))
+                    continue;
+                std::size_t other = h.ports.size();  // another port of its adapter, on the peers' switch
+                for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
+                    if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid && where.count(h.ports[qi].sw))
+                        other = qi;
+                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+                if (other < h.ports.size())
+                    moves.push_back({hi, pi, other});
+                else if (adapter_name_key(p.hca) != adapter_name_key(rail.substr(0, rail.find('/'))))
+                    moves.push_back({hi, pi, pi});
             }
         }
-        for (const auto &np : not_rail)
-            t.hosts[np.first].ports[np.second].rail = -1;
+        for (const Move &mv : moves) {
+            std::vector<HostPort> &ps = t.hosts[mv.host].ports;
+            if (mv.to != mv.from)
+                ps[mv.to].rail = ps[mv.from].rail;
+            ps[mv.from].rail = -1;
+        }
     }
 
     // Tiers: hop distance from the nearest leaf. A leaf is a switch with

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 33
+plan 34
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -539,3 +539,12 @@ if grep -q "^host node003 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,ml
 else
     not_ok "a storage card numbered like a missing rail adapter"; diag "$(grep node003 "$work/dead0.view" "$work/dead0.check" "$work/dead0.env")"
 fi
+# a dual-port card with port 1 on the storage leaf and port 2 on the leaf
+# of its peers' rail 0: the rail is port 2 (NCCL_IB_HCA had mlx5_0:1)
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_port1_dualport.txt" -o "$work/dp.view" 2>/dev/null
+ibnode "$work/dp/node003" $(for a in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do echo "$a:$(guid_in "$DATA/ibnetdiscover/storage_port1_dualport.txt" "node003 $a")"; done)
+mkdir -p "$work/dp/node003/class/infiniband/mlx5_0/ports/2"
+echo InfiniBand >"$work/dp/node003/class/infiniband/mlx5_0/ports/2/link_layer"
+echo "4: ACTIVE" >"$work/dp/node003/class/infiniband/mlx5_0/ports/2/state"
+check "a dual-port card, port 1 on a storage leaf and port 2 on its peers' rail-0 leaf: the rail is port 2" \
+    sh -c "'$TOPO' env '$work/dp.view' --node node003 --nodes node003,node001 --sysfs-root '$work/dp/%n' 2>&1 | grep -q '^  NCCL_IB_HCA==mlx5_0:2,mlx5_1:1,mlx5_2:1,mlx5_3:1 '"
