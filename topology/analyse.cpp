@@ -1782,6 +1782,10 @@ Topology analyse(Fabric fabric)
     // on (the first such port's on a tie): one moved cable does not move it.
     std::vector<int> host_group(t.hosts.size(), -1);
     std::vector<bool> group_compute(groups.size(), false);
+    auto grp_name = [&](int g) {
+        return g >= 0 ? "grp-" + t.switches[static_cast<std::size_t>(groups[static_cast<std::size_t>(g)][0])].name
+                      : std::string("no group");
+    };
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         std::vector<std::pair<int, int>> count;  // (group, ports), in port order
@@ -1799,6 +1803,36 @@ Topology analyse(Fabric fabric)
                 most = c.second;
                 host_group[hi] = c.first;
             }
+        // A host some of whose names are contested, its ports on two rail
+        // groups or more: a group with more of its leaves than its class has
+        // rails, or a second group with as many as the host's own
+        // uncontested names could reach, tells no more which ports are its
+        // own than the other (helper 62: one copied ibp12s0f0 beside seven
+        // made-up ibp2NNs0f0 names from two roots, on another group's
+        // leaves, moved node003 there with exit 0; such names carry no
+        // number to judge them by). Lost (contested-host): the Slurm files
+        // stay the site's until a map says who is who.
+        if (h.compute && count.size() > 1 && t.claimed_hosts.count(h.name) && !h.rails.empty()) {
+            int second = 0;
+            for (const auto &c : count)
+                if (c.first != host_group[hi])
+                    second = std::max(second, c.second);
+            auto first = contested_adapters.lower_bound({h.name, std::string()});
+            int contested = 0;
+            for (auto ca = first; ca != contested_adapters.end() && ca->first.first == h.name; ++ca)
+                ++contested;
+            const int rails = static_cast<int>(h.rails.size());
+            if (most > rails || second >= std::max(1, rails - contested)) {
+                std::string where;
+                for (const auto &c : count)
+                    where += (where.empty() ? "" : ", ") + grp_name(c.first) + ": " + std::to_string(c.second) +
+                             (c.second == 1 ? " leaf" : " leaves");
+                const bool named = first != contested_adapters.end() && first->first.first == h.name;
+                t.contested_lost.emplace(h.name, (named ? first->second : std::string("its names are claimed twice")) +
+                                                     "; its ports are on " + std::to_string(count.size()) +
+                                                     " rail groups (" + where + ") and which are its own is not known");
+            }
+        }
         if (host_group[hi] < 0 && !h.ports.empty())
             host_group[hi] = t.switches[static_cast<std::size_t>(h.ports[0].sw)].group;
         if (h.compute && host_group[hi] >= 0)

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 34
+plan 35
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -548,3 +548,25 @@ echo InfiniBand >"$work/dp/node003/class/infiniband/mlx5_0/ports/2/link_layer"
 echo "4: ACTIVE" >"$work/dp/node003/class/infiniband/mlx5_0/ports/2/state"
 check "a dual-port card, port 1 on a storage leaf and port 2 on its peers' rail-0 leaf: the rail is port 2" \
     sh -c "'$TOPO' env '$work/dp.view' --node node003 --nodes node003,node001 --sysfs-root '$work/dp/%n' 2>&1 | grep -q '^  NCCL_IB_HCA==mlx5_0:2,mlx5_1:1,mlx5_2:1,mlx5_3:1 '"
+# (helper 62's p3) netdev-named hosts: one copied ibp12s0f0 (node020's
+# root) beside seven made-up ibp2NNs0f0 names of node003 (node020's and
+# node021's roots), on another rail group's leaves, moved node003 there with
+# exit 0: such names carry no number to judge them by. A contested host on
+# two rail groups, the second as wide as its own uncontested names could
+# reach, is lost (no file written); a copy beside two made-up names still
+# leaves it in its own group.
+mkp3() {  # M OUT: the copy and M made-up names
+    awk -v m="$1" '{ if (index($0, "\"node020 ibp12s0f0\"")) sub(/"node020 ibp12s0f0"/, "\"node003 ibp12s0f0\"")
+                     split("node020 ibp75s0f0|node020 ibp141s0f0|node020 ibp186s0f0|node021 ibp12s0f0|node021 ibp75s0f0|node021 ibp141s0f0|node021 ibp186s0f0", a, "|")
+                     for (i = 1; i <= m; i++) if (index($0, "\"" a[i] "\"")) sub("\"" a[i] "\"", "\"node003 ibp" (199 + i) "s0f0\"")
+                     print }' "$work/ibp.txt" >"$2"
+}
+mkp3 7 "$work/p3.txt"; mkp3 2 "$work/p3b.txt"
+echo kept >"$work/p3.conf"; "$TOPO" slurm "$work/p3.txt" -o "$work/p3.conf" 2>"$work/p3.err"; rc=$?
+"$TOPO" slurm "$work/p3b.txt" -o "$work/p3b.conf" 2>/dev/null; rcb=$?
+if [ $rc -eq 1 ] && [ "$(cat "$work/p3.conf")" = kept ] && grep -q "node003 would be left out.*its ports are on 2 rail groups (grp-ib-leaf01: 3 leaves, grp-ib-leaf09: 4 leaves)" "$work/p3.err" &&
+   [ $rcb -eq 0 ] && grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-008\]$" "$work/p3b.conf"; then
+    ok "a copied netdev name beside made-up ones on another rail group's leaves moves no host: lost, no file written (two made-up: it stays)"
+else
+    not_ok "a copied netdev name beside made-up ones on another rail group"; diag "rc=$rc rcb=$rcb" "$(cat "$work/p3.conf")" "$(grep -v 'refused: adapter' "$work/p3.err")" "$(grep -v '^#' "$work/p3b.conf")"
+fi
