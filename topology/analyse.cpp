@@ -1151,6 +1151,15 @@ Topology analyse(Fabric fabric)
     const std::size_t nclasses = seed.size();
     std::vector<std::map<RailKey, int>> key_hosts(nclasses);
     std::map<RailKey, std::map<std::string, int>> key_names;
+    // an adapter name without its number and in one spelling (mlx5_0 and
+    // MLX5_3: mlx5_), to name a rail as the fabric's adapters are named
+    std::map<std::string, int> prefixes;
+    auto name_prefix = [](const std::string &hca) {
+        std::string k = adapter_name_key(hca);
+        while (!k.empty() && std::isdigit(static_cast<unsigned char>(k.back())))
+            k.pop_back();
+        return k;
+    };
     std::vector<int> nclass(nclasses, 0);
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
@@ -1160,9 +1169,16 @@ Topology analyse(Fabric fabric)
         ++nclass[static_cast<std::size_t>(c)];
         for (const RailKey &k : keys_of[hi])
             key_hosts[static_cast<std::size_t>(c)][k]++;
-        for (const HostPort &p : h.ports)
+        for (const HostPort &p : h.ports) {
             key_names[{p.dev_index, p.port}][p.hca]++;
+            prefixes[name_prefix(p.hca)]++;
+        }
     }
+    // the fabric's most common adapter name without its number (mlx5_)
+    std::string usual_prefix;
+    for (const auto &pf : prefixes)
+        if (usual_prefix.empty() || pf.second > prefixes[usual_prefix])
+            usual_prefix = pf.first;
     std::vector<std::set<RailKey>> class_rails(nclasses);
     std::set<RailKey> all_rails;
     // at least half of class 0's hosts, as ever, and of a model's (its seed
@@ -1184,11 +1200,15 @@ Topology analyse(Fabric fabric)
         dev_ports[k.dev]++;
     for (const RailKey &k : all_rails) {
         rail_of[k] = static_cast<int>(t.rails.size());
+        // Its name: the one most hosts give it, among those named as the
+        // fabric's adapters most are (mlx5_0 beside every host's storage
+        // mlx4_0 or qib0: helper 63, a tie gave every host the storage
+        // card as rail 0, and one root renaming its own mlx5_0 broke it)
         std::string name;
-        int best = -1;
+        std::pair<bool, int> best{false, -1};
         for (const auto &nm : key_names[k])
-            if (nm.second > best) {
-                best = nm.second;
+            if (const std::pair<bool, int> b{name_prefix(nm.first) == usual_prefix, nm.second}; b > best) {
+                best = b;
                 name = nm.first;
             }
         if (name.empty())
@@ -1344,19 +1364,25 @@ Topology analyse(Fabric fabric)
                 t.contested_lost.emplace(h.name, contested);
         }
     }
-    // A host's rail whose port is on a switch that carries none of that
-    // rail's ports of its rail-group peers (the hosts whose other rails
-    // share its leaves), while the peers' are elsewhere:
-    // - another port of the same adapter on a switch of the peers' (a
-    //   dual-port card, port 1 on a storage leaf and port 2 on the rail's
-    //   leaf) is the rail: NCCL_IB_HCA had mlx5_0:1, the storage port;
+    // A host's rail whose port is on a switch that carries few of that
+    // rail's ports of its rail-group peers (the hosts that share a leaf
+    // with it: under a quarter of their main switch's for the rail):
+    // - another port of the same adapter on that main switch is the rail
+    //   (a dual-port card, port 1 on a storage leaf and port 2 on the
+    //   rail's leaf): NCCL_IB_HCA had mlx5_0:1, the storage port;
     // - else an adapter under another name than the rail's (a storage
     //   card's mlx4_0, qib0 or bnxt_re0 where the rail is mlx5_0, its rail
     //   adapter missing: dead, or its cable out) is no rail: the host lacks
     //   it (check: missing-rail). It went into NCCL_IB_HCA as the rail.
     // Named as the rail is named, with no such port, it stays (a miscabled
-    // rail, which check judges); on its peers' leaf it stays (hosts of
-    // another vendor name the rail their own way).
+    // rail, which check judges); so does one on a leaf of rails (ports
+    // named as their rails, two or a quarter of the peers' main switch's
+    // or more: helper 63, a rail cable of a host whose names are not the
+    // fabric's moved to another group's leaf was called missing); on its
+    // peers' leaf, or one carrying a quarter of their ports of the rail or
+    // more, it stays (hosts of another vendor name the rail their own way;
+    // a rail split over two leaves). Only such ports are weighed: an honest fabric costs a name
+    // comparison a port.
     {
         std::map<std::pair<int, int>, std::vector<std::size_t>> on_rail_switch;  // (rail, switch) -> compute hosts
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
@@ -1364,6 +1390,15 @@ Topology analyse(Fabric fabric)
                 for (const HostPort &p : t.hosts[hi].ports)
                     if (p.rail >= 0)
                         on_rail_switch[{p.rail, p.sw}].push_back(hi);
+        // rail ports named as their rail is, by switch: a leaf of some rail
+        std::map<int, int> named_rail_ports;
+        for (const Host &h : t.hosts)
+            if (h.compute && !h.rails_unknown)
+                for (const HostPort &p : h.ports)
+                    if (p.rail >= 0) {
+                        const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+                        named_rail_ports[p.sw] += adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/')));
+                    }
         struct Move {
             std::size_t host, from, to;  // to == from: no rail
         };
@@ -1374,7 +1409,16 @@ Topology analyse(Fabric fabric)
                 continue;
             for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
                 const HostPort &p = h.ports[pi];
-                if (p.rail < 0 || std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
+                if (p.rail < 0)
+                    continue;
+                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+                const bool named = adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/')));
+                std::vector<std::size_t> others;  // other ports of its adapter on no rail
+                for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
+                    if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid)
+                        others.push_back(qi);
+                if ((named && others.empty()) ||
+                    std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
                     continue;
                 std::set<std::size_t> peers;
                 for (const HostPort &q : h.ports)
@@ -1382,21 +1426,27 @@ Topology analyse(Fabric fabric)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
                             if (g != hi)
                                 peers.insert(g);
-                std::set<int> where;  // the peers' switches of this rail
+                std::map<int, int> where;  // the peers' ports of this rail, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
                         if (q.rail == p.rail)
-                            where.insert(q.sw);
-                if (where.empty() || where.count(p.sw))
+                            where[q.sw]++;
+                int main_sw = -1, main_n = 0;
+                for (const auto &w : where)
+                    if (w.second > main_n) {
+                        main_sw = w.first;
+                        main_n = w.second;
+                    }
+                auto it = where.find(p.sw);
+                if (main_sw < 0 || 4 * (it == where.end() ? 0 : it->second) >= main_n)
                     continue;
-                std::size_t other = h.ports.size();  // another port of its adapter, on the peers' switch
-                for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
-                    if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid && where.count(h.ports[qi].sw))
+                std::size_t other = h.ports.size();  // another port of its adapter on the peers' main switch
+                for (std::size_t qi : others)
+                    if (h.ports[qi].sw == main_sw)
                         other = qi;
-                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
-                else if (adapter_name_key(p.hca) != adapter_name_key(rail.substr(0, rail.find('/'))))
+                else if (!named && named_rail_ports[p.sw] < std::max(2, main_n / 4))
                     moves.push_back({hi, pi, pi});
             }
         }

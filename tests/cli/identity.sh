@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 35
+plan 38
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -539,6 +539,31 @@ if grep -q "^host node003 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,ml
 else
     not_ok "a storage card numbered like a missing rail adapter"; diag "$(grep node003 "$work/dead0.view" "$work/dead0.check" "$work/dead0.env")"
 fi
+# ...nor with node004's mlx5_0 gone too: its mlx4_0 on the storage leaf is
+# one peer's port of rail 0 there, against six on ib-leaf01
+awk 'BEGIN { RS = ""; ORS = "\n\n" } /Ca\t1 "H-98039b03000000c0"/ { next }
+     { n = split($0, l, "\n"); s = ""
+       for (i = 1; i <= n; i++) if (!(l[i] ~ /^\[4\]/ && index(l[i], "\"node004 mlx5_0\""))) s = s (s == "" ? "" : "\n") l[i]
+       print s }' "$work/dead0.txt" >"$work/dead2.txt"
+"$TOPO" slurm --format view "$work/dead2.txt" -o "$work/dead2.view" 2>/dev/null
+check "two hosts' storage cards numbered like their missing rail adapters are no rail" \
+    [ "$(grep -c "^host node00[34] [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/dead2.view")" -eq 2 ]
+# (helper 63) every host with a storage card mlx4_0 beside its mlx5_0: the
+# two names tied for rail 0 and the first by its letters (mlx4_0) was the
+# rail's, so every host's NCCL_IB_HCA had the storage card and not rail 0;
+# with one root renaming its own mlx5_0 (node007 mlx5_9) mlx4_0 won by
+# count. A rail is named as the fabric's adapters are (mlx5_).
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_card_every_host.txt" -o "$work/sce.view" 2>/dev/null
+sed 's/"node007 mlx5_0"/"node007 mlx5_9"/' "$DATA/ibnetdiscover/storage_card_every_host.txt" >"$work/sce9.txt"
+"$TOPO" slurm --format view "$work/sce9.txt" -o "$work/sce9.view" 2>/dev/null
+check "a storage card on every host (mlx4_0 beside mlx5_0) is no host's rail, nor when one root renames its own mlx5_0" \
+    [ "$(cat "$work/sce.view" "$work/sce9.view" | grep -c "^host node0[01][0-9] [0-9]* 1 mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* ")" -eq 23 ]
+# (helper 63) a host named apart from the fabric (ibp12s0f0 where most are
+# mlx5_0) with its rail-0 cable moved to another group's rail-0 leaf: a
+# miscabled rail, kept (the rule above called it missing)
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/two_namings_moved_rail.txt" -o "$work/tnm.view" 2>/dev/null
+check "a rail of a host named apart, its cable moved to another group's leaf, stays its rail" \
+    grep -q "^host node010 [0-9]* 1 ibp12s0f0:1@[0-9a-f]*,ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* " "$work/tnm.view"
 # a dual-port card with port 1 on the storage leaf and port 2 on the leaf
 # of its peers' rail 0: the rail is port 2 (NCCL_IB_HCA had mlx5_0:1)
 "$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_port1_dualport.txt" -o "$work/dp.view" 2>/dev/null
