@@ -1839,13 +1839,27 @@ Topology analyse(Fabric fabric)
     for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
         const Host &h = t.hosts[hi];
         std::vector<std::pair<int, int>> count;  // (group, ports), in port order
+        // A leaf per rail: its leaves (one cable each). Not rail-optimised
+        // (all of a host's ports on its rack's leaf): its rail ports, so one
+        // moved cable (helper 63: node003's mlx5_0 on the next rack's leaf)
+        // or one made-up name on another leaf does not tie with three
+        // cables and take it to the other rack (a place-named port that is
+        // no rail counts for nothing there, as a made-up one).
+        const bool by_ports = !t.rail_optimised && h.compute && !h.rails_unknown &&
+                              std::any_of(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail >= 0; });
         for (int sw : host_sw[hi]) {
             const int g = t.switches[static_cast<std::size_t>(sw)].group;
+            const int n = by_ports ? static_cast<int>(std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
+                return p.sw == sw && p.rail >= 0;
+            }))
+                                   : 1;
+            if (n == 0)
+                continue;
             auto it = std::find_if(count.begin(), count.end(), [&](const auto &c) { return c.first == g; });
             if (it == count.end())
-                count.push_back({g, 1});
+                count.push_back({g, n});
             else
-                it->second++;
+                it->second += n;
         }
         int most = 0;
         for (const auto &c : count)
@@ -1975,6 +1989,21 @@ Topology analyse(Fabric fabric)
         for (const HostPort &p : h.ports)
             leaves.insert(p.sw);
         int leaf = leaves.size() == 1 ? *leaves.begin() : -1;
+        // not rail-optimised: the leaf with more than half of its rail
+        // ports (its rack's; helper 63: one moved cable made it a group
+        // island of its own beside its rack's leaf)
+        if (leaf < 0 && !t.rail_optimised && h.compute && !h.rails_unknown) {
+            std::map<int, int> on;
+            int rails = 0;
+            for (const HostPort &p : h.ports)
+                if (p.rail >= 0) {
+                    on[p.sw]++;
+                    ++rails;
+                }
+            for (const auto &o : on)
+                if (2 * o.second > rails && t.switches[static_cast<std::size_t>(o.first)].group == host_group[hi])
+                    leaf = o.first;
+        }
         // a compute host short of the usual adapters, left on one leaf of a
         // rail group (a cable out, an HCA dead): still its group's, one hop
         // from its peers on that rail, not a leaf island of its own (which

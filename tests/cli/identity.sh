@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 38
+plan 39
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -564,6 +564,16 @@ check "a storage card on every host (mlx4_0 beside mlx5_0) is no host's rail, no
 "$TOPO" slurm --format view "$DATA/ibnetdiscover/two_namings_moved_rail.txt" -o "$work/tnm.view" 2>/dev/null
 check "a rail of a host named apart, its cable moved to another group's leaf, stays its rail" \
     grep -q "^host node010 [0-9]* 1 ibp12s0f0:1@[0-9a-f]*,ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* " "$work/tnm.view"
+# (helper 63) not rail-optimised (every host's ports on its rack's leaf):
+# one moved cable tied with the other three (a leaf each) and took node003
+# to the next rack's group; one made-up name from node006's root made it an
+# island of its own beside its rack's leaf. The leaf of most of its rail
+# ports is its own.
+for f in moved_cable made_up; do
+    "$TOPO" slurm "$DATA/ibnetdiscover/not_rail_optimised_$f.txt" -o "$work/nro.$f.conf" 2>/dev/null
+done
+check "not rail-optimised: a moved cable or a made-up name on the next rack's leaf leaves node003 in its rack's leaf" \
+    [ "$(grep -c "^SwitchName=ib-leaf01 Nodes=node\[001-004\]$" "$work/nro.moved_cable.conf" "$work/nro.made_up.conf" | grep -c ':1$')" -eq 2 ]
 # a dual-port card with port 1 on the storage leaf and port 2 on the leaf
 # of its peers' rail 0: the rail is port 2 (NCCL_IB_HCA had mlx5_0:1)
 "$TOPO" slurm --format view "$DATA/ibnetdiscover/storage_port1_dualport.txt" -o "$work/dp.view" 2>/dev/null
