@@ -1712,10 +1712,22 @@ Topology analyse(Fabric fabric)
     // ens1np0) every place may. There a placed port's rail is the rail of
     // the leaf it lands on; on a host with more, a placed port on a leaf of
     // no rail is none.
+    // So is it on a host some of whose names are contested whose places
+    // are shifted (helper 64: a copy of node003's last netdev name and one
+    // made-up name sorting before its first took place 0 and shifted each
+    // of its own by a rail, which moved it to the copier's group, exit 0).
+    auto shifted = [&](const Host &h) {  // a placed rail port on another rail's leaf
+        return std::any_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
+            const int sr = t.switches[static_cast<std::size_t>(p.sw)].rail;
+            return placed.count(p.ca_guid) && p.rail >= 0 && sr >= 0 && sr != p.rail;
+        });
+    };
     if (t.rail_optimised)
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
-            if (Host &h = t.hosts[hi]; h.compute && !h.rails_unknown && static_cast<int>(h.ports.size()) != host_usual[hi]) {
-                const bool more = static_cast<int>(h.ports.size()) > host_usual[hi];
+            if (Host &h = t.hosts[hi]; h.compute && !h.rails_unknown &&
+                                       (static_cast<int>(h.ports.size()) != host_usual[hi] ||
+                                        (t.claimed_hosts.count(h.name) && shifted(h)))) {
+                const bool more = static_cast<int>(h.ports.size()) > host_usual[hi] || t.claimed_hosts.count(h.name);
                 for (HostPort &p : h.ports)
                     if (placed.count(p.ca_guid) && t.switches[static_cast<std::size_t>(p.sw)].rail >= 0)
                         p.rail = t.switches[static_cast<std::size_t>(p.sw)].rail;
@@ -1832,6 +1844,9 @@ Topology analyse(Fabric fabric)
     // on (the first such port's on a tie): one moved cable does not move it.
     std::vector<int> host_group(t.hosts.size(), -1);
     std::vector<bool> group_compute(groups.size(), false);
+    std::set<std::string> rail_names;  // the rails' adapter names, in one spelling
+    for (const std::string &r : t.rails)
+        rail_names.insert(adapter_name_key(r.substr(0, r.find('/'))));
     auto grp_name = [&](int g) {
         return g >= 0 ? "grp-" + t.switches[static_cast<std::size_t>(groups[static_cast<std::size_t>(g)][0])].name
                       : std::string("no group");
@@ -1861,10 +1876,22 @@ Topology analyse(Fabric fabric)
             else
                 it->second += n;
         }
-        int most = 0;
+        // a tie goes to the group with more of its ports named as the
+        // fabric's rails are (helper 64: four names one root made up for node003,
+        // sorting before its own, on another group's four leaves, tied
+        // with its own four and won by port order; a made-up name is no
+        // rail's unless it copies one, and a copy is contested)
+        auto named_on = [&](int g) {
+            int n = 0;
+            for (const HostPort &p : h.ports)
+                n += t.switches[static_cast<std::size_t>(p.sw)].group == g && rail_names.count(adapter_name_key(p.hca));
+            return n;
+        };
+        int most = 0, most_named = -1;
         for (const auto &c : count)
-            if (c.second > most) {
+            if (c.second > most || (c.second == most && named_on(c.first) > most_named)) {
                 most = c.second;
+                most_named = named_on(c.first);
                 host_group[hi] = c.first;
             }
         // A host some of whose names are contested, its ports on two rail

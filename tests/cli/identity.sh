@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 39
+plan 40
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -604,4 +604,23 @@ if [ $rc -eq 1 ] && [ "$(cat "$work/p3.conf")" = kept ] && grep -q "node003 woul
     ok "a copied netdev name beside made-up ones on another rail group's leaves moves no host: lost, no file written (two made-up: it stays)"
 else
     not_ok "a copied netdev name beside made-up ones on another rail group"; diag "rc=$rc rcb=$rcb" "$(cat "$work/p3.conf")" "$(grep -v 'refused: adapter' "$work/p3.err")" "$(grep -v '^#' "$work/p3b.conf")"
+fi
+# (helper 64) a copy of node003's last netdev name and one made-up name
+# sorting before its first (ibp11s0f0) took place 0 and shifted its own
+# adapters by a rail: node003 went to node021's group, exit 0. Four names
+# one root made up for it (ibp1s0f0..ibp4s0f0, no copy), sorting first, on
+# another group's four leaves tied with its own four and won; so did
+# numberless ones (a..d) for an mlx5-named node027. A contested host's
+# shifted places go by their leaves, and a tie by the fabric's rail names.
+sed -e 's/"node021 ibp141s0f0"/"node003 ibp11s0f0"/' -e 's/"node021 ibp186s0f0"/"node003 ibp186s0f0"/' "$work/ibp.txt" >"$work/h64a.txt"
+sed -e 's/"node020 ibp12s0f0"/"node003 ibp1s0f0"/' -e 's/"node020 ibp75s0f0"/"node003 ibp2s0f0"/' \
+    -e 's/"node020 ibp141s0f0"/"node003 ibp3s0f0"/' -e 's/"node020 ibp186s0f0"/"node003 ibp4s0f0"/' "$work/ibp.txt" >"$work/h64b.txt"
+"$TOPO" generate --rails 4 --hosts 8 | sed -e 's/"node020 mlx5_0"/"node027 a"/' -e 's/"node020 mlx5_1"/"node027 b"/' \
+    -e 's/"node020 mlx5_2"/"node027 c"/' -e 's/"node020 mlx5_3"/"node027 d"/' >"$work/h64c.txt"
+for x in a b c; do "$TOPO" slurm "$work/h64$x.txt" -o "$work/h64$x.conf" 2>/dev/null; echo "$x $?"; done >"$work/h64.rc"
+if [ "$(grep -c ' 0$' "$work/h64.rc")" -eq 3 ] && grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-008\]$" "$work/h64a.conf" &&
+   grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-008\]$" "$work/h64b.conf" && grep -q "^SwitchName=grp-ib-leaf13 Nodes=node\[025-032\]$" "$work/h64c.conf"; then
+    ok "made-up names sorting before a host's own (beside a copy, or four with none) move no host: shifted places go by leaves, a tie by rail names"
+else
+    not_ok "made-up names sorting before a host's own"; diag "$(cat "$work/h64.rc")" "$(grep -h -v '^#' "$work"/h64?.conf)"
 fi
