@@ -1155,6 +1155,8 @@ Topology analyse(Fabric fabric)
     // MLX5_3: mlx5_), to name a rail as the fabric's adapters are named
     std::map<std::string, int> prefixes;
     auto name_prefix = [](const std::string &hca) {
+        if (hca_dev_index(hca) < 0)
+            return std::string();  // no number in it (ibp12s0f0): no prefix
         std::string k = adapter_name_key(hca);
         while (!k.empty() && std::isdigit(static_cast<unsigned char>(k.back())))
             k.pop_back();
@@ -1175,10 +1177,18 @@ Topology analyse(Fabric fabric)
         }
     }
     // the fabric's most common adapter name without its number (mlx5_)
+    // (of numbered names, when they are more than half of all)
     std::string usual_prefix;
-    for (const auto &pf : prefixes)
-        if (usual_prefix.empty() || pf.second > prefixes[usual_prefix])
+    int named_ports = 0, usual_n = 0;
+    for (const auto &pf : prefixes) {
+        named_ports += pf.second;
+        if (!pf.first.empty() && pf.second > usual_n) {
             usual_prefix = pf.first;
+            usual_n = pf.second;
+        }
+    }
+    if (2 * usual_n <= named_ports)
+        usual_prefix.clear();
     std::vector<std::set<RailKey>> class_rails(nclasses);
     std::set<RailKey> all_rails;
     // at least half of class 0's hosts, as ever, and of a model's (its seed
@@ -1207,7 +1217,8 @@ Topology analyse(Fabric fabric)
         std::string name;
         std::pair<bool, int> best{false, -1};
         for (const auto &nm : key_names[k])
-            if (const std::pair<bool, int> b{name_prefix(nm.first) == usual_prefix, nm.second}; b > best) {
+            if (const std::pair<bool, int> b{!usual_prefix.empty() && name_prefix(nm.first) == usual_prefix, nm.second};
+                b > best) {
                 best = b;
                 name = nm.first;
             }
@@ -1217,6 +1228,14 @@ Topology analyse(Fabric fabric)
             name += "/" + std::to_string(k.port);
         t.rails.push_back(name);
     }
+    // the rails' names in one spelling: a numberless name that is one
+    // (ibp12s0f0 on a netdev-named fabric) is no made-up name (helper 64:
+    // one root giving two of its own adapters node003 mlx5_7 made it
+    // contested, and node003's four own netdev names were refused as
+    // numberless beside it: the Slurm files froze with no name copied)
+    std::set<std::string> rail_name_keys;
+    for (const std::string &r : t.rails)
+        rail_name_keys.insert(adapter_name_key(r.substr(0, r.find('/'))));
     std::vector<int> class_usual(nclasses, usual);  // the usual port count of each class
     {
         std::vector<std::vector<int>> counts_of(nclasses);
@@ -1338,7 +1357,7 @@ Topology analyse(Fabric fabric)
                     why = "other adapter names are contested (" + contested +
                           "), and this one is on no rail of its class: a made-up name beside copied ones must not place "
                           "the host";
-                else if (numbered && placed.count(p->ca_guid))
+                else if (numbered && placed.count(p->ca_guid) && !rail_name_keys.count(adapter_name_key(p->hca)))
                     why = "other adapter names are contested (" + contested +
                           "), and this one carries no adapter number beside names that do: a made-up name beside copied "
                           "ones must not place the host";

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 40
+plan 41
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -624,3 +624,13 @@ if [ "$(grep -c ' 0$' "$work/h64.rc")" -eq 3 ] && grep -q "^SwitchName=grp-ib-le
 else
     not_ok "made-up names sorting before a host's own"; diag "$(cat "$work/h64.rc")" "$(grep -h -v '^#' "$work"/h64?.conf)"
 fi
+# (helper 64) one root giving two of its own adapters the one made-up name
+# node003 mlx5_7 (nothing of node003's copied) made it contested, and
+# node003's four netdev names were refused as numberless beside it: the
+# Slurm files froze. A numberless name that is a rail's name is no made-up one.
+sed -e 's/"node022 ibp12s0f0"/"node003 mlx5_7"/' -e 's/"node022 ibp75s0f0"/"node003 mlx5_7"/' "$work/ibp.txt" >"$work/h64d.txt"
+printf 'NodeName=node[001-032]\n' >"$work/h64d.slurm.conf"
+"$TOPO" slurm --format view "$work/h64d.txt" -o "$work/h64d.view" 2>/dev/null
+check "a made-up numbered name two adapters claim freezes nothing beside a host's own netdev-named rails, nor refuses one" \
+    sh -c "'$TOPO' slurm '$work/h64d.txt' --slurm-nodes '$work/h64d.slurm.conf' -o '$work/h64d.conf' 2>/dev/null &&
+           grep -q '^host node003 [0-9]* 1 ibp12s0f0:1@[0-9a-f]*,ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* ' '$work/h64d.view'"
