@@ -1409,6 +1409,11 @@ Topology analyse(Fabric fabric)
                 for (const HostPort &p : t.hosts[hi].ports)
                     if (p.rail >= 0)
                         on_rail_switch[{p.rail, p.sw}].push_back(hi);
+        std::map<int, int> rail_ports_on, other_ports_on;  // compute hosts' ports by switch: rails, others
+        for (const Host &h : t.hosts)
+            if (h.compute && !h.rails_unknown)
+                for (const HostPort &p : h.ports)
+                    ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
         // rail ports named as their rail is, by switch: a leaf of some rail
         std::map<int, int> named_rail_ports;
         for (const Host &h : t.hosts)
@@ -1436,8 +1441,26 @@ Topology analyse(Fabric fabric)
                 for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
                     if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid)
                         others.push_back(qi);
-                if ((named && others.empty()) ||
-                    std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
+                if (std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
+                    continue;
+                // a storage leaf: no other host's rail port on it, another's
+                // other port (helper 63: node003's first card dead, the
+                // kernel named its storage card mlx5_3, and it went into
+                // NCCL_IB_HCA as rail 3, the host onto the storage leaf)
+                int own_rail = 0, own_other = 0;
+                for (const HostPort &q : h.ports)
+                    if (q.sw == p.sw)
+                        ++(q.rail >= 0 ? own_rail : own_other);
+                // (on a host of two rails or more spread over leaves: a
+                // one-port host beside one-port hosts named otherwise is
+                // no storage card, as on ibtopotool's test3 fabric)
+                std::set<int> rail_sws;
+                for (const HostPort &q : h.ports)
+                    if (q.rail >= 0)
+                        rail_sws.insert(q.sw);
+                const bool storage = h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
+                                     other_ports_on[p.sw] > own_other;
+                if (named && others.empty() && !storage)
                     continue;
                 std::set<std::size_t> peers;
                 for (const HostPort &q : h.ports)
@@ -1457,7 +1480,7 @@ Topology analyse(Fabric fabric)
                         main_n = w.second;
                     }
                 auto it = where.find(p.sw);
-                if (main_sw < 0 || 4 * (it == where.end() ? 0 : it->second) >= main_n)
+                if (!storage && (main_sw < 0 || 4 * (it == where.end() ? 0 : it->second) >= main_n))
                     continue;
                 std::size_t other = h.ports.size();  // another port of its adapter on the peers' main switch
                 for (std::size_t qi : others)
@@ -1465,7 +1488,7 @@ Topology analyse(Fabric fabric)
                         other = qi;
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
-                else if (!named && named_rail_ports[p.sw] < std::max(2, main_n / 4))
+                else if (storage || (!named && named_rail_ports[p.sw] < std::max(2, main_n / 4)))
                     moves.push_back({hi, pi, pi});
             }
         }
@@ -1752,6 +1775,21 @@ Topology analyse(Fabric fabric)
                         p.rail = t.switches[static_cast<std::size_t>(p.sw)].rail;
                     else if (placed.count(p.ca_guid) && more)
                         p.rail = -1;
+                // two of its ports on one rail now: the one named as the
+                // rail is (helper 65: one made-up ibp1s0f0 on another
+                // group's rail-0 leaf was listed beside node003's own
+                // ibp12s0f0, another node's GUID in its host line)
+                for (HostPort &p : h.ports) {
+                    if (p.rail < 0)
+                        continue;
+                    const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
+                    const std::string key = adapter_name_key(rail.substr(0, rail.find('/')));
+                    if (adapter_name_key(p.hca) != key &&
+                        std::any_of(h.ports.begin(), h.ports.end(), [&](const HostPort &q) {
+                            return q.rail == p.rail && q.ca_guid != p.ca_guid && adapter_name_key(q.hca) == key;
+                        }))
+                        p.rail = -1;
+                }
             }
 
     // Rail groups: leaves joined by the hosts they share (ports on the wrong
@@ -1881,7 +1919,22 @@ Topology analyse(Fabric fabric)
         // no rail counts for nothing there, as a made-up one).
         const bool by_ports = !t.rail_optimised && h.compute && !h.rails_unknown &&
                               std::any_of(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail >= 0; });
-        for (int sw : host_sw[hi]) {
+        // a host none of whose rail ports is counted (each on another
+        // rail's leaf: helper 63, a renumbered node, its first card dead)
+        // goes by them, not by its storage card's leaf alone
+        std::vector<int> sws = host_sw[hi];
+        const bool rail_counted = std::any_of(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
+            return p.rail >= 0 && std::find(sws.begin(), sws.end(), p.sw) != sws.end();
+        });
+        if (!rail_counted && h.compute && !h.rails_unknown &&
+            std::any_of(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail >= 0; })) {
+            sws.clear();
+            for (const HostPort &p : h.ports)
+                if (p.rail >= 0 && t.switches[static_cast<std::size_t>(p.sw)].tier == 0 &&
+                    std::find(sws.begin(), sws.end(), p.sw) == sws.end())
+                    sws.push_back(p.sw);
+        }
+        for (int sw : sws) {
             const int g = t.switches[static_cast<std::size_t>(sw)].group;
             const int n = by_ports ? static_cast<int>(std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &p) {
                 return p.sw == sw && p.rail >= 0;

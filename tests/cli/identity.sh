@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 41
+plan 43
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -634,3 +634,34 @@ printf 'NodeName=node[001-032]\n' >"$work/h64d.slurm.conf"
 check "a made-up numbered name two adapters claim freezes nothing beside a host's own netdev-named rails, nor refuses one" \
     sh -c "'$TOPO' slurm '$work/h64d.txt' --slurm-nodes '$work/h64d.slurm.conf' -o '$work/h64d.conf' 2>/dev/null &&
            grep -q '^host node003 [0-9]* 1 ibp12s0f0:1@[0-9a-f]*,ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* ' '$work/h64d.view'"
+# (helper 65) one made-up name sorting first (node003 ibp1s0f0, node020's
+# root, no copy) was listed in node003's host line beside its own
+# ibp12s0f0, node020's GUID first; beside a copy of ibp12s0f0 it took rail
+# 0's place and the claimed record was gone. Two ports on one rail: the
+# one named as the rail is.
+sed 's/"node020 ibp12s0f0"/"node003 ibp1s0f0"/' "$work/ibp.txt" >"$work/h65a.txt"
+sed -e 's/"node020 ibp12s0f0"/"node003 ibp12s0f0"/' -e 's/"node020 ibp75s0f0"/"node003 ibp1s0f0"/' "$work/ibp.txt" >"$work/h65b.txt"
+"$TOPO" slurm --format view "$work/h65a.txt" -o "$work/h65a.view" 2>/dev/null
+"$TOPO" slurm --format view "$work/h65b.txt" -o "$work/h65b.view" 2>/dev/null
+g20=$(guid_in "$work/ibp.txt" "node020 ibp12s0f0")
+if grep -q "^host node003 [0-9]* 1 ibp12s0f0:1@[0-9a-f]*,ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* " "$work/h65a.view" &&
+   grep -q "^host node003 [0-9]* 1 ibp75s0f0:1@[0-9a-f]*,ibp141s0f0:1@[0-9a-f]*,ibp186s0f0:1@[0-9a-f]* " "$work/h65b.view" &&
+   grep -q "^claimed node003 0 ibp12s0f0:1 [0-9a-f]*,$g20$" "$work/h65b.view"; then
+    ok "a made-up name sorting first joins no host line (alone, or beside a copy, whose claim stays)"
+else
+    not_ok "a made-up name sorting first"; diag "$(grep node003 "$work/h65a.view" "$work/h65b.view")"
+fi
+# (helper 63) node003's first card dead, the kernel's numbering moved down:
+# its storage card (now mlx5_3, on ib-stor01) was rail 3 in NCCL_IB_HCA
+# and node003 went onto the storage leaf in topology.conf. A port on a
+# leaf where no other host has a rail but another has other ports is no
+# rail, and a host whose rail ports are all on other rails' leaves goes
+# by them.
+"$TOPO" slurm "$DATA/ibnetdiscover/renumbered_dead_card.txt" -o "$work/ren.conf" 2>/dev/null
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/renumbered_dead_card.txt" -o "$work/ren.view" 2>/dev/null
+if grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-004\]$" "$work/ren.conf" &&
+   grep -q "^host node003 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]* " "$work/ren.view"; then
+    ok "a renumbered node (first card dead): its storage card is no rail, and it stays in its rail group"
+else
+    not_ok "a renumbered node"; diag "$(grep -v '^#' "$work/ren.conf")" "$(grep node003 "$work/ren.view")"
+fi
