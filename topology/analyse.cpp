@@ -1431,6 +1431,10 @@ Topology analyse(Fabric fabric)
             const Host &h = t.hosts[hi];
             if (!h.compute || h.rails_unknown)
                 continue;
+            std::set<int> rail_sws;  // the switches of its rail ports
+            for (const HostPort &q : h.ports)
+                if (q.rail >= 0)
+                    rail_sws.insert(q.sw);
             for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
                 const HostPort &p = h.ports[pi];
                 if (p.rail < 0)
@@ -1454,10 +1458,6 @@ Topology analyse(Fabric fabric)
                 // (on a host of two rails or more spread over leaves: a
                 // one-port host beside one-port hosts named otherwise is
                 // no storage card, as on ibtopotool's test3 fabric)
-                std::set<int> rail_sws;
-                for (const HostPort &q : h.ports)
-                    if (q.rail >= 0)
-                        rail_sws.insert(q.sw);
                 const bool storage = h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
                                      other_ports_on[p.sw] > own_other;
                 if (named && others.empty() && !storage)
@@ -1901,9 +1901,6 @@ Topology analyse(Fabric fabric)
     // on (the first such port's on a tie): one moved cable does not move it.
     std::vector<int> host_group(t.hosts.size(), -1);
     std::vector<bool> group_compute(groups.size(), false);
-    std::set<std::string> rail_names;  // the rails' adapter names, in one spelling
-    for (const std::string &r : t.rails)
-        rail_names.insert(adapter_name_key(r.substr(0, r.find('/'))));
     auto grp_name = [&](int g) {
         return g >= 0 ? "grp-" + t.switches[static_cast<std::size_t>(groups[static_cast<std::size_t>(g)][0])].name
                       : std::string("no group");
@@ -1956,7 +1953,7 @@ Topology analyse(Fabric fabric)
         auto named_on = [&](int g) {
             int n = 0;
             for (const HostPort &p : h.ports)
-                n += t.switches[static_cast<std::size_t>(p.sw)].group == g && rail_names.count(adapter_name_key(p.hca));
+                n += t.switches[static_cast<std::size_t>(p.sw)].group == g && rail_name_keys.count(adapter_name_key(p.hca));
             return n;
         };
         int most = 0, most_named = -1;
