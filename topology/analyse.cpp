@@ -1233,9 +1233,10 @@ Topology analyse(Fabric fabric)
     // one root giving two of its own adapters node003 mlx5_7 made it
     // contested, and node003's four own netdev names were refused as
     // numberless beside it: the Slurm files froze with no name copied)
-    std::set<std::string> rail_name_keys;
+    std::vector<std::string> rail_key;  // each rail's adapter name in one spelling
     for (const std::string &r : t.rails)
-        rail_name_keys.insert(adapter_name_key(r.substr(0, r.find('/'))));
+        rail_key.push_back(adapter_name_key(r.substr(0, r.find('/'))));
+    const std::set<std::string> rail_name_keys(rail_key.begin(), rail_key.end());
     std::vector<int> class_usual(nclasses, usual);  // the usual port count of each class
     {
         std::vector<std::vector<int>> counts_of(nclasses);
@@ -1400,8 +1401,9 @@ Topology analyse(Fabric fabric)
     // fabric's moved to another group's leaf was called missing); on its
     // peers' leaf, or one carrying a quarter of their ports of the rail or
     // more, it stays (hosts of another vendor name the rail their own way;
-    // a rail split over two leaves). Only such ports are weighed: an honest fabric costs a name
-    // comparison a port.
+    // a rail split over two leaves). Only such ports have their peers
+    // walked: on an honest fabric a port costs a name comparison and a
+    // look at its own host's ports.
     {
         std::map<std::pair<int, int>, std::vector<std::size_t>> on_rail_switch;  // (rail, switch) -> compute hosts
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
@@ -1409,20 +1411,16 @@ Topology analyse(Fabric fabric)
                 for (const HostPort &p : t.hosts[hi].ports)
                     if (p.rail >= 0)
                         on_rail_switch[{p.rail, p.sw}].push_back(hi);
-        std::map<int, int> rail_ports_on, other_ports_on;  // compute hosts' ports by switch: rails, others
+        // compute hosts' ports by switch: rails, others, and rail ports
+        // named as their rail is (a leaf of some rail)
+        std::map<int, int> rail_ports_on, other_ports_on, named_rail_ports;
         for (const Host &h : t.hosts)
             if (h.compute && !h.rails_unknown)
-                for (const HostPort &p : h.ports)
+                for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-        // rail ports named as their rail is, by switch: a leaf of some rail
-        std::map<int, int> named_rail_ports;
-        for (const Host &h : t.hosts)
-            if (h.compute && !h.rails_unknown)
-                for (const HostPort &p : h.ports)
-                    if (p.rail >= 0) {
-                        const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
-                        named_rail_ports[p.sw] += adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/')));
-                    }
+                    if (p.rail >= 0)
+                        named_rail_ports[p.sw] += adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)];
+                }
         struct Move {
             std::size_t host, from, to;  // to == from: no rail
         };
@@ -1437,16 +1435,14 @@ Topology analyse(Fabric fabric)
                     rail_sws.insert(q.sw);
             for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
                 const HostPort &p = h.ports[pi];
-                if (p.rail < 0)
+                if (p.rail < 0 ||
+                    std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
                     continue;
-                const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
-                const bool named = adapter_name_key(p.hca) == adapter_name_key(rail.substr(0, rail.find('/')));
+                const bool named = adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)];
                 std::vector<std::size_t> others;  // other ports of its adapter on no rail
                 for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
                     if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid)
                         others.push_back(qi);
-                if (std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
-                    continue;
                 // a storage leaf: no other host's rail port on it, another's
                 // other port (helper 63: node003's first card dead, the
                 // kernel named its storage card mlx5_3, and it went into
@@ -1782,8 +1778,7 @@ Topology analyse(Fabric fabric)
                 for (HostPort &p : h.ports) {
                     if (p.rail < 0)
                         continue;
-                    const std::string &rail = t.rails[static_cast<std::size_t>(p.rail)];
-                    const std::string key = adapter_name_key(rail.substr(0, rail.find('/')));
+                    const std::string &key = rail_key[static_cast<std::size_t>(p.rail)];
                     if (adapter_name_key(p.hca) != key &&
                         std::any_of(h.ports.begin(), h.ports.end(), [&](const HostPort &q) {
                             return q.rail == p.rail && q.ca_guid != p.ca_guid && adapter_name_key(q.hca) == key;
@@ -1958,9 +1953,10 @@ Topology analyse(Fabric fabric)
         };
         int most = 0, most_named = -1;
         for (const auto &c : count)
-            if (c.second > most || (c.second == most && named_on(c.first) > most_named)) {
+            if (const int named = c.second >= most ? named_on(c.first) : -1;
+                c.second > most || (c.second == most && named > most_named)) {
                 most = c.second;
-                most_named = named_on(c.first);
+                most_named = named;
                 host_group[hi] = c.first;
             }
         // A host some of whose names are contested, its ports on two rail
