@@ -319,7 +319,7 @@ bool natural_less(const std::string &a, const std::string &b)
 
 }  // namespace
 
-int hca_dev_index(const std::string &hca)
+int hca_dev_index(const std::string &hca, bool hca_from_zero)
 {
     if (placed_netdev_name(hca))
         return -1;  // numbered by its place among the host's adapters
@@ -330,8 +330,8 @@ int hca_dev_index(const std::string &hca)
     if (b == e || e - b > 6)
         return -1;
     int n = std::stoi(hca.substr(b));
-    if (starts_with(hca, "HCA-") || starts_with(hca, "HCA"))
-        return n - 1;  // HCA-1 is the first adapter, mlx5_0
+    if (starts_with(hca, "HCA") && !hca_from_zero)
+        return n - 1;  // HCA-1 is the first adapter, mlx5_0 (OFED's openibd)
     return n;
 }
 
@@ -880,6 +880,33 @@ Topology analyse(Fabric fabric)
         }
         }
     }
+    // HCA-N names counting from 0 (a site's own descriptions, "gpu01
+    // HCA-0".."HCA-3"): read as OFED's, from 1, HCA-0 had no number, took
+    // HCA-1's place and a rail was lost with no finding. The fabric's names
+    // decide, by hosts: from 0 when more hosts have an HCA-0 than have an
+    // HCA-1 and no HCA-0. One host's HCA-0 decides nothing (a rule by host
+    // let one root's made-up "node003 HCA-0" shift node003's rails against
+    // its peers', helper 62): to turn the fabric's reading a root must name
+    // more hosts than are named otherwise, one adapter a host.
+    bool hca_from_zero = false;
+    {
+        std::size_t zero = 0, one = 0;
+        for (const auto &kv : hosts) {
+            bool has0 = false, has1 = false;
+            for (const HostPort &p : kv.second.ports)
+                if (starts_with(p.hca, "HCA") && hca_dev_index(p.hca, true) >= 0) {
+                    has0 = has0 || hca_dev_index(p.hca, true) == 0;
+                    has1 = has1 || hca_dev_index(p.hca, true) == 1;
+                }
+            zero += has0;
+            one += has1 && !has0;
+        }
+        hca_from_zero = zero > one;
+        if (hca_from_zero)
+            for (auto &kv : hosts)
+                for (HostPort &p : kv.second.ports)
+                    p.dev_index = hca_dev_index(p.hca, true);
+    }
     // A trailing number that is the host's own, not an adapter's (names
     // made per host: rdma0_gpu01, gpu01-net2): read as adapter numbers they
     // give no two hosts an adapter in common, and all of a host's ports one.
@@ -939,7 +966,7 @@ Topology analyse(Fabric fabric)
         if (!unnumbered.empty())
             for (auto ca = contested_adapters.lower_bound({h.name, std::string()});
                  ca != contested_adapters.end() && ca->first.first == h.name; ++ca)
-                if (hca_dev_index(ca->first.second) < 0)
+                if (hca_dev_index(ca->first.second, hca_from_zero) < 0)
                     unnumbered.push_back({ca->first.second, 0});
         std::sort(unnumbered.begin(), unnumbered.end(), by_name);
         unnumbered.erase(std::unique(unnumbered.begin(), unnumbered.end()), unnumbered.end());
@@ -1154,8 +1181,8 @@ Topology analyse(Fabric fabric)
     // an adapter name without its number and in one spelling (mlx5_0 and
     // MLX5_3: mlx5_), to name a rail as the fabric's adapters are named
     std::map<std::string, int> prefixes;
-    auto name_prefix = [](const std::string &hca) {
-        if (hca_dev_index(hca) < 0)
+    auto name_prefix = [hca_from_zero](const std::string &hca) {
+        if (hca_dev_index(hca, hca_from_zero) < 0)
             return std::string();  // no number in it (ibp12s0f0): no prefix
         std::string k = adapter_name_key(hca);
         while (!k.empty() && std::isdigit(static_cast<unsigned char>(k.back())))
@@ -1338,7 +1365,7 @@ Topology analyse(Fabric fabric)
             std::set<RailKey> contested_keys;
             bool numbered = false;  // a contested name carries its adapter's number
             for (auto ca = first; ca != contested_adapters.end() && ca->first.first == h.name; ++ca) {
-                const int dev = hca_dev_index(ca->first.second);
+                const int dev = hca_dev_index(ca->first.second, hca_from_zero);
                 numbered = numbered || dev >= 0;
                 std::set<int> ports;
                 auto cl = t.claims.find(ca->first);
@@ -1414,13 +1441,18 @@ Topology analyse(Fabric fabric)
         // compute hosts' ports by switch: rails, others, and rail ports
         // named as their rail is (a leaf of some rail)
         std::map<int, int> rail_ports_on, other_ports_on, named_rail_ports;
-        for (const Host &h : t.hosts)
+        std::map<std::pair<int, int>, int> named_class_ports;  // (class, switch): the same, of one class's hosts
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            const Host &h = t.hosts[hi];
             if (h.compute && !h.rails_unknown)
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-                    if (p.rail >= 0)
-                        named_rail_ports[p.sw] += adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)];
+                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)]) {
+                        ++named_rail_ports[p.sw];
+                        ++named_class_ports[{host_class[hi], p.sw}];
+                    }
                 }
+        }
         struct Move {
             std::size_t host, from, to;  // to == from: no rail
         };
@@ -1458,12 +1490,22 @@ Topology analyse(Fabric fabric)
                                      other_ports_on[p.sw] > own_other;
                 if (named && others.empty() && !storage)
                     continue;
-                std::set<std::size_t> peers;
+                // peers of its own class when it has some (helper 63: DGX
+                // hosts' storage rails mlx5_1, mlx5_2 on the storage leaf,
+                // HGX hosts' mlx5_1 on the rail's leaf: an HGX host's
+                // storage mlx4_1 beside a dead mlx5_1 went by the DGX
+                // peers, and into NCCL_IB_HCA)
+                std::set<std::size_t> peers, class_peers;
                 for (const HostPort &q : h.ports)
                     if (q.rail >= 0 && q.rail != p.rail)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
                             if (g != hi)
-                                peers.insert(g);
+                                (host_class[g] == host_class[hi] ? class_peers : peers).insert(g);
+                const bool by_class = !class_peers.empty();
+                if (by_class)
+                    peers.swap(class_peers);
+                else
+                    peers.insert(class_peers.begin(), class_peers.end());
                 std::map<int, int> where;  // the peers' ports of this rail, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
@@ -1484,7 +1526,9 @@ Topology analyse(Fabric fabric)
                         other = qi;
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
-                else if (storage || (!named && named_rail_ports[p.sw] < std::max(2, main_n / 4)))
+                else if (storage ||
+                         (!named && (by_class ? named_class_ports[{host_class[hi], p.sw}] : named_rail_ports[p.sw]) <
+                                        std::max(2, main_n / 4)))
                     moves.push_back({hi, pi, pi});
             }
         }

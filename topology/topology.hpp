@@ -171,8 +171,11 @@ struct ShortNames {
 ShortNames shorten_fqdns(const std::vector<std::string> &names, const std::set<std::string> *whole = nullptr);
 // "FILE:LINE: ..." (or "FILE: ...") for a refused adapter, its bytes escaped.
 std::string refused_message(const std::string &source, const RefusedCa &r);
-// mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number
-int hca_dev_index(const std::string &hca);
+// mlx5_3 -> 3, HCA-1 -> 0, ib2 -> 2; -1 when it ends in no number.
+// HCA-N counts from 1 (OFED's openibd writes "host HCA-1" for the first
+// adapter) unless the fabric's own names count from 0 (hca_from_zero:
+// most hosts named HCA-N have an HCA-0, see analyse()).
+int hca_dev_index(const std::string &hca, bool hca_from_zero = false);
 // A switch description's stable name: "MF0;ib-leaf01:MQM8700/U1" -> "ib-leaf01"
 std::string switch_base_name(const std::string &desc);
 // Only [A-Za-z0-9._-]; anything else becomes '-'.

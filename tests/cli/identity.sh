@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 43
+plan 45
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -664,4 +664,41 @@ if grep -q "^SwitchName=grp-ib-leaf01 Nodes=node\[001-004\]$" "$work/ren.conf" &
     ok "a renumbered node (first card dead): its storage card is no rail, and it stays in its rail group"
 else
     not_ok "a renumbered node"; diag "$(grep -v '^#' "$work/ren.conf")" "$(grep node003 "$work/ren.view")"
+fi
+# A site's own HCA-N names counting from 0 (gpu01 HCA-0..HCA-3): read as
+# OFED's, from 1, HCA-0 took HCA-1's place and one rail of every host was
+# gone from NCCL_IB_HCA with 0 findings. The fabric's names decide, by
+# hosts; one root's made-up names decide nothing of a fabric that is named
+# otherwise (a per-host rule let one made-up "node003 HCA-0" shift node003's
+# rails, helper 62): 20 roots' HCA-0s on 20 of 32 hosts of an OFED-named
+# fabric move no host, nor do 20 ghost hosts' HCA-1s a fabric counting from 0.
+sed -E 's/"(node[0-9]+) mlx5_([0-3])"/"\1 HCA-\2"/' "$work/r4.txt" >"$work/hz.txt"
+"$TOPO" slurm --format view "$work/hz.txt" -o "$work/hz.view" 2>/dev/null
+"$TOPO" check "$work/hz.txt" >"$work/hz.check" 2>&1
+ibnode "$work/hz/node003" mlx5_0:"$(g4 'node003 mlx5_0')" mlx5_1:"$(g4 'node003 mlx5_1')" mlx5_2:"$(g4 'node003 mlx5_2')" mlx5_3:"$(g4 'node003 mlx5_3')"
+"$TOPO" env "$work/hz.view" --node node003 --nodes node003,node001 --sysfs-root "$work/hz/%n" >"$work/hz.env" 2>&1
+awk '/^Ca/ && /"node02[5-9] HCA-[1-4]"/ { sub(/"node02[5-9] HCA-[1-4]"/, sprintf("\"node%03d HCA-0\"", ++n)) } { print }' "$work/hca.txt" >"$work/hz1.txt"
+awk '/^Ca/ && /"node02[5-9] HCA-[0-3]"/ { sub(/"node02[5-9] HCA-[0-3]"/, sprintf("\"ghost%02d HCA-1\"", ++n)) } { print }' "$work/hz.txt" >"$work/hz0.txt"
+for f in hca hz1 hz hz0; do "$TOPO" slurm "$work/$f.txt" -o - 2>/dev/null | grep "^SwitchName=grp" | grep -v "leaf13"; done >"$work/hz.conf"
+if grep -q "^host node003 [0-9]* [0-9]* HCA-0:1@[0-9a-f]*,HCA-1:1@[0-9a-f]*,HCA-2:1@[0-9a-f]*,HCA-3:1@[0-9a-f]* " "$work/hz.view" &&
+   grep -q "^0 findings" "$work/hz.check" && grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/hz.env" &&
+   [ "$(grep -c "^SwitchName=grp-ib-leaf01 Nodes=node\[001-008\]$" "$work/hz.conf")" -eq 4 ] &&
+   [ "$(grep -c "^SwitchName=grp-ib-leaf09 Nodes=node\[017-024\]$" "$work/hz.conf")" -eq 4 ]; then
+    ok "HCA-N names counting from 0: all four rails; made-up HCA-0s or ghost hosts' HCA-1s move no host"
+else
+    not_ok "HCA-N names counting from 0"; diag "$(grep node003 "$work/hz.view")" "$(tail -3 "$work/hz.check")" "$(cat "$work/hz.env")" "$(cat "$work/hz.conf")"
+fi
+# (helper 63) DGX-style hosts (storage rails mlx5_1, mlx5_2 on ib-stor01)
+# and HGX-style hosts (mlx5_0..7 on the rail leaves) on one group's leaves:
+# an HGX host's storage mlx4_1 beside its dead mlx5_1 went by the DGX
+# hosts' ports of that rail, on the storage leaf, and into NCCL_IB_HCA. A
+# port goes by the peers of its own class when it has some.
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/dgx_hgx_dead_card.txt" -o "$work/dh.view" 2>/dev/null
+"$TOPO" check "$DATA/ibnetdiscover/dgx_hgx_dead_card.txt" >"$work/dh.check" 2>&1
+if grep -q "^host node007 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]*,mlx5_4:1@[0-9a-f]*,mlx5_5:1@[0-9a-f]*,mlx5_6:1@[0-9a-f]*,mlx5_7:1@[0-9a-f]* " "$work/dh.view" &&
+   grep -q "^host node001 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]*,mlx5_4:1@[0-9a-f]*,mlx5_5:1@[0-9a-f]*,mlx5_6:1@[0-9a-f]*,mlx5_9:1@[0-9a-f]*,mlx5_10:1@[0-9a-f]*,mlx5_11:1@[0-9a-f]* " "$work/dh.view" &&
+   grep -q "missing-rail: node007" "$work/dh.check"; then
+    ok "an HGX host's storage card beside a dead rail adapter is no rail, where DGX hosts' storage rails share the leaf"
+else
+    not_ok "an HGX host's storage card among DGX hosts"; diag "$(grep -e node007 -e node001 "$work/dh.view")" "$(grep node007 "$work/dh.check")"
 fi

@@ -132,6 +132,10 @@ TEST_CASE("CA descriptions: hosts, SHARP aggregation nodes and firmware defaults
     CHECK(hca_dev_index("mlx5_9") == 9);
     CHECK(hca_dev_index("HCA-1") == 0);
     CHECK(hca_dev_index("HCA-2") == 1);
+    CHECK(hca_dev_index("HCA-0") == -1);  // OFED's openibd counts from 1: no such adapter
+    CHECK(hca_dev_index("HCA-0", true) == 0);
+    CHECK(hca_dev_index("HCA-2", true) == 2);
+    CHECK(hca_dev_index("mlx5_2", true) == 2);
     CHECK(hca_dev_index("qib0") == 0);
     CHECK(hca_dev_index("eth") == -1);
     CHECK(switch_base_name("MF0;ib-leaf01:MQM8700/U1") == "ib-leaf01");
