@@ -427,6 +427,16 @@ public:
             add("nccl-sl", HealthStatus::Ok, path + ", lossless");
     }
 
+    // the routable RoCE v2 GID at the site's gid_index= (policy gid-index),
+    // nullptr when it sets none or that slot is not one
+    const GidEntry *site_gid(const std::vector<const GidEntry *> &routable) const
+    {
+        if (p_.gid_index < 0)
+            return nullptr;
+        auto it = std::find_if(routable.begin(), routable.end(), [&](const GidEntry *e) { return e->index == p_.gid_index; });
+        return it == routable.end() ? nullptr : *it;
+    }
+
     // Under trust pcp the queue is the PCP of the frame's 802.1Q tag, and
     // mlx5 tags a RoCE frame only when the GID's netdev is a VLAN device
     // (the GID entry carries its VLAN): on an untagged netdev there is no
@@ -444,7 +454,11 @@ public:
         // routable (where it is not, gid warns)
         std::vector<const GidEntry *> r = routable_gids(f_.port);
         std::vector<const GidEntry *> gids;
-        const bool plugin_sets = !r.empty() && !(r.size() > 1 && r[1]->ipv4() == r[0]->ipv4());
+        // the site's gid_index= (policy gid-index): the plugin sets it where
+        // it is routable, and no index of its own choosing in any case (a
+        // VLAN GID pinned beside an untagged one was judged by the untagged)
+        const GidEntry *site = site_gid(r);
+        const bool plugin_sets = p_.gid_index < 0 && !r.empty() && !(r.size() > 1 && r[1]->ipv4() == r[0]->ipv4());
         const int pin = p_.nccl_gid_index;
         const int nccl = pin >= 0 ? pin : nccl_gid_index(f_.port);
         if (pin < 0 && !p_.nccl_gid_chooser.empty()) {
@@ -455,7 +469,9 @@ public:
                 "which one is not told here");
             return;
         }
-        if (plugin_sets)
+        if (site)
+            gids.push_back(site);
+        else if (plugin_sets)
             gids.push_back(r[0]);
         else
             for (const GidEntry &g : f_.port.gids)
@@ -654,6 +670,19 @@ public:
                     "forward, and QPs time out");
             return;
         }
+        // the site's gid_index= (policy gid-index), which the plugin gives
+        // every job where it is a routable RoCE v2 GID, and where it is not
+        // gives none: the job's NCCL takes the node's own choice then
+        if (site_gid(r)) {
+            add("gid", HealthStatus::Ok,
+                "routable RoCE v2 GID " + std::to_string(p_.gid_index) + " " + site_gid(r)->gid + ", the policy's gid-index");
+            return;
+        }
+        std::string unpinned;  // why the site's index is not what jobs get here
+        if (p_.gid_index >= 0)
+            unpinned = "gid-index " + std::to_string(p_.gid_index) +
+                       " (the plugstack's gid_index=) is no routable RoCE v2 GID here, so the plugin sets no GID index "
+                       "on this node: ";
         // the node's nccl.conf pins one index for every port: NCCL takes it
         // there, routable or not, and the QPs of a port where it is not
         // routable time out
@@ -661,7 +690,7 @@ public:
             const int pin = p_.nccl_gid_index;
             if (std::none_of(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == pin; })) {
                 add("gid", HealthStatus::Error,
-                    "NCCL_IB_GID_INDEX=" + std::to_string(pin) + " in " + p_.nccl_conf +
+                    unpinned + "NCCL_IB_GID_INDEX=" + std::to_string(pin) + " in " + p_.nccl_conf +
                         " is no routable RoCE v2 GID here: the routable one is " + std::to_string(r[0]->index) + " (" +
                         r[0]->gid + "); every job's NCCL takes " + std::to_string(pin) + " and its connections time out");
                 return;
@@ -671,8 +700,13 @@ public:
         bool nccl_ok = std::any_of(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == nccl; });
         if (!nccl_ok)
             add("gid", HealthStatus::Warning,
-                "NCCL (>= 2.21) would take GID " + std::to_string(nccl) + ", not routable; the routable RoCE v2 GID is " +
+                unpinned + "NCCL (>= 2.21) would take GID " + std::to_string(nccl) + ", not routable; the routable RoCE v2 GID is " +
                     std::to_string(r[0]->index) + " (" + r[0]->gid + ")");
+        else if (!unpinned.empty())
+            add("gid", HealthStatus::Warning,
+                unpinned + "NCCL takes its own, " + std::to_string(nccl) + " (" +
+                    (*std::find_if(r.begin(), r.end(), [&](const GidEntry *e) { return e->index == nccl; }))->gid +
+                    "), routable, where the other nodes' jobs take " + std::to_string(p_.gid_index));
         else
             add("gid", HealthStatus::Ok, "routable RoCE v2 GID " + std::to_string(r[0]->index) + " " + r[0]->gid);
     }
@@ -880,7 +914,7 @@ std::string metric_name(const std::string &check)
 const std::vector<std::string> &health_policy_keys()
 {
     static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "qos", "mtu", "rdma-mtu", "rate", "ecn",
-                                               "max-error-rate", "hca"};
+                                               "max-error-rate", "hca", "gid-index"};
     return k;
 }
 
@@ -912,6 +946,8 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
         p.ecn = v == "yes";
     } else if (key == "max-error-rate") {
         p.max_error_rate = decimal(key, v, 1e9);
+    } else if (key == "gid-index") {
+        p.gid_index = static_cast<int>(number(key, v, 0, 255));
     } else if (key == "hca") {
         // fnmatch patterns, '!' to exclude: NCCL_IB_HCA's own syntax, or a
         // blank after a comma, would match no adapter and check fewer ports

@@ -76,7 +76,7 @@ const char *usage_text =
     "            [--tasks-per-node N [--local-id K]] [--fabric-ranks SPEC] [--workdir DIR]\n"
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
-    "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS]\n"
+    "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS] [--gid-index N]\n"
     "            [--interval SECONDS] [--sysfs-root DIR [--then-sysfs-root DIR]]\n"
     "            [--mlnx-qos IF=FILE]... [--ethtool IF=FILE]... [--prometheus FILE] [--verbose]\n"
     "            [--cloud auto|none|aws|azure|gcp|oci|nebius] [--root DIR] [--machine-type TYPE]\n"

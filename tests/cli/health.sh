@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 41
+plan 42
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -572,6 +572,28 @@ if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = 
     ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy, nccl.conf's NCCL_IB_ADDR_RANGE is not second-guessed"
 else
     not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6, range: $v7" "$(cat "$work/out")"
+fi
+# The site's gid_index= (plugstack; health's gid-index): the plugin gives
+# every job that GID where it is routable, and no index of its own choosing.
+# The VLAN's GID 5 pinned there beside the untagged PF address (GID 3, which
+# NCCL alone would take) was judged by GID 3: a vlan error, a drained node,
+# for the site's correct setup. Where the pinned slot is no routable GID the
+# plugin sets none on the node: gid warns, and vlan judges NCCL's own.
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" \
+    --gid-index 5 --verbose --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+g1="$? $(grep -c '^ERROR' "$work/out") $(grep -c '^OK: vlan: mlx5_[01] port 1 .* GID 5 .* on ens[32]np0.100, a VLAN device' "$work/out") $(grep -c "^OK: gid: .*GID 5 .*, the policy's gid-index" "$work/out")"
+printf 'gid-index=7\n' >"$work/gid7.policy"
+cat "$work/pcp.policy" >>"$work/gid7.policy"
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/gid7.policy" \
+    --mlnx-qos ens3np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens2np0="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+g2="$? $(grep -c '^ERROR: vlan: .* GID 3 ' "$work/out") $(grep -c "^WARNING: gid: .*gid-index 7 (the plugstack's gid_index=) is no routable RoCE v2 GID here, so the plugin sets no GID index on this node: NCCL takes its own, 3 " "$work/out")"
+printf '\ngid-index=300\n' >"$work/gid300.policy"
+"$TOPO" health --sysfs-root "$work/pin" --interval 0 --cloud none --policy "$work/gid300.policy" >"$work/out" 2>&1
+g3="$? $(grep -c "gid300.policy:2: .*gid-index" "$work/out")"
+if [ "$g1" = "0 0 2 2" ] && [ "$g2" = "4 2 2" ] && [ "$g3" != "0 0" ] && [ "${g3#* }" = 1 ]; then
+    ok "gid-index (the plugstack's gid_index=): the pinned VLAN GID is the one vlan and gid judge; a slot not routable here warns, NCCL's own is judged"
+else
+    not_ok "gid-index"; diag "pinned 5: $g1, pinned 7: $g2, 300: $g3" "$(cat "$work/out")"
 fi
 # An e-switch in switchdev mode: mlx5_ib gives each VF's representor a port
 # of the uplink's device (ib_rep.c: port vport_index + 1, its netdev the
