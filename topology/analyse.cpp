@@ -883,25 +883,37 @@ Topology analyse(Fabric fabric)
     // HCA-N names counting from 0 (a site's own descriptions, "gpu01
     // HCA-0".."HCA-3"): read as OFED's, from 1, HCA-0 had no number, took
     // HCA-1's place and a rail was lost with no finding. The fabric's names
-    // decide, by hosts: from 0 when more hosts have an HCA-0 than have an
-    // HCA-1 and no HCA-0. One host's HCA-0 decides nothing (a rule by host
-    // let one root's made-up "node003 HCA-0" shift node003's rails against
-    // its peers', helper 62): to turn the fabric's reading a root must name
-    // more hosts than are named otherwise, one adapter a host.
+    // decide, by hosts: from 0 when at least as many hosts have an HCA-0 as
+    // have two HCA-N adapters or more, HCA-1 among them, and no HCA-0. One
+    // host's HCA-0 decides nothing (a rule by host let one root's made-up
+    // "node003 HCA-0" shift node003's rails against its peers', helper 62).
+    // Reading from 1 what counts from 0 loses every host a rail, silently;
+    // the other way shifts every number by one (no rail lost): so a tie
+    // reads from 0 (helper 66: one dead HCA-0 on a fabric of two hosts read
+    // it from 1), and a host counted for 1 takes two adapters (helper 66:
+    // one root's eight adapters, each named as a made-up host's HCA-1,
+    // outvoted eight honest hosts). The hosts named the other way are named
+    // (check: hca-numbering).
     bool hca_from_zero = false;
     {
-        std::size_t zero = 0, one = 0;
+        std::vector<std::string> zero, one;
         for (const auto &kv : hosts) {
             bool has0 = false, has1 = false;
+            std::set<std::uint64_t> hcas;
             for (const HostPort &p : kv.second.ports)
                 if (starts_with(p.hca, "HCA") && hca_dev_index(p.hca, true) >= 0) {
                     has0 = has0 || hca_dev_index(p.hca, true) == 0;
                     has1 = has1 || hca_dev_index(p.hca, true) == 1;
+                    hcas.insert(p.ca_guid);
                 }
-            zero += has0;
-            one += has1 && !has0;
+            if (has0)
+                zero.push_back(kv.first);
+            else if (has1 && hcas.size() >= 2)
+                one.push_back(kv.first);
         }
-        hca_from_zero = zero > one;
+        hca_from_zero = !zero.empty() && zero.size() >= one.size();
+        t.hca_from_zero = hca_from_zero;
+        t.hca_numbered_otherwise = hca_from_zero ? one : zero;
         if (hca_from_zero)
             for (auto &kv : hosts)
                 for (HostPort &p : kv.second.ports)
@@ -1440,17 +1452,18 @@ Topology analyse(Fabric fabric)
                         on_rail_switch[{p.rail, p.sw}].push_back(hi);
         // compute hosts' ports by switch: rails, others, and rail ports
         // named as their rail is (a leaf of some rail)
-        std::map<int, int> rail_ports_on, other_ports_on, named_rail_ports;
+        std::map<int, int> rail_ports_on, other_ports_on;
         std::map<std::pair<int, int>, int> named_class_ports;  // (class, switch): the same, of one class's hosts
+        std::map<std::pair<int, int>, std::map<int, int>> class_rail_on;  // (class, rail) -> its ports by switch
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
             if (h.compute && !h.rails_unknown)
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)]) {
-                        ++named_rail_ports[p.sw];
+                    if (p.rail >= 0)
+                        ++class_rail_on[{host_class[hi], p.rail}][p.sw];
+                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)])
                         ++named_class_ports[{host_class[hi], p.sw}];
-                    }
                 }
         }
         struct Move {
@@ -1490,27 +1503,44 @@ Topology analyse(Fabric fabric)
                                      other_ports_on[p.sw] > own_other;
                 if (named && others.empty() && !storage)
                     continue;
-                // peers of its own class when it has some (helper 63: DGX
-                // hosts' storage rails mlx5_1, mlx5_2 on the storage leaf,
-                // HGX hosts' mlx5_1 on the rail's leaf: an HGX host's
-                // storage mlx4_1 beside a dead mlx5_1 went by the DGX
-                // peers, and into NCCL_IB_HCA)
-                std::set<std::size_t> peers, class_peers;
+                // peers of its own class (helper 63: DGX hosts' storage
+                // rails mlx5_1, mlx5_2 on the storage leaf, HGX hosts' mlx5_1
+                // on the rail's leaf: an HGX host's storage mlx4_1 beside a
+                // dead mlx5_1 went by the DGX peers, and into NCCL_IB_HCA)
+                std::set<std::size_t> peers;
                 for (const HostPort &q : h.ports)
                     if (q.rail >= 0 && q.rail != p.rail)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
-                            if (g != hi)
-                                (host_class[g] == host_class[hi] ? class_peers : peers).insert(g);
-                const bool by_class = !class_peers.empty();
-                if (by_class)
-                    peers.swap(class_peers);
-                else
-                    peers.insert(class_peers.begin(), class_peers.end());
+                            if (g != hi && host_class[g] == host_class[hi])
+                                peers.insert(g);
                 std::map<int, int> where;  // the peers' ports of this rail, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
                         if (q.rail == p.rail)
                             where[q.sw]++;
+                // None of them has the rail (a rail group of one host of its
+                // class, or its one class peer's rail cable out too: helper
+                // 66): named otherwise than the rail, on a switch where no
+                // host of its class has that rail while others of the class
+                // have it elsewhere, on a host whose other rails are mostly
+                // named as their rails are, it is no rail
+                if (where.empty() && !storage) {
+                    if (named)
+                        continue;
+                    const auto &cls = class_rail_on[{host_class[hi], p.rail}];
+                    int named_own = 0, other_rails = 0;
+                    for (const HostPort &q : h.ports)
+                        if (q.rail >= 0 && q.rail != p.rail) {
+                            ++other_rails;
+                            named_own += adapter_name_key(q.hca) == rail_key[static_cast<std::size_t>(q.rail)];
+                        }
+                    auto here = cls.find(p.sw);
+                    const int elsewhere = std::accumulate(cls.begin(), cls.end(), 0, [](int n, const auto &kv) { return n + kv.second; }) -
+                                          (here == cls.end() ? 0 : here->second);
+                    if (elsewhere > 0 && (here == cls.end() || here->second <= 1) && 2 * named_own > other_rails)
+                        moves.push_back({hi, pi, pi});
+                    continue;
+                }
                 int main_sw = -1, main_n = 0;
                 for (const auto &w : where)
                     if (w.second > main_n) {
@@ -1526,9 +1556,7 @@ Topology analyse(Fabric fabric)
                         other = qi;
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
-                else if (storage ||
-                         (!named && (by_class ? named_class_ports[{host_class[hi], p.sw}] : named_rail_ports[p.sw]) <
-                                        std::max(2, main_n / 4)))
+                else if (storage || (!named && named_class_ports[{host_class[hi], p.sw}] < std::max(2, main_n / 4)))
                     moves.push_back({hi, pi, pi});
             }
         }

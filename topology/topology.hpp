@@ -127,6 +127,10 @@ struct Topology {
     // the slurm command refuses to write them (the site's file stays)
     std::map<std::string, std::string> contested_lost;
     std::vector<std::uint64_t> sharp_nodes; // aggregation node CAs
+    // HCA-N adapter names: read from 0 (HCA-0 the first) or from 1 (OFED's);
+    // the hosts named the other way, which lose a rail (check: hca-numbering)
+    bool hca_from_zero = false;
+    std::vector<std::string> hca_numbered_otherwise;
     // (leaf, spine): a leaf's cable to a spine most of whose cables come
     // from another pod: it joins no pods (check: cross-pod-uplink)
     std::vector<std::pair<int, int>> stray_uplinks;
