@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 45
+plan 46
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -719,4 +719,17 @@ if grep -q "^host node007 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,ml
     ok "an HGX host's storage card beside a dead rail adapter is no rail, where DGX hosts' storage rails share the leaf (and with its one class peer gone)"
 else
     not_ok "an HGX host's storage card among DGX hosts"; diag "$(grep -e node007 -e node001 "$work/dh.view" "$work/dh8.view")" "$(grep node007 "$work/dh.check")"
+fi
+# (helper 63's F5) a rail group of one host (node009), its mlx5_0 dead and
+# its storage mlx4_0 on ib-stor01: with no peers to judge it by, the card
+# was its rail 0 in NCCL_IB_HCA. Named otherwise than the rail, on a switch
+# where no host of its class has rail 0 while the others have it on their
+# leaves, on a host whose other rails carry their names: no rail.
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/one_host_group_dead_card.txt" -o "$work/og.view" 2>/dev/null
+"$TOPO" check "$DATA/ibnetdiscover/one_host_group_dead_card.txt" >"$work/og.check" 2>&1
+if grep -q "^host node009 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/og.view" &&
+   grep -q "^error: small-rail-group: .*no leaf for rail mlx5_0" "$work/og.check"; then
+    ok "a rail group of one host: its storage card beside a dead rail adapter is no rail"
+else
+    not_ok "a rail group of one host with a storage card"; diag "$(grep node009 "$work/og.view")" "$(cat "$work/og.check")"
 fi
