@@ -1036,26 +1036,53 @@ NetdevTag netdev_vlan(const std::string &sysfs_root, const std::string &netdev)
     }
     t.tagged = 0;
     bool below_seen = false;
+    // The kernel stops at the first lower device (get_lower_dev_vlan
+    // returns 1), and a device's lowers are listed in the order they were
+    // linked (__netdev_adjacent_dev_insert adds to the tail): for a bond that
+    // is bonding/slaves' order, its first word. Elsewhere (a team) sysfs
+    // gives no order: lowers that disagree leave it unknown (helper 57: an
+    // active-backup bond over [PF, PF.100] passed, the kernel taking the PF).
+    std::vector<std::string> lowers;
     if (DIR *d = opendir(net.c_str())) {
         while (struct dirent *e = readdir(d)) {
             const std::string n = e->d_name;
-            if (n.rfind("lower_", 0) != 0 || n.size() == 6)
-                continue;
-            const std::string below = n.substr(6);
-            below_seen = true;
-            std::optional<std::string> u =
-                netdev_name_ok(below) ? read_small_file(sysfs_root + "/class/net/" + below + "/uevent", 4096) : std::nullopt;
-            if (!u) {
-                t.tagged = -1;
-                t.unread = below;
-            } else if (uevent_vlan(u)) {
-                t.tagged = 1;
-                t.vlan = below;
-                t.unread.clear();
-                break;
-            }
+            if (n.rfind("lower_", 0) == 0 && n.size() > 6)
+                lowers.push_back(n.substr(6));
         }
         closedir(d);
+    }
+    std::sort(lowers.begin(), lowers.end());
+    std::string first;
+    if (lowers.size() > 1) {
+        std::istringstream slaves(first_line(net + "/bonding/slaves"));
+        slaves >> first;
+        if (!std::binary_search(lowers.begin(), lowers.end(), first))
+            first.clear();
+    }
+    std::vector<std::string> tagged, untagged;
+    for (const std::string &below : lowers) {
+        if (!first.empty() && below != first)
+            continue;
+        below_seen = true;
+        std::optional<std::string> u =
+            netdev_name_ok(below) ? read_small_file(sysfs_root + "/class/net/" + below + "/uevent", 4096) : std::nullopt;
+        if (!u) {
+            t.tagged = -1;
+            t.unread = below;
+            return t;
+        }
+        (uevent_vlan(u) ? tagged : untagged).push_back(below);
+    }
+    if (!tagged.empty() && !untagged.empty()) {
+        t.tagged = -1;
+        t.unread = " " + escaped(netdev, 40) + "'s lower devices " + escaped(tagged[0], 40) + " (a VLAN device) and " +
+                   escaped(untagged[0], 40) + " (none) disagree, and no bonding/slaves gives their order (the kernel "
+                   "takes the first)";
+        return t;
+    }
+    if (!tagged.empty()) {
+        t.tagged = 1;
+        t.vlan = tagged[0];
     }
     // stacked on a device this namespace does not show (a pod's macvlan,
     // whose master may be a VLAN of the host's): not known

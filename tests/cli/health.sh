@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 42
+plan 43
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -572,6 +572,28 @@ if [ "$v1" = "0 0" ] && [ "$v2" = "4 0 2" ] && [ "$v3" = "0 0 2" ] && [ "$v4" = 
     ok "vlan: a pin on the VLAN's GID passes, a bond over VLANs passes (QoS on the PFs), a pod's unseen lower is skipped, a VF warns, qos=skip judges by the policy, nccl.conf's NCCL_IB_ADDR_RANGE is not second-guessed"
 else
     not_ok "vlan: helper 57's cases"; diag "pin: $v1, no pin: $v2, bond over VLANs: $v3, pod: $v4, VF: $v5, qos=skip: $v6, range: $v7" "$(cat "$work/out")"
+fi
+# (helper 57) the kernel takes a GID's VLAN from the first lower device only
+# (get_lower_dev_vlan stops the walk), and a bond's lowers are linked in
+# bonding/slaves' order: a bond over [ens1f1np1, ens1f0np0.100] sends
+# untagged frames, over [ens1f0np0.100, ens1f1np1] tagged ones; a device
+# whose lowers disagree with no bonding/slaves (a team) is not known.
+for o in untag tag team; do
+    cp -r "$work/bv" "$work/bv$o"; rm -f "$work/bv$o/class/net/bond0/lower_ens1f1np1.100"
+    ln -s ../ens1f1np1 "$work/bv$o/class/net/bond0/lower_ens1f1np1"
+done
+echo "ens1f1np1 ens1f0np0.100" >"$work/bvuntag/class/net/bond0/bonding/slaves"
+echo "ens1f0np0.100 ens1f1np1" >"$work/bvtag/class/net/bond0/bonding/slaves"
+rm -r "$work/bvteam/class/net/bond0/bonding"
+for o in untag tag team; do
+    "$TOPO" health --sysfs-root "$work/bv$o" --interval 0 --cloud none --root "$work/nc/sl3" --policy "$work/pcp.policy" --verbose \
+        --mlnx-qos ens1f0np0="$H/trust-pcp.mlnx_qos" --mlnx-qos ens1f1np1="$H/trust-pcp.mlnx_qos" >"$work/out" 2>&1
+    echo "$o $? $(grep -c '^ERROR: vlan: .* on bond0, no VLAN device' "$work/out") $(grep -c '^OK: vlan: .* on bond0, over ens1f0np0.100, a VLAN device' "$work/out") $(grep -c "^SKIPPED: vlan: .*bond0's lower devices ens1f0np0.100 (a VLAN device) and ens1f1np1 (none) disagree" "$work/out")"
+done >"$work/bvo.out"
+if [ "$(tr '\n' '|' <"$work/bvo.out")" = "untag 4 2 0 0|tag 0 0 2 0|team 0 0 0 2|" ]; then
+    ok "vlan: a bond's first slave decides whether its frames are tagged (the kernel's first lower); lowers that disagree with no order known are skipped"
+else
+    not_ok "vlan: a bond's first lower"; diag "$(cat "$work/bvo.out")" "$(cat "$work/out")"
 fi
 # The site's gid_index= (plugstack; health's gid-index): the plugin gives
 # every job that GID where it is routable, and no index of its own choosing.
