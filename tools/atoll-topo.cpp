@@ -58,7 +58,7 @@ const char *usage_text =
     "            [--node-params STR] [--scontrol-nodes FILE [--previous FABRIC]] [--block-size N] [--slurm-version X.Y]\n"
     "            [--topology tree|block] [-o FILE]\n"
     "            [--slurm-nodes FILE] (features, feature-list, scontrol, k8s-labels: hosts Slurm lacks get no line;\n"
-    "            tree, block, yaml: only Slurm's nodes lost to a contest stop the file;\n"
+    "            tree, block, yaml, view: only Slurm's nodes lost to a contest stop the file; FQDNs it names stay whole;\n"
     "            LLDP tables, any format: Slurm's nodes are the hosts)\n"
     "  dot       draw the switch graph for Graphviz        [--hosts] [-o FILE]\n"
     "  report    one self-contained HTML page: islands by health, check's findings by island,\n"
@@ -189,7 +189,7 @@ Fabric load_inputs(const Args &a, bool allow_live, bool nodes_for_output = false
         std::none_of(parts.begin(), parts.end(), [](const Fabric &p) { return p.from_lldp_tables; }))
         throw Usage("--slurm-nodes: only for LLDP tables (Slurm's nodes are the hosts; a fabric.json keeps what "
                     "discovery decided: give it to discover), or with check, report, or slurm --format tree, "
-                    "block, yaml, features, feature-list, scontrol or k8s-labels");
+                    "block, yaml, view, features, feature-list, scontrol or k8s-labels");
     for (const auto &p : a.all("ib-cache"))
         parts.push_back(load_fabric(p, InputFormat::Cache));
     if (allow_live && a.flag("ib"))
@@ -574,7 +574,11 @@ int cmd_slurm(int argc, char **argv)
             throw Usage("--slurm-version: Slurm " + v + " reads no topology.yaml (25.05 and later)");
     }
     const bool topology_file = what == "tree" || what == "block" || what == "yaml";
-    Topology t = analysed(load_inputs(a, false, topology_file || what == "features" || what == "feature-list" ||
+    // (the view too: with Slurm's node list an FQDN Slurm names stays whole
+    // there as in topology.conf, or the plugin on that node found no line;
+    // and a contested name Slurm has no node of freezes it no more than them)
+    const bool every_host = topology_file || what == "view";
+    Topology t = analysed(load_inputs(a, false, every_host || what == "features" || what == "feature-list" ||
                                                     what == "scontrol" || what == "k8s-labels"),
                           "atoll-topo");
     // a host Slurm has no node of is no loss to Slurm's files: with Slurm's
@@ -675,16 +679,17 @@ int cmd_slurm(int argc, char **argv)
         // job would say so every day)
         std::vector<std::string> compute_outside;
         for (const std::string &h : outside)
-            if (!topology_file)
+            if (!every_host)
                 std::cerr << "atoll-topo: warning: " << h << ": Slurm has no node of this name (" << a.get("slurm-nodes")
                           << "): no line written for it\n";
             else if (t.host_index.count(h) && t.hosts[static_cast<std::size_t>(t.host_index.at(h))].compute)
                 compute_outside.push_back(h);
-        if (topology_file && !compute_outside.empty())
+        if (every_host && !compute_outside.empty())
             std::cerr << "atoll-topo: warning: " << shown(compress_hostlist(compute_outside), 200)
                       << ": compute host" << (compute_outside.size() == 1 ? "" : "s") << " Slurm has no node of ("
                       << a.get("slurm-nodes")
-                      << "): written all the same (a topology file lists every host of the fabric; "
+                      << "): written all the same (" << (topology_file ? "a topology file" : "the view")
+                      << " lists every host of the fabric; "
                          "--slurm-nodes decides only whether a contested host stops it)\n";
     }
     // every host refused (or none in the input): a file of switches alone

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 46
+plan 47
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -732,4 +732,22 @@ if grep -q "^host node009 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,ml
     ok "a rail group of one host: its storage card beside a dead rail adapter is no rail"
 else
     not_ok "a rail group of one host with a storage card"; diag "$(grep node009 "$work/og.view")" "$(cat "$work/og.check")"
+fi
+# The view took no --slurm-nodes on an InfiniBand fabric: at a site whose
+# Slurm names a node by its FQDN (node003.cl.local), topology.conf had the
+# FQDN and the view the first label, so the plugin on that node found no
+# line of it; and a contested name Slurm has no node of ('ghost') froze the
+# view where it no longer froze topology.conf. The view now takes the list.
+sed 's/"node003 mlx5_\([0-3]\)"/"node003.cl.local mlx5_\1"/' "$work/r4.txt" >"$work/fq.txt"
+printf 'NodeName=node[001-002,004-032] CPUs=64\nNodeName=node003.cl.local CPUs=64\n' >"$work/fq.nodes"
+"$TOPO" slurm --format view "$work/fq.txt" --slurm-nodes "$work/fq.nodes" -o "$work/fq.view" 2>"$work/fq.err"; rc1=$?
+ibnode "$work/fq/node003.cl.local" mlx5_0:"$(g4 'node003 mlx5_0')" mlx5_1:"$(g4 'node003 mlx5_1')" mlx5_2:"$(g4 'node003 mlx5_2')" mlx5_3:"$(g4 'node003 mlx5_3')"
+"$TOPO" env "$work/fq.view" --node node003.cl.local --nodes node003.cl.local,node001 --sysfs-root "$work/fq/%n" >"$work/fq.env" 2>&1
+"$TOPO" slurm --format view "$work/ghost.txt" --slurm-nodes "$work/slurm16.conf" -o "$work/ghost.view" 2>"$work/ghostv.err"; rc2=$?
+if [ $rc1 -eq 0 ] && grep -q "^host node003.cl.local [0-9]* 1 mlx5_0:1@" "$work/fq.view" &&
+   grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1 " "$work/fq.env" &&
+   [ $rc2 -eq 0 ] && grep -q "^host node004 " "$work/ghost.view" && grep -q "'ghost': .*Slurm has no node of this name" "$work/ghostv.err"; then
+    ok "the view with Slurm's node list: an FQDN Slurm names stays whole (its plugin finds its line), a contested name Slurm lacks freezes nothing"
+else
+    not_ok "the view with --slurm-nodes"; diag "rc=$rc1 $rc2" "$(cat "$work/fq.err" "$work/ghostv.err")" "$(grep node003 "$work/fq.view")" "$(cat "$work/fq.env")"
 fi
