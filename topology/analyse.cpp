@@ -792,9 +792,14 @@ Topology analyse(Fabric fabric)
     std::map<std::pair<std::string, std::string>, std::string> contested_adapters;  // (host, adapter) -> why
     for (const auto &c : claims)
         if (c.second.size() > 1) {
+            // (eight named, then how many more: each claimant's refusal
+            // repeats it, and 4,095 copies of one name wrote 335 MB)
             std::string guids;
-            for (std::uint64_t g : c.second)
-                guids += (guids.empty() ? "" : ", ") + guid_str(g);
+            std::size_t k = 0;
+            for (auto g = c.second.begin(); g != c.second.end() && k < 8; ++g, ++k)
+                guids += (guids.empty() ? "" : ", ") + guid_str(*g);
+            if (c.second.size() > 8)
+                guids += " and " + std::to_string(c.second.size() - 8) + " more";
             contested_adapters.emplace(c.first, "adapter " + shown(c.first.first + " " + c.first.second) + " is claimed by " +
                                                     std::to_string(c.second.size()) + " adapters (" + guids +
                                                     "): node descriptions are each node's own; map GUIDs to names with "

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 47
+plan 48
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -750,4 +750,16 @@ if [ $rc1 -eq 0 ] && grep -q "^host node003.cl.local [0-9]* 1 mlx5_0:1@" "$work/
     ok "the view with Slurm's node list: an FQDN Slurm names stays whole (its plugin finds its line), a contested name Slurm lacks freezes nothing"
 else
     not_ok "the view with --slurm-nodes"; diag "rc=$rc1 $rc2" "$(cat "$work/fq.err" "$work/ghostv.err")" "$(grep node003 "$work/fq.view")" "$(cat "$work/fq.env")"
+fi
+# Every adapter of a fabric of 4,096 copying one name: each refusal named
+# every claimant's GUID, 671 MB written by check (and as much memory).
+# Eight are named, then how many more.
+"$TOPO" generate --rails 8 --hosts 64 --pods 2 --groups 4 |
+    awk '/^Ca/ && !/"node001 /{ sub(/"node[0-9]+ mlx5_[0-9]+"/, "\"node001 mlx5_0\"") } { print }' >"$work/all1.txt"
+"$TOPO" check "$work/all1.txt" >"$work/all1.out" 2>&1; rc=$?
+if [ $rc -eq 4 ] && [ "$(wc -c <"$work/all1.out")" -lt 20000000 ] &&
+   grep -q "is claimed by 4089 adapters (0x[0-9a-f]*\(, 0x[0-9a-f]*\)\{7\} and 4081 more)" "$work/all1.out"; then
+    ok "4,089 copies of one adapter name: each refusal names eight claimants and how many more"
+else
+    not_ok "4,089 copies of one name"; diag "rc=$rc $(wc -c <"$work/all1.out")" "$(grep -m1 'claimed by' "$work/all1.out" | cut -c1-600)"
 fi
