@@ -1460,15 +1460,19 @@ Topology analyse(Fabric fabric)
         std::map<int, int> rail_ports_on, other_ports_on;
         std::map<std::pair<int, int>, int> named_class_ports;  // (class, switch): the same, of one class's hosts
         std::map<std::pair<int, int>, std::map<int, int>> class_rail_on;  // (class, rail) -> its ports by switch
+        std::map<int, int> server_ports_on;  // other hosts' (storage and login servers)
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
+            if (!h.compute)
+                for (const HostPort &p : h.ports)
+                    ++server_ports_on[p.sw];
             if (h.compute && !h.rails_unknown)
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-                    if (p.rail >= 0)
+                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)]) {
                         ++class_rail_on[{host_class[hi], p.rail}][p.sw];
-                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)])
                         ++named_class_ports[{host_class[hi], p.sw}];
+                    }
                 }
         }
         struct Move {
@@ -1504,8 +1508,14 @@ Topology analyse(Fabric fabric)
                 // (on a host of two rails or more spread over leaves: a
                 // one-port host beside one-port hosts named otherwise is
                 // no storage card, as on ibtopotool's test3 fabric)
-                const bool storage = h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
-                                     other_ports_on[p.sw] > own_other;
+                // (a storage or login server's port there counts for a port
+                // named otherwise than the rail: helper 67, a netdev-named
+                // node whose first card died, its ibp200s0 numbered rail 3
+                // on the storage servers' leaf, no other GPU host's card
+                // there, went into NCCL_IB_HCA and the node onto that leaf)
+                const bool storage =
+                    h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
+                    (other_ports_on[p.sw] > own_other || (!named && server_ports_on[p.sw] > 0));
                 if (named && others.empty() && !storage)
                     continue;
                 // peers of its own class (helper 63: DGX hosts' storage
@@ -1518,12 +1528,16 @@ Topology analyse(Fabric fabric)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
                             if (g != hi && host_class[g] == host_class[hi])
                                 peers.insert(g);
-                std::map<int, int> where;  // the peers' ports of this rail, by switch
+                // (named as the rail: two hosts' storage cards on one
+                // storage leaf, each beside a dead rail adapter, vouched for
+                // each other, helper 67; a peer's root renaming its own rail
+                // adapter left an honest host's card judged by the peer's)
+                std::map<int, int> where;  // the peers' ports of this rail named as it, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
                         if (q.rail == p.rail)
                             where[q.sw]++;
-                // None of them has the rail (a rail group of one host of its
+                // None of them has the rail under its name (a rail group of one host of its
                 // class, or its one class peer's rail cable out too: helper
                 // 66): named otherwise than the rail, on a switch where no
                 // host of its class has that rail while others of the class
@@ -1542,7 +1556,7 @@ Topology analyse(Fabric fabric)
                     auto here = cls.find(p.sw);
                     const int elsewhere = std::accumulate(cls.begin(), cls.end(), 0, [](int n, const auto &kv) { return n + kv.second; }) -
                                           (here == cls.end() ? 0 : here->second);
-                    if (elsewhere > 0 && (here == cls.end() || here->second <= 1) && 2 * named_own > other_rails)
+                    if (elsewhere > 0 && here == cls.end() && 2 * named_own > other_rails)
                         moves.push_back({hi, pi, pi});
                     continue;
                 }

@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 48
+plan 49
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -762,4 +762,18 @@ if [ $rc -eq 4 ] && [ "$(wc -c <"$work/all1.out")" -lt 20000000 ] &&
     ok "4,089 copies of one adapter name: each refusal names eight claimants and how many more"
 else
     not_ok "4,089 copies of one name"; diag "rc=$rc $(wc -c <"$work/all1.out")" "$(grep -m1 'claimed by' "$work/all1.out" | cut -c1-600)"
+fi
+# (helper 67) a netdev-named node among mlx5 hosts whose first card died
+# (ibp13s0..ibp15s0, numbered by their order, on the leaves of rails 1-3),
+# its storage card ibp200s0 on the storage servers' leaf and no other GPU
+# host's card there: the card was rail 3 in NCCL_IB_HCA, the node on that
+# leaf in topology.conf. A storage or login server's port there counts as
+# another host's other port for a port named otherwise than the rail.
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/netdev_host_dead_card.txt" -o "$work/nd.view" 2>/dev/null
+"$TOPO" slurm "$DATA/ibnetdiscover/netdev_host_dead_card.txt" -o "$work/nd.conf" 2>/dev/null
+if grep -q "^host node012 [0-9]* [0-9]* ibp13s0:1@[0-9a-f]*,ibp14s0:1@[0-9a-f]*,ibp15s0:1@[0-9a-f]* " "$work/nd.view" &&
+   grep -q "^SwitchName=grp-ib-leaf09 Nodes=node\[009-012\]$" "$work/nd.conf"; then
+    ok "a netdev-named node whose first card died: its storage card beside storage servers is no rail, and it stays in its group"
+else
+    not_ok "a netdev-named node whose first card died"; diag "$(grep node012 "$work/nd.view")" "$(grep -v '^#' "$work/nd.conf")"
 fi
