@@ -1461,6 +1461,47 @@ Topology analyse(Fabric fabric)
         std::map<std::pair<int, int>, int> named_class_ports;  // (class, switch): the same, of one class's hosts
         std::map<std::pair<int, int>, std::map<int, int>> class_rail_on;  // (class, rail) -> its ports by switch
         std::map<int, int> server_ports_on;  // other hosts' (storage and login servers)
+        // A rail's name in each class: the most its hosts give it (the
+        // fabric's, named in its numbered style, may be another class's:
+        // Selene's storage servers name theirs HCA-2 where the GPU nodes'
+        // rail of that number is mlx5_1); a tie goes to the fabric's name
+        std::map<std::pair<int, int>, std::string> class_key;
+        {
+            std::map<std::pair<int, int>, std::map<std::string, int>> name_counts;
+            for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+                if (t.hosts[hi].compute && !t.hosts[hi].rails_unknown)
+                    for (const HostPort &p : t.hosts[hi].ports)
+                        if (p.rail >= 0)
+                            ++name_counts[{host_class[hi], p.rail}][adapter_name_key(p.hca)];
+            for (const auto &kv : name_counts) {
+                const std::string &fabric_key = rail_key[static_cast<std::size_t>(kv.first.second)];
+                auto fk = kv.second.find(fabric_key);
+                std::string best = fk == kv.second.end() ? std::string() : fabric_key;
+                int n = fk == kv.second.end() ? 0 : fk->second;
+                for (const auto &c : kv.second)
+                    if (c.second > n) {
+                        best = c.first;
+                        n = c.second;
+                    }
+                class_key[kv.first] = best;
+            }
+        }
+        auto named_in_class = [&](std::size_t hi, const HostPort &p) {
+            auto k = class_key.find({host_class[hi], p.rail});
+            return k != class_key.end() && adapter_name_key(p.hca) == k->second;
+        };
+        // a host named apart: most of its rail ports named otherwise than
+        // its class's (a rail group named netdev-style among mlx5 ones)
+        std::vector<char> apart(t.hosts.size(), 0);
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+            std::size_t rails = 0, named = 0;
+            for (const HostPort &p : t.hosts[hi].ports)
+                if (p.rail >= 0) {
+                    ++rails;
+                    named += named_in_class(hi, p);
+                }
+            apart[hi] = 2 * named < rails;
+        }
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
             if (!h.compute)
@@ -1469,7 +1510,7 @@ Topology analyse(Fabric fabric)
             if (h.compute && !h.rails_unknown)
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-                    if (p.rail >= 0 && adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)]) {
+                    if (p.rail >= 0 && named_in_class(hi, p)) {
                         ++class_rail_on[{host_class[hi], p.rail}][p.sw];
                         ++named_class_ports[{host_class[hi], p.sw}];
                     }
@@ -1492,7 +1533,7 @@ Topology analyse(Fabric fabric)
                 if (p.rail < 0 ||
                     std::count_if(h.ports.begin(), h.ports.end(), [&](const HostPort &q) { return q.rail == p.rail; }) != 1)
                     continue;
-                const bool named = adapter_name_key(p.hca) == rail_key[static_cast<std::size_t>(p.rail)];
+                const bool named = named_in_class(hi, p);
                 std::vector<std::size_t> others;  // other ports of its adapter on no rail
                 for (std::size_t qi = 0; qi < h.ports.size(); ++qi)
                     if (qi != pi && h.ports[qi].rail < 0 && h.ports[qi].ca_guid == p.ca_guid)
@@ -1528,14 +1569,17 @@ Topology analyse(Fabric fabric)
                         for (std::size_t g : on_rail_switch[{q.rail, q.sw}])
                             if (g != hi && host_class[g] == host_class[hi])
                                 peers.insert(g);
-                // (named as the rail: two hosts' storage cards on one
-                // storage leaf, each beside a dead rail adapter, vouched for
-                // each other, helper 67; a peer's root renaming its own rail
-                // adapter left an honest host's card judged by the peer's)
-                std::map<int, int> where;  // the peers' ports of this rail named as it, by switch
+                // (named as the class names the rail, numbered by its place,
+                // or named as this port is by a host named apart: two hosts'
+                // storage cards on one storage leaf, each beside a dead rail
+                // adapter, vouched for each other, helper 67; a peer's root
+                // renaming its own rail adapter left an honest host's card
+                // judged by the peer's)
+                std::map<int, int> where;  // the peers' ports of this rail, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
-                        if (q.rail == p.rail)
+                        if (q.rail == p.rail && (named_in_class(g, q) || placed.count(q.ca_guid) ||
+                                                 (apart[g] && adapter_name_key(q.hca) == adapter_name_key(p.hca))))
                             where[q.sw]++;
                 // None of them has the rail under its name (a rail group of one host of its
                 // class, or its one class peer's rail cable out too: helper
@@ -1544,14 +1588,14 @@ Topology analyse(Fabric fabric)
                 // have it elsewhere, on a host whose other rails are mostly
                 // named as their rails are, it is no rail
                 if (where.empty() && !storage) {
-                    if (named)
+                    if (named || placed.count(p.ca_guid))  // (a place is no name: ibp12s0f0 is rail 0 only by its order)
                         continue;
                     const auto &cls = class_rail_on[{host_class[hi], p.rail}];
                     int named_own = 0, other_rails = 0;
                     for (const HostPort &q : h.ports)
                         if (q.rail >= 0 && q.rail != p.rail) {
                             ++other_rails;
-                            named_own += adapter_name_key(q.hca) == rail_key[static_cast<std::size_t>(q.rail)];
+                            named_own += named_in_class(hi, q);
                         }
                     auto here = cls.find(p.sw);
                     const int elsewhere = std::accumulate(cls.begin(), cls.end(), 0, [](int n, const auto &kv) { return n + kv.second; }) -

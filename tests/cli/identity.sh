@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 49
+plan 50
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -776,4 +776,21 @@ if grep -q "^host node012 [0-9]* [0-9]* ibp13s0:1@[0-9a-f]*,ibp14s0:1@[0-9a-f]*,
     ok "a netdev-named node whose first card died: its storage card beside storage servers is no rail, and it stays in its group"
 else
     not_ok "a netdev-named node whose first card died"; diag "$(grep node012 "$work/nd.view")" "$(grep -v '^#' "$work/nd.conf")"
+fi
+# (helper 67) two HGX hosts of one group, each with its mlx5_1 dead and a
+# storage mlx4_1 on ib-stor01: the two cards vouched for each other as the
+# rail's ports there, and both went into NCCL_IB_HCA with 0 findings; with
+# one dead and the other's root renaming its own mlx5_1 (mlx5_8), the
+# honest host's card did. A peer's port counts where it is named as the
+# class names the rail (here mlx5_1, as every other HGX host has it).
+for f in two_dead_cards peer_renamed; do
+    "$TOPO" slurm --format view "$DATA/ibnetdiscover/dgx_hgx_$f.txt" -o - 2>/dev/null | grep "^host node00[78] "
+    "$TOPO" check "$DATA/ibnetdiscover/dgx_hgx_$f.txt" 2>&1 | grep "missing-rail"
+done >"$work/dh2.out"
+if [ "$(grep -c '^host node00[78] .*mlx4_1' "$work/dh2.out")" -eq 0 ] && [ "$(grep -c '^host node007 ' "$work/dh2.out")" -eq 2 ] &&
+   [ "$(grep -c 'missing-rail: node007: host has no adapter on rail mlx5_1' "$work/dh2.out")" -eq 2 ] &&
+   grep -q 'missing-rail: node008: host has no adapter on rail mlx5_1' "$work/dh2.out"; then
+    ok "two hosts' storage cards on one leaf, each beside a dead rail adapter, vouch for neither; a peer's own rename makes no storage card a rail"
+else
+    not_ok "storage cards vouching for each other"; diag "$(cat "$work/dh2.out")"
 fi
