@@ -1557,7 +1557,14 @@ Topology analyse(Fabric fabric)
                 const bool storage =
                     h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
                     (other_ports_on[p.sw] > own_other || (!named && server_ports_on[p.sw] > 0));
-                if (named && others.empty() && !storage)
+                // named as the rail, on a leaf of servers where no other GPU
+                // host has a rail port (helper 68: node003's last card dead,
+                // the kernel named its storage card mlx5_3, on the storage
+                // servers' leaf: in NCCL_IB_HCA, its dead card unreported),
+                // it is no rail where its class peers have the rail elsewhere
+                const bool server_leaf = h.rails.size() >= 2 && rail_sws.size() >= 2 &&
+                                         rail_ports_on[p.sw] == own_rail && server_ports_on[p.sw] > 0;
+                if (named && others.empty() && !storage && !server_leaf)
                     continue;
                 // peers of its own class (helper 63: DGX hosts' storage
                 // rails mlx5_1, mlx5_2 on the storage leaf, HGX hosts' mlx5_1
@@ -1619,7 +1626,8 @@ Topology analyse(Fabric fabric)
                         other = qi;
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
-                else if (storage || (!named && named_class_ports[{host_class[hi], p.sw}] < std::max(2, main_n / 4)))
+                else if (storage || server_leaf ||
+                         (!named && named_class_ports[{host_class[hi], p.sw}] < std::max(2, main_n / 4)))
                     moves.push_back({hi, pi, pi});
             }
         }

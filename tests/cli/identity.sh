@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 50
+plan 51
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -793,4 +793,17 @@ if [ "$(grep -c '^host node00[78] .*mlx4_1' "$work/dh2.out")" -eq 0 ] && [ "$(gr
     ok "two hosts' storage cards on one leaf, each beside a dead rail adapter, vouch for neither; a peer's own rename makes no storage card a rail"
 else
     not_ok "storage cards vouching for each other"; diag "$(cat "$work/dh2.out")"
+fi
+# (helper 68) node003's last card dead, the kernel named its storage card
+# mlx5_3, cabled to the storage server's leaf where no other GPU host has a
+# rail port: named as the rail, it stayed rail 3 in NCCL_IB_HCA and the dead
+# card was never reported. On a leaf of servers, where its class peers
+# have the rail elsewhere, it is no rail.
+"$TOPO" slurm --format view "$DATA/ibnetdiscover/renumbered_server_leaf.txt" -o "$work/rs.view" 2>/dev/null
+"$TOPO" check "$DATA/ibnetdiscover/renumbered_server_leaf.txt" >"$work/rs.check" 2>&1
+if grep -q "^host node003 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]* " "$work/rs.view" &&
+   grep -q "missing-rail: node003: host has no adapter on rail mlx5_3" "$work/rs.check"; then
+    ok "a renumbered storage card named as the dead rail, on the storage server's leaf: no rail, the dead card reported"
+else
+    not_ok "a renumbered storage card on a server's leaf"; diag "$(grep node003 "$work/rs.view" "$work/rs.check")"
 fi
