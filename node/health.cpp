@@ -673,9 +673,9 @@ public:
         // the site's gid_index= (policy gid-index), which the plugin gives
         // every job where it is a routable RoCE v2 GID, and where it is not
         // gives none: the job's NCCL takes the node's own choice then
-        if (site_gid(r)) {
+        if (const GidEntry *site = site_gid(r)) {
             add("gid", HealthStatus::Ok,
-                "routable RoCE v2 GID " + std::to_string(p_.gid_index) + " " + site_gid(r)->gid + ", the policy's gid-index");
+                "routable RoCE v2 GID " + std::to_string(p_.gid_index) + " " + site->gid + ", the policy's gid-index");
             return;
         }
         std::string unpinned;  // why the site's index is not what jobs get here

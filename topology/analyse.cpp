@@ -793,15 +793,12 @@ Topology analyse(Fabric fabric)
     for (const auto &c : claims)
         if (c.second.size() > 1) {
             // (eight named, then how many more: each claimant's refusal
-            // repeats it, and 4,095 copies of one name wrote 335 MB)
-            std::string guids;
-            std::size_t k = 0;
-            for (auto g = c.second.begin(); g != c.second.end() && k < 8; ++g, ++k)
-                guids += (guids.empty() ? "" : ", ") + guid_str(*g);
-            if (c.second.size() > 8)
-                guids += " and " + std::to_string(c.second.size() - 8) + " more";
+            // repeats it)
+            std::vector<std::string> guids;
+            for (std::uint64_t g : c.second)
+                guids.push_back(guid_str(g));
             contested_adapters.emplace(c.first, "adapter " + shown(c.first.first + " " + c.first.second) + " is claimed by " +
-                                                    std::to_string(c.second.size()) + " adapters (" + guids +
+                                                    std::to_string(c.second.size()) + " adapters (" + first_of(guids) +
                                                     "): node descriptions are each node's own; map GUIDs to names with "
                                                     "--node-name-map");
             t.claimed_hosts.insert(c.first.first);
@@ -906,9 +903,9 @@ Topology analyse(Fabric fabric)
             bool has0 = false, has1 = false;
             std::set<std::uint64_t> hcas;
             for (const HostPort &p : kv.second.ports)
-                if (starts_with(p.hca, "HCA") && hca_dev_index(p.hca, true) >= 0) {
-                    has0 = has0 || hca_dev_index(p.hca, true) == 0;
-                    has1 = has1 || hca_dev_index(p.hca, true) == 1;
+                if (const int n = hca_dev_index(p.hca, true); starts_with(p.hca, "HCA") && n >= 0) {
+                    has0 = has0 || n == 0;
+                    has1 = has1 || n == 1;
                     hcas.insert(p.ca_guid);
                 }
             if (has0)
@@ -1458,8 +1455,7 @@ Topology analyse(Fabric fabric)
         // compute hosts' ports by switch: rails, others, and rail ports
         // named as their rail is (a leaf of some rail)
         std::map<int, int> rail_ports_on, other_ports_on;
-        std::map<std::pair<int, int>, int> named_class_ports;  // (class, switch): the same, of one class's hosts
-        std::map<std::pair<int, int>, std::map<int, int>> class_rail_on;  // (class, rail) -> its ports by switch
+        std::map<std::pair<int, int>, std::map<int, int>> class_rail_on;  // (class, rail) -> its named ports by switch
         std::map<int, int> server_ports_on;  // other hosts' (storage and login servers)
         // A rail's name in each class: the most its hosts give it (the
         // fabric's, named in its numbered style, may be another class's:
@@ -1510,12 +1506,18 @@ Topology analyse(Fabric fabric)
             if (h.compute && !h.rails_unknown)
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
-                    if (p.rail >= 0 && named_in_class(hi, p)) {
+                    if (p.rail >= 0 && named_in_class(hi, p))
                         ++class_rail_on[{host_class[hi], p.rail}][p.sw];
-                        ++named_class_ports[{host_class[hi], p.sw}];
-                    }
                 }
         }
+        // a class's ports named as their rails on a switch (a leaf of rails)
+        auto named_class_ports = [&](int c, int sw) {
+            int n = 0;
+            for (auto it = class_rail_on.lower_bound({c, 0}); it != class_rail_on.end() && it->first.first == c; ++it)
+                if (auto on = it->second.find(sw); on != it->second.end())
+                    n += on->second;
+            return n;
+        };
         struct Move {
             std::size_t host, from, to;  // to == from: no rail
         };
@@ -1554,16 +1556,14 @@ Topology analyse(Fabric fabric)
                 // node whose first card died, its ibp200s0 numbered rail 3
                 // on the storage servers' leaf, no other GPU host's card
                 // there, went into NCCL_IB_HCA and the node onto that leaf)
-                const bool storage =
-                    h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail &&
-                    (other_ports_on[p.sw] > own_other || (!named && server_ports_on[p.sw] > 0));
+                const bool alone = h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail;
+                const bool storage = alone && (other_ports_on[p.sw] > own_other || (!named && server_ports_on[p.sw] > 0));
                 // named as the rail, on a leaf of servers where no other GPU
                 // host has a rail port (helper 68: node003's last card dead,
                 // the kernel named its storage card mlx5_3, on the storage
                 // servers' leaf: in NCCL_IB_HCA, its dead card unreported),
                 // it is no rail where its class peers have the rail elsewhere
-                const bool server_leaf = h.rails.size() >= 2 && rail_sws.size() >= 2 &&
-                                         rail_ports_on[p.sw] == own_rail && server_ports_on[p.sw] > 0;
+                const bool server_leaf = alone && server_ports_on[p.sw] > 0;
                 if (named && others.empty() && !storage && !server_leaf)
                     continue;
                 // peers of its own class (helper 63: DGX hosts' storage
@@ -1582,18 +1582,20 @@ Topology analyse(Fabric fabric)
                 // adapter, vouched for each other, helper 67; a peer's root
                 // renaming its own rail adapter left an honest host's card
                 // judged by the peer's)
+                const std::string key = adapter_name_key(p.hca);
                 std::map<int, int> where;  // the peers' ports of this rail, by switch
                 for (std::size_t g : peers)
                     for (const HostPort &q : t.hosts[g].ports)
                         if (q.rail == p.rail && (named_in_class(g, q) || placed.count(q.ca_guid) ||
-                                                 (apart[g] && adapter_name_key(q.hca) == adapter_name_key(p.hca))))
+                                                 (apart[g] && adapter_name_key(q.hca) == key)))
                             where[q.sw]++;
-                // None of them has the rail under its name (a rail group of one host of its
-                // class, or its one class peer's rail cable out too: helper
-                // 66): named otherwise than the rail, on a switch where no
-                // host of its class has that rail while others of the class
-                // have it elsewhere, on a host whose other rails are mostly
-                // named as their rails are, it is no rail
+                // None of them has the rail under its name (a rail group of
+                // one host of its class, or its one class peer's rail cable
+                // out too: helper 66): named otherwise than the rail, on a
+                // switch where no host of its class has that rail while
+                // others of the class have it elsewhere, on a host whose
+                // other rails are mostly named as their rails are, it is no
+                // rail
                 if (where.empty() && !storage) {
                     if (named || placed.count(p.ca_guid))  // (a place is no name: ibp12s0f0 is rail 0 only by its order)
                         continue;
@@ -1627,7 +1629,7 @@ Topology analyse(Fabric fabric)
                 if (other < h.ports.size())
                     moves.push_back({hi, pi, other});
                 else if (storage || server_leaf ||
-                         (!named && named_class_ports[{host_class[hi], p.sw}] < std::max(2, main_n / 4)))
+                         (!named && named_class_ports(host_class[hi], p.sw) < std::max(2, main_n / 4)))
                     moves.push_back({hi, pi, pi});
             }
         }

@@ -667,18 +667,13 @@ std::vector<Finding> check(const Topology &t, const CheckContext &with)
     // one adapter number off, and lose a rail
     if (!t.hca_numbered_otherwise.empty()) {
         const auto &o = t.hca_numbered_otherwise;
-        std::string names;
-        for (std::size_t i = 0; i < o.size() && i < 8; ++i)
-            names += (i ? ", " : "") + o[i];
-        if (o.size() > 8)
-            names += " and " + std::to_string(o.size() - 8) + " more";
         add("hca-numbering", Severity::Warning, o.front(),
             std::string("adapter names HCA-N are read from ") + (t.hca_from_zero ? "0 (HCA-0 the first adapter)" : "1 (HCA-1 the first, as OFED's openibd writes them)") +
                 ", as most hosts name them; " + std::to_string(o.size()) +
                 (t.hca_from_zero ? " host(s) have no HCA-0: its adapter missing, or their names count "
                                    "from 1 and are read one adapter off: "
                                  : " host(s) have an HCA-0, read as no adapter number: " ) +
-                names +
+                first_of(o) +
                 ". Name every host's adapters one way, or by the kernel's names (rdma-ndd's \"%h %d\")");
     }
     for (const Host &h : t.hosts) {

@@ -273,6 +273,16 @@ std::string shown(const std::string &s, std::size_t max)
     return "'" + escaped(s, max) + "'";
 }
 
+std::string first_of(const std::vector<std::string> &items, std::size_t n)
+{
+    std::string out;
+    for (std::size_t i = 0; i < items.size() && i < n; ++i)
+        out += (i ? ", " : "") + items[i];
+    if (items.size() > n)
+        out += " and " + std::to_string(items.size() - n) + " more";
+    return out;
+}
+
 std::string guid_str(std::uint64_t guid)
 {
     char buf[24];

@@ -171,6 +171,9 @@ std::string unpadded_name(const std::string &hca);
 std::string one_line(const std::string &s, std::size_t max = 4096);
 // escaped(s, max) in single quotes.
 std::string shown(const std::string &s, std::size_t max = 60);
+// The first `n` items, comma-separated, then " and K more": a message names
+// a few of a list, never thousands (4,089 claimants of one name wrote 671 MB)
+std::string first_of(const std::vector<std::string> &items, std::size_t n = 8);
 bool parse_guid(const std::string &s, std::uint64_t &out);  // "0x..." or bare hex
 
 }  // namespace atl

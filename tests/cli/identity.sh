@@ -289,6 +289,10 @@ ibnode() {  # DIR HCA:GUID...: InfiniBand devices, ACTIVE, with node GUIDs as th
         echo "${a#*:}" | sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/' >"$p/node_guid"
     done
 }
+fixture_outputs() {  # NAME FIXTURE: the fixture's view and check output in $work/NAME.view, NAME.check
+    "$TOPO" slurm --format view "$DATA/ibnetdiscover/$2" -o "$work/$1.view" 2>/dev/null
+    "$TOPO" check "$DATA/ibnetdiscover/$2" >"$work/$1.check" 2>&1
+}
 guid_in() { awk -v d="\"$2\"" '/^caguid=/ { g = substr($1, 10) } /^Ca/ && index($0, d) { print g; exit }' "$1"; }  # FILE DESC: its CA's GUID
 g() { guid_in "$work/f.txt" "$1"; }
 ibnode "$work/own/node003" mlx5_0:"$(g 'node003 mlx5_0')" mlx5_1:"$(g 'node003 mlx5_1')"
@@ -705,8 +709,7 @@ fi
 # an HGX host's storage mlx4_1 beside its dead mlx5_1 went by the DGX
 # hosts' ports of that rail, on the storage leaf, and into NCCL_IB_HCA. A
 # port goes by the peers of its own class when it has some.
-"$TOPO" slurm --format view "$DATA/ibnetdiscover/dgx_hgx_dead_card.txt" -o "$work/dh.view" 2>/dev/null
-"$TOPO" check "$DATA/ibnetdiscover/dgx_hgx_dead_card.txt" >"$work/dh.check" 2>&1
+fixture_outputs dh dgx_hgx_dead_card.txt
 # (helper 66) and with node008, node007's one class peer in its group, gone
 # (its CAs back to the firmware's description: powered off, or its root's
 # doing), node007 went by the DGX hosts again
@@ -725,8 +728,7 @@ fi
 # was its rail 0 in NCCL_IB_HCA. Named otherwise than the rail, on a switch
 # where no host of its class has rail 0 while the others have it on their
 # leaves, on a host whose other rails carry their names: no rail.
-"$TOPO" slurm --format view "$DATA/ibnetdiscover/one_host_group_dead_card.txt" -o "$work/og.view" 2>/dev/null
-"$TOPO" check "$DATA/ibnetdiscover/one_host_group_dead_card.txt" >"$work/og.check" 2>&1
+fixture_outputs og one_host_group_dead_card.txt
 if grep -q "^host node009 [0-9]* [0-9]* mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]*,mlx5_3:1@[0-9a-f]* " "$work/og.view" &&
    grep -q "^error: small-rail-group: .*no leaf for rail mlx5_0" "$work/og.check"; then
     ok "a rail group of one host: its storage card beside a dead rail adapter is no rail"
@@ -799,8 +801,7 @@ fi
 # rail port: named as the rail, it stayed rail 3 in NCCL_IB_HCA and the dead
 # card was never reported. On a leaf of servers, where its class peers
 # have the rail elsewhere, it is no rail.
-"$TOPO" slurm --format view "$DATA/ibnetdiscover/renumbered_server_leaf.txt" -o "$work/rs.view" 2>/dev/null
-"$TOPO" check "$DATA/ibnetdiscover/renumbered_server_leaf.txt" >"$work/rs.check" 2>&1
+fixture_outputs rs renumbered_server_leaf.txt
 if grep -q "^host node003 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,mlx5_2:1@[0-9a-f]* " "$work/rs.view" &&
    grep -q "missing-rail: node003: host has no adapter on rail mlx5_3" "$work/rs.check"; then
     ok "a renumbered storage card named as the dead rail, on the storage server's leaf: no rail, the dead card reported"
