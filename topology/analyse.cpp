@@ -1498,12 +1498,44 @@ Topology analyse(Fabric fabric)
                 }
             apart[hi] = 2 * named < rails;
         }
+        // A host of two rails or more all on one switch, in a class whose
+        // hosts mostly spread their rails over switches, is taken for a
+        // server here (helper 68: a storage server of four cards named
+        // mlx5_0..3, on the storage leaf, was a compute host of the GPU
+        // nodes' class; its ports made that leaf one of rails, and a GPU
+        // node's renumbered storage card there stayed rail 3, in
+        // NCCL_IB_HCA, its dead card unreported)
+        std::vector<char> one_switch(t.hosts.size(), 0);
+        {
+            std::map<int, std::pair<int, int>> spread;  // class -> (hosts over switches, hosts on one)
+            for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
+                const Host &h = t.hosts[hi];
+                if (!h.compute || h.rails_unknown)
+                    continue;
+                std::set<int> sws;
+                int rails = 0;
+                for (const HostPort &p : h.ports)
+                    if (p.rail >= 0) {
+                        ++rails;
+                        sws.insert(p.sw);
+                    }
+                if (rails < 2)
+                    continue;
+                one_switch[hi] = sws.size() == 1;
+                ++(sws.size() == 1 ? spread[host_class[hi]].second : spread[host_class[hi]].first);
+            }
+            for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+                if (one_switch[hi]) {
+                    const auto &n = spread[host_class[hi]];
+                    one_switch[hi] = n.first > n.second;
+                }
+        }
         for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
             const Host &h = t.hosts[hi];
-            if (!h.compute)
+            if (!h.compute || one_switch[hi])
                 for (const HostPort &p : h.ports)
                     ++server_ports_on[p.sw];
-            if (h.compute && !h.rails_unknown)
+            if (h.compute && !h.rails_unknown && !one_switch[hi])
                 for (const HostPort &p : h.ports) {
                     ++(p.rail >= 0 ? rail_ports_on : other_ports_on)[p.sw];
                     if (p.rail >= 0 && named_in_class(hi, p))

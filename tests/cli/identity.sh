@@ -2,7 +2,7 @@
 # Who says which node is where (issue 22): a node description is written by
 # that node's root; atoll-topo must not let it rename, move or define nodes.
 . "$(dirname "$0")/../lib.sh"
-plan 51
+plan 52
 work=$(tmpdir)
 "$TOPO" generate --rails 2 --hosts 4 --sharp >"$work/f.txt"
 # node002's root writes "DEFAULT mlx5_0": slurm.conf's defaults line for every later node
@@ -807,4 +807,22 @@ if grep -q "^host node003 [0-9]* [0-9]* mlx5_0:1@[0-9a-f]*,mlx5_1:1@[0-9a-f]*,ml
     ok "a renumbered storage card named as the dead rail, on the storage server's leaf: no rail, the dead card reported"
 else
     not_ok "a renumbered storage card on a server's leaf"; diag "$(grep node003 "$work/rs.view" "$work/rs.check")"
+fi
+# (helper 68's worst) the same, the storage server of four cards named
+# mlx5_0..3 all on ib-stor01: it was a compute host of the GPU nodes' class,
+# so the storage leaf counted as a leaf of rails and node003's renumbered
+# storage card stayed rail 3, exit 0, 0 findings. A host of two rails or
+# more on one switch, where its class spreads its rails, makes no leaf of
+# rails; node003 stays off the storage leaf in topology.conf.
+fixture_outputs rs4 renumbered_storage_server4.txt
+rs4="$DATA/ibnetdiscover/renumbered_storage_server4.txt"
+"$TOPO" slurm "$rs4" >"$work/rs4.conf" 2>&1
+ibnode "$work/rs4/node003" $(for a in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do echo "$a:$(guid_in "$rs4" "node003 $a")"; done)
+"$TOPO" env "$work/rs4.view" --node node003 --nodes node003,node001 --sysfs-root "$work/rs4/%n" >"$work/rs4.env" 2>&1
+grep -q "missing-rail: node003: host has no adapter on rail mlx5_3" "$work/rs4.check" &&
+    grep -q "^SwitchName=ib-stor01 Nodes=stor01$" "$work/rs4.conf" && rs4_ok=1
+if [ -n "${rs4_ok:-}" ] && grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1 " "$work/rs4.env"; then
+    ok "a renumbered storage card beside a four-card storage server on its leaf: no rail, the dead card reported"
+else
+    not_ok "a renumbered storage card beside a four-card storage server"; diag "$(grep -h -E 'node003|stor01|NCCL_IB_HCA' "$work/rs4.check" "$work/rs4.conf" "$work/rs4.env")"
 fi
