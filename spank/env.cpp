@@ -776,6 +776,15 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                          [&](const std::string &n) { return nccl_ifname_match(cfg.socket_ifname, n); }))
             none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches no interface of this node (" +
                    first_netdevs(facts.netdevs) + "): NCCL's bootstrap would find no socket interface and the job fail";
+        // only the loopback: NCCL skips IPv6 loopback addresses alone
+        // (findInterfaces), so it would bootstrap on 127.0.0.1, which no
+        // other node reaches (helper 69)
+        else if (!facts.netdevs.empty() &&
+                 std::none_of(facts.netdevs.begin(), facts.netdevs.end(), [&](const std::string &n) {
+                     return n != "lo" && nccl_ifname_match(cfg.socket_ifname, n);
+                 }))
+            none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches only the loopback lo on this node (" +
+                   first_netdevs(facts.netdevs) + "): NCCL would bootstrap on 127.0.0.1, which no other node reaches";
         if (none.empty())
             add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
         else
@@ -1100,6 +1109,19 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
     std::vector<std::string> bus = task_gpu_busids(cuda_visible, step_gpus, constrained, facts.gpus, why, facts.gpu_models);
     if (bus.empty())
         return skip(why);
+    // a compute HCA sysfs has that the saved XML does not name (no verbs
+    // backend when it was saved, the driver not loaded, devices renumbered
+    // since: its place there under another name): each GPU's nearest may be
+    // another's, across the sockets (helper 69)
+    for (const auto &hp : dev.active)
+        if (!facts.hwloc_hcas.count(hp.first)) {
+            std::string at;
+            for (const NodePort &p : facts.ports)
+                if (p.hca == hp.first && !p.pci.empty())
+                    at = " (sysfs: PCI " + p.pci + ")";
+            return skip("the hwloc topology has no " + hp.first + at + ", a compute HCA of this node: the saved XML is "
+                        "not this node's as it is now (hwloc_xml=)");
+        }
     std::set<std::string> nearest;
     std::string dist;
     for (const std::string &b : bus) {
@@ -1131,9 +1153,17 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
         return skip("the task's " + std::to_string(bus.size()) + " GPUs have " + std::to_string(nearest.size()) +
                     " nearest HCAs: UCX chooses per transfer");
     int port = 0;
+    std::string ports;
     for (const auto &hp : dev.active)
-        if (hp.first == *nearest.begin())
+        if (hp.first == *nearest.begin()) {
             port = hp.second;
+            ports += (ports.empty() ? "" : ", ") + std::to_string(hp.second);
+        }
+    // two compute-rail ports of one device (a ConnectX-3 or Connect-IB with
+    // both ports cabled): one PCI function, equally near (helper 69)
+    if (ports.find(',') != std::string::npos)
+        return skip("the nearest HCA " + *nearest.begin() + " has compute-rail ports " + ports +
+                    " on one PCI function: hwloc cannot tell which is the GPU's own, UCX chooses");
     if (port == 0)  // UCX_NET_DEVICES also drops TCP: a port UCX refuses leaves the task no transport
         return skip("the nearest HCA " + *nearest.begin() + " is not an ACTIVE compute-rail port here");
     out.push_back(EnvVar{name, *nearest.begin() + ":" + std::to_string(port),

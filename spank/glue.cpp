@@ -374,7 +374,7 @@ extern "C" int atl_node(spank_t sp)
         if (!g_cfg.hwloc_xml.empty() && !g_step.batch && g_dev.usable) {
             std::string xml = per_node_path(g_cfg.hwloc_xml, g_step.node);
             try {
-                g_facts.gpu_hcas = gpu_hca_pairs(hwloc_module(), xml, g_dev.active, g_cfg.owner);
+                g_facts.gpu_hcas = gpu_hca_pairs(hwloc_module(), xml, g_dev.active, g_cfg.owner, &g_facts.hwloc_hcas);
             } catch (const std::exception &e) {
                 std::snprintf(g_warning, sizeof g_warning, "no GPU-to-HCA map: %s", e.what());
                 slurm_info("atoll: %s", g_warning);

@@ -22,7 +22,7 @@ endif
 AM_TESTS_FD_REDIRECT =
 LOG_COMPILER = $(top_srcdir)/tests/run-unit
 
-SHELL_TESTS = tests/cli/identity.sh tests/cli/crosscheck.sh tests/cli/errors.sh tests/cli/frontend.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/cli/fuzz-regress.sh tests/cli/widen.sh tests/cli/health.sh tests/cli/cloudenv.sh tests/cli/cloud.sh tests/cli/output.sh tests/cli/features.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/block.sh tests/integration/nvl72.sh tests/integration/switches.sh tests/integration/live-topology.sh tests/integration/lldpd.sh tests/cli/report.sh tests/cli/ranks.sh tests/cli/roce-node.sh tests/cli/tiers.sh tests/cli/cost.sh
+SHELL_TESTS = tests/cli/identity.sh tests/cli/crosscheck.sh tests/cli/errors.sh tests/cli/frontend.sh tests/cli/env.sh tests/cli/robust.sh tests/cli/golden.sh tests/cli/place.sh tests/cli/diff.sh tests/cli/fuzz-regress.sh tests/cli/widen.sh tests/cli/health.sh tests/cli/cloudenv.sh tests/cli/cloud.sh tests/cli/output.sh tests/cli/features.sh tests/integration/ibsim.sh tests/integration/slurmctld.sh tests/integration/block.sh tests/integration/nvl72.sh tests/integration/switches.sh tests/integration/live-topology.sh tests/integration/lldpd.sh tests/cli/report.sh tests/cli/ranks.sh tests/cli/roce-node.sh tests/cli/tiers.sh tests/cli/cost.sh tests/cli/lldp.sh
 TESTS += $(SHELL_TESTS)
 # atoll.so loaded into srun and slurmstepd: not with sanitizers (Slurm's
 # programs are not instrumented); the same code runs in the unit tests

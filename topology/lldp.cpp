@@ -93,7 +93,8 @@ LldpNeighbor neighbour(const std::string &local, const std::string &iface, const
             name = ch->begin().key();
             id = first(ch->begin().value(), "id");
         }
-        n.chassis = !name.empty() ? short_name(name) : value_of(id);
+        n.chassis_id = value_of(id);
+        n.chassis = !name.empty() ? short_name(name) : n.chassis_id;
         const json &body = (ch->contains("id") || ch->contains("name") || ch->size() != 1) ? *ch : ch->begin().value();
         if (body.is_object() && body.contains("capability") && body["capability"].is_array())
             for (const auto &cap : body["capability"]) {
@@ -185,9 +186,17 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
         if (line.compare(0, 5, "lldp.") != 0 || eq == std::string::npos)
             throw InputError(source, lineno, "found " + shown(line, 80) + ", expected lldp.INTERFACE.KEY=VALUE");
         std::string key = line.substr(5, eq - 5), val = line.substr(eq + 1);
+        // An interface's name may hold dots (a VLAN's ens1np0.100): the
+        // entry's first key, via, gives it whole, and the keys after it
+        // begin with it
         std::size_t dot = key.find('.');
         if (dot == std::string::npos)
             continue;
+        if (key.size() > 4 && key.compare(key.size() - 4, 4, ".via") == 0)
+            dot = key.size() - 4;
+        else if (!out.empty() && key.size() > out.back().iface.size() + 1 &&
+                 key.compare(0, out.back().iface.size(), out.back().iface) == 0 && key[out.back().iface.size()] == '.')
+            dot = out.back().iface.size();
         std::string iface = key.substr(0, dot), rest = key.substr(dot + 1);
         if (rest == "via" || out.empty() || out.back().iface != iface) {
             LldpNeighbor n;
@@ -198,9 +207,12 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
         LldpNeighbor &n = out.back();
         if (rest == "chassis.name")
             n.chassis = short_name(val);
-        else if (rest.compare(0, 8, "chassis.") == 0 && rest.find('.', 8) == std::string::npos && n.chassis.empty() &&
-                 (rest == "chassis.mac" || rest == "chassis.local" || rest == "chassis.ip"))
-            n.chassis = val;
+        else if (rest.compare(0, 8, "chassis.") == 0 && rest.find('.', 8) == std::string::npos && n.chassis_id.empty() &&
+                 (rest == "chassis.mac" || rest == "chassis.local" || rest == "chassis.ip")) {
+            n.chassis_id = val;
+            if (n.chassis.empty())
+                n.chassis = val;
+        }
         else if (rest.compare(0, 5, "port.") == 0 && rest.find('.', 5) == std::string::npos &&
                  (rest == "port.ifname" || rest == "port.mac" || rest == "port.local" || rest == "port.ip"))
             n.port = val;
@@ -293,7 +305,8 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
         if (ce == std::string::npos)
             ce = end;
         std::string name = xml_text(s, "name", cs, ce);
-        n.chassis = !name.empty() ? short_name(name) : xml_text(s, "id", cs, ce);
+        n.chassis_id = xml_text(s, "id", cs, ce);
+        n.chassis = !name.empty() ? short_name(name) : n.chassis_id;
         for (const char *cap : {"type=\"Bridge\" enabled=\"on\"", "type=\"Router\" enabled=\"on\""})
             if (find_in(s, cap, cs, ce) != std::string::npos)
                 n.bridge = true;
@@ -309,6 +322,27 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
     return out;
 }
 
+// lldpcli's plain output opens with a rule and a title: "LLDP neighbors:"
+// (show neighbors), "LLDP interfaces:", "Local chassis:", "Global
+// configuration:"; the title, or ""
+std::string plain_marker(const std::string &head)
+{
+    std::size_t i = head.find_first_not_of(" \t\r\n");
+    if (i == std::string::npos || head.compare(i, 10, "----------") != 0)
+        return "";
+    std::size_t nl = head.find('\n', i);
+    if (nl == std::string::npos)
+        return "";
+    std::size_t e = head.find('\n', nl + 1);
+    std::string title = head.substr(nl + 1, e == std::string::npos ? std::string::npos : e - nl - 1);
+    if (!title.empty() && title.back() == '\r')
+        title.pop_back();
+    for (const char *t : {"LLDP neighbors:", "LLDP interfaces:", "Local chassis:", "Global configuration:", "LLDP statistics:"})
+        if (title == t)
+            return title;
+    return "";
+}
+
 std::vector<LldpNeighbor> parse_one(const std::string &text, const std::string &source, const std::string &local)
 {
     std::size_t i = text.find_first_not_of(" \t\r\n");
@@ -318,6 +352,9 @@ std::vector<LldpNeighbor> parse_one(const std::string &text, const std::string &
         return parse_json(text, source, local);
     if (text[i] == '<')
         return parse_xml(text, source, local);
+    if (std::string m = plain_marker(text); !m.empty())
+        throw InputError(source + ": lldpcli's default (plain) output ('" + m + "'), expected lldpcli -f keyvalue show "
+                                  "neighbors details (or -f json, -f xml): the plain form is for people");
     return parse_keyvalue(text, source, local);
 }
 
@@ -364,7 +401,7 @@ bool looks_like_lldp(const std::string &head)
 {
     return head.find("\"lldp\"") != std::string::npos || head.find("<lldp") != std::string::npos ||
            head.compare(0, 5, "lldp.") == 0 || head.find("\nlldp.") != std::string::npos ||
-           head.find(": lldp.") != std::string::npos;
+           head.find(": lldp.") != std::string::npos || !plain_marker(head).empty();
 }
 
 std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local)
@@ -752,6 +789,70 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
     return out;
 }
 
+// One system name sent by switches of several chassis IDs (SONiC's factory
+// hostname "sonic" on every switch, leaf01 in two data halls): they are
+// several switches, and taken for one they would join their hosts into one
+// leaf. The ID that the most tables name keeps the name; each other ID (and
+// every one on a tie: no table's word outweighs another's) is the switch
+// NAME-ID, the ID's letters and digits. Said, so the site names its switches.
+// An entry of such a name that gives no chassis ID (or not as a Bridge)
+// stays with the name.
+std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const std::string &source)
+{
+    auto lower = [](std::string v) {
+        std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return v;
+    };
+    // (switches only: named as a Bridge or Router, with no table of their
+    // own; a host's NIC firmware may send LLDP of its own, each port its
+    // MAC as the chassis ID)
+    std::set<std::string> tables;
+    for (const auto &n : ns)
+        tables.insert(n.local);
+    std::map<std::string, std::map<std::string, std::set<std::string>>> by_name;  // name -> ID -> tables
+    for (const auto &n : ns)
+        if (n.bridge && !n.chassis_id.empty() && n.chassis != n.chassis_id && !tables.count(n.chassis))
+            by_name[n.chassis][lower(n.chassis_id)].insert(n.local);
+    std::map<std::pair<std::string, std::string>, std::string> rename;  // (name, ID) -> switch
+    std::vector<std::string> said;
+    for (const auto &kv : by_name) {
+        if (kv.second.size() < 2)
+            continue;
+        std::size_t most = 0, at_most = 0;
+        for (const auto &id : kv.second)
+            most = std::max(most, id.second.size());
+        for (const auto &id : kv.second)
+            at_most += id.second.size() == most;
+        std::string ids;
+        for (const auto &id : kv.second) {
+            std::string tail;
+            for (char c : id.first)
+                if (std::isalnum(static_cast<unsigned char>(c)))
+                    tail += c;
+            if (tail.size() > 32) {  // a long locally assigned ID: its hash
+                char x[9];
+                std::snprintf(x, sizeof x, "%08x", static_cast<unsigned>(name_guid("lldp", id.first) & 0xffffffffu));
+                tail = x;
+            }
+            const bool keeps = id.second.size() == most && at_most == 1;
+            const std::string name = keeps ? kv.first : kv.first + "-" + tail;
+            if (!keeps)
+                rename[{kv.first, id.first}] = name;
+            ids += (ids.empty() ? "" : ", ") + shown(id.first) + " (" + std::to_string(id.second.size()) + " table" +
+                   (id.second.size() == 1 ? "" : "s") + ": " + name + ")";
+        }
+        said.push_back(source + ": the switch name " + shown(kv.first) + " is sent by " + std::to_string(kv.second.size()) +
+                       " chassis IDs, " + ids + ": taken for that many switches; give each switch its own hostname");
+    }
+    for (auto &n : ns)
+        if (!n.chassis_id.empty()) {
+            auto it = rename.find({n.chassis, lower(n.chassis_id)});
+            if (it != rename.end())
+                n.chassis = it->second;
+        }
+    return said;
+}
+
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &source, const NicRoles &roles,
                    const std::map<std::string, HostNics> &nics)
 {
@@ -762,13 +863,14 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     if (ns.empty())
         throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
                                   "at least one neighbour");
+    std::vector<std::string> f_warnings_early = split_shared_names(ns, source);
     // Who is a switch. Each table is written by its system's root: no one
     // system's word makes another a switch, or a host a switch.
     std::set<std::string> tables, switches;
     std::map<std::string, std::set<std::string>> seen_by, bridge_by;  // neighbour -> systems naming it (as a Bridge)
     std::map<std::string, std::set<std::string>> station_by;          // ... as a Station alone (a host)
     std::set<std::string> self_switch;                                 // tables that say their own system is one
-    std::vector<std::string> refused, f_warnings_early;
+    std::vector<std::string> refused;
     std::set<std::pair<std::string, std::string>> said;  // (table, neighbour): who names whom
     for (const auto &n : ns) {
         said.insert({n.local, n.chassis});
@@ -1225,6 +1327,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     // system (gpu03.txt beside gpu03.zz.txt, which another node may have
     // dropped there) would merge into one table
     std::map<std::string, std::string> file_of;  // (system, kind) -> file
+    std::vector<std::string> no_neighbour;         // tables empty or cut short
     for (const auto &file : files) {
         const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
         // a table is a file: a FIFO or a device another root left in the
@@ -1266,6 +1369,8 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             continue;
         }
         auto part = parse_lldp(in, file, basename_system(file));
+        if (std::none_of(part.begin(), part.end(), [](const LldpNeighbor &n) { return !n.chassis.empty(); }))
+            no_neighbour.push_back(file);
         all.insert(all.end(), part.begin(), part.end());
     }
     for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
@@ -1276,7 +1381,14 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         if (it != h->second.gbps.end())
             n.gbps = it->second;
     }
-    return lldp_fabric(all, path, roles, nics);
+    Fabric f = lldp_fabric(all, path, roles, nics);
+    // a node whose table came back empty (lldpd down, the copy cut short)
+    // is missing from every file: said, so it is not lost in silence
+    if (!no_neighbour.empty())
+        f.warnings.push_back(first_names(no_neighbour) + ": " + (no_neighbour.size() == 1 ? "a table" : "tables") +
+                             " with no LLDP neighbour (empty, or cut short; is lldpd running there?): " +
+                             (no_neighbour.size() == 1 ? "its system is" : "their systems are") + " not placed");
+    return f;
 }
 
 }  // namespace atl

@@ -20,6 +20,7 @@ struct LldpNeighbor {
     std::string local;        // the system the table was taken on (host or switch)
     std::string iface;        // its interface
     std::string chassis;      // the neighbour: system name (short) or chassis ID
+    std::string chassis_id;   // its chassis ID (a MAC, most often), if given
     std::string port;         // the neighbour's port ID
     double gbps = 0;          // from the MAU type the port reports; 0 unknown
     bool bridge = false;      // the neighbour advertises Bridge or Router enabled

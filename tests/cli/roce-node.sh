@@ -12,7 +12,7 @@
 # traffic_class_show ("Global tclass=%d"), and NCCL/UCX opening only
 # IBV_PORT_ACTIVE ports.
 . "$(dirname "$0")/../lib.sh"
-plan 34
+plan 36
 work=$(tmpdir)
 h=2_three_interfaces
 "$TOPO" slurm --format view "$DATA/lldp/$h.neighbors_details.json" --compute 'ens*' -o "$work/roce.view"
@@ -318,6 +318,35 @@ if grep -q "UCX_NET_DEVICES=mlx5_0:1 (nearest compute HCA to the task's GPU (000
 else
     not_ok "UCX_NET_DEVICES: hwloc's HCA must sit where sysfs puts it"; diag "$(cat "$work/hw1" "$work/hw2")"
 fi
+# (helper 69) a compute HCA sysfs has that the XML does not name (saved with
+# no verbs backend, or before the devices were renumbered: mlx5_4 at its
+# place): GPU 0's nearest was mlx5_1, across the PCIe switches; nothing now
+rm "$work/sys/node001/class/infiniband/mlx5_0/device" "$work/sys/node001/class/infiniband/mlx5_1/device"
+ln -s "$work/pci/0000:13:00.0" "$work/sys/node001/class/infiniband/mlx5_0/device"
+ln -s "$work/pci/0000:17:00.0" "$work/sys/node001/class/infiniband/mlx5_1/device"
+xml_full=$xml
+xml="$work/noosdev.xml"; sed '/name="mlx5_0"/d' "$xml_full" >"$xml"; gpu_of >"$work/hw3"
+xml="$work/stale.xml"; sed 's/name="mlx5_0"/name="mlx5_4"/' "$xml_full" >"$xml"; gpu_of >"$work/hw4"
+xml=$xml_full
+if [ "$(grep -c "UCX_NET_DEVICES not set: the hwloc topology has no mlx5_0 (sysfs: PCI 0000:13:00.0), a compute HCA of this node" "$work/hw3" "$work/hw4" | grep -c ':1$')" -eq 2 ]; then
+    ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks or names otherwise sets nothing (no GPU sent across the sockets)"
+else
+    not_ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks"; diag "$(cat "$work/hw3" "$work/hw4")"
+fi
+# (helper 69) both ports of one device compute rails (a ConnectX-3 or
+# Connect-IB): one PCI function, so no port is the GPU's own; it was the last
+d="$work/sys/node001/class/infiniband/mlx5_0/ports/2"
+mkdir -p "$d"; echo InfiniBand >"$d/link_layer"; echo "4: ACTIVE" >"$d/state"
+sed 's/^host node001 .*/host node001 0 1 mlx5_0:1,mlx5_0:2 1 -1 - -/; s/^host node002 .*/host node002 0 1 mlx5_0:1,mlx5_0:2 1 -1 - -/' "$work/r2.view" >"$work/dual.view"
+"$TOPO" env "$work/dual.view" --node node001 --nodes node001,node002 --sysfs-root "$work/sys/%n" --hwloc-xml "$xml" \
+    --proc-root "$work/proc/%n" --step-gpus 0 --cuda-visible-devices 0 --plugstack constrain_devices=no >"$work/dual" 2>&1
+if grep -q "^  NCCL_IB_HCA==mlx5_0:1,mlx5_0:2 " "$work/dual" &&
+   grep -q "UCX_NET_DEVICES not set: the nearest HCA mlx5_0 has compute-rail ports 1, 2 on one PCI function" "$work/dual"; then
+    ok "UCX_NET_DEVICES: a device with two compute-rail ports near the GPU sets nothing"
+else
+    not_ok "UCX_NET_DEVICES: a device with two compute-rail ports"; diag "$(cat "$work/dual")"
+fi
+rm -r "$d"
 # the GID index itself still follows NCCL on the plain table; with one port
 # IPv4 and two IPv6-only the reason names both families (it said IPv6)
 node v4
@@ -442,13 +471,16 @@ fi
 # exact, else prefixes); where none matches, its bootstrap fails: nothing set
 node v4
 mkdir -p "$work/sys/$h/class/net/lo" "$work/sys/$h/class/net/ens1f0np0" "$work/sys/$h/class/net/eno1"
-for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1 '^,' e a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,ens; do
+for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1 '^,' e a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,ens '^ens,eno'; do
     env_of --plugstack "socket_ifname=$spec" | grep "^  NCCL_SOCKET_IFNAME"
 done >"$work/ifname"
 # (helper 30) "^," is an empty list excluded: none; one character NCCL
-# ignores; only NCCL's first 16 entries (MAX_IFS) count
-if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set " ] &&
+# ignores; only NCCL's first 16 entries (MAX_IFS) count; (helper 69) a list
+# that leaves lo alone: NCCL skips IPv6 loopback only, so it would bootstrap
+# on 127.0.0.1
+if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set " ] &&
    grep -q "not set: socket_ifname=e is one character, which NCCL ignores" "$work/ifname" &&
+   grep -q "not set: socket_ifname=^ens,eno matches only the loopback lo on this node (lo, eno1, ens1f0np0): NCCL would bootstrap on 127.0.0.1" "$work/ifname" &&
    grep -q "not set: socket_ifname=nosuch matches no interface of this node (lo, eno1, ens1f0np0): NCCL's bootstrap would find no socket interface" "$work/ifname"; then
     ok "socket_ifname= set only where NCCL would match an interface by it (prefix, =exact, ^exclusion, 16 entries)"
 else

@@ -103,6 +103,8 @@ NodeFacts dgx_facts(const std::vector<int> &minor_of_pci = {0, 1, 2, 3, 4, 5, 6,
                          "0000:87:00.0", "0000:90:00.0", "0000:b7:00.0", "0000:bd:00.0"};
     for (int k = 0; k < 8; ++k)
         f.gpu_hcas.push_back(GpuHca{k, bus[k], "mlx5_" + std::to_string(k), "PXB", 1, ""});
+    for (int k = 0; k <= 8; ++k)  // the XML names every HCA of the node
+        f.hwloc_hcas.insert("mlx5_" + std::to_string(k));
     for (int k = 0; k < 8; ++k)
         f.gpus[minor_of_pci[static_cast<std::size_t>(k)]] = bus[k];
     return f;
@@ -997,6 +999,13 @@ TEST_CASE("expert table: UCX_NET_DEVICES never names a DOWN port or one of sever
     auto tie = task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user);
     CHECK(table(tie) == "UCX_NET_DEVICES-\n");
     CHECK_THAT(why_of(tie, "UCX_NET_DEVICES"), Catch::Contains("4 compute HCAs equally near"));
+    // a compute HCA the saved XML does not name (helper 69): GPU 0's nearest
+    // by that XML may be another socket's; none
+    facts.gpu_hcas[0].ties = 1;
+    facts.hwloc_hcas.erase("mlx5_5");
+    auto stale = task_env(cfg, facts, dev, step, "0", "0,1,2,3,4,5,6,7", no_user);
+    CHECK(table(stale) == "UCX_NET_DEVICES-\n");
+    CHECK_THAT(why_of(stale, "UCX_NET_DEVICES"), Catch::Contains("the hwloc topology has no mlx5_5"));
 }
 
 TEST_CASE("hwloc: GPUs and HCAs each on their own host bridge are ties, not the first HCA", "[env]")
