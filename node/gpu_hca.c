@@ -55,7 +55,7 @@ static int classify(hwloc_obj_t a, hwloc_obj_t b, int *depth)
     return SYS;
 }
 
-int atl_gpu_hcas2(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_gpu_hca *out, int max, char *err,
+int atl_gpu_hcas3(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_gpu_hca *out, int max, char *err,
                  size_t errlen)
 {
     hwloc_topology_t topo;
@@ -84,7 +84,11 @@ int atl_gpu_hcas2(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_g
                 if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS || !o->parent)
                     continue;
                 const char *name = o->name ? o->name : "";
-                if (keep && !keep(name, arg))
+                char at[32] = "";
+                if (o->parent->type == HWLOC_OBJ_PCI_DEVICE)
+                    snprintf(at, sizeof at, "%04x:%02x:%02x.%01x", o->parent->attr->pcidev.domain,
+                             o->parent->attr->pcidev.bus, o->parent->attr->pcidev.dev, o->parent->attr->pcidev.func);
+                if (keep && !keep(name, at, arg))
                     continue;
                 int depth = 0;
                 int cls = classify(g, o->parent, &depth);
@@ -96,10 +100,7 @@ int atl_gpu_hcas2(const char *xml, atl_hca_keep_fn keep, void *arg, struct atl_g
                     r->ties = 1;
                     snprintf(r->hca, sizeof r->hca, "%s", name);
                     snprintf(r->distance, sizeof r->distance, "%s", class_names[cls]);
-                    r->hca_busid[0] = 0;
-                    if (o->parent->type == HWLOC_OBJ_PCI_DEVICE)
-                        snprintf(r->hca_busid, sizeof r->hca_busid, "%04x:%02x:%02x.%01x", o->parent->attr->pcidev.domain,
-                                 o->parent->attr->pcidev.bus, o->parent->attr->pcidev.dev, o->parent->attr->pcidev.func);
+                    snprintf(r->hca_busid, sizeof r->hca_busid, "%s", at);
                 }
             }
         }

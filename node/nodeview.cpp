@@ -11,7 +11,7 @@ namespace atl {
 
 std::vector<GpuHca> node_gpu_hcas(const std::string &xml, const std::function<bool(const std::string &)> &keep)
 {
-    return gpu_hcas_via(atl_gpu_hcas2, xml, keep);
+    return gpu_hcas_via(atl_gpu_hcas3, xml, keep);
 }
 
 nlohmann::json node_json(const std::vector<GpuHca> &gpus, const std::vector<NodePort> &ports)

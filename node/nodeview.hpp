@@ -6,6 +6,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <functional>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,27 +32,37 @@ struct GpuHca {
 std::vector<GpuHca> node_gpu_hcas(const std::string &xml,
                                   const std::function<bool(const std::string &)> &keep = nullptr);
 
-// The same through `fn`: atl_gpu_hcas2 itself, or as the plugin finds it in
+// The same through `fn`: atl_gpu_hcas3 itself, or as the plugin finds it in
 // atoll-hwloc.so (header-only, so that the plugin does not link hwloc).
+// `seen`, given, gets every HCA of the XML and the PCI addresses it puts it
+// at ("" under no PCI device), kept or not.
 inline std::vector<GpuHca> gpu_hcas_via(atl_gpu_hcas_fn fn, const std::string &xml,
-                                        const std::function<bool(const std::string &)> &keep = nullptr)
+                                        const std::function<bool(const std::string &)> &keep = nullptr,
+                                        std::map<std::string, std::set<std::string>> *seen = nullptr)
 {
     struct Keep {
-        static int call(const char *name, void *arg)
+        const std::function<bool(const std::string &)> &keep;
+        std::map<std::string, std::set<std::string>> *seen;
+        static int call(const char *name, const char *busid, void *arg)
         {
-            return (*static_cast<const std::function<bool(const std::string &)> *>(arg))(name) ? 1 : 0;
+            const Keep *k = static_cast<const Keep *>(arg);
+            if (k->seen)
+                (*k->seen)[name].insert(busid);
+            return !k->keep || k->keep(name) ? 1 : 0;
         }
-    };
+    } k{keep, seen};
+    const bool any = keep || seen;
     std::vector<atl_gpu_hca> raw(64);
     char err[512] = "";
-    void *arg = const_cast<std::function<bool(const std::string &)> *>(&keep);
-    int n = fn(xml.c_str(), keep ? Keep::call : nullptr, keep ? arg : nullptr, raw.data(), static_cast<int>(raw.size()),
+    int n = fn(xml.c_str(), any ? Keep::call : nullptr, any ? &k : nullptr, raw.data(), static_cast<int>(raw.size()),
                err, sizeof err);
     if (n < 0)
         throw std::runtime_error(err);
     if (n > static_cast<int>(raw.size())) {
         raw.resize(static_cast<std::size_t>(n));
-        n = fn(xml.c_str(), keep ? Keep::call : nullptr, keep ? arg : nullptr, raw.data(),
+        if (seen)
+            seen->clear();
+        n = fn(xml.c_str(), any ? Keep::call : nullptr, any ? &k : nullptr, raw.data(),
                static_cast<int>(raw.size()), err, sizeof err);
         if (n < 0)
             throw std::runtime_error(err);

@@ -776,15 +776,16 @@ std::vector<EnvVar> node_env(const FabricView &f, const PluginConfig &cfg, const
                          [&](const std::string &n) { return nccl_ifname_match(cfg.socket_ifname, n); }))
             none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches no interface of this node (" +
                    first_netdevs(facts.netdevs) + "): NCCL's bootstrap would find no socket interface and the job fail";
-        // only the loopback: NCCL skips IPv6 loopback addresses alone
-        // (findInterfaces), so it would bootstrap on 127.0.0.1, which no
-        // other node reaches (helper 69)
-        else if (!facts.netdevs.empty() &&
-                 std::none_of(facts.netdevs.begin(), facts.netdevs.end(), [&](const std::string &n) {
-                     return n != "lo" && nccl_ifname_match(cfg.socket_ifname, n);
-                 }))
-            none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches only the loopback lo on this node (" +
-                   first_netdevs(facts.netdevs) + "): NCCL would bootstrap on 127.0.0.1, which no other node reaches";
+        // the loopback among them: NCCL skips IPv6 loopback addresses alone
+        // (findInterfaces), and its bootstrap takes the first interface
+        // that matches in getifaddrs' order, where lo (ifindex 1) comes
+        // first: it would listen on 127.0.0.1, which no other node reaches
+        // (helpers 69, 71: ^docker, eth0,lo)
+        else if (std::find(facts.netdevs.begin(), facts.netdevs.end(), "lo") != facts.netdevs.end() &&
+                 nccl_ifname_match(cfg.socket_ifname, "lo"))
+            none = "socket_ifname=" + escaped(cfg.socket_ifname, 60) + " matches the loopback lo on this node (" +
+                   first_netdevs(facts.netdevs) + "), the first interface NCCL's bootstrap finds: it would listen on "
+                   "127.0.0.1, which no other node reaches (NCCL's own default leaves lo out)";
         if (none.empty())
             add("NCCL_SOCKET_IFNAME", cfg.socket_ifname, "site configuration (socket_ifname)");
         else
@@ -1113,15 +1114,21 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
     // backend when it was saved, the driver not loaded, devices renumbered
     // since: its place there under another name): each GPU's nearest may be
     // another's, across the sockets (helper 69)
-    for (const auto &hp : dev.active)
-        if (!facts.hwloc_hcas.count(hp.first)) {
-            std::string at;
-            for (const NodePort &p : facts.ports)
-                if (p.hca == hp.first && !p.pci.empty())
-                    at = " (sysfs: PCI " + p.pci + ")";
-            return skip("the hwloc topology has no " + hp.first + at + ", a compute HCA of this node: the saved XML is "
-                        "not this node's as it is now (hwloc_xml=)");
-        }
+    // (and one the XML puts elsewhere than sysfs: mlx5_0 and mlx5_4 swapped
+    // after a NIC swap, GPU 0's own mlx5_0 put on the other socket; helper 71)
+    for (const auto &hp : dev.active) {
+        std::string pci;
+        for (const NodePort &p : facts.ports)
+            if (p.hca == hp.first && !p.pci.empty())
+                pci = p.pci;
+        auto x = facts.hwloc_hcas.find(hp.first);
+        if (x == facts.hwloc_hcas.end())
+            return skip("the hwloc topology has no " + hp.first + (pci.empty() ? "" : " (sysfs: PCI " + pci + ")") +
+                        ", a compute HCA of this node: the saved XML is not this node's as it is now (hwloc_xml=)");
+        if (!pci.empty() && !x->second.count(pci) && !x->second.count(""))
+            return skip("the hwloc topology puts " + hp.first + " at PCI " + *x->second.begin() + ", sysfs at " + pci +
+                        ": the saved XML is not this node's as it is now (hwloc_xml=)");
+    }
     std::set<std::string> nearest;
     std::string dist;
     for (const std::string &b : bus) {

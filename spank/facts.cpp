@@ -786,24 +786,20 @@ std::string per_node_path(const std::string &pattern, const std::string &node)
 
 std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &xml,
                                   const std::vector<std::pair<std::string, int>> &hcas, uid_t owner,
-                                  std::set<std::string> *seen)
+                                  std::map<std::string, std::set<std::string>> *seen)
 {
     struct stat st;
     Fd fd(open_trusted(xml, "hwloc XML", st, owner));
     // hwloc reads the descriptor already checked, not the name again
     std::string via = "/proc/self/fd/" + std::to_string(fd.fd);
-    if (hcas.empty() && !seen)
-        return gpu_hcas_via(fn, via);
+    if (hcas.empty())
+        return gpu_hcas_via(fn, via, nullptr, seen);
     return gpu_hcas_via(fn, via, [&](const std::string &name) {
-        if (seen)
-            seen->insert(name);
-        if (hcas.empty())
-            return true;
         for (const auto &hp : hcas)
             if (hp.first == name)
                 return true;
         return false;
-    });
+    }, seen);
 }
 
 }  // namespace atl

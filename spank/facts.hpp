@@ -28,7 +28,7 @@ struct NodeFacts {
     std::map<int, std::string> gpus;          // device minor -> PCI bus id (<proc_root>/driver/nvidia)
     std::map<int, std::string> gpu_models;    // device minor -> its Model line there
     std::vector<GpuHca> gpu_hcas;             // hwloc: each GPU's nearest compute HCA (empty: no hwloc_xml)
-    std::set<std::string> hwloc_hcas;         // hwloc: the HCAs its XML names (where it has a GPU)
+    std::map<std::string, std::set<std::string>> hwloc_hcas;  // hwloc: its XML's HCAs and their PCI addresses (where it has a GPU)
     std::map<std::string, std::string> nccl_conf;  // variable -> the nccl.conf file that sets it
     std::string nccl_conf_unknown;            // why what the nccl.conf files set is not known: then no NCCL variable is set
     std::map<std::string, std::string> ucx_conf;  // UCX variable -> the ucx.conf file UCX takes it from
@@ -182,9 +182,10 @@ std::string per_node_path(const std::string &pattern, const std::string &node);
 // The HCA nearest to each GPU (node/gpu_hca.h, through `fn`) among `hcas`
 // (all the node's when empty), from a saved hwloc XML opened with
 // open_trusted() and read by hwloc from that descriptor. `seen`, given,
-// gets the name of every HCA (OpenFabrics device) the XML has, kept or not.
+// gets every HCA (OpenFabrics device) the XML has, kept or not, and the PCI
+// addresses it puts it at.
 std::vector<GpuHca> gpu_hca_pairs(atl_gpu_hcas_fn fn, const std::string &hwloc_xml,
                                   const std::vector<std::pair<std::string, int>> &hcas = {}, uid_t owner = 0,
-                                  std::set<std::string> *seen = nullptr);
+                                  std::map<std::string, std::set<std::string>> *seen = nullptr);
 
 }  // namespace atl

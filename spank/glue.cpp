@@ -88,9 +88,9 @@ atl_gpu_hcas_fn hwloc_module()
     void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h)
         throw std::runtime_error(std::string("cannot load ") + dlerror());
-    fn = reinterpret_cast<atl_gpu_hcas_fn>(dlsym(h, "atl_gpu_hcas2"));
+    fn = reinterpret_cast<atl_gpu_hcas_fn>(dlsym(h, "atl_gpu_hcas3"));
     if (!fn)
-        throw std::runtime_error(path + " has no atl_gpu_hcas2");
+        throw std::runtime_error(path + " has no atl_gpu_hcas3");
     return fn;
 }
 

@@ -38,7 +38,7 @@ EXTRA_DIST += spank/atoll.map
 plugin_LTLIBRARIES += spank/atoll-hwloc.la
 spank_atoll_hwloc_la_SOURCES = node/gpu_hca.h node/gpu_hca.c
 spank_atoll_hwloc_la_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS)
-spank_atoll_hwloc_la_LDFLAGS = -module -avoid-version -shared -export-symbols-regex '^atl_gpu_hcas2$$'
+spank_atoll_hwloc_la_LDFLAGS = -module -avoid-version -shared -export-symbols-regex '^atl_gpu_hcas3$$'
 spank_atoll_hwloc_la_LIBADD = $(HWLOC_LIBS)
 
 install-data-hook: atoll-remove-la

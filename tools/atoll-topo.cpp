@@ -988,7 +988,7 @@ int cmd_env(int argc, char **argv)
     UcxUserFiles ucx = ucx_user_files(value_of("HOME"), value_of("UCX_CONFIG_DIR"));
     NodeFacts facts = read_node_facts(*f, cfg, step.node, conf, dev, ucx);
     if (!cfg.hwloc_xml.empty() && dev.usable && !step.batch)
-        facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas2, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner,
+        facts.gpu_hcas = gpu_hca_pairs(atl_gpu_hcas3, per_node_path(cfg.hwloc_xml, step.node), dev.active, cfg.owner,
                                        &facts.hwloc_hcas);
     std::vector<EnvVar> node = node_env(*f, cfg, opt, step, facts, user_has);
     std::vector<EnvVar> task = task_env(cfg, facts, dev, step, value_of("CUDA_VISIBLE_DEVICES").value_or(""),

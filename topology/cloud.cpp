@@ -212,7 +212,8 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
     std::map<std::string, std::string> by_line;  // Slurm name -> the map line that gave it
     for (const CloudHost &h : hosts) {
         std::string name = h.names.front();
-        std::string line;  // the map line naming this host
+        std::string line;       // the map line naming this host
+        std::string mapped_by;  // the host's name (an ID) that line maps
         if (map) {
             // every map line that names the host by one of its names (an
             // instance ID, a hostname) must give the same Slurm name
@@ -224,6 +225,7 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
                 if (line.empty()) {
                     name = it->second;
                     line = w;
+                    mapped_by = n;
                 } else if (it->second != name) {
                     throw InputError(w + ": maps " + shown(n) + " onto " + shown(it->second) + ", but " + line +
                                      " maps the same host (" + h.where + ") onto " + shown(name) +
@@ -236,6 +238,11 @@ Fabric cloud_fabric(const std::vector<CloudHost> &hosts, const std::string &sour
         auto seen = named.emplace(name, h.where);
         if (!seen.second) {
             auto first = by_line.find(name);
+            if (!line.empty() && first != by_line.end() && first->second == line)  // two hosts under the ID one line maps
+                throw InputError(h.where + ": has the ID " + shown(mapped_by) + " that " + seen.first->second +
+                                 " has too, which " + line + " maps onto " + shown(name) +
+                                 ": two instances under one ID (the cloud's answer, written on each node, or a VM "
+                                 "beside another on one host), expected one instance per mapped ID");
             if (!line.empty() && first != by_line.end())  // two hosts onto one name by two map lines
                 throw InputError(line + ": found " + shown(name) + " again (first at " + first->second +
                                  "), expected one cloud ID per Slurm node");
@@ -537,7 +544,12 @@ Fabric parse_gcp_topology(std::istream &in, const std::string &source, const Hos
                 throw InputError(where + ": found physicalHostTopology " + json_value_text(*pht) + ", expected an object");
             const json *cl = member(*pht, {"cluster"}), *bl = member(*pht, {"block"}), *sb = member(*pht, {"subblock"});
             if (!cl || !bl || !sb) {
-                warnings.push_back(where + ": physicalHostTopology without cluster, block and subblock, left out");
+                std::string missing;
+                for (const auto &km : {std::make_pair("cluster", cl), std::make_pair("block", bl), std::make_pair("subblock", sb)})
+                    if (!km.second)
+                        missing += std::string(missing.empty() ? "" : ", ") + km.first;
+                warnings.push_back(where + ": physicalHostTopology without " + missing +
+                                   " (a placed VM's has cluster, block and subblock), left out");
                 continue;
             }
             h.core = checked_name(*cl, where, "cluster");

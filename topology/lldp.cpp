@@ -789,66 +789,144 @@ NicSplit split_nics(const std::vector<LldpNeighbor> &hosts, const NicRoles &role
     return out;
 }
 
-// One system name sent by switches of several chassis IDs (SONiC's factory
-// hostname "sonic" on every switch, leaf01 in two data halls): they are
-// several switches, and taken for one they would join their hosts into one
-// leaf. The ID that the most tables name keeps the name; each other ID (and
-// every one on a tie: no table's word outweighs another's) is the switch
-// NAME-ID, the ID's letters and digits. Said, so the site names its switches.
-// An entry of such a name that gives no chassis ID (or not as a Bridge)
-// stays with the name.
+// One system name sent under several chassis IDs (SONiC's factory hostname
+// "sonic" on every switch, leaf01 in two data halls): they are several
+// switches, and taken for one they would join their hosts into one leaf.
+// An ID seen only beside another on the same interfaces, of two tables or
+// more, is a replaced switch's entry lldpd keeps until its TTL ends: left
+// out (its port beside the new one's would contest the host's); two IDs
+// always seen together are one switch. The ID the most tables name keeps
+// the name; each other one (and every one on a tie: no table's word
+// outweighs another's) is NAME-ID, the ID's letters and digits (or a hash
+// of it, where that spells a name in use). A name with a table of its own
+// is never split, nor one no table sends as a Bridge or Router (a host seen
+// from its leaves: its NIC firmware may send each port's MAC as its chassis
+// ID); an entry without an ID stays with the name. An entry with no
+// name (only an ID) is the switch that ID is sent under with a name; its
+// ID never spells a named switch's name. Said, so the site names its
+// switches.
 std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const std::string &source)
 {
     auto lower = [](std::string v) {
         std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         return v;
     };
-    // (switches only: named as a Bridge or Router, with no table of their
-    // own; a host's NIC firmware may send LLDP of its own, each port its
-    // MAC as the chassis ID)
-    std::set<std::string> tables;
-    for (const auto &n : ns)
+    auto named = [](const LldpNeighbor &n) { return !n.chassis_id.empty() && n.chassis != n.chassis_id; };
+    std::set<std::string> tables, in_use, bridges;  // (names some table sends as a Bridge or Router)
+    for (const auto &n : ns) {
         tables.insert(n.local);
-    std::map<std::string, std::map<std::string, std::set<std::string>>> by_name;  // name -> ID -> tables
+        in_use.insert(n.chassis);
+        if (n.bridge)
+            bridges.insert(n.chassis);
+    }
+    using Where = std::pair<std::string, std::string>;  // (table, interface)
+    std::map<std::string, std::map<std::string, std::set<Where>>> seen;  // name -> ID -> where
+    std::map<std::pair<std::string, Where>, std::set<std::string>> ids_at;  // (name, where) -> IDs
     for (const auto &n : ns)
-        if (n.bridge && !n.chassis_id.empty() && n.chassis != n.chassis_id && !tables.count(n.chassis))
-            by_name[n.chassis][lower(n.chassis_id)].insert(n.local);
+        if (named(n) && !tables.count(n.chassis) && bridges.count(n.chassis)) {
+            const std::string id = lower(n.chassis_id);
+            seen[n.chassis][id].insert({n.local, n.iface});
+            ids_at[{n.chassis, {n.local, n.iface}}].insert(id);
+        }
     std::map<std::pair<std::string, std::string>, std::string> rename;  // (name, ID) -> switch
+    std::set<std::pair<std::string, std::string>> stale;                // (name, ID) left out
     std::vector<std::string> said;
-    for (const auto &kv : by_name) {
+    for (auto &kv : seen) {
         if (kv.second.size() < 2)
             continue;
-        std::size_t most = 0, at_most = 0;
+        // ID -> the ID it is one switch with (its group's least)
+        std::map<std::string, std::string> group;
         for (const auto &id : kv.second)
-            most = std::max(most, id.second.size());
-        for (const auto &id : kv.second)
-            at_most += id.second.size() == most;
-        std::string ids;
+            group[id.first] = id.first;
+        std::vector<std::string> left_out;
         for (const auto &id : kv.second) {
-            std::string tail;
-            for (char c : id.first)
-                if (std::isalnum(static_cast<unsigned char>(c)))
-                    tail += c;
-            if (tail.size() > 32) {  // a long locally assigned ID: its hash
-                char x[9];
-                std::snprintf(x, sizeof x, "%08x", static_cast<unsigned>(name_guid("lldp", id.first) & 0xffffffffu));
-                tail = x;
+            std::set<std::string> by;
+            for (const Where &w : id.second)
+                by.insert(w.first);
+            const auto &beside = ids_at[{kv.first, *id.second.begin()}];
+            if (by.size() < 2 || beside.size() > 4)  // (a stale entry or two, not a list of hundreds)
+                continue;
+            for (const std::string &other : beside) {
+                const auto &there = kv.second[other];
+                if (other == id.first || !std::includes(there.begin(), there.end(), id.second.begin(), id.second.end()))
+                    continue;
+                if (there.size() > id.second.size()) {
+                    stale.insert({kv.first, id.first});
+                    left_out.push_back(shown(id.first) + " beside " + shown(other));
+                } else {
+                    group[id.first] = std::min(group[id.first], group[other] = std::min(group[other], id.first));
+                }
+                break;
             }
-            const bool keeps = id.second.size() == most && at_most == 1;
-            const std::string name = keeps ? kv.first : kv.first + "-" + tail;
-            if (!keeps)
-                rename[{kv.first, id.first}] = name;
-            ids += (ids.empty() ? "" : ", ") + shown(id.first) + " (" + std::to_string(id.second.size()) + " table" +
-                   (id.second.size() == 1 ? "" : "s") + ": " + name + ")";
         }
-        said.push_back(source + ": the switch name " + shown(kv.first) + " is sent by " + std::to_string(kv.second.size()) +
-                       " chassis IDs, " + ids + ": taken for that many switches; give each switch its own hostname");
+        if (!left_out.empty())
+            said.push_back(source + ": " + shown(kv.first) + ": chassis ID " + first_names(left_out) +
+                           ", only on the interfaces that see the other: a replaced switch's entry lldpd keeps until its "
+                           "TTL ends, left out");
+        std::map<std::string, std::set<std::string>> tables_of;  // group -> tables
+        for (const auto &id : kv.second)
+            if (!stale.count({kv.first, id.first}))
+                for (const Where &w : id.second)
+                    tables_of[group[id.first]].insert(w.first);
+        if (tables_of.size() < 2)
+            continue;
+        std::size_t most = 0, at_most = 0;
+        for (const auto &g : tables_of)
+            most = std::max(most, g.second.size());
+        for (const auto &g : tables_of)
+            at_most += g.second.size() == most;
+        std::map<std::string, std::string> name_of;  // group -> its switch
+        std::vector<std::string> ids;
+        for (const auto &g : tables_of) {
+            std::string name = kv.first;
+            if (g.second.size() != most || at_most != 1) {
+                std::string tail;
+                for (char c : g.first)
+                    if (std::isalnum(static_cast<unsigned char>(c)))
+                        tail += c;
+                for (int round = 0; tail.size() > 32 || in_use.count(kv.first + "-" + tail); ++round) {
+                    char x[9];
+                    std::snprintf(x, sizeof x, "%08x",
+                                  static_cast<unsigned>(name_guid("lldp", g.first + std::string(round, '#')) & 0xffffffffu));
+                    tail = x;
+                }
+                name = kv.first + "-" + tail;
+                in_use.insert(name);
+            }
+            name_of[g.first] = name;
+            ids.push_back(shown(g.first) + " (" + std::to_string(g.second.size()) + " table" +
+                          (g.second.size() == 1 ? "" : "s") + ": " + name + ")");
+        }
+        for (const auto &id : kv.second)
+            if (name_of.count(group[id.first]) && name_of[group[id.first]] != kv.first)
+                rename[{kv.first, id.first}] = name_of[group[id.first]];
+        said.push_back(source + ": the switch name " + shown(kv.first) + " is sent by " + std::to_string(tables_of.size()) +
+                       " chassis IDs, " + first_names(ids) + ": taken for that many switches; give each switch its own hostname");
+    }
+    if (!stale.empty())
+        ns.erase(std::remove_if(ns.begin(), ns.end(), [&](const LldpNeighbor &n) {
+                     return named(n) && stale.count({n.chassis, lower(n.chassis_id)});
+                 }),
+                 ns.end());
+    // each ID's switch, where it is one (an ID sent under two names is none's)
+    std::map<std::string, std::set<std::string>> switch_of;
+    std::set<std::string> named_switches;
+    for (auto &n : ns) {
+        if (!named(n))
+            continue;
+        auto it = rename.find({n.chassis, lower(n.chassis_id)});
+        if (it != rename.end())
+            n.chassis = it->second;
+        switch_of[lower(n.chassis_id)].insert(n.chassis);
+        named_switches.insert(n.chassis);
     }
     for (auto &n : ns)
-        if (!n.chassis_id.empty()) {
-            auto it = rename.find({n.chassis, lower(n.chassis_id)});
-            if (it != rename.end())
-                n.chassis = it->second;
+        if (!n.chassis_id.empty() && n.chassis == n.chassis_id) {
+            auto it = switch_of.find(lower(n.chassis_id));
+            if (it != switch_of.end() && it->second.size() == 1)
+                n.chassis = *it->second.begin();
+            else if (named_switches.count(n.chassis))  // an ID that spells another switch's name
+                n.chassis += "-noname";
         }
     return said;
 }

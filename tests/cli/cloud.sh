@@ -5,7 +5,7 @@
 # through --host-map, check against Slurm's node list both ways, and hostile
 # inputs refused (exit 1, the file named, no output file left).
 . "$(dirname "$0")/../lib.sh"
-plan 31
+plan 33
 work=$(tmpdir)
 C="$DATA/cloud"
 
@@ -275,3 +275,19 @@ rc=$?
 check "--host-map: a line naming a cloud ID no host has is named in a warning, the fabric still written" \
     sh -c '[ "$1" = 0 ] && [ -s "$2/typo.json" ] &&
         grep -q "warning: --host-map: 1 of its 65 lines name a cloud ID no host of the input has: .*typo.map:65 (.i-0typo00000000000.)" "$2/typo.err"' _ "$rc" "$work"
+# (helper 70) gpu-008's node writes gpu-001's customerHostId, which the
+# admin's map names: the error named the map's one line twice ("found node1
+# again, first at oci.map:1"); it names the two instances and their ID
+id1=ocid1.computebaremetalhost.oc1.ap-osaka-1.anvwgljr000000000000000000000001
+sed "/^gpu-008: /s/anvwgljr000000000000000000000008/anvwgljr000000000000000000000001/" "$C/oci-rdma-topology.pdsh" >"$work/ocidup.pdsh"
+echo "$id1 node001" >"$work/ocidup.map"
+"$TOPO" slurm "$work/ocidup.pdsh" --host-map "$work/ocidup.map" >/dev/null 2>"$work/ocidup.err"
+rc=$?
+check "two OCI instances under one mapped customerHostId: exit 1, the error names both instances and the ID" \
+    sh -c '[ "$1" = 1 ] && grep -q "ocidup.pdsh:8 (gpu-008): has the ID .ocid1.computebaremetalhost[^ ]*. that .*ocidup.pdsh:1 (gpu-001) has too, which .*ocidup.map:1 maps onto .node001.: two instances under one ID" "$2/ocidup.err"' _ "$rc" "$work"
+# (helper 70) an instance whose physicalHostTopology lacks its subblock: the
+# warning named all three fields as missing; it names the one that is
+sed '17{/"subblock": "s1a9",/d}' "$C/gcp-instances.json" >"$work/gcpnosub.json"
+"$TOPO" slurm "$work/gcpnosub.json" >/dev/null 2>"$work/gcpnosub.err"
+check "GCP: a physicalHostTopology without its subblock is named so, the instance left out" \
+    grep -q "items\[0\] (.*): physicalHostTopology without subblock (a placed VM's has cluster, block and subblock), left out" "$work/gcpnosub.err"

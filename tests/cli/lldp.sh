@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 9
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -36,6 +36,63 @@ if grep -q "^SwitchName=grp-leaf-g1-r1 Nodes=gpu\[01-04\]$" "$work/third.conf" &
     ok "a third chassis ID under the shared name from one table moves no other host"
 else
     not_ok "a third chassis ID under the shared name"; diag "$(cat "$work/third.conf" "$work/third.err")"
+fi
+
+# (helper 71) entry FILE IFACE NAME IDKEY ID PORT [station]: an interface's
+# neighbour appended to a table
+entry() {
+    { echo "lldp.$2.via=LLDP"; echo "lldp.$2.chassis.$4=$5"; [ -n "$3" ] && echo "lldp.$2.chassis.name=$3"
+      if [ "${7:-}" = station ]; then echo "lldp.$2.chassis.Bridge.enabled=off"; echo "lldp.$2.chassis.Station.enabled=on"
+      else echo "lldp.$2.chassis.Bridge.enabled=on"; fi
+      echo "lldp.$2.port.ifname=$6"; } >>"$1"
+}
+# gpu01's root names gpu05's port on the g2 leaf under a made-up chassis ID,
+# as a Station: a switch its table alone names (it stopped the files, gpu05
+# lost to a port contest); two roots naming sonic under an ID whose letters
+# spell the g2 leaf's new name: a switch of its own, no contest
+variant station
+entry "$work/station/gpu01.keyvalue" eno5 sonic mac de:ad:00:00:00:01 Ethernet60 station
+variant spell
+for h in gpu01 gpu02; do entry "$work/spell/$h.keyvalue" eno6 sonic local aabbcc010000 Ethernet60; done
+# (helper 72) gpu01 and gpu02 each list both leaves' IDs under sonic on one
+# interface: two switches still (the IDs are seen apart by six tables)
+variant join
+for h in gpu01 gpu02; do
+    entry "$work/join/$h.keyvalue" eno5 sonic mac aa:bb:cc:00:00:00 Ethernet70
+    entry "$work/join/$h.keyvalue" eno5 sonic mac aa:bb:cc:01:00:00 Ethernet71
+done
+slurm_of station; slurm_of spell; slurm_of join
+if grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-08\]$" "$work/station.conf" "$work/spell.conf" "$work/join.conf" &&
+   [ "$(grep -c "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-08\]$" "$work/station.conf" "$work/spell.conf" "$work/join.conf" | grep -c ':1$')" -eq 3 ] &&
+   grep -q "'aabbcc010000' (2 tables: sonic-[0-9a-f]\{8\})" "$work/spell.err"; then
+    ok "a made-up chassis ID (as a Station, spelling another switch's new name) or two switches' IDs on one interface move no honest host"
+else
+    not_ok "a made-up chassis ID moves no honest host"; diag "$(cat "$work/station.conf" "$work/station.err" "$work/spell.conf" "$work/spell.err" "$work/join.conf" "$work/join.err")"
+fi
+# honest: leaf-g1-r1 replaced, gpu01 and gpu02 still list the old chassis
+# beside the new one on ens2np0 (lldpd keeps it until its TTL), at another
+# port (helper 72: the two links contested the host's port, nothing
+# written); gpu03 sees its leaf with no system name, the same MAC: one switch
+variant rma
+for h in gpu01 gpu02; do entry "$work/rma/$h.keyvalue" ens2np0 leaf-g1-r1 mac aa:bb:cc:00:99:99 Ethernet99; done
+sed -i '/^lldp\.ens2np0\.chassis\.name=/d' "$work/rma/gpu03.keyvalue"
+slurm_of rma
+if grep -q "^SwitchName=grp-leaf-g1-r1 Nodes=gpu\[01-04\]$" "$work/rma.conf" && ! grep -q "nothing written\|not believed" "$work/rma.err" &&
+   grep -q "'leaf-g1-r1': chassis ID 'aa:bb:cc:00:99:99' beside 'aa:bb:cc:00:01:00', only on the interfaces that see the other: a replaced switch's entry" "$work/rma.err"; then
+    ok "a replaced switch's stale entry beside the new one, and a neighbour seen without its name: one switch each"
+else
+    not_ok "a stale entry and a nameless neighbour"; diag "$(cat "$work/rma.conf" "$work/rma.err")"
+fi
+
+# SONiC's own test output: one chassis seen on Ethernet0 by its MAC alone
+# and on Ethernet100 as switch13 is one switch (it was two, and the host's
+# two ports two rails)
+"$TOPO" slurm --format view "$DATA/lldp/sonic-interface-only.json" >"$work/nameless.view" 2>&1
+if grep -q "^island leaf switch13 " "$work/nameless.view" && ! grep -q "00-11-22-33-44-55" "$work/nameless.view" &&
+   grep -q "^host sonic-interface-only 0 1 Ethernet0:1,Ethernet100:1 2 " "$work/nameless.view"; then
+    ok "a chassis seen by its ID alone on one port and by name on another is one switch (SONiC's interface_only)"
+else
+    not_ok "a chassis seen by ID alone and by name"; diag "$(cat "$work/nameless.view")"
 fi
 
 # gpu08's table empty (lldpd down, the copy cut short): said, naming the file

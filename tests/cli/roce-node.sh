@@ -327,11 +327,15 @@ ln -s "$work/pci/0000:17:00.0" "$work/sys/node001/class/infiniband/mlx5_1/device
 xml_full=$xml
 xml="$work/noosdev.xml"; sed '/name="mlx5_0"/d' "$xml_full" >"$xml"; gpu_of >"$work/hw3"
 xml="$work/stale.xml"; sed 's/name="mlx5_0"/name="mlx5_4"/' "$xml_full" >"$xml"; gpu_of >"$work/hw4"
+# (helper 71) mlx5_0 and mlx5_4 swapped in the XML: mlx5_0 is there, elsewhere
+xml="$work/swap.xml"; sed 's/name="mlx5_0"/name="mlx5_X"/; s/name="mlx5_4"/name="mlx5_0"/; s/name="mlx5_X"/name="mlx5_4"/' "$xml_full" >"$xml"
+gpu_of >"$work/hw5"
 xml=$xml_full
-if [ "$(grep -c "UCX_NET_DEVICES not set: the hwloc topology has no mlx5_0 (sysfs: PCI 0000:13:00.0), a compute HCA of this node" "$work/hw3" "$work/hw4" | grep -c ':1$')" -eq 2 ]; then
-    ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks or names otherwise sets nothing (no GPU sent across the sockets)"
+if [ "$(grep -c "UCX_NET_DEVICES not set: the hwloc topology has no mlx5_0 (sysfs: PCI 0000:13:00.0), a compute HCA of this node" "$work/hw3" "$work/hw4" | grep -c ':1$')" -eq 2 ] &&
+   grep -q "UCX_NET_DEVICES not set: the hwloc topology puts mlx5_0 at PCI 0000:[0-9a-f:.]*, sysfs at 0000:13:00.0" "$work/hw5"; then
+    ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks, names otherwise or puts elsewhere sets nothing (no GPU sent across the sockets)"
 else
-    not_ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks"; diag "$(cat "$work/hw3" "$work/hw4")"
+    not_ok "UCX_NET_DEVICES: a compute HCA the saved XML lacks"; diag "$(cat "$work/hw3" "$work/hw4" "$work/hw5")"
 fi
 # (helper 69) both ports of one device compute rails (a ConnectX-3 or
 # Connect-IB): one PCI function, so no port is the GPU's own; it was the last
@@ -471,16 +475,16 @@ fi
 # exact, else prefixes); where none matches, its bootstrap fails: nothing set
 node v4
 mkdir -p "$work/sys/$h/class/net/lo" "$work/sys/$h/class/net/ens1f0np0" "$work/sys/$h/class/net/eno1"
-for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1 '^,' e a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,ens '^ens,eno'; do
+for spec in nosuch ens =ens1f0 '^ens,eno,lo' '^ens,lo' =eno1 '^,' e a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11,a12,a13,a14,a15,a16,ens '^ens,eno' '^docker' eno1,lo; do
     env_of --plugstack "socket_ifname=$spec" | grep "^  NCCL_SOCKET_IFNAME"
 done >"$work/ifname"
 # (helper 30) "^," is an empty list excluded: none; one character NCCL
-# ignores; only NCCL's first 16 entries (MAX_IFS) count; (helper 69) a list
-# that leaves lo alone: NCCL skips IPv6 loopback only, so it would bootstrap
-# on 127.0.0.1
-if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set " ] &&
+# ignores; only NCCL's first 16 entries (MAX_IFS) count; (helpers 69, 71) a
+# list that matches lo: NCCL skips IPv6 loopback only, and its bootstrap
+# takes the first match, lo, so it would listen on 127.0.0.1
+if [ "$(sed 's/ (.*//; s/: .*//' "$work/ifname" | tr '\n' ' ')" = "  NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=ens   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME=^ens,lo   NCCL_SOCKET_IFNAME==eno1   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set   NCCL_SOCKET_IFNAME not set " ] &&
    grep -q "not set: socket_ifname=e is one character, which NCCL ignores" "$work/ifname" &&
-   grep -q "not set: socket_ifname=^ens,eno matches only the loopback lo on this node (lo, eno1, ens1f0np0): NCCL would bootstrap on 127.0.0.1" "$work/ifname" &&
+   grep -q "not set: socket_ifname=^ens,eno matches the loopback lo on this node (lo, eno1, ens1f0np0), the first interface NCCL's bootstrap finds" "$work/ifname" &&
    grep -q "not set: socket_ifname=nosuch matches no interface of this node (lo, eno1, ens1f0np0): NCCL's bootstrap would find no socket interface" "$work/ifname"; then
     ok "socket_ifname= set only where NCCL would match an interface by it (prefix, =exact, ^exclusion, 16 entries)"
 else

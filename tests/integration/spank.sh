@@ -57,8 +57,8 @@ if [ "$syms" = "plugin_name plugin_type plugin_version slurm_spank_init ${mode}s
 # on demand) exports its one function
 deps=$(ldd "$so" | grep -c -E 'libhwloc|libstdc\+\+')
 hsyms=$(nm -D --defined-only "$(dirname "$so")/atoll-hwloc.so" | awk '{print $3}' | tr '\n' ' ')
-if [ "$deps" -eq 0 ] && [ "$hsyms" = "atl_gpu_hcas2 " ]; then ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas2 alone"
-else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas2 alone"; diag "$(ldd "$so")" "$hsyms"; fi
+if [ "$deps" -eq 0 ] && [ "$hsyms" = "atl_gpu_hcas3 " ]; then ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas3 alone"
+else not_ok "atoll.so links neither hwloc nor a shared libstdc++; atoll-hwloc.so exports atl_gpu_hcas3 alone"; diag "$(ldd "$so")" "$hsyms"; fi
 
 # slurmd logs at verbose: where a job that asked for nothing has atoll's notes
 export CLUSTER_SLURMD_DEBUG=verbose

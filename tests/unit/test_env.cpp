@@ -104,7 +104,7 @@ NodeFacts dgx_facts(const std::vector<int> &minor_of_pci = {0, 1, 2, 3, 4, 5, 6,
     for (int k = 0; k < 8; ++k)
         f.gpu_hcas.push_back(GpuHca{k, bus[k], "mlx5_" + std::to_string(k), "PXB", 1, ""});
     for (int k = 0; k <= 8; ++k)  // the XML names every HCA of the node
-        f.hwloc_hcas.insert("mlx5_" + std::to_string(k));
+        f.hwloc_hcas["mlx5_" + std::to_string(k)].insert("");
     for (int k = 0; k < 8; ++k)
         f.gpus[minor_of_pci[static_cast<std::size_t>(k)]] = bus[k];
     return f;

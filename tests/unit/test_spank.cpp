@@ -204,7 +204,7 @@ TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
 {
     // 2 sockets; GPU 03:00.0 on socket 0; GPU 83:00.0 and 84:00.0 and
     // mlx5_0 on socket 1, 84:00.0 behind the same bridge as mlx5_0.
-    auto p = gpu_hca_pairs(atl_gpu_hcas2, test_data("hwloc/32em64t-2n8c2t-pci-normalio.xml"));
+    auto p = gpu_hca_pairs(atl_gpu_hcas3, test_data("hwloc/32em64t-2n8c2t-pci-normalio.xml"));
     REQUIRE(p.size() == 3);
     CHECK(p[0].gpu_busid == "0000:03:00.0");
     CHECK(p[0].hca == "mlx5_0");
@@ -214,11 +214,11 @@ TEST_CASE("GPU-to-HCA pairs from hwloc XML (checked by hand)", "[spank][hwloc]")
     CHECK(p[2].gpu_busid == "0000:84:00.0");
     CHECK(p[2].distance == "PIX");
     // the DGX-2 export has 16 V100 and no HCA at all
-    auto d = gpu_hca_pairs(atl_gpu_hcas2, test_data("hwloc/nvidiaDGX2.hwloc-2.14.0.v2.xml"));
+    auto d = gpu_hca_pairs(atl_gpu_hcas3, test_data("hwloc/nvidiaDGX2.hwloc-2.14.0.v2.xml"));
     CHECK(d.size() == 16);
     for (const auto &g : d)
         CHECK(g.hca.empty());
-    CHECK_THROWS_WITH(gpu_hca_pairs(atl_gpu_hcas2, "/nonexistent.xml"), Catch::Contains("hwloc XML /nonexistent.xml: No such file"));
+    CHECK_THROWS_WITH(gpu_hca_pairs(atl_gpu_hcas3, "/nonexistent.xml"), Catch::Contains("hwloc XML /nonexistent.xml: No such file"));
 }
 
 TEST_CASE("GPU-to-HCA pairs on a multi-HCA node, restricted to the compute HCAs", "[spank][hwloc]")
@@ -226,7 +226,7 @@ TEST_CASE("GPU-to-HCA pairs on a multi-HCA node, restricted to the compute HCAs"
     // hand-written DGX A100-like XML: socket 0 switch {GPU0+mlx5_0, GPU1+mlx5_1},
     // socket 1 switch {GPU2+mlx5_2, GPU3+mlx5_3}, mlx5_4 (storage) on socket 0
     std::string xml = test_data("hwloc/dgx-a100-like-4gpu-5hca.xml");
-    auto p = gpu_hca_pairs(atl_gpu_hcas2, xml);
+    auto p = gpu_hca_pairs(atl_gpu_hcas3, xml);
     REQUIRE(p.size() == 4);
     for (int g = 0; g < 4; ++g) {
         CHECK(p[static_cast<std::size_t>(g)].hca == "mlx5_" + std::to_string(g));
@@ -235,11 +235,11 @@ TEST_CASE("GPU-to-HCA pairs on a multi-HCA node, restricted to the compute HCAs"
     CHECK(p[2].gpu_busid == "0000:92:00.0");
     // only the HCAs given: without mlx5_0/1, GPU 0's nearest is the storage
     // HCA on its socket (NODE); without that too, across the sockets (SYS)
-    auto q = gpu_hca_pairs(atl_gpu_hcas2, xml, {{"mlx5_2", 1}, {"mlx5_3", 1}, {"mlx5_4", 1}});
+    auto q = gpu_hca_pairs(atl_gpu_hcas3, xml, {{"mlx5_2", 1}, {"mlx5_3", 1}, {"mlx5_4", 1}});
     CHECK(q[0].hca == "mlx5_4");
     CHECK(q[0].distance == "NODE");
     CHECK(q[3].hca == "mlx5_3");
-    auto r = gpu_hca_pairs(atl_gpu_hcas2, xml, {{"mlx5_1", 1}, {"mlx5_2", 1}});
+    auto r = gpu_hca_pairs(atl_gpu_hcas3, xml, {{"mlx5_1", 1}, {"mlx5_2", 1}});
     CHECK(r[0].hca == "mlx5_1");
     CHECK(r[0].distance == "PXB");  // same switch, other downstream port
     CHECK(r[3].hca == "mlx5_2");
