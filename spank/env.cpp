@@ -1159,16 +1159,16 @@ std::vector<EnvVar> task_env(const PluginConfig &cfg, const NodeFacts &facts, co
     if (nearest.size() != 1)
         return skip("the task's " + std::to_string(bus.size()) + " GPUs have " + std::to_string(nearest.size()) +
                     " nearest HCAs: UCX chooses per transfer");
-    int port = 0;
+    int port = 0, ports_here = 0;
     std::string ports;
     for (const auto &hp : dev.active)
         if (hp.first == *nearest.begin()) {
             port = hp.second;
-            ports += (ports.empty() ? "" : ", ") + std::to_string(hp.second);
+            ports += (ports_here++ ? ", " : "") + std::to_string(hp.second);
         }
     // two compute-rail ports of one device (a ConnectX-3 or Connect-IB with
     // both ports cabled): one PCI function, equally near (helper 69)
-    if (ports.find(',') != std::string::npos)
+    if (ports_here > 1)
         return skip("the nearest HCA " + *nearest.begin() + " has compute-rail ports " + ports +
                     " on one PCI function: hwloc cannot tell which is the GPU's own, UCX chooses");
     if (port == 0)  // UCX_NET_DEVICES also drops TCP: a port UCX refuses leaves the task no transport

@@ -1505,24 +1505,21 @@ Topology analyse(Fabric fabric)
         // nodes' class; its ports made that leaf one of rails, and a GPU
         // node's renumbered storage card there stayed rail 3, in
         // NCCL_IB_HCA, its dead card unreported)
+        std::vector<std::set<int>> rail_sws(t.hosts.size());  // each host's rail ports' switches
+        for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
+            for (const HostPort &p : t.hosts[hi].ports)
+                if (p.rail >= 0)
+                    rail_sws[hi].insert(p.sw);
         std::vector<char> one_switch(t.hosts.size(), 0);
         {
             std::map<int, std::pair<int, int>> spread;  // class -> (hosts over switches, hosts on one)
             for (std::size_t hi = 0; hi < t.hosts.size(); ++hi) {
                 const Host &h = t.hosts[hi];
-                if (!h.compute || h.rails_unknown)
+                if (!h.compute || h.rails_unknown ||
+                    std::count_if(h.ports.begin(), h.ports.end(), [](const HostPort &p) { return p.rail >= 0; }) < 2)
                     continue;
-                std::set<int> sws;
-                int rails = 0;
-                for (const HostPort &p : h.ports)
-                    if (p.rail >= 0) {
-                        ++rails;
-                        sws.insert(p.sw);
-                    }
-                if (rails < 2)
-                    continue;
-                one_switch[hi] = sws.size() == 1;
-                ++(sws.size() == 1 ? spread[host_class[hi]].second : spread[host_class[hi]].first);
+                one_switch[hi] = rail_sws[hi].size() == 1;
+                ++(one_switch[hi] ? spread[host_class[hi]].second : spread[host_class[hi]].first);
             }
             for (std::size_t hi = 0; hi < t.hosts.size(); ++hi)
                 if (one_switch[hi]) {
@@ -1558,10 +1555,6 @@ Topology analyse(Fabric fabric)
             const Host &h = t.hosts[hi];
             if (!h.compute || h.rails_unknown)
                 continue;
-            std::set<int> rail_sws;  // the switches of its rail ports
-            for (const HostPort &q : h.ports)
-                if (q.rail >= 0)
-                    rail_sws.insert(q.sw);
             for (std::size_t pi = 0; pi < h.ports.size(); ++pi) {
                 const HostPort &p = h.ports[pi];
                 if (p.rail < 0 ||
@@ -1588,7 +1581,7 @@ Topology analyse(Fabric fabric)
                 // node whose first card died, its ibp200s0 numbered rail 3
                 // on the storage servers' leaf, no other GPU host's card
                 // there, went into NCCL_IB_HCA and the node onto that leaf)
-                const bool alone = h.rails.size() >= 2 && rail_sws.size() >= 2 && rail_ports_on[p.sw] == own_rail;
+                const bool alone = h.rails.size() >= 2 && rail_sws[hi].size() >= 2 && rail_ports_on[p.sw] == own_rail;
                 const bool storage = alone && (other_ports_on[p.sw] > own_other || (!named && server_ports_on[p.sw] > 0));
                 // named as the rail, on a leaf of servers where no other GPU
                 // host has a rail port (helper 68: node003's last card dead,

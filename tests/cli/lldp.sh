@@ -10,13 +10,16 @@ d="$DATA/lldp/sonic"
 variant() { mkdir "$work/$1" && cp "$d"/*.keyvalue "$work/$1/"; }
 # slurm_of NAME: topology.conf of the variant in NAME.conf, stderr in NAME.err
 slurm_of() { "$TOPO" slurm "$work/$1" >"$work/$1.conf" 2>"$work/$1.err"; }
+# cabled FILE: topology.conf FILE holds the two groups' hosts as cabled
+cabled() {
+    grep -q "^SwitchName=grp-leaf-g1-r1 Nodes=gpu\[01-04\]$" "$1" && grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-08\]$" "$1"
+}
 
 # Two leaves of two groups both send the name "sonic" under their own chassis
 # IDs: two switches, the hosts in two leaf islands as cabled (they were one
 # island of gpu[01-08], exit 0, nothing said)
 "$TOPO" slurm "$d" >"$work/sonic.conf" 2>"$work/sonic.err"
-if grep -q "^SwitchName=grp-leaf-g1-r1 Nodes=gpu\[01-04\]$" "$work/sonic.conf" &&
-   grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-08\]$" "$work/sonic.conf" && ! grep -q "gpu\[01-08\]" "$work/sonic.conf"; then
+if cabled "$work/sonic.conf" && ! grep -q "gpu\[01-08\]" "$work/sonic.conf"; then
     ok "two leaves named sonic with two chassis IDs are two switches: two leaf islands as cabled"
 else
     not_ok "two leaves named sonic"; diag "$(cat "$work/sonic.conf")"
@@ -31,8 +34,7 @@ fi
 variant third
 sed -i 's/^lldp.ens1np0.chassis.mac=aa:bb:cc:01:00:00$/lldp.ens1np0.chassis.mac=de:ad:be:ef:00:00/' "$work/third/gpu08.keyvalue"
 slurm_of third
-if grep -q "^SwitchName=grp-leaf-g1-r1 Nodes=gpu\[01-04\]$" "$work/third.conf" &&
-   grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-08\]$" "$work/third.conf"; then
+if cabled "$work/third.conf"; then
     ok "a third chassis ID under the shared name from one table moves no other host"
 else
     not_ok "a third chassis ID under the shared name"; diag "$(cat "$work/third.conf" "$work/third.err")"
