@@ -170,6 +170,17 @@ std::vector<LldpNeighbor> parse_json(const std::string &text, const std::string 
     return out;
 }
 
+// lldpcli -f keyvalue gives a chassis or port ID under its subtype's name
+// (lldpd's chassis_id_subtype_map and port_id_subtype_map: a switch may
+// send any of them; json, json0 and xml give it as "type")
+bool id_subtype(const std::string &key)
+{
+    for (const char *t : {"mac", "local", "ip", "ifname", "ifalias", "unhandled"})
+        if (key == t)
+            return true;
+    return false;
+}
+
 std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::string &source, const std::string &local)
 {
     std::vector<LldpNeighbor> out;
@@ -207,14 +218,12 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
         LldpNeighbor &n = out.back();
         if (rest == "chassis.name")
             n.chassis = short_name(val);
-        else if (rest.compare(0, 8, "chassis.") == 0 && rest.find('.', 8) == std::string::npos && n.chassis_id.empty() &&
-                 (rest == "chassis.mac" || rest == "chassis.local" || rest == "chassis.ip")) {
+        else if (rest.compare(0, 8, "chassis.") == 0 && n.chassis_id.empty() && id_subtype(rest.substr(8))) {
             n.chassis_id = val;
             if (n.chassis.empty())
                 n.chassis = val;
         }
-        else if (rest.compare(0, 5, "port.") == 0 && rest.find('.', 5) == std::string::npos &&
-                 (rest == "port.ifname" || rest == "port.mac" || rest == "port.local" || rest == "port.ip"))
+        else if (rest.compare(0, 5, "port.") == 0 && id_subtype(rest.substr(5)))
             n.port = val;
         else if (rest == "port.auto-negotiation.current")
             n.gbps = mau_gbps(val);

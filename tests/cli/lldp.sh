@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -130,4 +130,18 @@ if [ "$(grep -c "lldpcli's default (plain) output ('\(LLDP neighbors\|Local chas
     ok "lldpcli's plain output: a clear error naming -f keyvalue, non-zero exit"
 else
     not_ok "lldpcli's plain output"; diag "$(cat "$work/plain.err")"
+fi
+
+# every chassis and port ID subtype lldpcli -f keyvalue writes (lldpd's
+# chassis_id_subtype_map and port_id_subtype_map: ifname, ifalias, local,
+# mac, ip, unhandled): a switch that sends its port as an interface alias,
+# or its chassis as a component, is still a switch (the site had "no switch")
+variant subtypes
+sed -i 's/^\(lldp\.[a-z0-9]*\)\.port\.ifname=/\1.port.ifalias=/; s/\.chassis\.mac=/.chassis.unhandled=/' "$work/subtypes/"gpu0[1-4].keyvalue
+sed -i 's/^\(lldp\.[a-z0-9]*\)\.port\.ifname=/\1.port.unhandled=/; s/\.chassis\.mac=/.chassis.ifname=/' "$work/subtypes/"gpu0[5-8].keyvalue
+slurm_of subtypes
+if cabled "$work/subtypes.conf" && grep -q "'aa:bb:cc:01:00:00' (4 tables: sonic-aabbcc010000)" "$work/subtypes.err"; then
+    ok "chassis and port IDs of every lldpcli subtype (ifalias, ifname, unhandled) are read"
+else
+    not_ok "chassis and port ID subtypes"; diag "$(cat "$work/subtypes.conf" "$work/subtypes.err")"
 fi
