@@ -929,14 +929,29 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
         switch_of[lower(n.chassis_id)].insert(n.chassis);
         named_switches.insert(n.chassis);
     }
+    std::map<std::string, std::set<std::string>> shared;  // an ID of two named switches -> the tables naming it alone
     for (auto &n : ns)
         if (!n.chassis_id.empty() && n.chassis == n.chassis_id) {
             auto it = switch_of.find(lower(n.chassis_id));
             if (it != switch_of.end() && it->second.size() == 1)
                 n.chassis = *it->second.begin();
-            else if (named_switches.count(n.chassis))  // an ID that spells another switch's name
-                n.chassis += "-noname";
+            else {
+                if (it != switch_of.end())
+                    shared[it->first].insert(n.local);
+                if (named_switches.count(n.chassis))  // an ID that spells another switch's name
+                    n.chassis += "-noname";
+            }
         }
+    // (an MLAG pair may send one system MAC: which of the two it is, no
+    // table says; helper 72)
+    for (const auto &kv : shared) {
+        std::vector<std::string> by(kv.second.begin(), kv.second.end()), names;
+        for (const std::string &s : switch_of[kv.first])
+            names.push_back(shown(s));
+        said.push_back(source + ": a neighbour given by chassis ID " + shown(kv.first) + " alone (" + first_names(by) + ") is sent by " +
+                       first_names(names) +
+                       " with their names: taken for a switch of its own, not placed beside either; have the switches send their names");
+    }
     return said;
 }
 

@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 11
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -144,4 +144,18 @@ if cabled "$work/subtypes.conf" && grep -q "'aa:bb:cc:01:00:00' (4 tables: sonic
     ok "chassis and port IDs of every lldpcli subtype (ifalias, ifname, unhandled) are read"
 else
     not_ok "chassis and port ID subtypes"; diag "$(cat "$work/subtypes.conf" "$work/subtypes.err")"
+fi
+
+# an MLAG pair sending one chassis ID under two names, and gpu04 seeing it
+# by the ID alone: which of the two it is no table says; said, not silent
+# (helper 72: a switch of its own without a word)
+variant mlag
+sed -i 's/aa:bb:cc:01:01:00/aa:bb:cc:00:01:00/' "$work/mlag/"gpu0[5-8].keyvalue
+sed -i '/^lldp\.ens2np0\.chassis\.name=/d' "$work/mlag/gpu04.keyvalue"
+slurm_of mlag
+if grep -q "warning: $work/mlag: a neighbour given by chassis ID 'aa:bb:cc:00:01:00' alone (gpu04) is sent by 'leaf-g1-r1', 'leaf-g2-r1' with their names: taken for a switch of its own" "$work/mlag.err" &&
+   cabled "$work/mlag.conf"; then
+    ok "a neighbour given by an ID two named switches send (an MLAG pair) is said, and moves no host"
+else
+    not_ok "a neighbour given by an MLAG pair's ID"; diag "$(cat "$work/mlag.conf" "$work/mlag.err")"
 fi
