@@ -4,6 +4,7 @@
 #include <cctype>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <istream>
 #include <iterator>
 #include <set>
@@ -412,13 +413,38 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
     }
     // the EFA installer's layouts: lib64 on RPM systems, the multiarch
     // directory on Debian and Ubuntu (lib/x86_64-linux-gnu, and
-    // lib/aarch64-linux-gnu on Graviton and GB200 hosts), lib elsewhere
+    // lib/aarch64-linux-gnu on Graviton and GB200 hosts), lib elsewhere;
+    // then where NCCL's dlopen("libnccl-net.so") finds it without
+    // NCCL_NET_PLUGIN: the dynamic loader's directories, /usr/local's and
+    // /usr's (a source build's default prefix, a package) and those
+    // ld.so.conf lists (helper 74: a plugin in /usr/local/lib drained a p5)
     n.ofi_nccl_library = [&]() -> std::string {
-        for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl"})
+        std::vector<std::string> dirs;
+        for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl", "/usr/local", "/usr"})
             for (const char *dir : {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"})
-                for (const char *name : {"libnccl-net-ofi.so", "libnccl-net.so"})
-                    if (std::string lib = std::string(prefix) + dir + name; exists(in_root(root, lib)))
-                        return lib;
+                dirs.push_back(std::string(prefix) + dir);
+        std::vector<std::string> confs = {in_root(root, "/etc/ld.so.conf")};  // (paths on this machine)
+        glob_t g{};
+        if (::glob((in_root(root, "/etc/ld.so.conf.d") + "/*.conf").c_str(), 0, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc && i < 64; ++i)
+                confs.push_back(g.gl_pathv[i]);
+        ::globfree(&g);
+        for (const std::string &c : confs)
+            if (auto text = read_small_file(c, 65536)) {
+                std::istringstream in(*text);
+                for (std::string line; std::getline(in, line);) {
+                    line = line.substr(0, line.find('#'));
+                    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+                        line.pop_back();
+                    std::size_t b = line.find_first_not_of(" \t");
+                    if (b != std::string::npos && line[b] == '/' && line.find("..") == std::string::npos)
+                        dirs.push_back(line.substr(b) + "/");
+                }
+            }
+        for (const std::string &dir : dirs)
+            for (const char *name : {"libnccl-net-ofi.so", "libnccl-net.so"})
+                if (std::string lib = dir + name; exists(in_root(root, lib)))
+                    return lib;
         return "";
     }();
     if (!n.ofi_nccl_library.empty())
@@ -494,8 +520,9 @@ std::vector<CloudFinding> check_aws(const CloudNode &n)
                                                                  " is here: jobs in container images must bring their own";
     if (n.ofi_nccl_library.empty())
         return {finding(bad, shown(type) + " needs aws-ofi-nccl >= " + min +
-                                 ", and there is none under /opt/amazon/ofi-nccl or /opt/aws-ofi-nccl: NCCL "
-                                 "would fall back to sockets" + images)};
+                                 ", and there is none under /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl, /usr/local, /usr "
+                                 "or a directory ld.so.conf lists: NCCL would fall back to sockets (a plugin only "
+                                 "LD_LIBRARY_PATH reaches, a module's, is not seen: list its directory in ld.so.conf.d)" + images)};
     if (n.ofi_nccl_version.empty())
         return {finding(CloudFinding::Warning, n.ofi_nccl_library + " names no \"aws-ofi-nccl X.Y\" release: cannot tell whether it is >= " +
                                                    min + ", which " + shown(type) + " needs")};

@@ -219,6 +219,9 @@ public:
                           (f_.qos_missing.empty() ? std::string("no text") : f_.qos_missing) + ")" + also;
         if (!p_.qos)
             add(check, HealthStatus::Skipped, "the policy says qos=skip: " + why);
+        else if (f_.vf)  // (helper 74: a VF in a pod's namespace drained its node)
+            add(check, HealthStatus::Skipped,
+                why + ": an SR-IOV VF, whose trust, DSCP map and PFC are its PF's (the e-switch uplink): check the PF's port");
         else if (p_.qos_required())
             add(check, HealthStatus::Error,
                 "cannot verify " + what + ": " + why +
@@ -584,11 +587,17 @@ public:
         else if (!here)
             add("pfc", HealthStatus::Error,
                 "PFC is on priority " + prio_list(others) + ", not on " + std::to_string(prio) + ", the RoCE priority" + drops);
-        else if (!others.empty())
+        else if (on.size() == 8)
             add("pfc", HealthStatus::Error,
+                "PFC is on every priority: no class is lossy, so pause spreads congestion to all traffic (TCP, storage) as "
+                "global pause does, head-of-line blocks the links and risks a PFC deadlock");
+        else if (!others.empty())
+            // a warning: 802.1Qbb allows several lossless priorities, and
+            // sites run a storage class beside RoCE's (helper 74: drained)
+            add("pfc", HealthStatus::Warning,
                 "PFC is on priority " + prio_list(others) + " as well as on " + std::to_string(prio) +
-                    ": pause on a lossy class spreads congestion to traffic that should drop, head-of-line blocks the "
-                    "links and risks a PFC deadlock");
+                    ": unless that is another lossless class the site runs (storage), pause on a lossy class spreads "
+                    "congestion to traffic that should drop, head-of-line blocks the links and risks a PFC deadlock");
         else
             add("pfc", HealthStatus::Ok, "PFC on priority " + std::to_string(prio) + " only");
     }

@@ -349,6 +349,7 @@ std::vector<NodePort> node_ports(const std::string &sysfs_root, std::vector<std:
                     np.netdevs.push_back(nd);
             }
             np.own_net = list_dir(base + "/" + dev + "/device/net");
+            np.hca_type = read_line(base + "/" + dev + "/hca_type");
             {
                 // the kernel writes four groups of four hex digits
                 std::optional<std::string> text = read_small_file(base + "/" + dev + "/node_guid", 4096);

@@ -45,6 +45,7 @@ struct NodePort {
     std::vector<std::string> own_net;   // device/net: the netdevs of the device's own PCI function
     std::string pci;                    // the PCI function its device link resolves to ("0000:3b:00.0"); "" none or not one
     bool soft = false;                  // a software device (rxe, siw): under devices/virtual, or an rxe 'parent' file
+    std::string hca_type;               // <hca>/hca_type, the adapter's model ("MT4129" a ConnectX-7); "" none
     std::uint64_t node_guid = 0;        // <hca>/node_guid ("9803:9b03:0000:0000"); 0 none or unreadable
     bool node_guid_bad = false;         // node_guid read, but all zero or not the kernel's format (no adapter the fabric saw)
     std::vector<std::string> lower;     // a bond's members (class/net/<netdev>/bonding/slaves, lower_*)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <poll.h>
 #include <sstream>
 #include <string>
@@ -323,6 +324,48 @@ int health_run(int argc, char **argv, std::string &prometheus)
                                                              gcp_network_stack(cnode.machine_type) == "gib")));
     std::string left_out, representors;
     std::vector<PortFacts> ports;
+    // (helper 74) without hca=, ports that are no rail: the unused port of
+    // a dual-port adapter (another port of it ACTIVE, and no adapter here
+    // runs two: the node's rails are one port an adapter; NCCL and UCX open
+    // ACTIVE ports only), and an adapter of another model (hca_type) that
+    // runs slower than the fastest ports of its link layer (a front-end
+    // ConnectX beside the rails). A port of the rails' own model running
+    // slower trained down: that is checked, and an error.
+    auto fmt_gbps = [](double g) {
+        std::ostringstream o;
+        o << g;
+        return o.str();
+    };
+    std::map<std::string, int> active_on;  // adapter -> its ACTIVE ports
+    std::map<std::string, double> fastest;  // link layer -> the fastest ACTIVE port's rate
+    std::map<std::string, std::set<std::string>> fast_models;  // link layer -> the models that run at it
+    bool runs_two = false;
+    auto candidate = [&](const NodePort &p) {
+        return hca_selected(policy.hca, p.hca) && p.representor.empty() && (!by_rule || cloud_non_compute(cloud, p).empty());
+    };
+    for (const NodePort &p : all_ports)
+        if (candidate(p) && p.active()) {
+            runs_two = ++active_on[p.hca] > 1 || runs_two;
+            fastest[p.link_layer] = std::max(fastest[p.link_layer], port_rate_gbps(p.rate));
+        }
+    for (const NodePort &p : all_ports)
+        if (candidate(p) && p.active() && port_rate_gbps(p.rate) == fastest[p.link_layer])
+            fast_models[p.link_layer].insert(p.hca_type);
+    auto no_rail = [&](const NodePort &p) -> std::string {
+        if (!policy.hca.empty())
+            return "";
+        if (!p.active() && active_on.count(p.hca) && !runs_two)
+            return "not ACTIVE (" + escaped(p.state, 40) + ") where another port of " + p.hca +
+                   " is, and no adapter here runs two: an unused port";
+        const std::set<std::string> &models = fast_models[p.link_layer];
+        const double g = port_rate_gbps(p.rate);
+        if (p.active() && g > 0 && g < fastest[p.link_layer] && !p.hca_type.empty() && !models.empty() &&
+            !models.count("") && !models.count(p.hca_type))
+            return "a " + escaped(p.hca_type, 40) + " at " + escaped(p.rate, 60) + " beside the " + escaped(*models.begin(), 40) +
+                   " ports at " + fmt_gbps(fastest[p.link_layer]) + " Gb/sec: another model, slower, not a rail (name the rails with hca= to check it)";
+        return "";
+    };
+    std::string not_rails;
     for (const NodePort &p : all_ports) {
         if (!hca_selected(policy.hca, p.hca))
             continue;
@@ -338,6 +381,10 @@ int health_run(int argc, char **argv, std::string &prometheus)
             left_out += (left_out.empty() ? "" : ", ") + p.hca + " port " + std::to_string(p.port) + " (" + why + ")";
             continue;
         }
+        if (std::string nr = no_rail(p); !nr.empty()) {
+            not_rails += (not_rails.empty() ? "" : ", ") + p.hca + " port " + std::to_string(p.port) + " (" + nr + ")";
+            continue;
+        }
         for (PortFacts &f : port_facts(root, p))
             ports.push_back(f);
     }
@@ -349,6 +396,8 @@ int health_run(int argc, char **argv, std::string &prometheus)
             std::cout << "adapters: " << cloud << ": left out, not compute adapters by the cloud's rule: " << left_out << "\n";
         if (!representors.empty())
             std::cout << "adapters: left out, e-switch representor ports (switchdev), no network port: " << representors << "\n";
+        if (!not_rails.empty())
+            std::cout << "adapters: left out, no rail: " << not_rails << "\n";
     };
     // the textfile once the node was checked: a failed write is said, but the
     // exit status stays the node's (a wrapper drains on a non-zero one)

@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 26
+plan 28
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -136,6 +136,18 @@ mkdir -p "$a/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu"
 mv "$a/opt/amazon/ofi-nccl/lib/libnccl-net.so" "$a/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu/libnccl-net-ofi.so"
 health "$a"
 want "P5 with aws-ofi-nccl under lib/x86_64-linux-gnu (Ubuntu's EFA installer): found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
+# (helper 74) where NCCL's dlopen("libnccl-net.so") finds it without
+# NCCL_NET_PLUGIN: a source build's /usr/local/lib (configure's prefix), a
+# directory ld.so.conf.d lists (it was an error: a p5 drained)
+mkdir -p "$a/usr/local/lib"
+mv "$a/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu/libnccl-net-ofi.so" "$a/usr/local/lib/libnccl-net.so"
+health "$a"
+want "P5 with aws-ofi-nccl in /usr/local/lib (a source build): found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
+mkdir -p "$a/etc/ld.so.conf.d" "$a/apps/ofi/1.18/lib"
+printf '# the site''s modules\n/apps/ofi/1.18/lib  # aws-ofi-nccl\n' >"$a/etc/ld.so.conf.d/ofi.conf"
+mv "$a/usr/local/lib/libnccl-net.so" "$a/apps/ofi/1.18/lib/libnccl-net.so"
+health "$a"
+want "P5 with aws-ofi-nccl in a directory ld.so.conf.d lists: found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
 
 # OCI BM.GPU.H100.8: RoCE mlx5 NICs, the oci-hpc nccl.conf
 o="$work/oci"

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 43
+plan 46
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -454,7 +454,7 @@ pcp "$work/good" trust-pcp.mlnx_qos --trust pcp --root "$work/nc/slm1"
 "$TOPO" health --sysfs-root "$work/good" --interval 0 --cloud none --trust pcp --root "$work/nc/slm1" \
     --mlnx-qos ens3np0="$work/pcp-all.qos" --mlnx-qos ens2np0="$work/pcp-all.qos" >"$work/out" 2>&1
 rc=$?
-if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is on priority .* as well as on " "$work/out" &&
+if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is on every priority: no class is lossy" "$work/out" &&
    [ "$(grep -c '^ERROR: pfc:' "$work/out")" = 2 ]; then
     ok "pcp, NCCL_IB_SL=-1 (0 or 7), PFC on every priority: pfc fails once a port (it was skipped: no priority known)"
 else
@@ -651,4 +651,55 @@ if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" 
     ok "switchdev: the representors' ports of the uplink's device are left out and named; the node passes; the uplink's port with a representor's GID is still checked"
 else
     not_ok "switchdev: representor ports left out"; diag "exit $r1 $rc" "$(cat "$work/rep.out" "$work/out")"
+fi
+
+# (helper 74) ports that are no rail drained a healthy node. A dual-port
+# card cabled once: port 2 down where port 1 is ACTIVE and no adapter runs
+# two (NCCL and UCX open ACTIVE ports only) is left out, named; where
+# another adapter runs two ports, a port down is a dead rail (an error)
+cp -r "$work/good" "$work/dual"
+for hca in mlx5_0 mlx5_1; do
+    p="$work/dual/class/infiniband/$hca/ports/2"
+    mkdir -p "$p"; echo Ethernet >"$p/link_layer"; echo "1: DOWN" >"$p/state"; echo "40 Gb/sec (4X QDR)" >"$p/rate"
+done
+health "$work/dual" "$work/dual" netarbiter-eth4.mlnx_qos
+cp "$work/out" "$work/dual.out"; r1=$rc
+cp -r "$work/dual" "$work/dual2"
+echo "4: ACTIVE" >"$work/dual2/class/infiniband/mlx5_1/ports/2/state"
+health "$work/dual2" "$work/dual2" netarbiter-eth4.mlnx_qos
+if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/dual.out" &&
+   grep -q "^adapters: left out, no rail: mlx5_0 port 2 (not ACTIVE (1: DOWN) where another port of mlx5_0 is, and no adapter here runs two: an unused port), mlx5_1 port 2 (" "$work/dual.out" &&
+   [ $rc -eq 4 ] && grep -q "^ERROR: link: mlx5_0 port 2: state 1: DOWN, expected ACTIVE" "$work/out"; then
+    ok "a dual-port card cabled once: the unused port is left out, named; where an adapter runs two ports a port down fails"
+else
+    not_ok "a dual-port card cabled once"; diag "exit $r1 $rc" "$(cat "$work/dual.out" "$work/out")"
+fi
+# a front-end ConnectX-6 Dx (hca_type MT4125) at 100 Gb/s beside
+# ConnectX-7 rails (MT4129) is no rail, left out; a ConnectX-7 at 100 Gb/s
+# trained down: the rate check fails it
+cp -r "$work/good" "$work/fe"
+for hca in mlx5_0 mlx5_1; do echo MT4129 >"$work/fe/class/infiniband/$hca/hca_type"; done
+mlx5_roce_port "$work/fe/class/infiniband/mlx5_2" ens9f0np0 "0000:0000:0000:0000:0000:ffff:0a00:0909"
+echo "100 Gb/sec (2X HDR)" >"$work/fe/class/infiniband/mlx5_2/ports/1/rate"; echo MT4125 >"$work/fe/class/infiniband/mlx5_2/hca_type"
+health "$work/fe" "$work/fe" netarbiter-eth4.mlnx_qos
+cp "$work/out" "$work/fe.out"; r1=$rc
+echo MT4129 >"$work/fe/class/infiniband/mlx5_2/hca_type"
+health "$work/fe" "$work/fe" netarbiter-eth4.mlnx_qos
+if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/fe.out" &&
+   grep -q "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside the MT4129 ports at 400 Gb/sec: another model, slower, not a rail" "$work/fe.out" &&
+   [ $rc -eq 4 ] && grep -q "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400" "$work/out"; then
+    ok "an adapter of another model, slower (a front-end ConnectX): left out, named; one of the rails' model slower fails rate"
+else
+    not_ok "a front-end adapter of another model"; diag "exit $r1 $rc" "$(cat "$work/fe.out" "$work/out")"
+fi
+# PFC on a second priority (a storage class beside RoCE's, as 802.1Qbb
+# allows): a warning, no drain (it was an error)
+sed 's/^\( *enabled\) .*/\1     0   0   0   1   1   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfc34.qos"
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 --mlnx-qos ens3np0="$work/pfc34.qos" \
+    --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^WARNING: pfc: mlx5_0 port 1 (ens3np0): PFC is on priority 4 as well as on 3: unless that is another lossless class" "$work/out"; then
+    ok "PFC on a second priority: a warning, exit 0"
+else
+    not_ok "PFC on a second priority"; diag "exit $rc" "$(cat "$work/out")"
 fi

@@ -237,8 +237,17 @@ TEST_CASE("health: each misconfiguration is an error with its reason", "[health]
         PortFacts f = good_port();
         f.qos->pfc[0] = true;
         HealthFinding h = check_one(f, "pfc");
-        CHECK(h.status == HealthStatus::Error);
+        CHECK(h.status == HealthStatus::Warning);
         CHECK_THAT(h.message, Catch::StartsWith("PFC is on priority 0 as well as on 3"));
+    }
+    SECTION("PFC on every priority: no lossy class")
+    {
+        PortFacts f = good_port();
+        for (bool &b : f.qos->pfc)
+            b = true;
+        HealthFinding h = check_one(f, "pfc");
+        CHECK(h.status == HealthStatus::Error);
+        CHECK_THAT(h.message, Catch::StartsWith("PFC is on every priority"));
     }
     SECTION("no PFC-priority in the policy: the priority the class maps to is the one checked")
     {
