@@ -653,6 +653,19 @@ else
     not_ok "switchdev: representor ports left out"; diag "exit $r1 $rc" "$(cat "$work/rep.out" "$work/out")"
 fi
 
+# left_out_then_fails NAME A B LEFT ERROR: tree A passes, LEFT on its
+# adapters line; tree B fails (exit 4) with ERROR
+left_out_then_fails() {
+    health "$2" "$2" netarbiter-eth4.mlnx_qos
+    cp "$work/out" "$work/a.out"; r1=$rc
+    health "$3" "$3" netarbiter-eth4.mlnx_qos
+    if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/a.out" && grep -q "$4" "$work/a.out" &&
+       [ $rc -eq 4 ] && grep -q "$5" "$work/out"; then
+        ok "$1"
+    else
+        not_ok "$1"; diag "exit $r1 $rc" "$(cat "$work/a.out" "$work/out")"
+    fi
+}
 # (helper 74) ports that are no rail drained a healthy node. A dual-port
 # card cabled once: port 2 down where port 1 is ACTIVE and no adapter runs
 # two (NCCL and UCX open ACTIVE ports only) is left out, named; where
@@ -662,18 +675,12 @@ for hca in mlx5_0 mlx5_1; do
     p="$work/dual/class/infiniband/$hca/ports/2"
     mkdir -p "$p"; echo Ethernet >"$p/link_layer"; echo "1: DOWN" >"$p/state"; echo "40 Gb/sec (4X QDR)" >"$p/rate"
 done
-health "$work/dual" "$work/dual" netarbiter-eth4.mlnx_qos
-cp "$work/out" "$work/dual.out"; r1=$rc
 cp -r "$work/dual" "$work/dual2"
 echo "4: ACTIVE" >"$work/dual2/class/infiniband/mlx5_1/ports/2/state"
-health "$work/dual2" "$work/dual2" netarbiter-eth4.mlnx_qos
-if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/dual.out" &&
-   grep -q "^adapters: left out, no rail: mlx5_0 port 2 (not ACTIVE (1: DOWN) where another port of mlx5_0 is, and no adapter here runs two: an unused port), mlx5_1 port 2 (" "$work/dual.out" &&
-   [ $rc -eq 4 ] && grep -q "^ERROR: link: mlx5_0 port 2: state 1: DOWN, expected ACTIVE" "$work/out"; then
-    ok "a dual-port card cabled once: the unused port is left out, named; where an adapter runs two ports a port down fails"
-else
-    not_ok "a dual-port card cabled once"; diag "exit $r1 $rc" "$(cat "$work/dual.out" "$work/out")"
-fi
+left_out_then_fails "a dual-port card cabled once: the unused port is left out, named; where an adapter runs two ports a port down fails" \
+    "$work/dual" "$work/dual2" \
+    "^adapters: left out, no rail: mlx5_0 port 2 (not ACTIVE (1: DOWN) where another port of mlx5_0 is, and no adapter here runs two: an unused port), mlx5_1 port 2 (" \
+    "^ERROR: link: mlx5_0 port 2: state 1: DOWN, expected ACTIVE"
 # a front-end ConnectX-6 Dx (hca_type MT4125) at 100 Gb/s beside
 # ConnectX-7 rails (MT4129) is no rail, left out; a ConnectX-7 at 100 Gb/s
 # trained down: the rate check fails it
@@ -681,17 +688,12 @@ cp -r "$work/good" "$work/fe"
 for hca in mlx5_0 mlx5_1; do echo MT4129 >"$work/fe/class/infiniband/$hca/hca_type"; done
 mlx5_roce_port "$work/fe/class/infiniband/mlx5_2" ens9f0np0 "0000:0000:0000:0000:0000:ffff:0a00:0909"
 echo "100 Gb/sec (2X HDR)" >"$work/fe/class/infiniband/mlx5_2/ports/1/rate"; echo MT4125 >"$work/fe/class/infiniband/mlx5_2/hca_type"
-health "$work/fe" "$work/fe" netarbiter-eth4.mlnx_qos
-cp "$work/out" "$work/fe.out"; r1=$rc
-echo MT4129 >"$work/fe/class/infiniband/mlx5_2/hca_type"
-health "$work/fe" "$work/fe" netarbiter-eth4.mlnx_qos
-if [ $r1 -eq 0 ] && grep -q "^health: OK, 0 errors, 0 warnings, .* on 2 ports$" "$work/fe.out" &&
-   grep -q "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside the MT4129 ports at 400 Gb/sec: another model, slower, not a rail" "$work/fe.out" &&
-   [ $rc -eq 4 ] && grep -q "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400" "$work/out"; then
-    ok "an adapter of another model, slower (a front-end ConnectX): left out, named; one of the rails' model slower fails rate"
-else
-    not_ok "a front-end adapter of another model"; diag "exit $r1 $rc" "$(cat "$work/fe.out" "$work/out")"
-fi
+cp -r "$work/fe" "$work/fe2"
+echo MT4129 >"$work/fe2/class/infiniband/mlx5_2/hca_type"
+left_out_then_fails "an adapter of another model, slower (a front-end ConnectX): left out, named; one of the rails' model slower fails rate" \
+    "$work/fe" "$work/fe2" \
+    "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside the MT4129 ports at 400 Gb/sec: another model, slower, not a rail" \
+    "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400"
 # PFC on a second priority (a storage class beside RoCE's, as 802.1Qbb
 # allows): a warning, no drain (it was an error)
 sed 's/^\( *enabled\) .*/\1     0   0   0   1   1   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfc34.qos"
