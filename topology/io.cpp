@@ -314,7 +314,16 @@ Fabric load_fabric_from(std::istream &in, const std::string &name, const std::st
         return parse_nebius_topology(in, name, hosts);
     if (fmt == InputFormat::Lldp) {
         std::string base = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-        return lldp_fabric(parse_lldp(in, name, base.substr(0, base.find('.'))), name, roles);
+        // (a pdsh collection: a host's table that cannot be read is warned,
+        // as in a directory)
+        std::vector<std::string> unread;
+        std::vector<LldpNeighbor> ns = parse_lldp(in, name, base.substr(0, base.find('.')), &unread);
+        if (ns.empty() && !unread.empty())
+            throw InputError(unread.front());
+        Fabric f = lldp_fabric(ns, name, roles);
+        for (const std::string &e : unread)
+            f.warnings.push_back(e + ": that table is not read, its system not placed");
+        return f;
     }
     if (fmt == InputFormat::Json) {
         Fabric f = load_fabric_json(in, name);

@@ -84,6 +84,7 @@ LldpNeighbor neighbour(const std::string &local, const std::string &iface, const
     LldpNeighbor n;
     n.local = local;
     n.iface = iface;
+    n.via = value_of(first(e, "via"));
     const json *ch = first(e, "chassis");
     if (ch && ch->is_object()) {
         std::string name = value_of(first(*ch, "name"));
@@ -187,11 +188,15 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
     std::istringstream in(text);
     std::string line;
     std::size_t lineno = 0;
+    // lldpcli before 0.9.1 (lldpd 8755512e, 2016) wrote a value's newlines
+    // as they came: a switch's multi-line system or port description
+    // (NX-OS, IOS) goes on over lines of its own, read as part of it
+    bool in_descr = false;
     while (std::getline(in, line)) {
         ++lineno;
         if (!line.empty() && line.back() == '\r')  // a CRLF file: the CR ends the line, it is no part of a value
             line.pop_back();
-        if (line.empty())
+        if (line.empty() || (in_descr && line.compare(0, 5, "lldp.") != 0))
             continue;
         std::size_t eq = line.find('=');
         if (line.compare(0, 5, "lldp.") != 0 || eq == std::string::npos)
@@ -216,7 +221,10 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
             out.push_back(n);
         }
         LldpNeighbor &n = out.back();
-        if (rest == "chassis.name")
+        in_descr = rest.size() >= 5 && rest.compare(rest.size() - 5, 5, "descr") == 0;
+        if (rest == "via")
+            n.via = val;
+        else if (rest == "chassis.name")
             n.chassis = short_name(val);
         else if (rest.compare(0, 8, "chassis.") == 0 && n.chassis_id.empty() && id_subtype(rest.substr(8))) {
             n.chassis_id = val;
@@ -308,6 +316,11 @@ std::vector<LldpNeighbor> parse_xml(const std::string &s, const std::string &sou
             std::size_t q = find_in(s, "\"", np + 6, tag_end);
             if (q != std::string::npos)
                 n.iface = xml_decode(s.substr(np + 6, q - np - 6));
+        }
+        if (std::size_t vp = find_in(s, " via=\"", pos, tag_end); vp != std::string::npos) {
+            std::size_t q = find_in(s, "\"", vp + 6, tag_end);
+            if (q != std::string::npos)
+                n.via = xml_decode(s.substr(vp + 6, q - vp - 6));
         }
         std::size_t cs = find_in(s, "<chassis", pos, end), ps = find_in(s, "<port", pos, end);
         std::size_t ce = cs != std::string::npos ? find_in(s, "</chassis>", cs, end) : std::string::npos;
@@ -413,7 +426,8 @@ bool looks_like_lldp(const std::string &head)
            head.find(": lldp.") != std::string::npos || !plain_marker(head).empty();
 }
 
-std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local)
+std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local,
+                                     std::vector<std::string> *unread)
 {
     std::ostringstream all;
     all << in.rdbuf();
@@ -454,7 +468,14 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
         return parse_one(text, source, local);
     std::vector<LldpNeighbor> out;
     for (const auto &h : order) {
-        auto part = parse_one(per_host[h], source + " (" + h + ")", h);
+        std::vector<LldpNeighbor> part;
+        try {
+            part = parse_one(per_host[h], source + " (" + h + ")", h);
+        } catch (const InputError &e) {
+            if (!unread || order.size() < 2)
+                throw;
+            unread->push_back(e.what());  // (helper 73: "gpu07: ssh: connect to host ..." stopped the site)
+        }
         out.insert(out.end(), part.begin(), part.end());
     }
     return out;
@@ -853,8 +874,14 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
             for (const Where &w : id.second)
                 by.insert(w.first);
             const auto &beside = ids_at[{kv.first, *id.second.begin()}];
-            if (by.size() < 2 || beside.size() > 4)  // (a stale entry or two, not a list of hundreds)
+            if (beside.size() > 4)  // (a stale entry or two, not a list of hundreds)
                 continue;
+            // an ID of one table is stale beside an ID more tables see (that
+            // table's own entry is dropped: helper 73, a switch replaced while
+            // its one host's lldpd still held the old entry lost the host a
+            // rail to a port contest), but joins nothing: one root alone
+            // cannot make two switches one
+            const bool one = by.size() < 2;
             for (const std::string &other : beside) {
                 const auto &there = kv.second[other];
                 if (other == id.first || !std::includes(there.begin(), there.end(), id.second.begin(), id.second.end()))
@@ -862,7 +889,7 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
                 if (there.size() > id.second.size()) {
                     stale.insert({kv.first, id.first});
                     left_out.push_back(shown(id.first) + " beside " + shown(other));
-                } else {
+                } else if (!one) {
                     group[id.first] = std::min(group[id.first], group[other] = std::min(group[other], id.first));
                 }
                 break;
@@ -958,9 +985,19 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
 Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &source, const NicRoles &roles,
                    const std::map<std::string, HostNics> &nics)
 {
+    // lldpd also hears CDP, EDP, FDP and SONMP (-c, -e, -f, -s): a Cisco
+    // switch sending LLDP and CDPv2 is two entries of one interface, the
+    // CDP one with its device ID for chassis ID and no MAU (helper 73:
+    // every host undecided, one host's switches split). Where an
+    // interface has an LLDP entry, the others are not read; alone, they are.
+    std::set<std::pair<std::string, std::string>> by_lldp;  // (system, interface)
+    auto lldp = [](const LldpNeighbor &n) { return n.via.empty() || n.via == "LLDP"; };
+    for (const auto &n : all)
+        if (lldp(n) && !n.chassis.empty())
+            by_lldp.insert({n.local, n.iface});
     std::vector<LldpNeighbor> ns;
     for (const auto &n : all)
-        if (!n.chassis.empty() && !n.local.empty())
+        if (!n.chassis.empty() && !n.local.empty() && (lldp(n) || !by_lldp.count({n.local, n.iface})))
             ns.push_back(n);
     if (ns.empty())
         throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
@@ -1430,6 +1467,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     // dropped there) would merge into one table
     std::map<std::string, std::string> file_of;  // (system, kind) -> file
     std::vector<std::string> no_neighbour;         // tables empty or cut short
+    std::vector<std::string> unread;               // tables that cannot be read, the errors
     for (const auto &file : files) {
         const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
         // a table is a file: a FIFO or a device another root left in the
@@ -1470,11 +1508,25 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             nics[basename_system(file)] = read_node_json(in, file);
             continue;
         }
-        auto part = parse_lldp(in, file, basename_system(file));
+        // a table that cannot be read, among others: warned, its system
+        // not placed (helper 73: one cut short, or one root's junk line,
+        // stopped every file of the site); alone, the error
+        std::vector<LldpNeighbor> part;
+        try {
+            part = parse_lldp(in, file, basename_system(file), &unread);
+        } catch (const InputError &e) {
+            if (!in_dir)
+                throw;
+            unread.push_back(e.what());
+            continue;
+        }
         if (std::none_of(part.begin(), part.end(), [](const LldpNeighbor &n) { return !n.chassis.empty(); }))
             no_neighbour.push_back(file);
         all.insert(all.end(), part.begin(), part.end());
     }
+    if (!unread.empty() && all.empty())
+        throw InputError(unread.front() +
+                         (unread.size() > 1 ? " (and " + std::to_string(unread.size() - 1) + " more tables that cannot be read)" : ""));
     for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
         auto h = nics.find(n.local);
         if (n.gbps > 0 || h == nics.end())
@@ -1490,6 +1542,8 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         f.warnings.push_back(first_names(no_neighbour) + ": " + (no_neighbour.size() == 1 ? "a table" : "tables") +
                              " with no LLDP neighbour (empty, or cut short; is lldpd running there?): " +
                              (no_neighbour.size() == 1 ? "its system is" : "their systems are") + " not placed");
+    for (const std::string &e : unread)
+        f.warnings.push_back(e + ": that table is not read, its system not placed");
     return f;
 }
 

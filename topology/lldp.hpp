@@ -27,6 +27,7 @@ struct LldpNeighbor {
     bool station = false;     // ... and Station enabled (a host's lldpd with no bridge or forwarding)
     std::string claimed;      // the name the table gives its own system (SONiC's lldp_loc_chassis), if any
     bool self_bridge = false; // the table says its own system is a Bridge or Router
+    std::string via;          // the protocol lldpd heard it by: LLDP, CDPv1, CDPv2, EDP, FDP, SONMP; "" not given
 };
 
 // One table. `local` names the system it was taken on: the file name or the
@@ -35,7 +36,10 @@ struct LldpNeighbor {
 // name is known (local empty). Lines "host: ..." (pdsh, clush)
 // split one text into several systems' tables. Throws InputError (FILE:LINE
 // where the format has lines) on anything that is not lldpcli output.
-std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local);
+// With `unread`, a collection of two systems or more (pdsh) keeps going past
+// a system's table that cannot be read: its error goes to `unread`.
+std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local,
+                                     std::vector<std::string> *unread = nullptr);
 
 // "10GbaseT - Four-pair ..." -> 10, "1000BaseT" -> 1, "unknown" -> 0
 double mau_gbps(const std::string &mau);

@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 15
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -158,4 +158,68 @@ if grep -q "warning: $work/mlag: a neighbour given by chassis ID 'aa:bb:cc:00:01
     ok "a neighbour given by an ID two named switches send (an MLAG pair) is said, and moves no host"
 else
     not_ok "a neighbour given by an MLAG pair's ID"; diag "$(cat "$work/mlag.conf" "$work/mlag.err")"
+fi
+
+# (helper 73) one table that cannot be read (cut mid-line, lldpcli's error
+# where lldpd was down, pdsh's ssh error in its place) among others: warned,
+# naming the file and line, that system not placed, the others written (one
+# such table stopped every file of the site); a pdsh collection the same
+variant unread
+printf '[lldpcli] unable to connect to lldpd daemon\n' >"$work/unread/gpu08.keyvalue"
+{ head -n 5 "$d/gpu07.keyvalue"; printf "lldp.ens1np0.chassi"; } >"$work/unread/gpu07.keyvalue"
+slurm_of unread
+for h in gpu01 gpu02 gpu03 gpu04 gpu05 gpu06 gpu07; do sed "s/^/$h: /" "$d/$h.keyvalue"; done >"$work/pdsh.txt"
+echo "gpu08: ssh: connect to host gpu08 port 22: Connection refused" >>"$work/pdsh.txt"
+"$TOPO" slurm "$work/pdsh.txt" >"$work/pdsh.conf" 2>"$work/pdsh.err"
+if grep -q "^atoll-topo: warning: $work/unread/gpu08.keyvalue:1: found '\[lldpcli\] unable to connect to lldpd daemon', expected lldp.INTERFACE.KEY=VALUE: that table is not read, its system not placed$" "$work/unread.err" &&
+   grep -q "^atoll-topo: warning: $work/unread/gpu07.keyvalue:[0-9]*: found .*: that table is not read" "$work/unread.err" &&
+   grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-06\]$" "$work/unread.conf" &&
+   grep -q "^atoll-topo: warning: $work/pdsh.txt (gpu08):1: found 'ssh: connect to host gpu08 port 22: Connection refused'.*: that table is not read" "$work/pdsh.err" &&
+   grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-07\]$" "$work/pdsh.conf"; then
+    ok "a table that cannot be read among others (lldpd down, cut short, pdsh's ssh error): warned with FILE:LINE, the others written"
+else
+    not_ok "a table that cannot be read among others"; diag "$(cat "$work/unread.err" "$work/unread.conf" "$work/pdsh.err" "$work/pdsh.conf")"
+fi
+# lldpcli before 0.9.1 wrote a multi-line description as it came (NX-OS's
+# system description): its next lines are part of it, not an error
+variant nxos
+sed -i 's/^\(lldp\.ens1np0\.chassis\.descr=\)Linux$/\1Cisco Nexus Operating System (NX-OS) Software 10.2(5)\nTAC support: http:\/\/www.cisco.com\/tac\nCopyright (c) 2002-2022, Cisco Systems, Inc. All rights reserved./' "$work/nxos/"gpu0[1-4].keyvalue
+slurm_of nxos
+if cabled "$work/nxos.conf" && ! grep -q "not read" "$work/nxos.err"; then
+    ok "a multi-line description (lldpcli before 0.9.1) is read as one value"
+else
+    not_ok "a multi-line description"; diag "$(cat "$work/nxos.err" "$work/nxos.conf")"
+fi
+# lldpd hearing CDPv2 too (-c) beside LLDP from the same switch: a second
+# entry on each interface, its chassis ID the device ID, no MAU; where an
+# interface has an LLDP entry the CDP one is not read (every host was
+# undecided, the plugin setting nothing; one host's switches were split)
+variant cdp
+for h in gpu01 gpu02 gpu03 gpu04 gpu05 gpu06 gpu07 gpu08; do
+    for i in ens1np0 ens2np0; do
+        name=$(sed -n "s/^lldp\.$i\.chassis\.name=//p" "$work/cdp/$h.keyvalue")
+        port=$(sed -n "s/^lldp\.$i\.port\.ifname=//p" "$work/cdp/$h.keyvalue")
+        { echo "lldp.$i.via=CDPv2"; echo "lldp.$i.chassis.local=$name(FDO2231ABCD)"; echo "lldp.$i.chassis.name=$name(FDO2231ABCD)"
+          echo "lldp.$i.chassis.Bridge.enabled=on"; echo "lldp.$i.port.ifname=$port"; } >>"$work/cdp/$h.keyvalue"
+    done
+done
+slurm_of cdp
+"$TOPO" slurm --format view "$work/cdp" >"$work/cdp.view" 2>/dev/null
+if cabled "$work/cdp.conf" && ! grep -q "^undecided\|FDO" "$work/cdp.view" "$work/cdp.conf"; then
+    ok "CDPv2 entries beside LLDP ones on an interface are not read: the hosts decided, no switch split"
+else
+    not_ok "CDPv2 beside LLDP"; diag "$(cat "$work/cdp.err" "$work/cdp.conf")" "$(grep -v "^host" "$work/cdp.view" | head)"
+fi
+# one host's lldpd still holding a replaced leaf's entry (its TTL) beside
+# the new one, the others collected after: that one table's old ID is
+# stale, left out; the host keeps its rail (a port contest took it)
+variant stale1
+entry "$work/stale1/gpu01.keyvalue" ens2np0 leaf-g1-r1 mac aa:bb:cc:00:99:99 Ethernet0
+slurm_of stale1
+"$TOPO" slurm --format view "$work/stale1" >"$work/stale1.view" 2>/dev/null
+if grep -q "^host gpu01 .*ens2np0:1" "$work/stale1.view" && grep -q "a replaced switch's entry" "$work/stale1.err" &&
+   ! grep -q "not believed" "$work/stale1.err"; then
+    ok "a replaced leaf's stale entry in one host's table is left out: the host keeps its rail"
+else
+    not_ok "a stale entry in one table"; diag "$(cat "$work/stale1.err")" "$(grep "^host gpu01" "$work/stale1.view")"
 fi
