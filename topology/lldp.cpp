@@ -1291,6 +1291,10 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (switches.count(n.local) && n.local != n.chassis)
             own_word[{n.local, n.iface}].insert(n.chassis);
     auto system_of = [](const End &e) { return e.first.substr(0, e.first.find(' ')); };
+    std::map<std::string, std::vector<const LldpNeighbor *>> by_switch_hosts;  // switch -> the host links naming it
+    for (const auto &n : sorted)
+        if (switches.count(n.chassis) && !switches.count(n.local))
+            by_switch_hosts[n.chassis].push_back(&n);
     std::set<End> contested;
     std::map<End, std::string> kept_for;  // a contested port its switch's table settles: the system kept
     std::map<End, std::string> contest_of;  // the sentence of each contested port
@@ -1310,15 +1314,50 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             if (w != own_word.end() && w->second.size() == 1)
                 for (const End &p : kv.second)
                     matching += system_of(p) == *w->second.begin();
+            // else, on a switch's port, the claimant whose interface has the
+            // name most of the switch's other host links have (the rail's),
+            // its own end claimed by no other switch: a host naming another's
+            // port from an interface of its own that no host has there
+            // (helper 73: a made-up ens9np0 took gpu05's rail for free)
+            std::string usual_kept;
+            if (matching != 1 && switches.count(kv.first.first)) {
+                std::map<std::string, int> names;  // interface -> the switch's other host links by it
+                int others = 0;
+                for (const auto &n : by_switch_hosts[kv.first.first])
+                    if (n->port != kv.first.second) {
+                        ++names[n->iface];
+                        ++others;
+                    }
+                std::string usual;
+                for (const auto &c : names)
+                    if (2 * c.second > others)
+                        usual = c.first;
+                std::vector<const End *> fit;
+                for (const End &p : kv.second) {
+                    std::size_t sp = p.first.find(' ');
+                    if (!usual.empty() && sp != std::string::npos && p.first.substr(sp + 1) == usual && peers[p].size() == 1)
+                        fit.push_back(&p);
+                }
+                if (fit.size() == 1)
+                    usual_kept = system_of(*fit[0]);
+                if (!usual_kept.empty()) {
+                    kept_for[kv.first] = usual_kept;
+                    refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                                      std::to_string(kv.second.size()) + " peers (" + who + "): " + kv.first.first +
+                                      "'s other hosts reach it by " + usual + ", as " + usual_kept +
+                                      " does: that link stands and the other claims are not believed");
+                }
+            }
             if (matching == 1) {
                 kept_for[kv.first] = *w->second.begin();
                 refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
                                   std::to_string(kv.second.size()) + " peers (" + who + "): " + kv.first.first +
                                   "'s own table names " + *w->second.begin() + " there, so that link stands and the "
                                   "other claims are not believed");
-            } else
+            } else if (usual_kept.empty()) {
                 refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
                                   std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
+            }
             contest_of[kv.first] = "port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
                                    std::to_string(kv.second.size()) + " peers (" + who + ")";
         }

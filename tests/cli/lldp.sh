@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -222,4 +222,17 @@ if grep -q "^host gpu01 .*ens2np0:1" "$work/stale1.view" && grep -q "a replaced 
     ok "a replaced leaf's stale entry in one host's table is left out: the host keeps its rail"
 else
     not_ok "a stale entry in one table"; diag "$(cat "$work/stale1.err")" "$(grep "^host gpu01" "$work/stale1.view")"
+fi
+# (helper 73) gpu01's root names gpu05's leaf port from a made-up
+# interface of its own: the leaf's other hosts reach it by ens2np0, as gpu05
+# does, so gpu05's link stands (gpu05 lost the rail, gpu01 nothing)
+variant claim
+entry "$work/claim/gpu01.keyvalue" eno5 leaf-g2-r1 mac aa:bb:cc:01:01:00 Ethernet60
+slurm_of claim
+"$TOPO" slurm --format view "$work/claim" >"$work/claim.view" 2>/dev/null
+if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): leaf-g2-r1's other hosts reach it by ens2np0, as gpu05 does: that link stands" "$work/claim.err" &&
+   grep -q "^host gpu05 .*ens2np0:1" "$work/claim.view" && ! grep -q "^host gpu01 .*eno5" "$work/claim.view"; then
+    ok "a port claimed from a made-up interface: the claimant by the interface the switch's other hosts use keeps it"
+else
+    not_ok "a port claimed from a made-up interface"; diag "$(cat "$work/claim.err")" "$(grep "^host gpu0[15]" "$work/claim.view")"
 fi
