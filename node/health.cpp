@@ -121,7 +121,10 @@ public:
             add("link", HealthStatus::Ok, f_.port.state);
         else
             add("link", HealthStatus::Error,
-                "state " + (f_.port.state.empty() ? std::string("unknown") : f_.port.state) +
+                "state " +
+                    (f_.port.state.empty()
+                         ? "unknown (ports/" + std::to_string(f_.port.port) + "/state empty, unreadable or not a regular file)"
+                         : f_.port.state) +
                     ", expected ACTIVE: NCCL skips the port while it stays so, and the GPUs nearest it cross "
                     "the node to another rail (the plugin keeps it in NCCL_IB_HCA: the list stays the other nodes')");
     }
