@@ -423,22 +423,45 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
         for (const char *prefix : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl", "/usr/local", "/usr"})
             for (const char *dir : {"/lib/", "/lib64/", "/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/"})
                 dirs.push_back(std::string(prefix) + dir);
-        std::vector<std::string> confs = {in_root(root, "/etc/ld.so.conf")};  // (paths on this machine)
-        glob_t g{};
-        if (::glob((in_root(root, "/etc/ld.so.conf.d") + "/*.conf").c_str(), 0, nullptr, &g) == 0)
-            for (std::size_t i = 0; i < g.gl_pathc && i < 64; ++i)
-                confs.push_back(g.gl_pathv[i]);
-        ::globfree(&g);
-        for (const std::string &c : confs)
-            if (auto text = read_small_file(c, 65536)) {
+        // ld.so.conf and what its include lines name (paths inside the
+        // root: a symbolic link among them is followed inside it, helper
+        // 75), 64 files at most
+        std::vector<std::string> confs = {"/etc/ld.so.conf"};
+        std::set<std::string> seen(confs.begin(), confs.end());
+        auto include = [&](std::string pattern) {
+            if (pattern.empty() || pattern[0] != '/')
+                pattern = "/etc/" + pattern;  // ldconfig: relative to the file's directory, /etc
+            const std::size_t slash = pattern.rfind('/');
+            const std::string dir = pattern.substr(0, slash), base = pattern.substr(slash + 1);
+            if (dir.find_first_of("*?[") != std::string::npos || dir.find("..") != std::string::npos)
+                return;
+            glob_t g{};
+            if (::glob((in_root(root, dir.empty() ? "/" : dir) + "/" + base).c_str(), 0, nullptr, &g) == 0)
+                for (std::size_t i = 0; i < g.gl_pathc && confs.size() < 64; ++i) {
+                    std::string name = g.gl_pathv[i];
+                    name = dir + "/" + name.substr(name.rfind('/') + 1);
+                    if (seen.insert(name).second)
+                        confs.push_back(name);
+                }
+            ::globfree(&g);
+        };
+        include("/etc/ld.so.conf.d/*.conf");
+        for (std::size_t k = 0; k < confs.size(); ++k)
+            if (auto text = read_small_file(in_root(root, confs[k]), 65536)) {
                 std::istringstream in(*text);
                 for (std::string line; std::getline(in, line);) {
                     line = line.substr(0, line.find('#'));
                     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
                         line.pop_back();
                     std::size_t b = line.find_first_not_of(" \t");
-                    if (b != std::string::npos && line[b] == '/' && line.find("..") == std::string::npos)
-                        dirs.push_back(line.substr(b) + "/");
+                    if (b == std::string::npos)
+                        continue;
+                    line = line.substr(b);
+                    if (line.compare(0, 8, "include ") == 0 || line.compare(0, 8, "include\t") == 0)
+                        include(line.substr(line.find_first_not_of(" \t", 8) == std::string::npos ? line.size()
+                                                                                                : line.find_first_not_of(" \t", 8)));
+                    else if (line[0] == '/' && line.find("..") == std::string::npos)
+                        dirs.push_back(line + "/");
                 }
             }
         for (const std::string &dir : dirs)

@@ -926,7 +926,7 @@ std::string metric_name(const std::string &check)
 const std::vector<std::string> &health_policy_keys()
 {
     static const std::vector<std::string> k = {"roce-tc", "pfc-priority", "trust", "qos", "mtu", "rdma-mtu", "rate", "ecn",
-                                               "max-error-rate", "hca", "gid-index"};
+                                               "max-error-rate", "hca", "gid-index", "ports"};
     return k;
 }
 
@@ -960,6 +960,8 @@ void set_health_policy(HealthPolicy &p, const std::string &key, const std::strin
         p.max_error_rate = decimal(key, v, 1e9);
     } else if (key == "gid-index") {
         p.gid_index = static_cast<int>(number(key, v, 0, 255));
+    } else if (key == "ports") {
+        p.ports = static_cast<int>(number(key, v, 1, 4096));
     } else if (key == "hca") {
         // fnmatch patterns, '!' to exclude: NCCL_IB_HCA's own syntax, or a
         // blank after a comma, would match no adapter and check fewer ports
@@ -1263,6 +1265,7 @@ const std::vector<std::pair<std::string, std::string>> &health_checks()
     static const std::vector<std::pair<std::string, std::string>> c = {
         {"link", "the port is ACTIVE (a RoCE LAG member: up)"},
         {"hca", "each adapter the policy's hca= names (no pattern) is there"},
+        {"ports", "the node has the policy's ports= ACTIVE RDMA ports or more (an adapter a pattern or none hca= names is gone or down)"},
         {"rate", "the port's rate is the policy's least rate or more and no lower than the node's fastest port of its link layer"},
         {"class", "the port's tc file carries the policy's RoCE traffic class"},
         {"trust", "the netdev's priority trust state (dscp or pcp) is the policy's"},

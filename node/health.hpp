@@ -36,6 +36,7 @@ struct HealthPolicy {
     double max_error_rate = 0;    // max-error-rate: symbol/receive errors per second still only a warning
     std::string hca;              // hca: the adapters to check ('mlx5_*,!mlx5_8'); empty is all
     int gid_index = -1;           // gid-index: the plugstack's gid_index=, the GID jobs are given; -1 none
+    int ports = -1;               // ports: the least ACTIVE RDMA ports the node has (32 on a p5.48xlarge); -1 none
 
     // Not the site's words but this node's NCCL configuration, which every
     // job's NCCL reads and the plugin leaves alone (<root>/etc/nccl.conf, a
@@ -58,7 +59,7 @@ struct HealthPolicy {
     {
         return roce_tc == o.roce_tc && pfc_priority == o.pfc_priority && trust == o.trust && mtu == o.mtu &&
                rdma_mtu == o.rdma_mtu && rate == o.rate && ecn == o.ecn && max_error_rate == o.max_error_rate &&
-               hca == o.hca && qos == o.qos && gid_index == o.gid_index;
+               hca == o.hca && qos == o.qos && gid_index == o.gid_index && ports == o.ports;
     }
     std::string want_trust() const { return trust.empty() ? "dscp" : trust; }
     // The policy asks for a lossless class (pfc-priority, trust or roce-tc)

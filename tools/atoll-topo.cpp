@@ -77,6 +77,7 @@ const char *usage_text =
     "  health    this node's RoCE/InfiniBand ports against the site's lossless policy\n"
     "            [--policy FILE] [--roce-tc N] [--pfc-priority N] [--trust dscp|pcp] [--mtu N]\n"
     "            [--rdma-mtu N] [--rate GBPS] [--ecn yes|no] [--max-error-rate N] [--hca PATTERNS] [--gid-index N]\n"
+    "            [--ports N]\n"
     "            [--interval SECONDS] [--sysfs-root DIR [--then-sysfs-root DIR]]\n"
     "            [--mlnx-qos IF=FILE]... [--ethtool IF=FILE]... [--prometheus FILE] [--verbose]\n"
     "            [--cloud auto|none|aws|azure|gcp|oci|nebius] [--root DIR] [--machine-type TYPE]\n"

@@ -1,6 +1,7 @@
 #include "tools/topo_health.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -324,45 +325,67 @@ int health_run(int argc, char **argv, std::string &prometheus)
                                                              gcp_network_stack(cnode.machine_type) == "gib")));
     std::string left_out, representors;
     std::vector<PortFacts> ports;
-    // (helper 74) without hca=, ports that are no rail: the unused port of
-    // a dual-port adapter (another port of it ACTIVE, and no adapter here
-    // runs two: the node's rails are one port an adapter; NCCL and UCX open
-    // ACTIVE ports only), and an adapter of another model (hca_type) that
-    // runs slower than the fastest ports of its link layer (a front-end
-    // ConnectX beside the rails). A port of the rails' own model running
-    // slower trained down: that is checked, and an error.
+    // (helper 74) without hca=, ports that are no rail: a port not ACTIVE
+    // whose number is ACTIVE on no adapter of its link layer, on an adapter
+    // another of whose ports is (a dual-port card cabled once: NCCL and UCX
+    // open ACTIVE ports only; port 1 down where the other adapters run
+    // port 1 is a dead rail, whichever port the adapter still runs), and an
+    // ACTIVE port of another model (hca_type) than most ACTIVE ports of its
+    // link layer, at another rate than theirs (a front-end ConnectX or a
+    // BlueField beside the rails, slower or faster: helper 75). A port of
+    // the rails' own model at another rate trained down: checked, an error.
     auto fmt_gbps = [](double g) {
         std::ostringstream o;
         o << g;
         return o.str();
     };
-    std::map<std::string, int> active_on;  // adapter -> its ACTIVE ports
-    std::map<std::string, double> fastest;  // link layer -> the fastest ACTIVE port's rate
-    std::map<std::string, std::set<std::string>> fast_models;  // link layer -> the models that run at it
-    bool runs_two = false;
+    auto model_of = [](const NodePort &p) {
+        std::string m;
+        for (char c : p.hca_type)
+            if (!std::isspace(static_cast<unsigned char>(c)))
+                m += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return m;
+    };
+    std::map<std::string, int> active_on;                    // adapter -> its ACTIVE ports
+    std::map<std::string, std::set<int>> active_numbers;     // link layer -> port numbers ACTIVE somewhere
+    std::map<std::string, std::map<std::string, int>> models;      // link layer -> model -> its ACTIVE ports
+    std::map<std::string, std::map<std::string, double>> model_rate;  // link layer -> model -> its fastest
     auto candidate = [&](const NodePort &p) {
         return hca_selected(policy.hca, p.hca) && p.representor.empty() && (!by_rule || cloud_non_compute(cloud, p).empty());
     };
     for (const NodePort &p : all_ports)
         if (candidate(p) && p.active()) {
-            runs_two = ++active_on[p.hca] > 1 || runs_two;
-            fastest[p.link_layer] = std::max(fastest[p.link_layer], port_rate_gbps(p.rate));
+            ++active_on[p.hca];
+            active_numbers[p.link_layer].insert(p.port);
+            ++models[p.link_layer][model_of(p)];
+            double &r = model_rate[p.link_layer][model_of(p)];
+            r = std::max(r, port_rate_gbps(p.rate));
         }
-    for (const NodePort &p : all_ports)
-        if (candidate(p) && p.active() && port_rate_gbps(p.rate) == fastest[p.link_layer])
-            fast_models[p.link_layer].insert(p.hca_type);
+    std::map<std::string, std::string> rails_model;  // link layer -> the model of most ACTIVE ports ("" a tie or unknown)
+    for (const auto &ll : models) {
+        int most = 0, at = 0;
+        for (const auto &m : ll.second)
+            most = std::max(most, m.second);
+        for (const auto &m : ll.second)
+            if (m.second == most) {
+                ++at;
+                rails_model[ll.first] = m.first;
+            }
+        if (at != 1)
+            rails_model[ll.first].clear();
+    }
     auto no_rail = [&](const NodePort &p) -> std::string {
         if (!policy.hca.empty())
             return "";
-        if (!p.active() && active_on.count(p.hca) && !runs_two)
+        if (!p.active() && active_on.count(p.hca) && !active_numbers[p.link_layer].count(p.port))
             return "not ACTIVE (" + escaped(p.state, 40) + ") where another port of " + p.hca +
-                   " is, and no adapter here runs two: an unused port";
-        const std::set<std::string> &models = fast_models[p.link_layer];
-        const double g = port_rate_gbps(p.rate);
-        if (p.active() && g > 0 && g < fastest[p.link_layer] && !p.hca_type.empty() && !models.empty() &&
-            !models.count("") && !models.count(p.hca_type))
-            return "a " + escaped(p.hca_type, 40) + " at " + escaped(p.rate, 60) + " beside the " + escaped(*models.begin(), 40) +
-                   " ports at " + fmt_gbps(fastest[p.link_layer]) + " Gb/sec: another model, slower, not a rail (name the rails with hca= to check it)";
+                   " is, and no adapter here runs port " + std::to_string(p.port) + ": an unused port";
+        const std::string &rails = rails_model[p.link_layer], mine = model_of(p);
+        const double g = port_rate_gbps(p.rate), theirs = rails.empty() ? 0 : model_rate[p.link_layer][rails];
+        if (p.active() && g > 0 && theirs > 0 && !mine.empty() && mine != rails && g != theirs)
+            return "a " + escaped(p.hca_type, 40) + " at " + escaped(p.rate, 60) + " beside " +
+                   std::to_string(models[p.link_layer][rails]) + " ACTIVE ports of " + escaped(rails, 40) + " at " +
+                   fmt_gbps(theirs) + " Gb/sec: another model at another rate, not a rail (name the rails with hca= to check it)";
         return "";
     };
     std::string not_rails;
@@ -390,6 +413,20 @@ int health_run(int argc, char **argv, std::string &prometheus)
     }
     for (HealthFinding &h : missing_hcas(policy, all_ports, root))
         conf_findings.push_back(std::move(h));
+    // ports=: the ACTIVE RDMA ports checked, at least the site's count (a
+    // pattern in hca=, or none, cannot tell an adapter gone: helper 74, a
+    // p5.48xlarge with 31 of its 32 EFA devices passed)
+    if (policy.ports > 0) {
+        const long up = std::count_if(ports.begin(), ports.end(), [](const PortFacts &f) { return f.bond.empty() && f.port.active(); });
+        HealthFinding h;
+        h.check = "ports";
+        h.status = up < policy.ports ? HealthStatus::Error : HealthStatus::Ok;
+        h.message = std::to_string(up) + " ACTIVE RDMA port" + (up == 1 ? "" : "s") +
+                    (up < policy.ports ? " where the policy's ports= is " + std::to_string(policy.ports) +
+                                             ": an adapter is gone (off the PCI bus, its driver not loaded), down or left out"
+                                       : ", ports=" + std::to_string(policy.ports));
+        conf_findings.push_back(h);
+    }
     // after the report: its first line is the drain reason a site's wrapper gives
     auto adapters_line = [&]() {
         if (!left_out.empty())

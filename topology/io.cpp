@@ -318,8 +318,12 @@ Fabric load_fabric_from(std::istream &in, const std::string &name, const std::st
         // as in a directory)
         std::vector<std::string> unread;
         std::vector<LldpNeighbor> ns = parse_lldp(in, name, base.substr(0, base.find('.')), &unread);
-        if (ns.empty() && !unread.empty())
-            throw InputError(unread.front());
+        std::set<std::string> read;
+        for (const LldpNeighbor &n : ns)
+            read.insert(n.local);
+        if (!unread.empty() && (ns.empty() || unread.size() > read.size()))
+            throw InputError(unread.front() + " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read.size()) +
+                             " tables cannot be read" + (ns.empty() ? "" : ": more than half, nothing written") + ")");
         Fabric f = lldp_fabric(ns, name, roles);
         for (const std::string &e : unread)
             f.warnings.push_back(e + ": that table is not read, its system not placed");

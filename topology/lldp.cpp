@@ -192,12 +192,20 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
     // as they came: a switch's multi-line system or port description
     // (NX-OS, IOS) goes on over lines of its own, read as part of it
     bool in_descr = false;
+    std::string continuation;  // the last line read so, while no key line follows it
+    std::size_t continued_at = 0;
     while (std::getline(in, line)) {
         ++lineno;
         if (!line.empty() && line.back() == '\r')  // a CRLF file: the CR ends the line, it is no part of a value
             line.pop_back();
-        if (line.empty() || (in_descr && line.compare(0, 5, "lldp.") != 0))
+        if (line.empty())
             continue;
+        if (in_descr && line.compare(0, 5, "lldp.") != 0) {
+            continuation = line;  // (last: none may end the table, helper 75)
+            continued_at = lineno;
+            continue;
+        }
+        continuation.clear();
         std::size_t eq = line.find('=');
         if (line.compare(0, 5, "lldp.") != 0 || eq == std::string::npos)
             throw InputError(source, lineno, "found " + shown(line, 80) + ", expected lldp.INTERFACE.KEY=VALUE");
@@ -240,6 +248,16 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
         else if (rest == "chassis.Station.enabled" && val == "on")
             n.station = true;
     }
+    // a table cut short: lldpcli ends every line with a newline and its
+    // table with a key, so a last line without one, or an error text
+    // after a description, is no table's end (helper 75: "port.ifname=
+    // Ethernet4" of Ethernet48 contested another host's port)
+    if (!continuation.empty())
+        throw InputError(source, continued_at, "found " + shown(continuation, 80) +
+                                                   " after a description, at the end, expected lldp.INTERFACE.KEY=VALUE: the table looks cut short");
+    if (!text.empty() && text.back() != '\n')
+        throw InputError(source, lineno, "found no newline at the end of the last line, expected lldpcli's (it ends every line "
+                                         "with one): the table looks cut short");
     return out;
 }
 
@@ -995,10 +1013,22 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : all)
         if (lldp(n) && !n.chassis.empty())
             by_lldp.insert({n.local, n.iface});
+    // An entry of another protocol read alone is known by its name: its ID
+    // (CDP's device ID, lldpd's chassis ID for it) is no LLDP chassis ID,
+    // and would split a switch some hosts hear by LLDP and others by CDP
+    // (helper 75); NX-OS's device ID "leaf1(FDO2231ABCD)" is leaf1.
     std::vector<LldpNeighbor> ns;
     for (const auto &n : all)
-        if (!n.chassis.empty() && !n.local.empty() && (lldp(n) || !by_lldp.count({n.local, n.iface})))
+        if (!n.chassis.empty() && !n.local.empty() && (lldp(n) || !by_lldp.count({n.local, n.iface}))) {
             ns.push_back(n);
+            if (!lldp(n)) {
+                LldpNeighbor &c = ns.back();
+                c.chassis_id.clear();
+                const std::size_t paren = c.chassis.find('(');
+                if (paren != std::string::npos && paren > 0 && c.chassis.back() == ')')
+                    c.chassis.erase(paren);
+            }
+        }
     if (ns.empty())
         throw InputError(source + ": found no LLDP neighbour, expected lldpcli show neighbors details output with "
                                   "at least one neighbour");
@@ -1332,13 +1362,20 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
                 for (const auto &c : names)
                     if (2 * c.second > others)
                         usual = c.first;
+                // (every other claimant's interface a name no other host there
+                // has: a host of another model, whose rails are named otherwise,
+                // is not outvoted by a root claiming its port from the usual
+                // name; helper 75)
                 std::vector<const End *> fit;
+                std::size_t plausible = 0;
                 for (const End &p : kv.second) {
                     std::size_t sp = p.first.find(' ');
-                    if (!usual.empty() && sp != std::string::npos && p.first.substr(sp + 1) == usual && peers[p].size() == 1)
+                    std::string iface = sp == std::string::npos ? std::string() : p.first.substr(sp + 1);
+                    plausible += names.count(iface);
+                    if (!usual.empty() && iface == usual && peers[p].size() == 1)
                         fit.push_back(&p);
                 }
-                if (fit.size() == 1)
+                if (fit.size() == 1 && plausible == 1)
                     usual_kept = system_of(*fit[0]);
                 if (!usual_kept.empty()) {
                     kept_for[kv.first] = usual_kept;
@@ -1507,6 +1544,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     std::map<std::string, std::string> file_of;  // (system, kind) -> file
     std::vector<std::string> no_neighbour;         // tables empty or cut short
     std::vector<std::string> unread;               // tables that cannot be read, the errors
+    std::size_t read = 0;                           // tables read
     for (const auto &file : files) {
         const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
         // a table is a file: a FIFO or a device another root left in the
@@ -1559,13 +1597,15 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             unread.push_back(e.what());
             continue;
         }
+        ++read;
         if (std::none_of(part.begin(), part.end(), [](const LldpNeighbor &n) { return !n.chassis.empty(); }))
             no_neighbour.push_back(file);
         all.insert(all.end(), part.begin(), part.end());
     }
-    if (!unread.empty() && all.empty())
-        throw InputError(unread.front() +
-                         (unread.size() > 1 ? " (and " + std::to_string(unread.size() - 1) + " more tables that cannot be read)" : ""));
+    // (more than half of them unread is no site's fabric: helper 75)
+    if (!unread.empty() && (all.empty() || unread.size() > read))
+        throw InputError(unread.front() + " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read) +
+                         " tables cannot be read" + (all.empty() ? "" : ": more than half, nothing written") + ")");
     for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
         auto h = nics.find(n.local);
         if (n.gbps > 0 || h == nics.end())

@@ -8,7 +8,7 @@
 # providers' files: ND v5 writes NCCL_TOPO_FILE, ND GB200 v6 writes none;
 # aws-ofi-nccl first knows p5.48xlarge in 1.7.0.
 . "$(dirname "$0")/../lib.sh"
-plan 28
+plan 30
 work=$(tmpdir)
 C="$DATA/cloudenv"
 # dmi ROOT VENDOR PRODUCT ASSET
@@ -148,6 +148,19 @@ printf '# the site''s modules\n/apps/ofi/1.18/lib  # aws-ofi-nccl\n' >"$a/etc/ld
 mv "$a/usr/local/lib/libnccl-net.so" "$a/apps/ofi/1.18/lib/libnccl-net.so"
 health "$a"
 want "P5 with aws-ofi-nccl in a directory ld.so.conf.d lists: found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
+# (helper 75) a conf file that is a symbolic link to an absolute path is
+# read inside the root, never the host's (none there: not found); an
+# include line of ld.so.conf is followed, as ldconfig does
+rm "$a/etc/ld.so.conf.d/ofi.conf"
+printf '/apps/ofi/1.18/lib\n' >"$work/host-side.conf"
+ln -s "$work/host-side.conf" "$a/etc/ld.so.conf.d/link.conf"
+health "$a"
+want "P5 with a conf linked to a file outside --root: not read, not found" ERROR "there is none under" 4
+rm "$a/etc/ld.so.conf.d/link.conf"; mkdir -p "$a/etc/ld.so.conf.local"
+printf 'include /etc/ld.so.conf.local/*.conf\n' >"$a/etc/ld.so.conf"
+printf '/apps/ofi/1.18/lib\n' >"$a/etc/ld.so.conf.local/ofi.conf"
+health "$a"
+want "P5 with aws-ofi-nccl in a directory an include line of ld.so.conf lists: found, OK" OK "aws-ofi-nccl 1.18.0 >= 1.7.0" 0
 
 # OCI BM.GPU.H100.8: RoCE mlx5 NICs, the oci-hpc nccl.conf
 o="$work/oci"

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 46
+plan 48
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -679,7 +679,7 @@ cp -r "$work/dual" "$work/dual2"
 echo "4: ACTIVE" >"$work/dual2/class/infiniband/mlx5_1/ports/2/state"
 left_out_then_fails "a dual-port card cabled once: the unused port is left out, named; where an adapter runs two ports a port down fails" \
     "$work/dual" "$work/dual2" \
-    "^adapters: left out, no rail: mlx5_0 port 2 (not ACTIVE (1: DOWN) where another port of mlx5_0 is, and no adapter here runs two: an unused port), mlx5_1 port 2 (" \
+    "^adapters: left out, no rail: mlx5_0 port 2 (not ACTIVE (1: DOWN) where another port of mlx5_0 is, and no adapter here runs port 2: an unused port), mlx5_1 port 2 (" \
     "^ERROR: link: mlx5_0 port 2: state 1: DOWN, expected ACTIVE"
 # a front-end ConnectX-6 Dx (hca_type MT4125) at 100 Gb/s beside
 # ConnectX-7 rails (MT4129) is no rail, left out; a ConnectX-7 at 100 Gb/s
@@ -692,8 +692,23 @@ cp -r "$work/fe" "$work/fe2"
 echo MT4129 >"$work/fe2/class/infiniband/mlx5_2/hca_type"
 left_out_then_fails "an adapter of another model, slower (a front-end ConnectX): left out, named; one of the rails' model slower fails rate" \
     "$work/fe" "$work/fe2" \
-    "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside the MT4129 ports at 400 Gb/sec: another model, slower, not a rail" \
+    "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside 2 ACTIVE ports of MT4129 at 400 Gb/sec: another model at another rate, not a rail" \
     "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400"
+# (helper 75) a front-end BlueField-3 (MT41692) faster than the rails: left
+# out too, the rails checked (the rails were left out as slower, a lossy
+# rail passing)
+cp -r "$work/fe" "$work/fe3"
+echo "800 Gb/sec (4X XDR)" >"$work/fe3/class/infiniband/mlx5_2/ports/1/rate"; echo MT41692 >"$work/fe3/class/infiniband/mlx5_2/hca_type"
+sed 's/^\( *enabled\) .*/\1     0   0   0   0   0   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfcoff.qos"
+"$TOPO" health --policy "$policy" --sysfs-root "$work/fe3" --interval 0 --mlnx-qos ens3np0="$work/pfcoff.qos" \
+    --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is off on priority 3" "$work/out" &&
+   grep -q "^adapters: left out, no rail: mlx5_2 port 1 (a MT41692 at 800 Gb/sec (4X XDR) beside 2 ACTIVE ports of MT4129" "$work/out"; then
+    ok "a front-end adapter of another model, faster than the rails: left out, the rails checked (PFC off fails)"
+else
+    not_ok "a faster front-end adapter"; diag "exit $rc" "$(cat "$work/out")"
+fi
 # PFC on a second priority (a storage class beside RoCE's, as 802.1Qbb
 # allows): a warning, no drain (it was an error)
 sed 's/^\( *enabled\) .*/\1     0   0   0   1   1   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfc34.qos"
@@ -704,4 +719,16 @@ if [ $rc -eq 0 ] && grep -q "^WARNING: pfc: mlx5_0 port 1 (ens3np0): PFC is on p
     ok "PFC on a second priority: a warning, exit 0"
 else
     not_ok "PFC on a second priority"; diag "exit $rc" "$(cat "$work/out")"
+fi
+# (helper 74) ports=: a pattern in hca= (or none) cannot tell an adapter
+# gone; the count the site gives can (a p5 with 31 of its 32 EFA passed)
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 $(qos netarbiter-eth4.mlnx_qos) --ports 3 >"$work/out" 2>&1
+rc=$?
+"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 $(qos netarbiter-eth4.mlnx_qos) --ports 2 >"$work/out2" 2>&1
+rc2=$?
+if [ $rc -eq 4 ] && grep -q "^ERROR: ports: node: 2 ACTIVE RDMA ports where the policy's ports= is 3: an adapter is gone" "$work/out" &&
+   [ $rc2 -eq 0 ] && grep -q "^health: OK" "$work/out2"; then
+    ok "ports=: fewer ACTIVE RDMA ports than the site's count fails; as many passes"
+else
+    not_ok "ports="; diag "exit $rc" "$(cat "$work/out" "$work/out2")"
 fi

@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 18
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -235,4 +235,49 @@ if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu
     ok "a port claimed from a made-up interface: the claimant by the interface the switch's other hosts use keeps it"
 else
     not_ok "a port claimed from a made-up interface"; diag "$(cat "$work/claim.err")" "$(grep "^host gpu0[15]" "$work/claim.view")"
+fi
+# (helper 75) cut short where the cut still parses: a last line with no
+# newline (Ethernet60 cut to Ethernet6), an error text after a description at
+# the end: warned, not read; more than half of the tables unread: an error,
+# nothing written
+variant cut
+{ cat "$d/gpu08.keyvalue" | sed '$d'; printf 'lldp.eno1.port.ifname=Ethernet6'; } >"$work/cut/gpu08.keyvalue"
+{ sed -n '1,/^lldp\.ens1np0\.chassis\.descr=/p' "$d/gpu07.keyvalue"; echo "Unable to connect to lldpd daemon (/run/lldpd.socket): Connection refused"; } >"$work/cut/gpu07.keyvalue"
+slurm_of cut
+variant most
+for h in gpu01 gpu02 gpu03 gpu04 gpu05; do echo "Unable to connect to lldpd daemon" >"$work/most/$h.keyvalue"; done
+echo "# the site's file" >"$work/most.conf"
+"$TOPO" slurm "$work/most" -o "$work/most.conf" 2>"$work/most.err"; rc=$?
+if grep -q "gpu08.keyvalue:[0-9]*: found no newline at the end of the last line.*: that table is not read" "$work/cut.err" &&
+   grep -q "gpu07.keyvalue:[0-9]*: found 'Unable to connect to lldpd daemon .*' after a description, at the end.*: that table is not read" "$work/cut.err" &&
+   grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-06\]$" "$work/cut.conf" &&
+   [ $rc -ne 0 ] && grep -q "(5 of 8 tables cannot be read: more than half, nothing written)" "$work/most.err" &&
+   [ "$(cat "$work/most.conf")" = "# the site's file" ]; then
+    ok "tables cut where the cut still parses are warned, not read; more than half unread is an error, the site's file kept"
+else
+    not_ok "tables cut short"; diag "exit $rc" "$(cat "$work/cut.err" "$work/cut.conf" "$work/most.err")"
+fi
+# a leaf some hosts hear by LLDP and others by CDPv2 alone (lldpd -c; NX-OS's
+# device ID leaf-g2-r1.example.com, or NX-OS's leaf-g2-r1(FDO2231ABCD)): one
+# switch, not split by the IDs; and
+# a host whose rails are named otherwise (another model) is not outvoted for
+# its port by a root claiming it from the usual name (gpu06 and gpu07 name
+# that rail enp65s0f1np1)
+variant cdponly
+for hd in gpu07:leaf-g2-r1.example.com gpu08:'leaf-g2-r1(FDO2231ABCD)'; do
+    h=${hd%%:*} id=${hd#*:}
+    sed -i -e 's/^lldp\.ens2np0\.via=LLDP$/lldp.ens2np0.via=CDPv2/' -e "s/^lldp\.ens2np0\.chassis\.mac=.*/lldp.ens2np0.chassis.local=$id/" \
+        -e "s/^lldp\.ens2np0\.chassis\.name=.*/lldp.ens2np0.chassis.name=$id/" "$work/cdponly/$h.keyvalue"
+done
+slurm_of cdponly
+variant model
+for h in gpu06 gpu07; do sed -i "s/^lldp\.ens2np0\./lldp.enp65s0f1np1./" "$work/model/$h.keyvalue"; done
+port=$(sed -n 's/^lldp\.enp65s0f1np1\.port\.ifname=//p' "$work/model/gpu06.keyvalue")
+sed -i "s/^lldp\.ens2np0\.port\.ifname=.*/lldp.ens2np0.port.ifname=$port/" "$work/model/gpu05.keyvalue"
+slurm_of model
+if cabled "$work/cdponly.conf" && ! grep -q "FDO\|sent by 2 chassis IDs, 'aa:bb:cc:01:01:00'" "$work/cdponly.conf" "$work/cdponly.err" &&
+   grep -q "port $port of leaf-g2-r1 is claimed by 2 peers (gpu05 ens2np0, gpu06 enp65s0f1np1): none of these links is believed" "$work/model.err"; then
+    ok "a leaf heard by LLDP and by CDP alone is one switch; a host of another NIC naming is not outvoted for its port"
+else
+    not_ok "CDP alone, and another NIC naming"; diag "$(cat "$work/cdponly.conf" "$work/cdponly.err" "$work/model.err")"
 fi
