@@ -361,6 +361,7 @@ int health_run(int argc, char **argv, std::string &prometheus)
             double &r = model_rate[p.link_layer][model_of(p)];
             r = std::max(r, port_rate_gbps(p.rate));
         }
+    std::map<std::string, std::set<std::string>> at_rails_rate;  // link layer -> models with a port at the rails' rate
     std::map<std::string, std::string> rails_model;  // link layer -> the model of most ACTIVE ports ("" a tie or unknown)
     for (const auto &ll : models) {
         int most = 0, at = 0;
@@ -374,6 +375,10 @@ int health_run(int argc, char **argv, std::string &prometheus)
         if (at != 1)
             rails_model[ll.first].clear();
     }
+    for (const NodePort &p : all_ports)
+        if (candidate(p) && p.active() && !rails_model[p.link_layer].empty() &&
+            port_rate_gbps(p.rate) == model_rate[p.link_layer][rails_model[p.link_layer]])
+            at_rails_rate[p.link_layer].insert(model_of(p));
     auto no_rail = [&](const NodePort &p) -> std::string {
         if (!policy.hca.empty())
             return "";
@@ -382,7 +387,10 @@ int health_run(int argc, char **argv, std::string &prometheus)
                    " is, and no adapter here runs port " + std::to_string(p.port) + ": an unused port";
         const std::string &rails = rails_model[p.link_layer], mine = model_of(p);
         const double g = port_rate_gbps(p.rate), theirs = rails.empty() ? 0 : model_rate[p.link_layer][rails];
-        if (p.active() && g > 0 && theirs > 0 && !mine.empty() && mine != rails && g != theirs)
+        // (a model some port of which runs at the rails' rate is a rail
+        // model of a mixed node: its slower port trained down; helper 76)
+        if (p.active() && g > 0 && theirs > 0 && !mine.empty() && mine != rails && g != theirs &&
+            !at_rails_rate[p.link_layer].count(mine))
             return "a " + escaped(p.hca_type, 40) + " at " + escaped(p.rate, 60) + " beside " +
                    std::to_string(models[p.link_layer][rails]) + " ACTIVE ports of " + escaped(rails, 40) + " at " +
                    fmt_gbps(theirs) + " Gb/sec: another model at another rate, not a rail (name the rails with hca= to check it)";

@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <iterator>
 #include <sstream>
 #include <sys/stat.h>
 #include <tuple>
@@ -248,16 +249,11 @@ std::vector<LldpNeighbor> parse_keyvalue(const std::string &text, const std::str
         else if (rest == "chassis.Station.enabled" && val == "on")
             n.station = true;
     }
-    // a table cut short: lldpcli ends every line with a newline and its
-    // table with a key, so a last line without one, or an error text
-    // after a description, is no table's end (helper 75: "port.ifname=
-    // Ethernet4" of Ethernet48 contested another host's port)
+    // a table cut short: lldpcli ends its table with a key, so an error
+    // text after a description is no table's end (helper 75)
     if (!continuation.empty())
         throw InputError(source, continued_at, "found " + shown(continuation, 80) +
                                                    " after a description, at the end, expected lldp.INTERFACE.KEY=VALUE: the table looks cut short");
-    if (!text.empty() && text.back() != '\n')
-        throw InputError(source, lineno, "found no newline at the end of the last line, expected lldpcli's (it ends every line "
-                                         "with one): the table looks cut short");
     return out;
 }
 
@@ -878,6 +874,7 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
         }
     std::map<std::pair<std::string, std::string>, std::string> rename;  // (name, ID) -> switch
     std::set<std::pair<std::string, std::string>> stale;                // (name, ID) left out
+    std::set<std::string> split;  // names taken for several switches
     std::vector<std::string> said;
     for (auto &kv : seen) {
         if (kv.second.size() < 2)
@@ -954,6 +951,7 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
         for (const auto &id : kv.second)
             if (name_of.count(group[id.first]) && name_of[group[id.first]] != kv.first)
                 rename[{kv.first, id.first}] = name_of[group[id.first]];
+        split.insert(kv.first);
         said.push_back(source + ": the switch name " + shown(kv.first) + " is sent by " + std::to_string(tables_of.size()) +
                        " chassis IDs, " + first_names(ids) + ": taken for that many switches; give each switch its own hostname");
     }
@@ -962,6 +960,20 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
                      return named(n) && stale.count({n.chassis, lower(n.chassis_id)});
                  }),
                  ns.end());
+    // an entry with no chassis ID under a name several switches send (a
+    // host hearing one by CDP alone): which of them it is, no table says
+    // (helper 76: it joined the switch that kept the name)
+    std::map<std::string, std::vector<std::string>> unsure;  // name -> "TABLE IFACE"
+    ns.erase(std::remove_if(ns.begin(), ns.end(), [&](const LldpNeighbor &n) {
+                 if (!n.chassis_id.empty() || !split.count(n.chassis))
+                     return false;
+                 unsure[n.chassis].push_back(n.local + " " + n.iface);
+                 return true;
+             }),
+             ns.end());
+    for (const auto &kv : unsure)
+        said.push_back(source + ": " + first_names(kv.second) + " name" + (kv.second.size() == 1 ? "s " : " ") + shown(kv.first) +
+                       " without a chassis ID (CDP, or an ID not read): that name is several switches', which is not known; left out");
     // each ID's switch, where it is one (an ID sent under two names is none's)
     std::map<std::string, std::set<std::string>> switch_of;
     std::set<std::string> named_switches;
@@ -1321,10 +1333,19 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (switches.count(n.local) && n.local != n.chassis)
             own_word[{n.local, n.iface}].insert(n.chassis);
     auto system_of = [](const End &e) { return e.first.substr(0, e.first.find(' ')); };
-    std::map<std::string, std::vector<const LldpNeighbor *>> by_switch_hosts;  // switch -> the host links naming it
+    // each host's interfaces with a switch neighbour, and the count most hosts have
+    std::map<std::string, std::set<std::string>> ifaces_of;
     for (const auto &n : sorted)
         if (switches.count(n.chassis) && !switches.count(n.local))
-            by_switch_hosts[n.chassis].push_back(&n);
+            ifaces_of[n.local].insert(n.iface);
+    std::map<std::string, std::size_t> links_of;
+    std::map<std::size_t, int> hosts_with;
+    for (const auto &h : ifaces_of)
+        ++hosts_with[links_of[h.first] = h.second.size()];
+    std::size_t usual_links = 0;
+    for (const auto &c : hosts_with)
+        if (c.second > hosts_with[usual_links])
+            usual_links = c.first;
     std::set<End> contested;
     std::map<End, std::string> kept_for;  // a contested port its switch's table settles: the system kept
     std::map<End, std::string> contest_of;  // the sentence of each contested port
@@ -1337,6 +1358,8 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             std::string hosts;  // every claimant, not only the first: one of them caused it
             for (const End &p : kv.second)
                 hosts += (hosts.empty() ? "" : ",") + system_of(p);
+            const std::string contest = "port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
+                                        std::to_string(kv.second.size()) + " peers (" + who + ")";
             // the switch's own table names one system on that port, and one
             // claimant is it: that link stands, the others' claims do not
             auto w = own_word.find(kv.first);
@@ -1344,59 +1367,41 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             if (w != own_word.end() && w->second.size() == 1)
                 for (const End &p : kv.second)
                     matching += system_of(p) == *w->second.begin();
-            // else, on a switch's port, the claimant whose interface has the
-            // name most of the switch's other host links have (the rail's),
-            // its own end claimed by no other switch: a host naming another's
-            // port from an interface of its own that no host has there
-            // (helper 73: a made-up ens9np0 took gpu05's rail for free)
+            // else the one claimant whose host has no more interfaces than
+            // most hosts, where every other claimant's has more: a host
+            // naming another's port from an interface it has beyond its
+            // peers' (helper 73: a made-up ens9np0 took gpu05's rail for
+            // free). A claimant that moved one of its own links instead has
+            // its peers' count: both are refused, and it loses that rail
+            // (helper 76: interface names could not tell a made-up one from
+            // a host of another PCI layout)
             std::string usual_kept;
             if (matching != 1 && switches.count(kv.first.first)) {
-                std::map<std::string, int> names;  // interface -> the switch's other host links by it
-                int others = 0;
-                for (const auto &n : by_switch_hosts[kv.first.first])
-                    if (n->port != kv.first.second) {
-                        ++names[n->iface];
-                        ++others;
-                    }
-                std::string usual;
-                for (const auto &c : names)
-                    if (2 * c.second > others)
-                        usual = c.first;
-                // (every other claimant's interface a name no other host there
-                // has: a host of another model, whose rails are named otherwise,
-                // is not outvoted by a root claiming its port from the usual
-                // name; helper 75)
                 std::vector<const End *> fit;
-                std::size_t plausible = 0;
+                std::size_t beyond = 0;  // claimants whose hosts have more links than most
                 for (const End &p : kv.second) {
-                    std::size_t sp = p.first.find(' ');
-                    std::string iface = sp == std::string::npos ? std::string() : p.first.substr(sp + 1);
-                    plausible += names.count(iface);
-                    if (!usual.empty() && iface == usual && peers[p].size() == 1)
+                    if (links_of[system_of(p)] > usual_links)
+                        ++beyond;
+                    else if (peers[p].size() == 1)
                         fit.push_back(&p);
                 }
-                if (fit.size() == 1 && plausible == 1)
+                if (fit.size() == 1 && beyond + 1 == kv.second.size())
                     usual_kept = system_of(*fit[0]);
                 if (!usual_kept.empty()) {
                     kept_for[kv.first] = usual_kept;
-                    refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
-                                      std::to_string(kv.second.size()) + " peers (" + who + "): " + kv.first.first +
-                                      "'s other hosts reach it by " + usual + ", as " + usual_kept +
-                                      " does: that link stands and the other claims are not believed");
+                    refused.push_back(hosts + ": " + contest + ": the other claimant" + (kv.second.size() > 2 ? "s have" : " has") +
+                                      " more switch links than the " + std::to_string(usual_links) + " most hosts have, " +
+                                      usual_kept + " not: its link stands and the other claims are not believed");
                 }
             }
             if (matching == 1) {
                 kept_for[kv.first] = *w->second.begin();
-                refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
-                                  std::to_string(kv.second.size()) + " peers (" + who + "): " + kv.first.first +
-                                  "'s own table names " + *w->second.begin() + " there, so that link stands and the "
-                                  "other claims are not believed");
+                refused.push_back(hosts + ": " + contest + ": " + kv.first.first + "'s own table names " + *w->second.begin() +
+                                  " there, so that link stands and the other claims are not believed");
             } else if (usual_kept.empty()) {
-                refused.push_back(hosts + ": port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
-                                  std::to_string(kv.second.size()) + " peers (" + who + "): none of these links is believed");
+                refused.push_back(hosts + ": " + contest + ": none of these links is believed");
             }
-            contest_of[kv.first] = "port " + kv.first.second + " of " + kv.first.first + " is claimed by " +
-                                   std::to_string(kv.second.size()) + " peers (" + who + ")";
+            contest_of[kv.first] = contest;
         }
     // hosts with a table whose links fell to a contest, and those left a link
     std::map<std::string, std::string> lost_to_contest;
@@ -1545,6 +1550,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
     std::vector<std::string> no_neighbour;         // tables empty or cut short
     std::vector<std::string> unread;               // tables that cannot be read, the errors
     std::size_t read = 0;                           // tables read
+    std::vector<std::pair<std::string, std::string>> no_newline;  // keyvalue tables without a final newline: (file, system)
     for (const auto &file : files) {
         const bool node_json = file.size() > 10 && file.compare(file.size() - 10, 10, ".node.json") == 0;
         // a table is a file: a FIFO or a device another root left in the
@@ -1588,9 +1594,11 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         // a table that cannot be read, among others: warned, its system
         // not placed (helper 73: one cut short, or one root's junk line,
         // stopped every file of the site); alone, the error
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream tin(text);
         std::vector<LldpNeighbor> part;
         try {
-            part = parse_lldp(in, file, basename_system(file), &unread);
+            part = parse_lldp(tin, file, basename_system(file), &unread);
         } catch (const InputError &e) {
             if (!in_dir)
                 throw;
@@ -1600,12 +1608,29 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         ++read;
         if (std::none_of(part.begin(), part.end(), [](const LldpNeighbor &n) { return !n.chassis.empty(); }))
             no_neighbour.push_back(file);
+        // (a keyvalue table whose last line has no newline: cut, unless most
+        // are so, a collector's way: printf %s "$(lldpcli ...)", Ansible's stdout)
+        if (!text.empty() && text.back() != '\n' && text.compare(text.find_first_not_of(" \t\r\n") == std::string::npos ? 0 : text.find_first_not_of(" \t\r\n"), 5, "lldp.") == 0)
+            no_newline.push_back({file, basename_system(file)});
         all.insert(all.end(), part.begin(), part.end());
+    }
+    // lldpcli ends every line with a newline: where most tables keep it, one
+    // without is cut at a line's end ("port.ifname=Ethernet4" of
+    // Ethernet48 contested another host's port: helper 75); where most lack
+    // it, the collector strips it (helper 76: every table was refused)
+    if (!no_newline.empty() && 2 * no_newline.size() < read) {
+        for (const auto &nl : no_newline) {
+            all.erase(std::remove_if(all.begin(), all.end(), [&](const LldpNeighbor &n) { return n.local == nl.second; }), all.end());
+            unread.push_back(nl.first + ": found no newline at the end of its last line, where most tables end with one: the table "
+                                        "looks cut short");
+            --read;
+        }
     }
     // (more than half of them unread is no site's fabric: helper 75)
     if (!unread.empty() && (all.empty() || unread.size() > read))
-        throw InputError(unread.front() + " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read) +
-                         " tables cannot be read" + (all.empty() ? "" : ": more than half, nothing written") + ")");
+        throw InputError(unread.front() + (unread.size() + read < 2 ? std::string()
+                                           : " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read) +
+                                                 " tables cannot be read" + (all.empty() ? "" : ": more than half, nothing written") + ")"));
     for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
         auto h = nics.find(n.local);
         if (n.gbps > 0 || h == nics.end())

@@ -9,7 +9,7 @@
 # dscp2prio map as printed (26 -> 3), the kernel's iboe_get_mtu() (1500 - 96
 # header bytes -> 1024), mlx5's counter names (en_stats.c).
 . "$(dirname "$0")/../lib.sh"
-plan 48
+plan 49
 work=$(tmpdir)
 H="$DATA/health"
 # netdev ROOT IF: MTU 9000, ECN on priority 3 (np and rp)
@@ -694,15 +694,20 @@ left_out_then_fails "an adapter of another model, slower (a front-end ConnectX):
     "$work/fe" "$work/fe2" \
     "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside 2 ACTIVE ports of MT4129 at 400 Gb/sec: another model at another rate, not a rail" \
     "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400"
+# qos_run ROOT QOS: the policy's check of ROOT, no interval, QOS as ens3np0's
+# mlnx_qos text; output in $work/out, exit status in $rc
+qos_run() {
+    "$TOPO" health --policy "$policy" --sysfs-root "$1" --interval 0 --mlnx-qos ens3np0="$2" \
+        --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
+    rc=$?
+}
 # (helper 75) a front-end BlueField-3 (MT41692) faster than the rails: left
 # out too, the rails checked (the rails were left out as slower, a lossy
 # rail passing)
 cp -r "$work/fe" "$work/fe3"
 echo "800 Gb/sec (4X XDR)" >"$work/fe3/class/infiniband/mlx5_2/ports/1/rate"; echo MT41692 >"$work/fe3/class/infiniband/mlx5_2/hca_type"
 sed 's/^\( *enabled\) .*/\1     0   0   0   0   0   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfcoff.qos"
-"$TOPO" health --policy "$policy" --sysfs-root "$work/fe3" --interval 0 --mlnx-qos ens3np0="$work/pfcoff.qos" \
-    --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
-rc=$?
+qos_run "$work/fe3" "$work/pfcoff.qos"
 if [ $rc -eq 4 ] && grep -q "^ERROR: pfc: mlx5_0 port 1 (ens3np0): PFC is off on priority 3" "$work/out" &&
    grep -q "^adapters: left out, no rail: mlx5_2 port 1 (a MT41692 at 800 Gb/sec (4X XDR) beside 2 ACTIVE ports of MT4129" "$work/out"; then
     ok "a front-end adapter of another model, faster than the rails: left out, the rails checked (PFC off fails)"
@@ -712,9 +717,7 @@ fi
 # PFC on a second priority (a storage class beside RoCE's, as 802.1Qbb
 # allows): a warning, no drain (it was an error)
 sed 's/^\( *enabled\) .*/\1     0   0   0   1   1   0   0   0/' "$H/netarbiter-eth4.mlnx_qos" >"$work/pfc34.qos"
-"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 --mlnx-qos ens3np0="$work/pfc34.qos" \
-    --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
-rc=$?
+qos_run "$work/good" "$work/pfc34.qos"
 if [ $rc -eq 0 ] && grep -q "^WARNING: pfc: mlx5_0 port 1 (ens3np0): PFC is on priority 4 as well as on 3: unless that is another lossless class" "$work/out"; then
     ok "PFC on a second priority: a warning, exit 0"
 else
@@ -731,4 +734,21 @@ if [ $rc -eq 4 ] && grep -q "^ERROR: ports: node: 2 ACTIVE RDMA ports where the 
     ok "ports=: fewer ACTIVE RDMA ports than the site's count fails; as many passes"
 else
     not_ok "ports="; diag "exit $rc" "$(cat "$work/out" "$work/out2")"
+fi
+# (helper 76) a node of mixed rail models: a model with a port at the rails'
+# rate is a rail model, and its port at 200 Gb/s trained down (it was left
+# out as another model, the node passing)
+cp -r "$work/good" "$work/mixed"
+for hca in mlx5_0 mlx5_1; do echo MT4129 >"$work/mixed/class/infiniband/$hca/hca_type"; done
+for r in mlx5_2:MT4129:400:NDR mlx5_3:MT4130:400:NDR mlx5_4:MT4130:200:HDR; do
+    hca=${r%%:*} rest=${r#*:}; model=${rest%%:*} rest=${rest#*:}; g=${rest%%:*} gen=${rest#*:}
+    mlx5_roce_port "$work/mixed/class/infiniband/$hca" "ens${hca#mlx5_}f0np0" "0000:0000:0000:0000:0000:ffff:0a00:090${hca#mlx5_}"
+    echo "$g Gb/sec (4X $gen)" >"$work/mixed/class/infiniband/$hca/ports/1/rate"; echo "$model" >"$work/mixed/class/infiniband/$hca/hca_type"
+done
+"$TOPO" health --qos skip --sysfs-root "$work/mixed" --interval 0 --cloud none >"$work/out" 2>&1
+rc=$?
+if [ $rc -eq 4 ] && grep -q "^ERROR: rate: mlx5_4 port 1 (ens4f0np0): 200 Gb/sec (4X HDR) where mlx5_0 port 1 runs 400" "$work/out" && ! grep -q "no rail" "$work/out"; then
+    ok "a rail of the node's second model that trained down fails rate (not left out as another model)"
+else
+    not_ok "a trained-down rail of a second model"; diag "exit $rc" "$(cat "$work/out")"
 fi

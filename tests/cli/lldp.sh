@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -224,15 +224,15 @@ else
     not_ok "a stale entry in one table"; diag "$(cat "$work/stale1.err")" "$(grep "^host gpu01" "$work/stale1.view")"
 fi
 # (helper 73) gpu01's root names gpu05's leaf port from a made-up
-# interface of its own: the leaf's other hosts reach it by ens2np0, as gpu05
-# does, so gpu05's link stands (gpu05 lost the rail, gpu01 nothing)
+# interface of its own, one more than most hosts have: gpu05's link stands
+# (gpu05 lost the rail, gpu01 nothing)
 variant claim
 entry "$work/claim/gpu01.keyvalue" eno5 leaf-g2-r1 mac aa:bb:cc:01:01:00 Ethernet60
 slurm_of claim
 "$TOPO" slurm --format view "$work/claim" >"$work/claim.view" 2>/dev/null
-if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): leaf-g2-r1's other hosts reach it by ens2np0, as gpu05 does: that link stands" "$work/claim.err" &&
+if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): the other claimant has more switch links than the 3 most hosts have, gpu05 not: its link stands" "$work/claim.err" &&
    grep -q "^host gpu05 .*ens2np0:1" "$work/claim.view" && ! grep -q "^host gpu01 .*eno5" "$work/claim.view"; then
-    ok "a port claimed from a made-up interface: the claimant by the interface the switch's other hosts use keeps it"
+    ok "a port claimed from an interface beyond the host's peers' count: the other claimant keeps it"
 else
     not_ok "a port claimed from a made-up interface"; diag "$(cat "$work/claim.err")" "$(grep "^host gpu0[15]" "$work/claim.view")"
 fi
@@ -244,16 +244,21 @@ variant cut
 { cat "$d/gpu08.keyvalue" | sed '$d'; printf 'lldp.eno1.port.ifname=Ethernet6'; } >"$work/cut/gpu08.keyvalue"
 { sed -n '1,/^lldp\.ens1np0\.chassis\.descr=/p' "$d/gpu07.keyvalue"; echo "Unable to connect to lldpd daemon (/run/lldpd.socket): Connection refused"; } >"$work/cut/gpu07.keyvalue"
 slurm_of cut
+# every table without its final newline: the collector's way (printf %s
+# "$(lldpcli ...)", Ansible's stdout), read
+variant strip
+for f in "$work"/strip/*.keyvalue; do t=$(cat "$f"); printf %s "$t" >"$f"; done
+slurm_of strip
 variant most
 for h in gpu01 gpu02 gpu03 gpu04 gpu05; do echo "Unable to connect to lldpd daemon" >"$work/most/$h.keyvalue"; done
 echo "# the site's file" >"$work/most.conf"
 "$TOPO" slurm "$work/most" -o "$work/most.conf" 2>"$work/most.err"; rc=$?
-if grep -q "gpu08.keyvalue:[0-9]*: found no newline at the end of the last line.*: that table is not read" "$work/cut.err" &&
+if grep -q "gpu08.keyvalue: found no newline at the end of its last line, where most tables end with one: the table looks cut short: that table is not read" "$work/cut.err" &&
    grep -q "gpu07.keyvalue:[0-9]*: found 'Unable to connect to lldpd daemon .*' after a description, at the end.*: that table is not read" "$work/cut.err" &&
    grep -q "^SwitchName=grp-leaf-g2-r1 Nodes=gpu\[05-06\]$" "$work/cut.conf" &&
    [ $rc -ne 0 ] && grep -q "(5 of 8 tables cannot be read: more than half, nothing written)" "$work/most.err" &&
-   [ "$(cat "$work/most.conf")" = "# the site's file" ]; then
-    ok "tables cut where the cut still parses are warned, not read; more than half unread is an error, the site's file kept"
+   [ "$(cat "$work/most.conf")" = "# the site's file" ] && cabled "$work/strip.conf" && ! grep -q "not read" "$work/strip.err"; then
+    ok "tables cut where the cut still parses are warned, not read; more than half unread is an error, the site's file kept; every table without its final newline is read"
 else
     not_ok "tables cut short"; diag "exit $rc" "$(cat "$work/cut.err" "$work/cut.conf" "$work/most.err")"
 fi
@@ -261,7 +266,7 @@ fi
 # device ID leaf-g2-r1.example.com, or NX-OS's leaf-g2-r1(FDO2231ABCD)): one
 # switch, not split by the IDs; and
 # a host whose rails are named otherwise (another model) is not outvoted for
-# its port by a root claiming it from the usual name (gpu06 and gpu07 name
+# its port by a root that moved its own link there (gpu06 and gpu07 name
 # that rail enp65s0f1np1)
 variant cdponly
 for hd in gpu07:leaf-g2-r1.example.com gpu08:'leaf-g2-r1(FDO2231ABCD)'; do
@@ -280,4 +285,18 @@ if cabled "$work/cdponly.conf" && ! grep -q "FDO\|sent by 2 chassis IDs, 'aa:bb:
     ok "a leaf heard by LLDP and by CDP alone is one switch; a host of another NIC naming is not outvoted for its port"
 else
     not_ok "CDP alone, and another NIC naming"; diag "$(cat "$work/cdponly.conf" "$work/cdponly.err" "$work/model.err")"
+fi
+# (helper 76) gpu08 hearing its sonic leaf by CDP alone, no chassis ID,
+# where two switches send the name sonic: which one is not known, its link
+# left out and said (it joined the g1 leaf, the one keeping the name)
+variant cdpsplit
+sed -i -e 's/^lldp\.ens1np0\.via=LLDP$/lldp.ens1np0.via=CDPv2/' -e 's/^lldp\.ens1np0\.chassis\.mac=.*/lldp.ens1np0.chassis.local=sonic/' "$work/cdpsplit/gpu08.keyvalue"
+sed -i 's/^lldp\.ens1np0\.chassis\.mac=aa:bb:cc:01:00:00$/lldp.ens1np0.chassis.mac=aa:bb:cc:00:00:00/' "$work/cdpsplit/gpu07.keyvalue"
+slurm_of cdpsplit
+"$TOPO" slurm --format view "$work/cdpsplit" >"$work/cdpsplit.view" 2>/dev/null
+if grep -q "gpu08 ens1np0 names 'sonic' without a chassis ID (CDP, or an ID not read): that name is several switches', which is not known; left out" "$work/cdpsplit.err" &&
+   ! grep -q "^host gpu08 .*ens1np0" "$work/cdpsplit.view"; then
+    ok "a neighbour heard without a chassis ID under a name several switches send is left out, said"
+else
+    not_ok "an ID-less neighbour under a split name"; diag "$(cat "$work/cdpsplit.err")" "$(grep "^host gpu08" "$work/cdpsplit.view")"
 fi
