@@ -874,7 +874,7 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
         }
     std::map<std::pair<std::string, std::string>, std::string> rename;  // (name, ID) -> switch
     std::set<std::pair<std::string, std::string>> stale;                // (name, ID) left out
-    std::set<std::string> split;  // names taken for several switches
+    std::set<std::string> split_sure;  // names taken for two switches or more of two tables or more each
     std::vector<std::string> said;
     for (auto &kv : seen) {
         if (kv.second.size() < 2)
@@ -951,7 +951,8 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
         for (const auto &id : kv.second)
             if (name_of.count(group[id.first]) && name_of[group[id.first]] != kv.first)
                 rename[{kv.first, id.first}] = name_of[group[id.first]];
-        split.insert(kv.first);
+        if (std::count_if(tables_of.begin(), tables_of.end(), [](const auto &g) { return g.second.size() > 1; }) > 1)
+            split_sure.insert(kv.first);
         said.push_back(source + ": the switch name " + shown(kv.first) + " is sent by " + std::to_string(tables_of.size()) +
                        " chassis IDs, " + first_names(ids) + ": taken for that many switches; give each switch its own hostname");
     }
@@ -962,10 +963,12 @@ std::vector<std::string> split_shared_names(std::vector<LldpNeighbor> &ns, const
                  ns.end());
     // an entry with no chassis ID under a name several switches send (a
     // host hearing one by CDP alone): which of them it is, no table says
-    // (helper 76: it joined the switch that kept the name)
+    // (helper 76: it joined the switch that kept the name). Only where two
+    // of them are named by two tables or more each: an ID one root makes
+    // up must not leave an honest entry out (helper 77)
     std::map<std::string, std::vector<std::string>> unsure;  // name -> "TABLE IFACE"
     ns.erase(std::remove_if(ns.begin(), ns.end(), [&](const LldpNeighbor &n) {
-                 if (!n.chassis_id.empty() || !split.count(n.chassis))
+                 if (!n.chassis_id.empty() || !split_sure.count(n.chassis))
                      return false;
                  unsure[n.chassis].push_back(n.local + " " + n.iface);
                  return true;
@@ -1338,13 +1341,17 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
     for (const auto &n : sorted)
         if (switches.count(n.chassis) && !switches.count(n.local))
             ifaces_of[n.local].insert(n.iface);
+    std::map<std::string, std::vector<const LldpNeighbor *>> by_switch_hosts;  // switch -> the host links naming it
+    for (const auto &n : sorted)
+        if (switches.count(n.chassis) && !switches.count(n.local))
+            by_switch_hosts[n.chassis].push_back(&n);
     std::map<std::string, std::size_t> links_of;
     std::map<std::size_t, int> hosts_with;
     for (const auto &h : ifaces_of)
         ++hosts_with[links_of[h.first] = h.second.size()];
     std::size_t usual_links = 0;
-    for (const auto &c : hosts_with)
-        if (c.second > hosts_with[usual_links])
+    for (const auto &c : hosts_with)  // (a tie: the larger count, fewer hosts beyond it)
+        if (c.second >= hosts_with[usual_links])
             usual_links = c.first;
     std::set<End> contested;
     std::map<End, std::string> kept_for;  // a contested port its switch's table settles: the system kept
@@ -1367,31 +1374,41 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
             if (w != own_word.end() && w->second.size() == 1)
                 for (const End &p : kv.second)
                     matching += system_of(p) == *w->second.begin();
-            // else the one claimant whose host has no more interfaces than
-            // most hosts, where every other claimant's has more: a host
-            // naming another's port from an interface it has beyond its
-            // peers' (helper 73: a made-up ens9np0 took gpu05's rail for
-            // free). A claimant that moved one of its own links instead has
-            // its peers' count: both are refused, and it loses that rail
-            // (helper 76: interface names could not tell a made-up one from
-            // a host of another PCI layout)
+            // else the one claimant that looks like the port's own host, where
+            // every other looks made up: its interface has a name other hosts
+            // on the switch have, its host no more switch links than most
+            // hosts, its interface on no other switch; every other claimant's
+            // interface a name no other host there has, on a host with more
+            // links than most (helper 73: a made-up ens9np0 beside a root's
+            // own rails took gpu05's rail for free). Interface names alone let
+            // a root outvote a host of another PCI layout, and link counts
+            // alone one of a host class with a storage NIC (helpers 76, 77):
+            // both must agree, else both claims are refused, as before.
             std::string usual_kept;
             if (matching != 1 && switches.count(kv.first.first)) {
+                std::map<std::string, int> names;  // interface -> the switch's other host links by it
+                for (const auto &n : by_switch_hosts[kv.first.first])
+                    if (n->port != kv.first.second)
+                        ++names[n->iface];
                 std::vector<const End *> fit;
-                std::size_t beyond = 0;  // claimants whose hosts have more links than most
+                std::size_t made_up = 0;
                 for (const End &p : kv.second) {
-                    if (links_of[system_of(p)] > usual_links)
-                        ++beyond;
-                    else if (peers[p].size() == 1)
+                    std::size_t sp = p.first.find(' ');
+                    const std::string iface = sp == std::string::npos ? std::string() : p.first.substr(sp + 1);
+                    const std::size_t links = links_of[system_of(p)];
+                    if (!names.count(iface) && links > usual_links)
+                        ++made_up;
+                    else if (names.count(iface) && links <= usual_links && peers[p].size() == 1)
                         fit.push_back(&p);
                 }
-                if (fit.size() == 1 && beyond + 1 == kv.second.size())
+                if (fit.size() == 1 && made_up + 1 == kv.second.size())
                     usual_kept = system_of(*fit[0]);
                 if (!usual_kept.empty()) {
                     kept_for[kv.first] = usual_kept;
                     refused.push_back(hosts + ": " + contest + ": the other claimant" + (kv.second.size() > 2 ? "s have" : " has") +
-                                      " more switch links than the " + std::to_string(usual_links) + " most hosts have, " +
-                                      usual_kept + " not: its link stands and the other claims are not believed");
+                                      " an interface no other host on " + kv.first.first + " has and more switch links than the " +
+                                      std::to_string(usual_links) + " most hosts have, " + usual_kept +
+                                      " neither: its link stands and the other claims are not believed");
                 }
             }
             if (matching == 1) {

@@ -3,7 +3,7 @@
 # name (SONiC's factory "sonic"), a node whose table came back empty, a
 # VLAN interface whose name holds a dot, and lldpcli's plain output.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 work=$(tmpdir)
 d="$DATA/lldp/sonic"
 # variant NAME: a copy of the fabric's tables in $work/NAME, to change
@@ -230,7 +230,7 @@ variant claim
 entry "$work/claim/gpu01.keyvalue" eno5 leaf-g2-r1 mac aa:bb:cc:01:01:00 Ethernet60
 slurm_of claim
 "$TOPO" slurm --format view "$work/claim" >"$work/claim.view" 2>/dev/null
-if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): the other claimant has more switch links than the 3 most hosts have, gpu05 not: its link stands" "$work/claim.err" &&
+if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): the other claimant has an interface no other host on leaf-g2-r1 has and more switch links than the 3 most hosts have, gpu05 neither: its link stands" "$work/claim.err" &&
    grep -q "^host gpu05 .*ens2np0:1" "$work/claim.view" && ! grep -q "^host gpu01 .*eno5" "$work/claim.view"; then
     ok "a port claimed from an interface beyond the host's peers' count: the other claimant keeps it"
 else
@@ -299,4 +299,24 @@ if grep -q "gpu08 ens1np0 names 'sonic' without a chassis ID (CDP, or an ID not 
     ok "a neighbour heard without a chassis ID under a name several switches send is left out, said"
 else
     not_ok "an ID-less neighbour under a split name"; diag "$(cat "$work/cdpsplit.err")" "$(grep "^host gpu08" "$work/cdpsplit.view")"
+fi
+# (helper 77) a root that drops its front-end line and claims gpu05's leaf
+# port from a made-up interface, where gpu05 and gpu06 also have a storage
+# NIC (more links than most hosts): no side looks made up on both counts,
+# both claims are refused (the root kept the port). And a made-up chassis ID
+# of one table under leaf-g2-r1's name leaves gpu08's CDP-only entry for it
+# standing (it was left out as a name several switches send)
+variant steal
+for h in gpu05 gpu06; do entry "$work/steal/$h.keyvalue" ens3np0 stor01 mac 11:22:33:44:55:66 "Ethernet${h#gpu}"; done
+sed -i '/^lldp\.eno1\./d' "$work/steal/gpu01.keyvalue"
+entry "$work/steal/gpu01.keyvalue" eno5 leaf-g2-r1 mac aa:bb:cc:01:01:00 Ethernet60
+sed -i -e 's/^lldp\.ens2np0\.via=LLDP$/lldp.ens2np0.via=CDPv2/' -e '/^lldp\.ens2np0\.chassis\.mac=/d' "$work/steal/gpu08.keyvalue"
+entry "$work/steal/gpu02.keyvalue" eno6 leaf-g2-r1 mac de:ad:00:00:00:01 Ethernet99
+slurm_of steal
+"$TOPO" slurm --format view "$work/steal" >"$work/steal.view" 2>/dev/null
+if grep -q "port Ethernet60 of leaf-g2-r1 is claimed by 2 peers (gpu01 eno5, gpu05 ens2np0): none of these links is believed" "$work/steal.err" &&
+   ! grep -q "^host gpu01 .*eno5" "$work/steal.view" && grep -q "^host gpu08 .*ens2np0:1" "$work/steal.view"; then
+    ok "a claim from a host with its peers' link count is refused with the victim's; a one-table chassis ID leaves a CDP entry standing"
+else
+    not_ok "helper 77's steals"; diag "$(cat "$work/steal.err")" "$(grep "^host gpu0[158]" "$work/steal.view")"
 fi

@@ -894,7 +894,7 @@ TEST_CASE("LLDP: a port its switch's own table names is kept for that system; a 
         if (line.rfind("leaf01: lldp.swp1.", 0) != 0)
             no_word += line + "\n";
     Topology b = from_tables(no_word);
-    CHECK(has_claim(b, "the other claimant has more switch links than the 1 most hosts have, node001 not: its link stands"));
+    CHECK(has_claim(b, "the other claimant has an interface no other host on leaf01 has and more switch links than the 1 most hosts have, node001 neither: its link stands"));
     // a login node Slurm does not name is left out, and its table is no
     // second witness for a switch one Slurm node names alone
     std::string vote = t + "node001: lldp.ens3np0.chassis.name=evilsw\nnode001: lldp.ens3np0.chassis.Bridge.enabled=on\n"
@@ -917,7 +917,7 @@ TEST_CASE("LLDP: a switch port two tables claim is believed for neither, and dis
     // was refused for both, node001 losing its rail and node004 nothing)
     Topology t = from_tables(rail_tables("node004: lldp.ens9np0.chassis.name=r1-leaf1\nnode004: lldp.ens9np0.port.ifname=swp1\n"));
     CHECK(has_claim(t, "port swp1 of r1-leaf1 is claimed by 2 peers"));
-    CHECK(has_claim(t, "the other claimant has more switch links than the 2 most hosts have, node001 not: its link stands"));
+    CHECK(has_claim(t, "the other claimant has an interface no other host on r1-leaf1 has and more switch links than the 2 most hosts have, node001 neither: its link stands"));
     CHECK(t.host_index.size() == 4);
     auto fs = check(t);
     CHECK(std::none_of(fs.begin(), fs.end(), [](const Finding &f) { return f.code == "missing-rail" && f.subject.find("node001") != std::string::npos; }));
