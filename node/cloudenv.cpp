@@ -458,8 +458,7 @@ CloudNode read_cloud_node(const std::string &root, const std::string &sysfs_root
                         continue;
                     line = line.substr(b);
                     if (line.compare(0, 8, "include ") == 0 || line.compare(0, 8, "include\t") == 0)
-                        include(line.substr(line.find_first_not_of(" \t", 8) == std::string::npos ? line.size()
-                                                                                                : line.find_first_not_of(" \t", 8)));
+                        include(line.substr(std::min(line.size(), line.find_first_not_of(" \t", 8))));
                     else if (line[0] == '/' && line.find("..") == std::string::npos)
                         dirs.push_back(line + "/");
                 }

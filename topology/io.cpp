@@ -321,12 +321,9 @@ Fabric load_fabric_from(std::istream &in, const std::string &name, const std::st
         std::set<std::string> read;
         for (const LldpNeighbor &n : ns)
             read.insert(n.local);
-        if (!unread.empty() && (ns.empty() || unread.size() > read.size()))
-            throw InputError(unread.front() + " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read.size()) +
-                             " tables cannot be read" + (ns.empty() ? "" : ": more than half, nothing written") + ")");
+        check_unread(unread, read.size(), ns.empty());
         Fabric f = lldp_fabric(ns, name, roles);
-        for (const std::string &e : unread)
-            f.warnings.push_back(e + ": that table is not read, its system not placed");
+        warn_unread(f, unread);
         return f;
     }
     if (fmt == InputFormat::Json) {

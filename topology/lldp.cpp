@@ -445,7 +445,12 @@ std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source
 {
     std::ostringstream all;
     all << in.rdbuf();
-    std::string text = all.str();
+    return parse_lldp_text(all.str(), source, local, unread);
+}
+
+std::vector<LldpNeighbor> parse_lldp_text(const std::string &text, const std::string &source, const std::string &local,
+                                          std::vector<std::string> *unread)
+{
     // pdsh/clush: "host: line" on every line -> one table per host
     std::istringstream lines(text);
     std::string line;
@@ -1336,15 +1341,15 @@ Fabric lldp_fabric(const std::vector<LldpNeighbor> &all, const std::string &sour
         if (switches.count(n.local) && n.local != n.chassis)
             own_word[{n.local, n.iface}].insert(n.chassis);
     auto system_of = [](const End &e) { return e.first.substr(0, e.first.find(' ')); };
-    // each host's interfaces with a switch neighbour, and the count most hosts have
+    // each host's interfaces with a switch neighbour, and the count most
+    // hosts have; each switch's host links
     std::map<std::string, std::set<std::string>> ifaces_of;
+    std::map<std::string, std::vector<const LldpNeighbor *>> by_switch_hosts;
     for (const auto &n : sorted)
-        if (switches.count(n.chassis) && !switches.count(n.local))
+        if (switches.count(n.chassis) && !switches.count(n.local)) {
             ifaces_of[n.local].insert(n.iface);
-    std::map<std::string, std::vector<const LldpNeighbor *>> by_switch_hosts;  // switch -> the host links naming it
-    for (const auto &n : sorted)
-        if (switches.count(n.chassis) && !switches.count(n.local))
             by_switch_hosts[n.chassis].push_back(&n);
+        }
     std::map<std::string, std::size_t> links_of;
     std::map<std::size_t, int> hosts_with;
     for (const auto &h : ifaces_of)
@@ -1611,11 +1616,10 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         // a table that cannot be read, among others: warned, its system
         // not placed (helper 73: one cut short, or one root's junk line,
         // stopped every file of the site); alone, the error
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::istringstream tin(text);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::vector<LldpNeighbor> part;
         try {
-            part = parse_lldp(tin, file, basename_system(file), &unread);
+            part = parse_lldp_text(text, file, basename_system(file), &unread);
         } catch (const InputError &e) {
             if (!in_dir)
                 throw;
@@ -1627,7 +1631,8 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             no_neighbour.push_back(file);
         // (a keyvalue table whose last line has no newline: cut, unless most
         // are so, a collector's way: printf %s "$(lldpcli ...)", Ansible's stdout)
-        if (!text.empty() && text.back() != '\n' && text.compare(text.find_first_not_of(" \t\r\n") == std::string::npos ? 0 : text.find_first_not_of(" \t\r\n"), 5, "lldp.") == 0)
+        const std::size_t first = text.find_first_not_of(" \t\r\n");
+        if (first != std::string::npos && text.back() != '\n' && text.compare(first, 5, "lldp.") == 0)
             no_newline.push_back({file, basename_system(file)});
         all.insert(all.end(), part.begin(), part.end());
     }
@@ -1643,11 +1648,7 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
             --read;
         }
     }
-    // (more than half of them unread is no site's fabric: helper 75)
-    if (!unread.empty() && (all.empty() || unread.size() > read))
-        throw InputError(unread.front() + (unread.size() + read < 2 ? std::string()
-                                           : " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read) +
-                                                 " tables cannot be read" + (all.empty() ? "" : ": more than half, nothing written") + ")"));
+    check_unread(unread, read, all.empty());
     for (auto &n : all) {  // where LLDP carries no speed, the NIC's own rate
         auto h = nics.find(n.local);
         if (n.gbps > 0 || h == nics.end())
@@ -1663,9 +1664,23 @@ Fabric load_lldp(const std::string &path, const NicRoles &roles)
         f.warnings.push_back(first_names(no_neighbour) + ": " + (no_neighbour.size() == 1 ? "a table" : "tables") +
                              " with no LLDP neighbour (empty, or cut short; is lldpd running there?): " +
                              (no_neighbour.size() == 1 ? "its system is" : "their systems are") + " not placed");
+    warn_unread(f, unread);
+    return f;
+}
+
+void check_unread(const std::vector<std::string> &unread, std::size_t read, bool none)
+{
+    // (more than half of them unread is no site's fabric: helper 75)
+    if (!unread.empty() && (none || unread.size() > read))
+        throw InputError(unread.front() + (unread.size() + read < 2 ? std::string()
+                                           : " (" + std::to_string(unread.size()) + " of " + std::to_string(unread.size() + read) +
+                                                 " tables cannot be read" + (none ? "" : ": more than half, nothing written") + ")"));
+}
+
+void warn_unread(Fabric &f, const std::vector<std::string> &unread)
+{
     for (const std::string &e : unread)
         f.warnings.push_back(e + ": that table is not read, its system not placed");
-    return f;
 }
 
 }  // namespace atl

@@ -40,6 +40,15 @@ struct LldpNeighbor {
 // a system's table that cannot be read: its error goes to `unread`.
 std::vector<LldpNeighbor> parse_lldp(std::istream &in, const std::string &source, const std::string &local,
                                      std::vector<std::string> *unread = nullptr);
+// The same, of a table's whole text.
+std::vector<LldpNeighbor> parse_lldp_text(const std::string &text, const std::string &source, const std::string &local,
+                                          std::vector<std::string> *unread = nullptr);
+
+// Tables that could not be read (`unread`, their errors) beside `read` that
+// were: an InputError naming the first when more than half failed, or all
+// (`none`: nothing read); else warn_unread() says each on the fabric.
+void check_unread(const std::vector<std::string> &unread, std::size_t read, bool none);
+void warn_unread(Fabric &f, const std::vector<std::string> &unread);
 
 // "10GbaseT - Four-pair ..." -> 10, "1000BaseT" -> 1, "unknown" -> 0
 double mau_gbps(const std::string &mau);

@@ -694,11 +694,13 @@ left_out_then_fails "an adapter of another model, slower (a front-end ConnectX):
     "$work/fe" "$work/fe2" \
     "^adapters: left out, no rail: mlx5_2 port 1 (a MT4125 at 100 Gb/sec (2X HDR) beside 2 ACTIVE ports of MT4129 at 400 Gb/sec: another model at another rate, not a rail" \
     "^ERROR: rate: mlx5_2 port 1 (ens9f0np0): 100 Gb/sec (2X HDR), the policy.s least rate is 400"
-# qos_run ROOT QOS: the policy's check of ROOT, no interval, QOS as ens3np0's
-# mlnx_qos text; output in $work/out, exit status in $rc
+# qos_run ROOT QOS [ARGS...]: the policy's check of ROOT, no interval, QOS as
+# ens3np0's mlnx_qos text; output in $work/out, exit status in $rc
 qos_run() {
-    "$TOPO" health --policy "$policy" --sysfs-root "$1" --interval 0 --mlnx-qos ens3np0="$2" \
-        --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" >"$work/out" 2>&1
+    r=$1 q=$2
+    shift 2
+    "$TOPO" health --policy "$policy" --sysfs-root "$r" --interval 0 --mlnx-qos ens3np0="$q" \
+        --mlnx-qos ens2np0="$H/netarbiter-eth4.mlnx_qos" "$@" >"$work/out" 2>&1
     rc=$?
 }
 # (helper 75) a front-end BlueField-3 (MT41692) faster than the rails: left
@@ -725,10 +727,9 @@ else
 fi
 # (helper 74) ports=: a pattern in hca= (or none) cannot tell an adapter
 # gone; the count the site gives can (a p5 with 31 of its 32 EFA passed)
-"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 $(qos netarbiter-eth4.mlnx_qos) --ports 3 >"$work/out" 2>&1
-rc=$?
-"$TOPO" health --policy "$policy" --sysfs-root "$work/good" --interval 0 $(qos netarbiter-eth4.mlnx_qos) --ports 2 >"$work/out2" 2>&1
-rc2=$?
+qos_run "$work/good" "$H/netarbiter-eth4.mlnx_qos" --ports 2
+cp "$work/out" "$work/out2"; rc2=$rc
+qos_run "$work/good" "$H/netarbiter-eth4.mlnx_qos" --ports 3
 if [ $rc -eq 4 ] && grep -q "^ERROR: ports: node: 2 ACTIVE RDMA ports where the policy's ports= is 3: an adapter is gone" "$work/out" &&
    [ $rc2 -eq 0 ] && grep -q "^health: OK" "$work/out2"; then
     ok "ports=: fewer ACTIVE RDMA ports than the site's count fails; as many passes"
